@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+// stubserver: a mock HTTP server for client teams. No package dependencies: the toolchain only.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "stubserver",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "HTTP1", targets: ["HTTP1"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .executable(name: "benchserver", targets: ["benchserver"]),
+    ],
+    targets: [
+        // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
+        .target(name: "HTTP1", swiftSettings: strict),
+        // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
+        .target(name: "HTTPServer", dependencies: ["HTTP1"], swiftSettings: strict),
+        // A fixed-response server for the benchmark until the stub engine serves.
+        .executableTarget(name: "benchserver", dependencies: ["HTTPServer"], swiftSettings: strict),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

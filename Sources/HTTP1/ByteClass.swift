@@ -1,0 +1,54 @@
+/// Character classes of RFC 9110 §5.6 and RFC 3986, as lookup tables so the parser's inner loops
+/// do one load per byte.
+enum ByteClass {
+    static let cr: UInt8 = 13
+    static let lf: UInt8 = 10
+    static let space: UInt8 = 32
+    static let tab: UInt8 = 9
+    static let colon: UInt8 = 58
+
+    /// tchar: "!#$%&'*+-.^_`|~" DIGIT ALPHA
+    static let token: [Bool] = {
+        var t = [Bool](repeating: false, count: 256)
+        for b in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(b)] = true }
+        for b in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(b)] = true }
+        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(b)] = true }
+        for c in "!#$%&'*+-.^_`|~".utf8 { t[Int(c)] = true }
+        return t
+    }()
+
+    /// field-vchar / SP / HTAB: VCHAR, obs-text (0x80-0xFF), SP and HTAB. Everything else in a
+    /// field value (NUL, CR, LF and the other controls, DEL) is rejected.
+    static let fieldValue: [Bool] = {
+        var t = [Bool](repeating: false, count: 256)
+        for b in 0x21...0x7E { t[b] = true }
+        for b in 0x80...0xFF { t[b] = true }
+        t[Int(space)] = true
+        t[Int(tab)] = true
+        return t
+    }()
+
+    /// Bytes allowed in a request-target: RFC 3986 unreserved, reserved (minus "#"), and "%".
+    /// obs-text is refused too: a client must percent-encode it.
+    static let target: [Bool] = {
+        var t = [Bool](repeating: false, count: 256)
+        for b in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(b)] = true }
+        for b in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(b)] = true }
+        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(b)] = true }
+        for c in "-._~:/?[]@!$&'()*+,;=%".utf8 { t[Int(c)] = true }
+        return t
+    }()
+
+    static func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+
+    static func hexValue(_ b: UInt8) -> Int? {
+        switch b {
+        case 48...57: return Int(b - 48)
+        case 65...70: return Int(b - 55)
+        case 97...102: return Int(b - 87)
+        default: return nil
+        }
+    }
+
+    static func lowercased(_ b: UInt8) -> UInt8 { (b >= 65 && b <= 90) ? b + 32 : b }
+}

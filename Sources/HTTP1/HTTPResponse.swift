@@ -1,0 +1,96 @@
+/// What the handler gives back: a prepared response plus how to deliver it.
+///
+/// The delivery actions exist for the stub engine's realistic-network features (delays, faults,
+/// slow bodies). They are part of the HTTP layer because only it owns the socket and the timers:
+/// a delay is a timer on the connection's event loop, never a sleeping thread.
+public struct HTTPResponse: Sendable {
+    public var prepared: PreparedResponse
+    /// Wait this long before sending anything (timer-based).
+    public var delayMilliseconds: Int
+    public var delivery: ResponseDelivery
+    /// Close the connection after this response even if the client wanted keep-alive.
+    public var closeConnection: Bool
+
+    public init(_ prepared: PreparedResponse, delayMilliseconds: Int = 0,
+                delivery: ResponseDelivery = .normal, closeConnection: Bool = false) {
+        self.prepared = prepared
+        self.delayMilliseconds = delayMilliseconds
+        self.delivery = delivery
+        self.closeConnection = closeConnection
+    }
+
+    /// A plain response built on the spot (serialised now).
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.init(PreparedResponse(status: status, headers: headers, body: body))
+    }
+
+    public static func text(_ status: Int, _ text: String) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; charset=utf-8")
+        return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
+    }
+}
+
+/// How the bytes reach the wire.
+public enum ResponseDelivery: Sendable, Equatable {
+    /// Head and body in one write where they fit.
+    case normal
+    /// The body in `chunks` pieces spread evenly over `durationMilliseconds`; framing intact.
+    case dribble(chunks: Int, durationMilliseconds: Int)
+    /// Close with a TCP reset (SO_LINGER 0) without sending a byte.
+    case reset
+    /// Close cleanly (FIN) without sending a byte.
+    case closeWithoutResponse
+    /// Write these bytes instead of a response, then close.
+    case rawThenClose([UInt8])
+    /// Never answer; hold the connection until the client leaves or the server stops.
+    case hang
+}
+
+/// A response serialised once: status line, the handler's headers and `Content-Length`.
+/// The server adds `Date`, `Server` and `Connection` per request and the final CRLF, so a stub
+/// that never changes is encoded once at load and served by copying bytes.
+public struct PreparedResponse: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    /// Status line and header lines, each CRLF-terminated; no blank line.
+    public let head: [UInt8]
+    public let body: [UInt8]
+
+    /// Fields the server owns: a handler's value would break framing or the connection state.
+    public static let reservedHeaders = ["Content-Length", "Transfer-Encoding", "Connection", "Date", "Server"]
+
+    public init(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        var kept = HTTPHeaders()
+        for field in headers where !Self.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) {
+            kept.add(field.name, Self.sanitised(field.value))
+        }
+        self.headers = kept
+        self.body = Self.allowsBody(status) ? body : []
+        var head: [UInt8] = []
+        head.reserveCapacity(64 + kept.count * 32)
+        head.append(contentsOf: "HTTP/1.1 \(status) \(reason ?? HTTPStatus.reason(status))\r\n".utf8)
+        for field in kept {
+            head.append(contentsOf: field.name.utf8)
+            head.append(contentsOf: ": ".utf8)
+            head.append(contentsOf: field.value.utf8)
+            head.append(contentsOf: "\r\n".utf8)
+        }
+        if Self.allowsBody(status) {
+            head.append(contentsOf: "Content-Length: \(self.body.count)\r\n".utf8)
+        }
+        self.head = head
+    }
+
+    /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).
+    public static func allowsBody(_ status: Int) -> Bool {
+        !(status < 200 || status == 204 || status == 304)
+    }
+
+    /// A header value may not contain CR or LF (response splitting); they become spaces.
+    private static func sanitised(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else { return value }
+        return String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\0" ? " " : $0 })
+    }
+}

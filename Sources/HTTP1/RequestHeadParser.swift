@@ -1,0 +1,200 @@
+/// Parses one complete request head (request line and header fields, each line already known to
+/// end in CRLF) into a request without a body, plus how its body is framed (RFC 9112 §6).
+enum BodyFraming: Equatable {
+    case none
+    case length(Int)
+    case chunked
+}
+
+struct ParsedHead {
+    var request: HTTPRequest
+    var framing: BodyFraming
+    var expectsContinue: Bool
+}
+
+enum RequestHeadParser {
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    static func parse(_ head: Bytes, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
+        // Split into lines; every LF was checked to follow a CR by the scanner.
+        var lines: [Range<Int>] = []
+        lines.reserveCapacity(16)
+        var start = 0
+        var i = 0
+        while i < head.count {
+            if head[i] == ByteClass.lf {
+                lines.append(start..<(i - 1))
+                start = i + 1
+            }
+            i += 1
+        }
+        // The last line is the empty line that ends the head.
+        guard lines.count >= 2 else { throw .bad("empty request") }
+        var request = try parseRequestLine(head, lines[0], limits: limits)
+
+        var headers = HTTPHeaders()
+        let fieldLines = lines[1..<(lines.count - 1)]
+        if fieldLines.count > limits.maxHeaderCount {
+            throw HTTPParseError(.headersTooLarge, "more than \(limits.maxHeaderCount) header fields")
+        }
+        for line in fieldLines {
+            let (name, value) = try parseField(head, line)
+            headers.add(name, value)
+        }
+        request.headers = headers
+        let framing = try framing(of: headers, version: request.version, limits: limits)
+        try checkHost(&request)
+        let expects = request.version.minor >= 1 && framing != .none && framing != .length(0)
+            && headers.hasToken("100-continue", in: "Expect")
+        return ParsedHead(request: request, framing: framing, expectsContinue: expects)
+    }
+
+    // MARK: request line (RFC 9112 §3)
+
+    static func parseRequestLine(_ buf: Bytes, _ line: Range<Int>, limits: HTTPParserLimits) throws(HTTPParseError) -> HTTPRequest {
+        var i = line.lowerBound
+        let end = line.upperBound
+        while i < end, ByteClass.token[Int(buf[i])] { i += 1 }
+        guard i > line.lowerBound else { throw .bad("missing or invalid method") }
+        guard i < end, buf[i] == ByteClass.space else { throw .bad("invalid character in method") }
+        let method = string(buf, line.lowerBound..<i)
+        i += 1
+        let targetStart = i
+        while i < end, buf[i] != ByteClass.space {
+            let b = buf[i]
+            if !ByteClass.target[Int(b)] {
+                if b == UInt8(ascii: "#") { throw .bad("fragment in request-target") }
+                throw .bad("invalid character in request-target")
+            }
+            i += 1
+        }
+        let targetLength = i - targetStart
+        guard targetLength > 0 else { throw .bad("missing request-target") }
+        guard targetLength <= limits.maxTargetBytes else {
+            throw HTTPParseError(.targetTooLong, "request-target longer than \(limits.maxTargetBytes) bytes")
+        }
+        guard i < end else { throw .bad("missing HTTP version") }
+        i += 1
+        let version = try parseVersion(buf, i..<end)
+        let targetString = string(buf, targetStart..<(targetStart + targetLength))
+        let target = try RequestTarget.parse(targetString, method: method)
+        return HTTPRequest(method: method, target: targetString, path: target.path,
+                           rawQuery: target.rawQuery, queryItems: target.queryItems,
+                           version: version, authority: target.authority)
+    }
+
+    /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get
+    /// 505; a higher 1.x minor is served as 1.1 (RFC 9110 §2.5 SHOULD).
+    static func parseVersion(_ buf: Bytes, _ r: Range<Int>) throws(HTTPParseError) -> HTTPVersion {
+        let prefix: [UInt8] = Array("HTTP/".utf8)
+        guard r.count == 8 else { throw .bad("malformed HTTP version") }
+        for k in 0..<5 where buf[r.lowerBound + k] != prefix[k] { throw .bad("malformed HTTP version") }
+        let major = buf[r.lowerBound + 5], dot = buf[r.lowerBound + 6], minor = buf[r.lowerBound + 7]
+        guard ByteClass.isDigit(major), dot == UInt8(ascii: "."), ByteClass.isDigit(minor) else {
+            throw .bad("malformed HTTP version")
+        }
+        guard major == UInt8(ascii: "1") else {
+            throw HTTPParseError(.versionNotSupported, "only HTTP/1.x is supported")
+        }
+        return HTTPVersion(major: 1, minor: minor == UInt8(ascii: "0") ? 0 : 1)
+    }
+
+    // MARK: fields (RFC 9112 §5, RFC 9110 §5.5)
+
+    static func parseField(_ buf: Bytes, _ line: Range<Int>) throws(HTTPParseError) -> (String, String) {
+        var i = line.lowerBound
+        let end = line.upperBound
+        guard i < end else { throw .bad("empty header line") }
+        if buf[i] == ByteClass.space || buf[i] == ByteClass.tab {
+            throw .bad("obsolete line folding or whitespace before a header name")
+        }
+        while i < end, ByteClass.token[Int(buf[i])] { i += 1 }
+        guard i < end, buf[i] == ByteClass.colon else {
+            if i < end, buf[i] == ByteClass.space || buf[i] == ByteClass.tab {
+                throw .bad("whitespace between header name and colon")
+            }
+            throw .bad("invalid character in header name")
+        }
+        guard i > line.lowerBound else { throw .bad("empty header name") }
+        let name = string(buf, line.lowerBound..<i)
+        i += 1
+        while i < end, buf[i] == ByteClass.space || buf[i] == ByteClass.tab { i += 1 }
+        let valueStart = i
+        var valueEnd = i
+        while i < end {
+            let b = buf[i]
+            guard ByteClass.fieldValue[Int(b)] else {
+                throw .bad(b == ByteClass.cr ? "bare CR in header value" : "invalid character in header value")
+            }
+            i += 1
+            if b != ByteClass.space && b != ByteClass.tab { valueEnd = i }
+        }
+        return (name, string(buf, valueStart..<valueEnd))
+    }
+
+    // MARK: framing (RFC 9112 §6.1-6.3)
+
+    static func framing(of headers: HTTPHeaders, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
+        let te = headers.values("Transfer-Encoding")
+        let cl = headers.values("Content-Length")
+        if !te.isEmpty {
+            guard cl.isEmpty else { throw .bad("both Transfer-Encoding and Content-Length") }
+            guard version.minor >= 1 else { throw .bad("Transfer-Encoding in an HTTP/1.0 request") }
+            var codings: [String] = []
+            for value in te {
+                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    let coding = part.trimmingOWS()
+                    guard !coding.isEmpty, coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                        throw .bad("malformed Transfer-Encoding")
+                    }
+                    codings.append(coding.lowercased())
+                }
+            }
+            guard codings.last == "chunked" else { throw .bad("chunked is not the final transfer coding") }
+            guard codings.count == 1 else {
+                if codings.dropLast().contains("chunked") { throw .bad("chunked applied more than once") }
+                throw HTTPParseError(.notImplemented, "unsupported transfer coding \(codings[0])")
+            }
+            return .chunked
+        }
+        guard !cl.isEmpty else { return .none }
+        // Stricter than the RFC's MAY: a repeated or listed Content-Length is refused even when
+        // the values agree, because intermediaries disagree on how to read it.
+        guard cl.count == 1 else { throw .bad("repeated Content-Length") }
+        let digits = cl[0].utf8
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(ByteClass.isDigit) else {
+            throw .bad("invalid Content-Length")
+        }
+        let length = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+        guard length <= limits.maxBodyBytes else {
+            throw HTTPParseError(.bodyTooLarge, "body of \(length) bytes is over the \(limits.maxBodyBytes)-byte limit")
+        }
+        return .length(length)
+    }
+
+    // MARK: Host (RFC 9112 §3.2)
+
+    static func checkHost(_ request: inout HTTPRequest) throws(HTTPParseError) {
+        let hosts = request.headers.values("Host")
+        guard hosts.count <= 1 else { throw .bad("more than one Host header") }
+        if request.version.minor >= 1 && hosts.isEmpty { throw .bad("missing Host header") }
+        if let host = hosts.first {
+            guard host.utf8.allSatisfy({ hostByte[Int($0)] }) else { throw .bad("invalid Host header") }
+            if request.authority == nil && !host.isEmpty { request.authority = host }
+        }
+    }
+
+    /// uri-host [ ":" port ]: unreserved, sub-delims, "%", ":", "[" and "]".
+    static let hostByte: [Bool] = {
+        var t = [Bool](repeating: false, count: 256)
+        for b in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(b)] = true }
+        for b in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(b)] = true }
+        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(b)] = true }
+        for c in "-._~!$&'()*+,;=%:[]".utf8 { t[Int(c)] = true }
+        return t
+    }()
+
+    static func string(_ buf: Bytes, _ r: Range<Int>) -> String {
+        String(decoding: Bytes(rebasing: buf[r]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,275 @@
+/// An incremental HTTP/1.1 request parser: a value-type state machine with no I/O.
+///
+/// The caller owns the bytes. It passes everything it has not yet seen consumed, gets back one
+/// event and how many leading bytes were consumed, drops those and calls again (with more data
+/// appended when the event was `needMore`). Bytes of a head are not consumed until the head is
+/// complete, but are scanned only once: `scanned` remembers how far the last call looked, so a
+/// slow client sending a byte at a time costs linear, not quadratic, work.
+public struct RequestParser: Sendable {
+    public enum Event: Sendable {
+        /// Nothing complete yet: call again with more bytes.
+        case needMore
+        /// The head asked for `Expect: 100-continue` and its body has not arrived: send
+        /// `100 Continue` now, then keep calling.
+        case sendContinue
+        case request(HTTPRequest)
+        /// The request is refused: answer `error.status` once and close.
+        case failure(HTTPParseError)
+    }
+
+    private enum State: Sendable {
+        case head
+        case body(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers(bytesSeen: Int)
+        case failed(HTTPParseError)
+    }
+
+    public let limits: HTTPParserLimits
+    private var state: State = .head
+    private var scanned = 0
+    private var current: HTTPRequest?
+    private var body: [UInt8] = []
+
+    public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+        self.limits = limits
+    }
+
+    /// True while a request has begun (bytes of its head or body seen) but is not complete.
+    public var isMidRequest: Bool {
+        if case .head = state { return scanned > 0 }
+        return true
+    }
+
+    public mutating func parse(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
+        switch state {
+        case .failed(let error):
+            return (.failure(error), 0)
+        case .head:
+            return parseHead(input)
+        case .body(let remaining):
+            let take = min(remaining, input.count)
+            body.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<take]))
+            if take == remaining { return (finish(), take) }
+            state = .body(remaining: remaining - take)
+            return (.needMore, take)
+        case .chunkSize:
+            return parseChunkSize(input)
+        case .chunkData(let remaining):
+            let take = min(remaining, input.count)
+            body.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<take]))
+            state = take == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - take)
+            return (.needMore, take)
+        case .chunkDataEnd:
+            guard input.count >= 2 else {
+                if input.count == 1 && input[0] != ByteClass.cr { return fail(.bad("chunk data not followed by CRLF")) }
+                return (.needMore, 0)
+            }
+            guard input[0] == ByteClass.cr, input[1] == ByteClass.lf else {
+                return fail(.bad("chunk data not followed by CRLF"))
+            }
+            state = .chunkSize
+            return (.needMore, 2)
+        case .trailers(let seen):
+            return parseTrailers(input, seen: seen)
+        }
+    }
+
+    private mutating func fail(_ error: HTTPParseError) -> (event: Event, consumed: Int) {
+        state = .failed(error)
+        current = nil
+        body = []
+        return (.failure(error), 0)
+    }
+
+    private mutating func finish() -> Event {
+        guard var request = current else { return .needMore }
+        request.body = body
+        current = nil
+        body = []
+        state = .head
+        scanned = 0
+        return .request(request)
+    }
+
+    // MARK: head
+
+    private mutating func parseHead(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
+        // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
+        var skip = 0
+        while skip + 1 < input.count, input[skip] == ByteClass.cr, input[skip + 1] == ByteClass.lf, skip < 8 { skip += 2 }
+        if skip > 0 {
+            scanned = 0
+            return (.needMore, skip)
+        }
+        var i = scanned
+        var lineStart = lineStartBefore(scanned, in: input)
+        while i < input.count {
+            let b = input[i]
+            if b == ByteClass.lf {
+                guard i > 0, input[i - 1] == ByteClass.cr else { return fail(.bad("bare LF in request head")) }
+                if lineStart == 0, i - 1 > limits.maxTargetBytes + 64 {
+                    return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
+                }
+                if i - 1 == lineStart && lineStart > 0 {
+                    return completeHead(input, length: i + 1)
+                }
+                lineStart = i + 1
+            }
+            i += 1
+            if i > limits.maxHeaderBytes {
+                let inRequestLine = lineStart == 0
+                return fail(inRequestLine
+                    ? HTTPParseError(.targetTooLong, "request line longer than the target limit")
+                    : HTTPParseError(.headersTooLarge, "header section over \(limits.maxHeaderBytes) bytes"))
+            }
+        }
+        if lineStart == 0, input.count > limits.maxTargetBytes + 64 {
+            return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
+        }
+        scanned = input.count
+        return (.needMore, 0)
+    }
+
+    /// Where the line containing offset `scanned` began (0 for the request line).
+    private func lineStartBefore(_ offset: Int, in input: UnsafeBufferPointer<UInt8>) -> Int {
+        var j = offset
+        while j > 0 {
+            if input[j - 1] == ByteClass.lf { return j }
+            j -= 1
+        }
+        return 0
+    }
+
+    private mutating func completeHead(_ input: UnsafeBufferPointer<UInt8>, length: Int) -> (event: Event, consumed: Int) {
+        let parsed: ParsedHead
+        do {
+            parsed = try RequestHeadParser.parse(UnsafeBufferPointer(rebasing: input[0..<length]), limits: limits)
+        } catch {
+            return fail(error)
+        }
+        scanned = 0
+        current = parsed.request
+        body = []
+        let available = input.count - length
+        switch parsed.framing {
+        case .none, .length(0):
+            return (finish(), length)
+        case .length(let n):
+            body.reserveCapacity(n)
+            state = .body(remaining: n)
+            if parsed.expectsContinue && available < n { return (.sendContinue, length) }
+            return (.needMore, length)
+        case .chunked:
+            state = .chunkSize
+            if parsed.expectsContinue && available == 0 { return (.sendContinue, length) }
+            return (.needMore, length)
+        }
+    }
+
+    // MARK: chunked (RFC 9112 §7.1)
+
+    private static let maxChunkLine = 4096
+
+    private mutating func parseChunkSize(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
+        guard let lf = firstLF(input, limit: Self.maxChunkLine) else {
+            if input.count > Self.maxChunkLine { return fail(.bad("chunk size line too long")) }
+            return (.needMore, 0)
+        }
+        guard lf > 0, input[lf - 1] == ByteClass.cr else { return fail(.bad("bare LF in chunk size line")) }
+        let line = UnsafeBufferPointer(rebasing: input[0..<(lf - 1)])
+        var i = 0
+        var size = 0
+        while i < line.count, let digit = ByteClass.hexValue(line[i]) {
+            guard i < 15 else { return fail(.bad("chunk size too large")) }
+            size = size * 16 + digit
+            i += 1
+        }
+        guard i > 0 else { return fail(.bad("missing chunk size")) }
+        guard Self.validChunkExtensions(UnsafeBufferPointer(rebasing: line[i...])) else {
+            return fail(.bad("malformed chunk extension"))
+        }
+        if body.count + size > limits.maxBodyBytes {
+            return fail(HTTPParseError(.bodyTooLarge, "chunked body over the \(limits.maxBodyBytes)-byte limit"))
+        }
+        state = size == 0 ? .trailers(bytesSeen: 0) : .chunkData(remaining: size)
+        return (.needMore, lf + 1)
+    }
+
+    /// chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )
+    static func validChunkExtensions(_ ext: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func skipBWS() { while i < ext.count, ext[i] == ByteClass.space || ext[i] == ByteClass.tab { i += 1 } }
+        func token() -> Bool {
+            let s = i
+            while i < ext.count, ByteClass.token[Int(ext[i])] { i += 1 }
+            return i > s
+        }
+        while true {
+            skipBWS()
+            if i == ext.count { return true }
+            guard ext[i] == UInt8(ascii: ";") else { return false }
+            i += 1
+            skipBWS()
+            guard token() else { return false }
+            skipBWS()
+            if i < ext.count, ext[i] == UInt8(ascii: "=") {
+                i += 1
+                skipBWS()
+                if i < ext.count, ext[i] == UInt8(ascii: "\"") {
+                    i += 1
+                    var closed = false
+                    while i < ext.count {
+                        let b = ext[i]
+                        if b == UInt8(ascii: "\\") { i += 2; continue }
+                        if b == UInt8(ascii: "\"") { closed = true; i += 1; break }
+                        guard b == ByteClass.tab || (b >= 0x20 && b != 0x7F) else { return false }
+                        i += 1
+                    }
+                    guard closed else { return false }
+                } else {
+                    guard token() else { return false }
+                }
+            }
+        }
+    }
+
+    private mutating func parseTrailers(_ input: UnsafeBufferPointer<UInt8>, seen: Int) -> (event: Event, consumed: Int) {
+        // Trailer fields are validated like header fields, then dropped: RFC 9110 §6.5.1 forbids
+        // merging them into the header section blindly, and no stub matches on them.
+        var offset = 0
+        while true {
+            let rest = UnsafeBufferPointer(rebasing: input[offset...])
+            guard let lf = firstLF(rest, limit: limits.maxHeaderBytes) else {
+                if seen + input.count > limits.maxHeaderBytes {
+                    return fail(HTTPParseError(.headersTooLarge, "trailer section too large"))
+                }
+                state = .trailers(bytesSeen: seen + offset)
+                return (.needMore, offset)
+            }
+            guard lf > 0, rest[lf - 1] == ByteClass.cr else { return fail(.bad("bare LF in trailer section")) }
+            if lf == 1 { return (finish(), offset + 2) }
+            do {
+                _ = try RequestHeadParser.parseField(rest, 0..<(lf - 1))
+            } catch {
+                return fail(error)
+            }
+            offset += lf + 1
+            if seen + offset > limits.maxHeaderBytes {
+                return fail(HTTPParseError(.headersTooLarge, "trailer section too large"))
+            }
+        }
+    }
+
+    private func firstLF(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> Int? {
+        let end = min(input.count, limit + 2)
+        var i = 0
+        while i < end {
+            if input[i] == ByteClass.lf { return i }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+/// The parts of a request-target (RFC 9112 §3.2) once it has been validated and decoded.
+struct RequestTarget: Equatable {
+    var path: String
+    var rawQuery: String?
+    var queryItems: [QueryItem]
+    /// Set for absolute-form targets: their authority overrides Host (RFC 9112 §3.2.2).
+    var authority: String?
+
+    /// Parses origin-form, absolute-form (http/https) and asterisk-form. The bytes have already
+    /// passed the `ByteClass.target` check, so only structure is checked here.
+    static func parse(_ raw: String, method: String) throws(HTTPParseError) -> RequestTarget {
+        if raw == "*" {
+            guard method == "OPTIONS" else { throw .bad("asterisk-form target is only for OPTIONS") }
+            return RequestTarget(path: "*", rawQuery: nil, queryItems: [], authority: nil)
+        }
+        var rest = Substring(raw)
+        var authority: String?
+        if rest.first != "/" {
+            guard let schemeEnd = rest.firstRange(of: "://") else {
+                throw .bad(method == "CONNECT" ? "CONNECT is not supported" : "request-target must start with / or be absolute")
+            }
+            let scheme = rest[..<schemeEnd.lowerBound].lowercased()
+            guard scheme == "http" || scheme == "https" else { throw .bad("unsupported scheme in absolute-form target") }
+            rest = rest[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            let auth = rest[..<authorityEnd]
+            guard !auth.isEmpty, !auth.contains("@") else { throw .bad("absolute-form target needs a host and no userinfo") }
+            authority = String(auth)
+            rest = rest[authorityEnd...]
+            if rest.first == "?" || rest.isEmpty { rest = "/" + rest }
+        }
+        var rawPath = rest
+        var rawQuery: Substring?
+        if let q = rest.firstIndex(of: "?") {
+            rawPath = rest[..<q]
+            rawQuery = rest[rest.index(after: q)...]
+        }
+        let normalised = removeDotSegments(rawPath)
+        guard let decoded = PercentDecoding.decode(normalised, strict: true) else {
+            throw .bad("malformed percent-encoding in path")
+        }
+        return RequestTarget(
+            path: decoded,
+            rawQuery: rawQuery.map(String.init),
+            queryItems: rawQuery.map(parseQuery) ?? [],
+            authority: authority)
+    }
+
+    /// RFC 3986 §5.2.4, on segments: `.` goes, `..` removes the segment before it (never above root).
+    static func removeDotSegments(_ path: Substring) -> Substring {
+        guard path.contains(".") else { return path }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        var out: [Substring] = []
+        var trailingSlash = false
+        for (i, seg) in segments.enumerated() {
+            let last = i == segments.count - 1
+            if i == 0 { continue } // before the leading "/"
+            if seg == "." { trailingSlash = last; continue }
+            if seg == ".." { if !out.isEmpty { out.removeLast() }; trailingSlash = last; continue }
+            out.append(seg)
+            trailingSlash = false
+        }
+        var result = "/" + out.joined(separator: "/")
+        if trailingSlash && !result.hasSuffix("/") { result += "/" }
+        return Substring(result)
+    }
+
+    static func parseQuery(_ query: Substring) -> [QueryItem] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            if let eq = pair.firstIndex(of: "=") {
+                return QueryItem(name: PercentDecoding.decodeLenient(pair[..<eq]),
+                                 value: PercentDecoding.decodeLenient(pair[pair.index(after: eq)...]))
+            }
+            return QueryItem(name: PercentDecoding.decodeLenient(pair), value: "")
+        }
+    }
+}
+
+/// Percent-decoding (RFC 3986 §2.1). `+` is left alone: it means space only in HTML form bodies,
+/// and a mobile client's query `phone=+44` must arrive as sent.
+public enum PercentDecoding {
+    /// nil when `strict` and a `%` is not followed by two hex digits.
+    public static func decode<S: StringProtocol>(_ s: S, strict: Bool) -> String? {
+        guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%") {
+                if it.count >= 2, let h = ByteClass.hexValue(it[it.startIndex]),
+                   let l = ByteClass.hexValue(it[it.startIndex + 1]) {
+                    out.append(UInt8(h * 16 + l))
+                    it.removeFirst(2)
+                    continue
+                }
+                if strict { return nil }
+            }
+            out.append(b)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes what is well formed and keeps the rest as sent.
+    public static func decodeLenient<S: StringProtocol>(_ s: S) -> String {
+        decode(s, strict: false) ?? String(s)
+    }
+
+    /// Form decoding (`application/x-www-form-urlencoded`): `+` is a space.
+    public static func decodeForm<S: StringProtocol>(_ s: S) -> String {
+        decodeLenient(s.replacingOccurrences(of: "+", with: " "))
+    }
+}
+
+extension StringProtocol {
+    fileprivate func replacingOccurrences(of target: Character, with replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}

@@ -1,0 +1,129 @@
+import Dispatch
+import HTTP1
+
+/// An HTTP/1.1 server on POSIX sockets.
+///
+/// `start()` binds and listens on the caller's thread and throws if it cannot (a busy port is an
+/// error at once, never a hang). `stop()` stops accepting, lets in-flight responses finish within
+/// the grace period, closes everything and returns when the port is free.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: HTTPServerConfiguration
+    private let handler: HTTPHandler
+    private let state = Locked(State())
+
+    private struct State {
+        var listeners: [Int32] = []
+        var addresses: [SocketAddress] = []
+        var loops: [EventLoop] = []
+        var slots: ConnectionSlots?
+        var running = false
+        var stopped = DispatchGroup()
+    }
+
+    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: @escaping HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// Binds every address of `configuration.host` and starts the event loops.
+    public func start() throws(SocketError) {
+        let addresses = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
+        var listeners: [Int32] = []
+        var bound: [SocketAddress] = []
+        var port = configuration.port
+        do throws(SocketError) {
+            for var address in addresses {
+                // Every address gets the port the first one was given (port 0 picks it once).
+                if port != 0 { address.setPort(port) }
+                let fd = try Sockets.listen(on: address, v6Only: addresses.count > 1)
+                listeners.append(fd)
+                if let local = Sockets.localAddress(fd) {
+                    bound.append(local)
+                    port = local.port
+                }
+            }
+        } catch {
+            listeners.forEach(Posix.close)
+            throw error
+        }
+        let slots = ConnectionSlots(limit: configuration.maxConnections)
+        let group = DispatchGroup()
+        var loops: [EventLoop] = []
+        do throws(SocketError) {
+            for index in 0..<max(1, configuration.loopCount) {
+                group.enter()
+                loops.append(try EventLoop(index: index, handler: handler, configuration: configuration,
+                                           listeners: listeners, slots: slots, finished: { group.leave() }))
+            }
+        } catch {
+            listeners.forEach(Posix.close)
+            throw error
+        }
+        state.withLock {
+            $0.listeners = listeners
+            $0.addresses = bound
+            $0.loops = loops
+            $0.slots = slots
+            $0.running = true
+            $0.stopped = group
+        }
+        for (index, loop) in loops.enumerated() { loop.start(name: "stubserver-loop-\(index)") }
+    }
+
+    /// The bound port (the real one when the configuration asked for 0).
+    public var port: Int { state.withLock { $0.addresses.first?.port ?? 0 } }
+
+    /// Every bound address, `127.0.0.1:PORT` / `[::1]:PORT`.
+    public var boundAddresses: [String] { state.withLock { $0.addresses.map(\.description) } }
+
+    /// `http://127.0.0.1:PORT` (brackets for IPv6): an address, not `localhost`, which may
+    /// resolve to an address the server does not listen on.
+    public var baseURL: String {
+        state.withLock { s in
+            guard let a = s.addresses.first else { return "" }
+            return "http://\(a.isIPv6 ? "[\(a.host)]" : a.host):\(a.port)"
+        }
+    }
+
+    /// Open client connections right now.
+    public var connectionCount: Int { state.withLock { $0.slots?.count ?? 0 } }
+
+    /// Stops and returns once every loop has ended and the listeners are closed.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            stopInBackground { continuation.resume() }
+        }
+    }
+
+    /// Stops, blocking the calling thread (for the command line's signal handling).
+    public func stopAndWait() {
+        let done = DispatchSemaphore(value: 0)
+        stopInBackground { done.signal() }
+        done.wait()
+    }
+
+    private func stopInBackground(_ completion: @escaping @Sendable () -> Void) {
+        let (loops, group, wasRunning) = state.withLock { s -> ([EventLoop], DispatchGroup, Bool) in
+            let running = s.running
+            s.running = false
+            return (s.loops, s.stopped, running)
+        }
+        if wasRunning { loops.forEach { $0.requestStop() } }
+        group.notify(queue: .global()) { [self] in
+            let listeners = state.withLock { s -> [Int32] in
+                let l = s.listeners
+                s.listeners = []
+                s.loops = []
+                return l
+            }
+            listeners.forEach(Posix.close)
+            completion()
+        }
+    }
+
+    /// Blocks until the server has stopped (for the command line's main thread).
+    public func waitUntilStopped() {
+        let group = state.withLock { $0.stopped }
+        group.wait()
+    }
+}

@@ -1,0 +1,40 @@
+import HTTP1
+
+/// The seam to whatever answers requests (the stub engine, a test, the benchmark). It runs on an
+/// event-loop thread and must not block: anything slow is expressed as a response action.
+public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
+
+/// Told about every request the parser refused, for logs.
+public typealias HTTPRejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void
+
+public struct HTTPServerConfiguration: Sendable {
+    /// Address or name to listen on. `localhost` listens on 127.0.0.1 and ::1.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; read it back from `HTTPServer.port`.
+    public var port: Int = 0
+    public var limits = HTTPParserLimits()
+    /// A request's head must arrive within this time once it has begun (408 after).
+    public var headerTimeoutMilliseconds: Int64 = 10_000
+    /// A keep-alive connection with nothing to do is closed after this.
+    public var idleTimeoutMilliseconds: Int64 = 60_000
+    /// Past this many open connections the server stops accepting until one closes.
+    public var maxConnections: Int = 4096
+    /// Event-loop threads; each owns its connections. Default: one per core, at most 4.
+    public var loopCount: Int = HTTPServerConfiguration.defaultLoopCount
+    /// How long `stop` lets in-flight responses finish before closing everything.
+    public var shutdownGraceMilliseconds: Int64 = 5_000
+    /// The `Server` header's value.
+    public var serverName: String = "stubserver"
+    public var onRejection: HTTPRejectionObserver?
+
+    public init() {}
+
+    public static var defaultLoopCount: Int {
+        max(1, min(4, ProcessInfoLite.activeProcessorCount))
+    }
+}
+
+/// Core count without Foundation.
+enum ProcessInfoLite {
+    static var activeProcessorCount: Int { Posix.processorCount() }
+}

@@ -1,0 +1,101 @@
+/// Bytes waiting to be written to one connection.
+///
+/// Small things (heads, small bodies, pipelined responses) are copied into one scratch buffer
+/// that is reused after every full flush, so a keep-alive connection allocates nothing per
+/// response and sends head and body in one `send`. Large bodies are queued by reference (the
+/// stub's own array, never copied) and sent beside the head with one `sendmsg`.
+struct OutboundQueue {
+    /// Bodies up to this size are copied next to their head; larger ones are sent by reference.
+    static let copyThreshold = 16 * 1024
+
+    private var chunks: [[UInt8]] = []
+    private var offset = 0
+    private var tailIsScratch = false
+    private var spare: [UInt8] = []
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    init() {
+        spare.reserveCapacity(4096)
+    }
+
+    mutating func append<C: Collection>(copying bytes: C) where C.Element == UInt8 {
+        guard !bytes.isEmpty else { return }
+        if !tailIsScratch {
+            var scratch: [UInt8] = []
+            swap(&scratch, &spare)
+            scratch.removeAll(keepingCapacity: true)
+            chunks.append(scratch)
+            tailIsScratch = true
+        }
+        chunks[chunks.count - 1].append(contentsOf: bytes)
+        byteCount += bytes.count
+    }
+
+    /// Queues a body: copied when small, referenced when large.
+    mutating func append(body: [UInt8]) {
+        if body.count <= Self.copyThreshold {
+            append(copying: body)
+        } else {
+            chunks.append(body)
+            tailIsScratch = false
+            byteCount += body.count
+        }
+    }
+
+    mutating func removeAll() {
+        chunks.removeAll()
+        offset = 0
+        tailIsScratch = false
+        byteCount = 0
+    }
+
+    enum FlushResult { case done, blocked, failed }
+
+    /// Writes until done or the socket would block.
+    mutating func flush(to fd: Int32) -> FlushResult {
+        while !chunks.isEmpty {
+            let result: IOResult
+            if chunks.count >= 2 {
+                result = chunks[0].withUnsafeBytes { a in
+                    chunks[1].withUnsafeBytes { b in
+                        Posix.send(fd, UnsafeRawBufferPointer(rebasing: a[offset...]), b)
+                    }
+                }
+            } else {
+                result = chunks[0].withUnsafeBytes { Posix.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            }
+            switch result {
+            case .bytes(let n): consume(n)
+            case .wouldBlock: return .blocked
+            case .endOfFile, .failed: return .failed
+            }
+        }
+        return .done
+    }
+
+    private mutating func consume(_ count: Int) {
+        var n = count
+        byteCount -= n
+        while n > 0, !chunks.isEmpty {
+            let available = chunks[0].count - offset
+            if n < available {
+                offset += n
+                return
+            }
+            n -= available
+            offset = 0
+            let done = chunks.removeFirst()
+            if chunks.isEmpty {
+                if tailIsScratch { recycle(done) }
+                tailIsScratch = false
+            }
+        }
+    }
+
+    private mutating func recycle(_ buffer: [UInt8]) {
+        // Keep the scratch buffer for the next response unless a burst made it huge.
+        if buffer.capacity <= 256 * 1024 { spare = buffer }
+    }
+}

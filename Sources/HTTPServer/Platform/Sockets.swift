@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
+
+/// A resolved IPv4 or IPv6 socket address.
+struct SocketAddress: CustomStringConvertible {
+    var storage = sockaddr_storage()
+    var length: socklen_t = 0
+
+    var family: Int32 { Int32(storage.ss_family) }
+    var isIPv6: Bool { family == AF_INET6 }
+
+    /// Resolves a numeric address or a name (`localhost` gives both loopbacks) for listening.
+    static func resolve(host: String, port: Int) throws(SocketError) -> [SocketAddress] {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = LibC.sockStream
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &result)
+        guard rc == 0, let first = result else {
+            let reason = rc == 0 ? "no address" : String(cString: gai_strerror(rc))
+            throw .cannotResolve(host: host, reason: reason)
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [SocketAddress] = []
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let info = node {
+            if let sa = info.pointee.ai_addr, info.pointee.ai_family == AF_INET || info.pointee.ai_family == AF_INET6 {
+                var address = SocketAddress()
+                address.length = info.pointee.ai_addrlen
+                withUnsafeMutableBytes(of: &address.storage) { dst in
+                    dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(info.pointee.ai_addrlen)))
+                }
+                if !addresses.contains(where: { $0.description == address.description }) {
+                    addresses.append(address)
+                }
+            }
+            node = info.pointee.ai_next
+        }
+        // IPv4 first: a client asking for "localhost" usually tries it first.
+        return addresses.sorted { !$0.isIPv6 && $1.isIPv6 }
+    }
+
+    var port: Int {
+        withUnsafeBytes(of: storage) { raw in
+            if isIPv6 {
+                return Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port))
+            }
+            return Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port))
+        }
+    }
+
+    mutating func setPort(_ port: Int) {
+        let v6 = isIPv6
+        withUnsafeMutableBytes(of: &storage) { raw in
+            if v6 {
+                var a = raw.load(as: sockaddr_in6.self)
+                a.sin6_port = UInt16(port).bigEndian
+                raw.storeBytes(of: a, as: sockaddr_in6.self)
+            } else {
+                var a = raw.load(as: sockaddr_in.self)
+                a.sin_port = UInt16(port).bigEndian
+                raw.storeBytes(of: a, as: sockaddr_in.self)
+            }
+        }
+    }
+
+    /// The bare address text (`127.0.0.1`, `::1`).
+    var host: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        withUnsafeBytes(of: storage) { raw in
+            if isIPv6 {
+                var a = raw.load(as: sockaddr_in6.self).sin6_addr
+                _ = inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count))
+            } else {
+                var a = raw.load(as: sockaddr_in.self).sin_addr
+                _ = inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count))
+            }
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `127.0.0.1:8080` or `[::1]:8080`.
+    var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// Listening and accepting.
+enum Sockets {
+    /// socket, SO_REUSEADDR, bind, listen: synchronous, so a busy port throws at start.
+    /// Never SO_REUSEPORT: on macOS it lets two servers share a port silently.
+    static func listen(on address: SocketAddress, v6Only: Bool) throws(SocketError) -> Int32 {
+        let fd = socket(address.family, LibC.sockStream, 0)
+        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        Posix.setNonBlockingAndCloseOnExec(fd)
+        Posix.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        if address.isIPv6 { Posix.setOption(fd, LibC.ipprotoIPv6, IPV6_V6ONLY, v6Only ? 1 : 0) }
+        var addr = address
+        let bound = withUnsafePointer(to: &addr.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bindFunction(fd, $0, addr.length) }
+        }
+        if bound != 0 {
+            let e = errno
+            Posix.close(fd)
+            if e == EADDRINUSE { throw .addressInUse(address: address.description) }
+            if e == EACCES { throw .permissionDenied(address: address.description) }
+            if e == EADDRNOTAVAIL { throw .addressNotAvailable(address: address.description) }
+            throw .system(call: "bind \(address)", errno: e)
+        }
+        guard listenFunction(fd, SOMAXCONN) == 0 else {
+            let e = errno
+            Posix.close(fd)
+            throw .system(call: "listen", errno: e)
+        }
+        return fd
+    }
+
+    /// The address the kernel bound, which carries the real port after binding port 0.
+    static func localAddress(_ fd: Int32) -> SocketAddress? {
+        var address = SocketAddress()
+        address.length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var length = address.length
+        let rc = withUnsafeMutablePointer(to: &address.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        address.length = length
+        return rc == 0 ? address : nil
+    }
+
+    enum AcceptResult {
+        case accepted(fd: Int32, peer: String)
+        case wouldBlock
+        /// Out of descriptors (EMFILE/ENFILE): stop accepting for a moment instead of spinning.
+        case outOfDescriptors
+        /// The pending connection went away before we took it; try the next.
+        case retry
+    }
+
+    static func accept(_ listener: Int32) -> AcceptResult {
+        var address = SocketAddress()
+        while true {
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address.storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { acceptFunction(listener, $0, &length) }
+            }
+            address.length = length
+            if fd >= 0 {
+                Posix.configureAccepted(fd)
+                return .accepted(fd: fd, peer: address.description)
+            }
+            let e = errno
+            switch e {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .outOfDescriptors
+            default: return .retry // ECONNABORTED, EPROTO, EPERM (firewall): the next one may work
+            }
+        }
+    }
+
+    #if canImport(Glibc)
+    private static let bindFunction = Glibc.bind
+    private static let listenFunction = Glibc.listen
+    private static let acceptFunction = Glibc.accept
+    #elseif canImport(Musl)
+    private static let bindFunction = Musl.bind
+    private static let listenFunction = Musl.listen
+    private static let acceptFunction = Musl.accept
+    #else
+    private static let bindFunction = Darwin.bind
+    private static let listenFunction = Darwin.listen
+    private static let acceptFunction = Darwin.accept
+    #endif
+}

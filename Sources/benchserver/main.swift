@@ -1,0 +1,21 @@
+// A fixed-response server for scripts/benchmark, until the stub engine serves: it measures the
+// HTTP layer alone. Usage: benchserver PORT
+import HTTP1
+import HTTPServer
+import Foundation
+
+var configuration = HTTPServerConfiguration()
+configuration.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
+var headers = HTTPHeaders()
+headers.add("Content-Type", "application/json")
+let response = HTTPResponse(PreparedResponse(status: 200, headers: headers,
+                                             body: Array(#"{"id":42,"name":"swift-senpai","plan":"pro"}"#.utf8)))
+let server = HTTPServer(configuration: configuration) { _ in response }
+do {
+    try server.start()
+} catch {
+    print("benchserver: \(error)")
+    exit(1)
+}
+print("benchserver listening on \(server.baseURL)")
+server.waitUntilStopped()
