@@ -91,6 +91,11 @@ public struct PreparedResponse: Sendable {
     /// A header value may not contain CR or LF (response splitting); they become spaces.
     private static func sanitised(_ value: String) -> String {
         guard value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else { return value }
-        return String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\0" ? " " : $0 })
+        // By scalar: "\r\n" is one Character, so a Character-wise replace would miss it.
+        var scalars = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            scalars.append(scalar == "\r" || scalar == "\n" || scalar == "\0" ? " " : scalar)
+        }
+        return String(scalars)
     }
 }

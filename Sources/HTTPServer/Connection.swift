@@ -14,7 +14,8 @@ protocol ConnectionContext: AnyObject {
 /// One client connection. Confined to its event loop's thread: no locks, no sharing.
 ///
 /// Requests are answered strictly in order. While a response waits on a timer (delay, dribble)
-/// or hangs, no further request is parsed; its bytes stay in `pending`.
+/// or hangs, no further request is parsed; its bytes stay in `pending`. Nothing called while
+/// parsing may touch `pending` (the parser is reading it); callers drop it afterwards.
 final class Connection {
     enum Phase {
         /// Reading and answering requests.
@@ -148,7 +149,11 @@ final class Connection {
     private func processPending(_ context: some ConnectionContext) {
         guard !pending.isEmpty else { return }
         let used = pending.withUnsafeBufferPointer { parseRequests(from: $0, context) }
-        if used > 0 { pending.removeFirst(used) }
+        if closeWhenFlushed || isHanging || isClosed {
+            pending = []
+        } else if used > 0 {
+            pending.removeFirst(used)
+        }
     }
 
     /// Parses and answers as many requests as may be answered now; returns bytes consumed.
@@ -197,7 +202,6 @@ final class Connection {
         writeHead(response.prepared, keepAlive: false, version: .http1_1, context)
         output.append(body: response.prepared.body)
         closeWhenFlushed = true
-        pending = []
     }
 
     private func writeHead(_ prepared: PreparedResponse, keepAlive: Bool, version: HTTPVersion, _ context: some ConnectionContext) {
@@ -215,7 +219,10 @@ final class Connection {
     private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
     private static let crlf = Array("\r\n".utf8)
 
-    private func deliver(_ d: Deferred, _ context: some ConnectionContext) {
+    private func deliver(_ deferred: Deferred, _ context: some ConnectionContext) {
+        var d = deferred
+        // A response that waited through the start of a shutdown must say it is the last.
+        if context.isStopping { d.keepAlive = false }
         let prepared = d.response.prepared
         switch d.response.delivery {
         case .normal:
@@ -242,16 +249,12 @@ final class Connection {
             phase = .active
         case .hang:
             phase = .hanging
-            pending = []
         }
     }
 
     private func finishResponse(keepAlive: Bool) {
         phase = .active
-        if !keepAlive {
-            closeWhenFlushed = true
-            pending = []
-        }
+        if !keepAlive { closeWhenFlushed = true }
     }
 
     static func split(_ body: [UInt8], into count: Int) -> [[UInt8]] {
@@ -343,7 +346,6 @@ final class Connection {
         guard !isClosed else { return }
         phase = .closed
         output.removeAll()
-        pending = []
         Posix.close(fd)
     }
 }

@@ -1,0 +1,237 @@
+import Testing
+@testable import HTTP1
+
+@Suite struct RequestParserAcceptsTests {
+    @Test func simpleGet() throws {
+        let d = ParserDriver.parse("GET /v1/users/42?lang=en&x=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\nX-A: 1\r\nx-a: 2\r\n\r\n")
+        #expect(d.failure == nil)
+        let r = try #require(d.requests.first)
+        #expect(r.method == "GET")
+        #expect(r.target == "/v1/users/42?lang=en&x=a%20b")
+        #expect(r.path == "/v1/users/42")
+        #expect(r.rawQuery == "lang=en&x=a%20b")
+        #expect(r.queryValues("x") == ["a b"])
+        #expect(r.version == .http1_1)
+        #expect(r.headers["host"] == "api.test:8080")
+        #expect(r.headers.values("X-A") == ["1", "2"])
+        #expect(r.authority == "api.test:8080")
+        #expect(r.hostWithoutPort == "api.test")
+        #expect(r.wantsKeepAlive)
+        #expect(r.body.isEmpty)
+    }
+
+    @Test func everySplitPointGivesTheSameRequest() {
+        let text = "POST /a?b=c HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"
+        let bytes = Array(text.utf8)
+        for split in 0...bytes.count {
+            var d = ParserDriver()
+            d.feed(Array(bytes[..<split]))
+            d.feed(Array(bytes[split...]))
+            #expect(d.failure == nil)
+            #expect(d.requests.count == 1)
+            #expect(d.requests.first?.body == Array("hello".utf8))
+        }
+    }
+
+    @Test func byteAtATimeChunked() {
+        let bytes = Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer-A: x\r\n\r\n".utf8)
+        var d = ParserDriver()
+        for b in bytes { d.feed([b]) }
+        #expect(d.failure == nil)
+        #expect(d.requests.first?.body == Array("abcde".utf8))
+    }
+
+    @Test func pipelinedRequestsInOneBuffer() {
+        let d = ParserDriver.parse("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nokGET /3 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(d.requests.map(\.path) == ["/1", "/2", "/3"])
+        #expect(d.requests[1].body == Array("ok".utf8))
+    }
+
+    @Test func chunkExtensionsQuotedAndTrailers() {
+        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4 ; name=\"quoted \\\" value\" ; flag\r\nwiki\r\n0\r\nExpires: never\r\n\r\n")
+        #expect(d.failure == nil)
+        #expect(d.requests.first?.body == Array("wiki".utf8))
+    }
+
+    @Test func expectContinueAsksOnceBeforeTheBody() {
+        var d = ParserDriver()
+        d.feed("PUT /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+        #expect(d.continues == 1)
+        d.feed("data")
+        #expect(d.requests.first?.body == Array("data".utf8))
+        #expect(d.continues == 1)
+    }
+
+    @Test func expectContinueNotSentWhenBodyAlreadyHere() {
+        let d = ParserDriver.parse("PUT /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\ndata")
+        #expect(d.continues == 0)
+        #expect(d.requests.count == 1)
+    }
+
+    @Test func absoluteFormOverridesHost() throws {
+        let d = ParserDriver.parse("GET http://example.com:81/p/q?z=1 HTTP/1.1\r\nHost: other\r\n\r\n")
+        let r = try #require(d.requests.first)
+        #expect(r.path == "/p/q")
+        #expect(r.rawQuery == "z=1")
+        #expect(r.authority == "example.com:81")
+        #expect(r.hostWithoutPort == "example.com")
+    }
+
+    @Test func absoluteFormWithoutPath() throws {
+        let r = try #require(ParserDriver.parse("GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n").requests.first)
+        #expect(r.path == "/")
+    }
+
+    @Test func asteriskFormForOptions() throws {
+        let r = try #require(ParserDriver.parse("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
+        #expect(r.path == "*")
+    }
+
+    @Test func percentDecodingAndDotSegments() throws {
+        let r = try #require(ParserDriver.parse("GET /a/./b/../c%20d/%E2%9C%93 HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
+        #expect(r.path == "/a/c d/✓")
+        let up = try #require(ParserDriver.parse("GET /../../etc HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
+        #expect(up.path == "/etc")
+    }
+
+    @Test func plusStaysPlusInQuery() throws {
+        let r = try #require(ParserDriver.parse("GET /s?phone=+44&q=a+b HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
+        #expect(r.queryValues("phone") == ["+44"])
+        #expect(r.queryValues("q") == ["a+b"])
+    }
+
+    @Test func leadingEmptyLineIsIgnored() {
+        #expect(ParserDriver.parse("\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n").requests.count == 1)
+    }
+
+    @Test func http10WithoutHostAndKeepAliveRules() throws {
+        let r = try #require(ParserDriver.parse("GET / HTTP/1.0\r\n\r\n").requests.first)
+        #expect(!r.wantsKeepAlive)
+        let k = try #require(ParserDriver.parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").requests.first)
+        #expect(k.wantsKeepAlive)
+        let c = try #require(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n\r\n").requests.first)
+        #expect(!c.wantsKeepAlive)
+    }
+
+    @Test func higherMinorVersionIsServedAsHTTP11() throws {
+        let r = try #require(ParserDriver.parse("GET / HTTP/1.2\r\nHost: h\r\n\r\n").requests.first)
+        #expect(r.version == .http1_1)
+    }
+
+    @Test func obsTextAndTabsInValues() throws {
+        var d = ParserDriver()
+        d.feed(latin1("GET / HTTP/1.1\r\nHost: h\r\nX-Latin: caf\u{E9}\tok \r\n\r\n"))
+        #expect(d.failure == nil)
+        #expect(d.requests.first?.headers["x-latin"]?.hasSuffix("ok") == true)
+    }
+
+    @Test func emptyHeaderValue() throws {
+        let r = try #require(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nX-Empty:\r\n\r\n").requests.first)
+        #expect(r.headers["X-Empty"] == "")
+    }
+}
+
+@Suite struct RequestParserRejectsTests {
+    static let cases: [(String, String, Int)] = [
+        ("bare LF", "GET / HTTP/1.1\nHost: h\n\n", 400),
+        ("bare LF after request line", "GET / HTTP/1.1\r\nHost: h\n\r\n", 400),
+        ("bare CR in value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n", 400),
+        ("NUL in value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\u{0}b\r\n\r\n", 400),
+        ("control in value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\u{1}b\r\n\r\n", 400),
+        ("DEL in value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\u{7F}b\r\n\r\n", 400),
+        ("obs-fold", "GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n  b\r\n\r\n", 400),
+        ("space before colon", "GET / HTTP/1.1\r\nHost : h\r\n\r\n", 400),
+        ("whitespace before first header", "GET / HTTP/1.1\r\n Host: h\r\n\r\n", 400),
+        ("invalid name char", "GET / HTTP/1.1\r\nHost: h\r\nX(y): 1\r\n\r\n", 400),
+        ("empty name", "GET / HTTP/1.1\r\nHost: h\r\n: 1\r\n\r\n", 400),
+        ("missing Host in 1.1", "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400),
+        ("two Host fields", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("invalid Host", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400),
+        ("invalid Host char", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", 400),
+        ("CL and TE", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("differing CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
+        ("repeated equal CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400),
+        ("CL list", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 3\r\n\r\nabc", 400),
+        ("signed CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +3\r\n\r\nabc", 400),
+        ("hex CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0x3\r\n\r\nabc", 400),
+        ("overflowing CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400),
+        ("TE not chunked last", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400),
+        ("TE unknown coding", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+        ("TE chunked twice", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", 400),
+        ("TE obfuscated", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: xchunked\r\n\r\n", 400),
+        ("TE empty element", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: ,chunked\r\n\r\n", 400),
+        ("TE in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("bad chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        ("chunk size with bare LF", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", 400),
+        ("chunk data without CRLF", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", 400),
+        ("bad chunk extension", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;=x\r\nabc\r\n0\r\n\r\n", 400),
+        ("huge chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", 400),
+        ("bad trailer", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", 400),
+        ("fragment", "GET /a#b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("space in target", "GET /a b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("control in target", "GET /a\u{1}b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("bad percent in path", "GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("relative target", "GET a/b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("asterisk with GET", "GET * HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("invalid method char", "G(T / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("empty method", " / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("two spaces", "GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("lowercase version", "GET / http/1.1\r\nHost: h\r\n\r\n", 400),
+        ("version without minor", "GET / HTTP/1\r\nHost: h\r\n\r\n", 400),
+        ("trailing space after version", "GET / HTTP/1.1 \r\nHost: h\r\n\r\n", 400),
+        ("HTTP/2.0", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
+        ("HTTP/0.9 line", "GET / HTTP/0.9\r\n\r\n", 505),
+        ("HTTP/3.0", "GET / HTTP/3.0\r\nHost: h\r\n\r\n", 505),
+    ]
+
+    @Test(arguments: cases)
+    func rejected(_ name: String, _ text: String, _ status: Int) {
+        var d = ParserDriver()
+        d.feed(latin1(text))
+        #expect(d.failure?.status == status, "\(name): got \(String(describing: d.failure)) and \(d.requests.count) requests")
+    }
+
+    @Test func failureIsSticky() {
+        var d = ParserDriver()
+        d.feed("GET / HTTP/1.1\nHost: h\n\n")
+        let (event, consumed) = [UInt8]("GET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8).withUnsafeBufferPointer { d.parser.parse($0) }
+        #expect(consumed == 0)
+        if case .failure = event {} else { Issue.record("parser recovered after a failure") }
+    }
+
+    @Test func targetOverLimitIs414() {
+        let limits = HTTPParserLimits(maxTargetBytes: 100)
+        let d = ParserDriver.parse("GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits)
+        #expect(d.failure?.status == 414)
+    }
+
+    @Test func endlessRequestLineIs414WithoutWaitingForCRLF() {
+        let limits = HTTPParserLimits(maxTargetBytes: 100)
+        let d = ParserDriver.parse("GET /" + String(repeating: "a", count: 300), limits: limits)
+        #expect(d.failure?.status == 414)
+    }
+
+    @Test func headerSectionOverLimitIs431() {
+        let limits = HTTPParserLimits(maxHeaderBytes: 1024)
+        let d = ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 2000))\r\n\r\n", limits: limits)
+        #expect(d.failure?.status == 431)
+    }
+
+    @Test func tooManyFieldsIs431() {
+        let limits = HTTPParserLimits(maxHeaderCount: 10)
+        let fields = (0..<20).map { "X-\($0): v\r\n" }.joined()
+        #expect(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\n\(fields)\r\n", limits: limits).failure?.status == 431)
+    }
+
+    @Test func announcedBodyOverLimitIs413BeforeAnyBodyByte() {
+        let limits = HTTPParserLimits(maxBodyBytes: 10)
+        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: limits)
+        #expect(d.failure?.status == 413)
+    }
+
+    @Test func chunkedBodyOverLimitIs413() {
+        let limits = HTTPParserLimits(maxBodyBytes: 10)
+        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n", limits: limits)
+        #expect(d.failure?.status == 413)
+    }
+}

@@ -1,0 +1,57 @@
+import Testing
+@testable import HTTP1
+
+@Suite struct ResponseEncodingTests {
+    @Test func preparedHeadHasStatusHeadersAndLength() {
+        var h = HTTPHeaders()
+        h.add("Content-Type", "application/json")
+        h.add("Set-Cookie", "a=1")
+        h.add("Set-Cookie", "b=2")
+        let p = PreparedResponse(status: 201, headers: h, body: Array("{}".utf8))
+        #expect(String(decoding: p.head, as: UTF8.self)
+            == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n")
+    }
+
+    @Test func framingHeadersFromTheHandlerAreDropped() {
+        var h = HTTPHeaders()
+        h.add("content-length", "999")
+        h.add("Transfer-Encoding", "chunked")
+        h.add("Connection", "close")
+        h.add("X-Keep", "yes")
+        let p = PreparedResponse(status: 200, headers: h, body: [1, 2, 3])
+        #expect(p.headers.count == 1)
+        #expect(String(decoding: p.head, as: UTF8.self).contains("Content-Length: 3\r\n"))
+        #expect(!String(decoding: p.head, as: UTF8.self).contains("999"))
+    }
+
+    @Test func noBodyNoLengthFor204And304And1xx() {
+        for status in [101, 204, 304] {
+            let p = PreparedResponse(status: status, body: [1, 2])
+            #expect(p.body.isEmpty)
+            #expect(!String(decoding: p.head, as: UTF8.self).contains("Content-Length"))
+        }
+    }
+
+    @Test func headerValuesCannotSplitTheResponse() {
+        var h = HTTPHeaders()
+        h.add("X-Evil", "a\r\nInjected: yes")
+        let p = PreparedResponse(status: 200, headers: h)
+        #expect(!String(decoding: p.head, as: UTF8.self).contains("\r\nInjected"))
+    }
+
+    @Test func imfFixdate() {
+        #expect(HTTPDate.format(epochSeconds: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(epochSeconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(epochSeconds: 1_709_210_096) == "Thu, 29 Feb 2024 12:34:56 GMT")
+        #expect(HTTPDate.format(epochSeconds: 4_102_444_800) == "Fri, 01 Jan 2100 00:00:00 GMT")
+    }
+
+    @Test func headersLookupIgnoresCaseAndKeepsOrder() {
+        var h = HTTPHeaders([("Accept", "a"), ("X-Y", "1"), ("x-y", "2")])
+        #expect(h["ACCEPT"] == "a")
+        #expect(h.values("X-y") == ["1", "2"])
+        h.set("X-Y", "3")
+        #expect(h.values("x-y") == ["3"])
+        #expect(h.hasToken("A", in: "accept"))
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import HTTP1
+@testable import HTTPServer
+
+/// The delivery actions the stub engine builds on, each checked on the wire.
+@Suite struct ResponseActionTests {
+    static let actionHandler: HTTPHandler = { request in
+        var response = HTTPResponse.text(200, "body-of-\(request.path)")
+        switch request.path {
+        case "/delay": response.delayMilliseconds = 300
+        case "/reset": response.delivery = .reset
+        case "/empty": response.delivery = .closeWithoutResponse
+        case "/garbage": response.delivery = .rawThenClose([0xde, 0xad, 0xbe, 0xef])
+        case "/hang": response.delivery = .hang
+        case "/dribble":
+            response = HTTPResponse(status: 200, body: Array("0123456789".utf8))
+            response.delivery = .dribble(chunks: 5, durationMilliseconds: 500)
+        default: break
+        }
+        return response
+    }
+
+    @Test func delayDoesNotBlockOtherClients() async throws {
+        try await withServer({ $0.loopCount = 1 }, handler: Self.actionHandler) { server in
+            let slow = try WireConnection(port: server.port)
+            slow.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\n")
+            // On the same single loop, a fast request is answered while the slow one waits.
+            let fast = try WireConnection(port: server.port)
+            fast.send("GET /fast HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try fast.readResponse().text == "body-of-/fast")
+            #expect(slow.staysSilent(milliseconds: 50))
+            #expect(try slow.readResponse().text == "body-of-/delay")
+        }
+    }
+
+    @Test func manyDelayedRequestsNeedNoThreads() async throws {
+        try await withServer({ $0.loopCount = 1 }, handler: Self.actionHandler) { server in
+            let clients = try (0..<200).map { _ in try WireConnection(port: server.port) }
+            for c in clients { c.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\n") }
+            for c in clients { #expect(try c.readResponse().text == "body-of-/delay") }
+        }
+    }
+
+    @Test func pipelinedRequestBehindADelayKeepsItsOrder() async throws {
+        try await withServer(handler: Self.actionHandler) { server in
+            let c = try WireConnection(port: server.port)
+            c.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse().text == "body-of-/delay")
+            #expect(try c.readResponse().text == "body-of-/after")
+        }
+    }
+
+    @Test func resetSendsRST() async throws {
+        try await withServer(handler: Self.actionHandler) { server in
+            let c = try WireConnection(port: server.port)
+            c.send("GET /reset HTTP/1.1\r\nHost: h\r\n\r\n")
+            let result = c.readUntilClose()
+            #expect(result.closed && result.bytes.isEmpty)
+            #expect(c.sawReset)
+        }
+    }
+
+    @Test func closeWithoutResponseSendsNothing() async throws {
+        try await withServer(handler: Self.actionHandler) { server in
+            let c = try WireConnection(port: server.port)
+            c.send("GET /empty HTTP/1.1\r\nHost: h\r\n\r\n")
+            let result = c.readUntilClose()
+            #expect(result.closed && result.bytes.isEmpty)
+            #expect(!c.sawReset)
+        }
+    }
+
+    @Test func rawBytesThenClose() async throws {
+        try await withServer(handler: Self.actionHandler) { server in
+            let c = try WireConnection(port: server.port)
+            c.send("GET /garbage HTTP/1.1\r\nHost: h\r\n\r\n")
+            let result = c.readUntilClose()
+            #expect(result.closed)
+            #expect(result.bytes == [0xde, 0xad, 0xbe, 0xef])
+        }
+    }
+
+    @Test func hangHoldsUntilTheClientLeavesAndStopReleasesIt() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.shutdownGraceMilliseconds = 10_000
+        let server = HTTPServer(configuration: configuration, handler: Self.actionHandler)
+        try server.start()
+        let leaving = try WireConnection(port: server.port)
+        leaving.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(leaving.staysSilent(milliseconds: 200))
+        leaving.reset()
+        #expect(await eventually { server.connectionCount == 0 })
+
+        let held = try WireConnection(port: server.port)
+        held.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(held.staysSilent(milliseconds: 100))
+        let started = WireConnection.now()
+        await server.stop()
+        // Released at once, not after the 10 s grace period.
+        #expect(WireConnection.now() - started < 5_000)
+        #expect(held.waitForClose())
+    }
+
+    @Test func dribbleSendsTheBodyInTimedPieces() async throws {
+        try await withServer(handler: Self.actionHandler) { server in
+            let c = try WireConnection(port: server.port)
+            let started = WireConnection.now()
+            c.send("GET /dribble HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n")
+            let r = try c.readResponse()
+            #expect(r.text == "0123456789")
+            #expect(WireConnection.now() - started >= 400) // five pieces, 100 ms apart
+            #expect(try c.readResponse().text == "body-of-/after")
+        }
+    }
+
+    @Test func gracefulStopFinishesInFlightResponses() async throws {
+        let seen = Locked(false)
+        let server = HTTPServer(configuration: HTTPServerConfiguration()) { request in
+            seen.withLock { $0 = true }
+            var response = HTTPResponse.text(200, "body-of-\(request.path)")
+            response.delayMilliseconds = 1_500
+            return response
+        }
+        try server.start()
+        let c = try WireConnection(port: server.port)
+        c.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await eventually { seen.withLock { $0 } })
+        let idle = try WireConnection(port: server.port)
+        await server.stop()
+        let r = try c.readResponse()
+        #expect(r.text == "body-of-/delay")
+        #expect(r.header("Connection") == "close")
+        #expect(idle.waitForClose())
+    }
+}
+
+@Suite struct ResourceTests {
+    @Test func idleAndHalfSentConnectionsDoNotDelayANewClient() async throws {
+        try await withServer { server in
+            var held: [WireConnection] = []
+            for i in 0..<300 {
+                let c = try WireConnection(port: server.port)
+                if i % 2 == 0 { c.send("GET /half HTTP/1.1\r\nHost: h\r\nX-Partial: ") }
+                held.append(c)
+            }
+            let fresh = try WireConnection(port: server.port)
+            fresh.send("GET /fresh HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try fresh.readResponse(timeoutMilliseconds: 3_000).text == "GET /fresh 0")
+            withExtendedLifetime(held) {}
+        }
+    }
+
+    @Test func connectionCapStopsAcceptingUntilOneCloses() async throws {
+        try await withServer({ $0.maxConnections = 2 }) { server in
+            let a = try WireConnection(port: server.port)
+            let b = try WireConnection(port: server.port)
+            a.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            b.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try a.readResponse()
+            _ = try b.readResponse()
+            let c = try WireConnection(port: server.port) // sits in the backlog
+            c.send("GET /third HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(c.staysSilent(milliseconds: 200))
+            a.reset()
+            #expect(try c.readResponse().text == "GET /third 0")
+        }
+    }
+
+    @Test func noDescriptorLeakAfterThousandsOfAbandonedConnections() async throws {
+        let before = openDescriptorCount()
+        try await withServer({ $0.headerTimeoutMilliseconds = 300 }) { server in
+            for i in 0..<3_000 {
+                let c = try WireConnection(port: server.port)
+                switch i % 4 {
+                case 0: break                                            // connect and leave
+                case 1: c.send("GET /half HTTP/1.1\r\nHo")               // mid-head
+                case 2: c.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\nab") // mid-body
+                default: c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n"); c.reset() // reset after asking
+                }
+            }
+            #expect(await eventually(timeoutMilliseconds: 20_000) { server.connectionCount == 0 })
+        }
+        #expect(await eventually { openDescriptorCount() <= before })
+    }
+}

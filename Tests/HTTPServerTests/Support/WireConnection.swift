@@ -1,0 +1,183 @@
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
+
+/// A blocking TCP client for tests that need exact bytes on the wire: malformed requests,
+/// pipelining, half-sent requests, resets. Every read has a deadline (poll), never a sleep.
+final class WireConnection {
+    enum Failure: Error { case connect(Int32), timeout }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var sawReset = false
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var info: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &info) == 0, let ai = info else { throw Failure.connect(-1) }
+        defer { freeaddrinfo(ai) }
+        let s = socket(ai.pointee.ai_family, ai.pointee.ai_socktype, 0)
+        guard s >= 0 else { throw Failure.connect(errno) }
+        guard connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 else {
+            let e = errno
+            _ = Self.systemClose(s)
+            throw Failure.connect(e)
+        }
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(s, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        fd = s
+    }
+
+    /// Closed exactly once: in a test process the server shares the descriptor table, so a second
+    /// close could hit a server socket that reused the number.
+    private var isClosed = false
+
+    deinit { close() }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        _ = Self.systemClose(fd)
+    }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            #if canImport(Glibc)
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            #else
+            let n = bytes.withUnsafeBytes { Darwin.send(fd, $0.baseAddress! + offset, bytes.count - offset, 0) }
+            #endif
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Reads what arrives within the deadline; false on EOF or reset.
+    @discardableResult
+    private func fill(timeoutMilliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, timeoutMilliseconds) > 0 else { return true }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { buffer += chunk[0..<n]; return true }
+        if n < 0 && errno == ECONNRESET { sawReset = true }
+        return false
+    }
+
+    /// Everything until the server closes (or the deadline passes).
+    func readUntilClose(timeoutMilliseconds: Int = 5_000) -> (bytes: [UInt8], closed: Bool) {
+        let deadline = Self.now() + timeoutMilliseconds
+        while Self.now() < deadline {
+            if !fill(timeoutMilliseconds: 50) {
+                defer { buffer = [] }
+                return (buffer, true)
+            }
+        }
+        return (buffer, false)
+    }
+
+    /// True when the server closes within the deadline (EOF or reset), reading past any data.
+    func waitForClose(timeoutMilliseconds: Int = 5_000) -> Bool {
+        readUntilClose(timeoutMilliseconds: timeoutMilliseconds).closed
+    }
+
+    /// One response, framed by Content-Length (or none for HEAD / 1xx / 204 / 304).
+    func readResponse(timeoutMilliseconds: Int = 5_000, isHead: Bool = false) throws -> WireResponse {
+        let deadline = Self.now() + timeoutMilliseconds
+        while true {
+            if let end = Self.find([13, 10, 13, 10], in: buffer) {
+                let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                var response = WireResponse(head: head)
+                let bodyLength = (isHead || response.status < 200 || response.status == 204 || response.status == 304)
+                    ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+                while buffer.count < end + 4 + bodyLength {
+                    guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
+                }
+                response.body = Array(buffer[(end + 4)..<(end + 4 + bodyLength)])
+                buffer.removeFirst(end + 4 + bodyLength)
+                return response
+            }
+            guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
+        }
+    }
+
+    /// True when nothing arrives within the window (the server is holding the response).
+    func staysSilent(milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return buffer.isEmpty && poll(&p, 1, milliseconds) == 0
+    }
+
+    /// Abort with RST instead of FIN.
+    func reset() {
+        var l = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+
+    static func now() -> Int {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000
+    }
+
+    static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
+        guard hay.count >= needle.count else { return nil }
+        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<(i + needle.count)]) == needle {
+            return i
+        }
+        return nil
+    }
+
+    #if canImport(Glibc)
+    static let systemClose = Glibc.close
+    #else
+    static let systemClose = Darwin.close
+    #endif
+}
+
+struct WireResponse {
+    var statusLine: String
+    var status: Int
+    var headers: [(String, String)]
+    var body: [UInt8] = []
+
+    init(head: String) {
+        let lines = head.components(separatedBy: "\r\n")
+        statusLine = lines.first ?? ""
+        let parts = statusLine.split(separator: " ")
+        status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        headers = lines.dropFirst().compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Open descriptors of this process, for leak checks.
+func openDescriptorCount() -> Int {
+    #if os(Linux)
+    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count) ?? 0
+    #else
+    return ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd"))?.count) ?? 0
+    #endif
+}
