@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "StubEngine", targets: ["StubEngine"]),
+        .executable(name: "stubserver", targets: ["stubserver"]),
         .executable(name: "benchserver", targets: ["benchserver"]),
     ],
     targets: [
@@ -19,9 +21,17 @@ let package = Package(
         .target(name: "HTTP1", swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
         .target(name: "HTTPServer", dependencies: ["HTTP1"], swiftSettings: strict),
+        // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
+        .target(name: "StubEngine", dependencies: ["HTTP1"], swiftSettings: strict),
+        // The command line: arguments, serving, validate, request log. Testable as a library.
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1"], swiftSettings: strict),
+        // The `stubserver` executable: hands the arguments to StubServerCLI.
+        .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // A fixed-response server for the benchmark until the stub engine serves.
         .executableTarget(name: "benchserver", dependencies: ["HTTPServer"], swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
+        .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1"], swiftSettings: strict),
+        .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "StubEngine", "HTTP1"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,7 @@ public enum HTTPDate {
     }
 
     /// Days since 1970-01-01 to (year, month, day), after Howard Hinnant's civil_from_days.
-    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+    public static func civil(fromDays z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -1,0 +1,60 @@
+import Foundation
+import HTTP1
+
+/// What the engine did with one request: the response, and which stub (if any) produced it.
+public struct StubOutcome: Sendable {
+    public let response: HTTPResponse
+    /// nil when no stub matched; `nearMiss` then says why.
+    public let stub: Stub?
+    public let nearMiss: NearMissReport?
+
+    public init(response: HTTPResponse, stub: Stub?, nearMiss: NearMissReport?) {
+        self.response = response
+        self.stub = stub
+        self.nearMiss = nearMiss
+    }
+}
+
+/// The stub engine: takes a request, gives back a response. It knows nothing of sockets, so the
+/// same engine serves over the HTTP server, in-process, and in unit tests.
+///
+/// The current stubs are one immutable `StubCatalog` behind a lock held only long enough to copy
+/// a reference: a reload builds the new catalog aside and swaps it in whole, so no request ever
+/// sees half a folder.
+public final class StubEngine: Sendable {
+    private let current: LockedReference<StubCatalog>
+
+    public init(stubs: [Stub] = []) {
+        current = LockedReference(StubCatalog(stubs))
+    }
+
+    public var catalog: StubCatalog { current.value }
+
+    /// Atomically replaces every stub.
+    public func replace(with stubs: [Stub]) {
+        current.value = StubCatalog(stubs)
+    }
+
+    public func handle(_ request: HTTPRequest) -> StubOutcome {
+        let catalog = current.value
+        let facts = RequestFacts(request)
+        if let (stub, _) = catalog.bestMatch(facts) {
+            return StubOutcome(response: stub.response.makeHTTPResponse(), stub: stub, nearMiss: nil)
+        }
+        let report = NearMissReport.build(for: facts, in: catalog)
+        return StubOutcome(response: report.response(for: request), stub: nil, nearMiss: report)
+    }
+}
+
+/// One value behind a lock. The engine's only shared mutable state.
+final class LockedReference<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}

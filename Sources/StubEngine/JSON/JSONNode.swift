@@ -1,0 +1,117 @@
+import Foundation
+
+/// Where a value starts in its source text, 1-based, for error messages users can jump to.
+public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+    public init(line: Int, column: Int) { self.line = line; self.column = column }
+    public var description: String { "\(line):\(column)" }
+}
+
+/// A JSON number kept as written (so a stub's `1.50` is served as `1.50`) and as a value
+/// (so matching compares `1` and `1.0` as equal).
+public struct JSONNumber: Sendable, Equatable {
+    public let text: String
+    public let value: Double
+    public init(text: String, value: Double) { self.text = text; self.value = value }
+}
+
+/// A parsed JSON value with object members in source order and the position of every value.
+/// Stub files need the order (first match wins in file order) and positions (errors name a
+/// line and column); request bodies use the same type so matching is one code path.
+public struct JSONNode: Sendable {
+    public indirect enum Value: Sendable {
+        case null
+        case bool(Bool)
+        case number(JSONNumber)
+        case string(String)
+        case array([JSONNode])
+        case object([Member])
+    }
+
+    public struct Member: Sendable {
+        public let key: String
+        public let keyPosition: SourcePosition
+        public let value: JSONNode
+    }
+
+    public let value: Value
+    public let position: SourcePosition
+
+    public init(_ value: Value, at position: SourcePosition = SourcePosition(line: 0, column: 0)) {
+        self.value = value
+        self.position = position
+    }
+
+    public var members: [Member]? { if case .object(let m) = value { m } else { nil } }
+    public var elements: [JSONNode]? { if case .array(let e) = value { e } else { nil } }
+    public var string: String? { if case .string(let s) = value { s } else { nil } }
+    public var number: JSONNumber? { if case .number(let n) = value { n } else { nil } }
+    public var bool: Bool? { if case .bool(let b) = value { b } else { nil } }
+
+    public subscript(key: String) -> JSONNode? { members?.first { $0.key == key }?.value }
+
+    /// "an object", "a string", ...: for messages that say what was found.
+    public var kindDescription: String {
+        switch value {
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .number(let n): "the number \(n.text)"
+        case .string(let s): "the string \"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// RFC 6901 JSON pointer lookup (`/user/name`, `/items/0`).
+    public func resolve(pointer: String) -> JSONNode? {
+        if pointer.isEmpty { return self }
+        guard pointer.hasPrefix("/") else { return nil }
+        var node = self
+        for raw in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let token = raw.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch node.value {
+            case .object(let members):
+                guard let next = members.last(where: { $0.key == token }) else { return nil }
+                node = next.value
+            case .array(let elements):
+                guard let index = Int(token), elements.indices.contains(index) else { return nil }
+                node = elements[index]
+            default:
+                return nil
+            }
+        }
+        return node
+    }
+}
+
+extension JSONNode {
+    /// Exact equality: numbers by value, object key order ignored, positions ignored.
+    public func equals(_ other: JSONNode) -> Bool {
+        switch (value, other.value) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.number(a), .number(b)): return a.value == b.value
+        case let (.string(a), .string(b)): return a == b
+        case let (.array(a), .array(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.equals($1) }
+        case let (.object(a), .object(b)):
+            guard a.count == b.count else { return false }
+            return a.allSatisfy { member in b.contains { $0.key == member.key && $0.value.equals(member.value) } }
+        default: return false
+        }
+    }
+
+    /// The `json` body matcher: every key of `pattern` present in self with a matching value,
+    /// recursively for objects; arrays and scalars must be equal.
+    public func contains(_ pattern: JSONNode) -> Bool {
+        switch (value, pattern.value) {
+        case let (.object(actual), .object(expected)):
+            return expected.allSatisfy { want in
+                actual.contains { $0.key == want.key && $0.value.contains(want.value) }
+            }
+        default:
+            return equals(pattern)
+        }
+    }
+}

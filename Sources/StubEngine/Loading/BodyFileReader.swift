@@ -1,0 +1,53 @@
+import Foundation
+
+/// Reads `bodyFile`s at load, refusing any path that leaves the stub folder, by `..` or by a
+/// symbolic link: a stub folder shared in a repository must not serve `~/.ssh` by accident.
+struct BodyFileReader {
+    struct Failure: Error { let message: String }
+
+    /// The stub folder with symbolic links resolved.
+    let root: URL
+
+    init(root: URL) {
+        self.root = root.resolvingSymlinksInPath().standardizedFileURL
+    }
+
+    func read(_ relative: String, from stubFile: URL) -> Result<[UInt8], Failure> {
+        if relative.isEmpty { return .failure(Failure(message: "bodyFile is empty; give a path relative to this stub file")) }
+        if relative.hasPrefix("/") {
+            return .failure(Failure(message: "bodyFile must be relative to the stub file's folder, not absolute (\"\(relative)\")"))
+        }
+        let candidate = stubFile.deletingLastPathComponent().appendingPathComponent(relative).standardizedFileURL
+        guard contains(candidate) else {
+            return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory) else {
+            return .failure(Failure(message: "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))"))
+        }
+        if isDirectory.boolValue {
+            return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))
+        }
+        let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
+        guard contains(resolved) else {
+            return .failure(Failure(message: "bodyFile \"\(relative)\" is a symbolic link to \(resolved.path), outside the stub folder"))
+        }
+        guard let data = FileManager.default.contents(atPath: resolved.path) else {
+            return .failure(Failure(message: "bodyFile \"\(relative)\" cannot be read (check its permissions)"))
+        }
+        return .success(Array(data))
+    }
+
+    private func contains(_ url: URL) -> Bool {
+        let rootComponents = root.pathComponents
+        let components = url.resolvingSymlinksInPathIfExists().pathComponents
+        return components.count > rootComponents.count && Array(components.prefix(rootComponents.count)) == rootComponents
+    }
+}
+
+extension URL {
+    /// Symlinks resolved when the file exists; the standardised path otherwise.
+    fileprivate func resolvingSymlinksInPathIfExists() -> URL {
+        FileManager.default.fileExists(atPath: path) ? resolvingSymlinksInPath().standardizedFileURL : standardizedFileURL
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// The outcome of loading a stub folder: the stubs and every problem found.
+/// A folder with any error must not be served (see `isServable`).
+public struct StubLoadResult: Sendable {
+    public let stubs: [Stub]
+    public let problems: [StubProblem]
+    public let fileCount: Int
+
+    public var errors: [StubProblem] { problems.filter { $0.severity == .error } }
+    public var warnings: [StubProblem] { problems.filter { $0.severity == .warning } }
+    public var isServable: Bool { !problems.contains { $0.severity == .error } }
+}
+
+/// Loads every `*.json` below a folder, recursively, in sorted path order; files inside a
+/// folder named `__files` are bodies, not stubs. Hidden files (editor swap files) are skipped.
+public struct StubLoader: Sendable {
+    public let directory: URL
+    /// How the folder is named in messages: as the user typed it.
+    public let displayName: String
+
+    public init(directory: String) {
+        self.displayName = directory
+        self.directory = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
+    }
+
+    public func load() -> StubLoadResult {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
+                message: "the stub folder does not exist; create it or pass --dir with the folder that holds your stub files")], fileCount: 0)
+        }
+        guard isDirectory.boolValue else {
+            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
+                message: "is a file, not a folder; pass --dir with the folder that holds your stub files")], fileCount: 0)
+        }
+        guard FileManager.default.isReadableFile(atPath: directory.path) else {
+            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
+                message: "the stub folder cannot be read (no permission)")], fileCount: 0)
+        }
+        let files = stubFiles()
+        let bodyFiles = BodyFileReader(root: directory)
+        var stubs: [Stub] = []
+        var problems: [StubProblem] = []
+        for relative in files {
+            let url = directory.appendingPathComponent(relative)
+            let display = displayPath(relative)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
+                continue
+            }
+            let root: JSONNode
+            do {
+                root = try JSONParser.parse(Array(data), rejectDuplicateKeys: true)
+            } catch {
+                problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
+                continue
+            }
+            var decoder = StubDecoder(displayPath: display, fileURL: url, bodyFiles: bodyFiles)
+            let decoded = decoder.decodeFile(root, firstOrder: stubs.count)
+            stubs.append(contentsOf: decoded)
+            problems.append(contentsOf: decoder.problems)
+        }
+        return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
+    }
+
+    /// The stub files' paths relative to the folder, sorted.
+    public func stubFiles() -> [String] {
+        var result: [String] = []
+        walk(directory, relative: "", into: &result)
+        return result.sorted()
+    }
+
+    private func walk(_ url: URL, relative: String, into result: inout [String]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let child = url.appendingPathComponent(name)
+            let childRelative = relative.isEmpty ? name : relative + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                if name != "__files" { walk(child, relative: childRelative, into: &result) }
+            } else if name.lowercased().hasSuffix(".json") {
+                result.append(childRelative)
+            }
+        }
+    }
+
+    private func displayPath(_ relative: String) -> String {
+        displayName.hasSuffix("/") ? displayName + relative : displayName + "/" + relative
+    }
+
+    /// A cheap summary of the folder (every file's path, size and modification time, body files
+    /// included) that changes whenever a reload could change what is served.
+    public func fingerprint() -> [String: String] {
+        var result: [String: String] = [:]
+        fingerprint(directory, relative: "", into: &result)
+        return result
+    }
+
+    private func fingerprint(_ url: URL, relative: String, into result: inout [String: String]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let child = url.appendingPathComponent(name)
+            let childRelative = relative.isEmpty ? name : relative + "/" + name
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: child.path) else { continue }
+            if attributes[.type] as? FileAttributeType == .typeDirectory {
+                fingerprint(child, relative: childRelative, into: &result)
+            } else {
+                let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                result[childRelative] = "\(size)@\(modified)"
+            }
+        }
+    }
+}

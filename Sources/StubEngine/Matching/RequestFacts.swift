@@ -1,0 +1,33 @@
+import HTTP1
+
+/// A request as the matcher sees it, with derived values computed at most once per request
+/// however many stubs look at them (the JSON body is parsed once, not once per stub).
+final class RequestFacts {
+    let request: HTTPRequest
+    let segments: [Substring]
+
+    init(_ request: HTTPRequest) {
+        self.request = request
+        self.segments = PathPattern.split(request.path)
+    }
+
+    lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
+
+    /// nil when the body is not JSON.
+    lazy var json: JSONNode? = try? JSONParser.parse(request.body)
+
+    lazy var jsonError: String? = {
+        if request.body.isEmpty { return "an empty body" }
+        do { _ = try JSONParser.parse(request.body); return nil }
+        catch let error as JSONSyntaxError { return "a body that is not JSON (at \(error.position): \(error.message))" }
+        catch { return "a body that is not JSON" }
+    }()
+
+    /// `application/x-www-form-urlencoded` fields, `+` as space.
+    lazy var formFields: [(name: String, value: String)] = bodyText.split(separator: "&").map { pair in
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        return (PercentDecoding.decodeForm(parts[0]), parts.count > 1 ? PercentDecoding.decodeForm(parts[1]) : "")
+    }
+
+    func formValues(_ name: String) -> [String] { formFields.compactMap { $0.name == name ? $0.value : nil } }
+}

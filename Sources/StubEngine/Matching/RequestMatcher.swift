@@ -1,0 +1,129 @@
+import HTTP1
+
+/// One condition a stub sets that a request did not meet, for near-miss reports.
+public struct Mismatch: Sendable, Equatable {
+    /// `method`, `path`, `query.lang`, `header.Content-Type`, `body`, ...
+    public let condition: String
+    public let expected: String
+    public let actual: String
+}
+
+/// Decides whether a stub's conditions hold for a request.
+enum RequestMatcher {
+    /// The fast path: stops at the first failed condition. Returns the path captures on a match.
+    static func match(_ pattern: RequestPattern, _ facts: RequestFacts) -> [String: String]? {
+        if let methods = pattern.methods, !methods.contains(facts.request.method) { return nil }
+        var captures: [String: String] = [:]
+        if let path = pattern.path {
+            guard let c = path.match(facts.request.path, segments: facts.segments) else { return nil }
+            captures = c
+        }
+        if let host = pattern.host, !host.matches(facts.request.hostWithoutPort.map { [$0] } ?? []) { return nil }
+        for (name, matcher) in pattern.query where !matcher.matches(facts.request.queryValues(name)) { return nil }
+        for (name, matcher) in pattern.headers where !matcher.matches(facts.request.headers.values(name)) { return nil }
+        if let body = pattern.body, !bodyMatches(body, facts) { return nil }
+        return captures
+    }
+
+    static func bodyMatches(_ matcher: BodyMatcher, _ facts: RequestFacts) -> Bool {
+        switch matcher {
+        case .json(let expected): return facts.json?.contains(expected) ?? false
+        case .jsonEquals(let expected): return facts.json?.equals(expected) ?? false
+        case .text(let matcher): return matcher.matches(facts.bodyText)
+        case .form(let fields): return fields.allSatisfy { $0.matcher.matches(facts.formValues($0.name)) }
+        }
+    }
+
+    /// The slow path for near misses: every failed condition, expected against actual.
+    static func mismatches(_ pattern: RequestPattern, _ facts: RequestFacts) -> [Mismatch] {
+        var result: [Mismatch] = []
+        let request = facts.request
+        if let methods = pattern.methods, !methods.contains(request.method) {
+            result.append(Mismatch(condition: "method", expected: methods.joined(separator: " or "), actual: request.method))
+        }
+        if let path = pattern.path, path.match(request.path, segments: facts.segments) == nil {
+            let expected: String
+            if case .regex = path { expected = "matches /\(path.source)/" } else { expected = path.source }
+            result.append(Mismatch(condition: "path", expected: expected, actual: request.path))
+        }
+        if let host = pattern.host {
+            let actual = request.hostWithoutPort.map { [$0] } ?? []
+            if !host.matches(actual) {
+                result.append(Mismatch(condition: "host", expected: host.description, actual: describe(actual)))
+            }
+        }
+        for (name, matcher) in pattern.query {
+            let actual = request.queryValues(name)
+            if !matcher.matches(actual) {
+                result.append(Mismatch(condition: "query.\(name)", expected: matcher.description, actual: describe(actual)))
+            }
+        }
+        for (name, matcher) in pattern.headers {
+            let actual = request.headers.values(name)
+            if !matcher.matches(actual) {
+                result.append(Mismatch(condition: "header.\(name)", expected: matcher.description, actual: describe(actual)))
+            }
+        }
+        if let body = pattern.body, !bodyMatches(body, facts) {
+            result.append(contentsOf: bodyMismatches(body, facts))
+        }
+        return result
+    }
+
+    static func bodyMismatches(_ matcher: BodyMatcher, _ facts: RequestFacts) -> [Mismatch] {
+        switch matcher {
+        case .json(let expected), .jsonEquals(let expected):
+            guard let actual = facts.json else {
+                return [Mismatch(condition: "body", expected: matcher.description, actual: facts.jsonError ?? "not JSON")]
+            }
+            if case .json = matcher, let found = JSONDifference.firstDifference(expected: expected, actual: actual, at: "$") {
+                return [Mismatch(condition: "body\(found.path.dropFirst())", expected: found.expected, actual: found.actual)]
+            }
+            return [Mismatch(condition: "body", expected: matcher.description, actual: excerpt(JSONSerializer.string(actual)))]
+        case .text(let m):
+            return [Mismatch(condition: "body", expected: m.description, actual: facts.request.body.isEmpty ? "empty" : excerpt(facts.bodyText))]
+        case .form(let fields):
+            return fields.compactMap { field in
+                let actual = facts.formValues(field.name)
+                return field.matcher.matches(actual) ? nil
+                    : Mismatch(condition: "form.\(field.name)", expected: field.matcher.description, actual: describe(actual))
+            }
+        }
+    }
+
+    static func describe(_ values: [String]) -> String {
+        switch values.count {
+        case 0: return "absent"
+        case 1: return "\"\(excerpt(values[0]))\""
+        default: return values.map { "\"\(excerpt($0))\"" }.joined(separator: ", ")
+        }
+    }
+
+    static func excerpt(_ s: String, limit: Int = 200) -> String {
+        s.count > limit ? String(s.prefix(limit)) + "…" : s
+    }
+}
+
+/// Where a JSON body first departs from a `json` (subset) pattern, so the report can say
+/// `body.user.name: expected "a", got "b"` instead of printing both documents.
+enum JSONDifference {
+    struct Found { let path: String; let expected: String; let actual: String }
+
+    static func firstDifference(expected: JSONNode, actual: JSONNode, at path: String) -> Found? {
+        if case .object(let wanted) = expected.value {
+            guard case .object(let present) = actual.value else {
+                return Found(path: path, expected: "an object", actual: actual.kindDescription)
+            }
+            for member in wanted {
+                let childPath = path + StubDecoder.pathComponent(member.key)
+                guard let value = present.last(where: { $0.key == member.key })?.value else {
+                    return Found(path: childPath, expected: JSONSerializer.string(member.value), actual: "absent")
+                }
+                if let found = firstDifference(expected: member.value, actual: value, at: childPath) { return found }
+            }
+            return nil
+        }
+        return actual.equals(expected) ? nil
+            : Found(path: path, expected: JSONSerializer.string(expected), actual: RequestMatcher.excerpt(JSONSerializer.string(actual)))
+    }
+}

@@ -1,0 +1,110 @@
+import HTTP1
+
+/// Where a stub came from: a file (and its index there) or the admin API.
+public enum StubSource: Sendable, Equatable, CustomStringConvertible {
+    case file(path: String, index: Int)
+    case runtime(id: String)
+
+    public var description: String {
+        switch self {
+        case .file(let path, let index): "\(path)#\(index)"
+        case .runtime(let id): "runtime:\(id)"
+        }
+    }
+}
+
+/// One stub, validated and compiled: everything the request path needs is precomputed.
+public struct Stub: Sendable {
+    public let name: String
+    public let source: StubSource
+    /// 1 is highest; default 5.
+    public let priority: Int
+    public let request: RequestPattern
+    public let response: StubResponse
+    /// Position in load order (file order, then index in file); the last tie-breaker.
+    public let order: Int
+
+    public init(name: String, source: StubSource, priority: Int, request: RequestPattern,
+                response: StubResponse, order: Int) {
+        self.name = name
+        self.source = source
+        self.priority = priority
+        self.request = request
+        self.response = response
+        self.order = order
+        self.rank = StubRank(priority: priority, pathClass: request.path?.specificityClass ?? 0,
+                             literalSegments: request.path?.literalSegmentCount ?? 0,
+                             conditions: request.conditionCount, isRuntime: source.isRuntime, order: order)
+    }
+
+    /// Ranks stubs that all match: lower sorts first and wins. Computed once, compared often.
+    public let rank: StubRank
+}
+
+extension StubSource {
+    var isRuntime: Bool { if case .runtime = self { true } else { false } }
+}
+
+/// The selection order from the contract as one comparable value: priority, then the more
+/// specific path, then more conditions, then runtime stubs before file stubs, then load order.
+public struct StubRank: Sendable, Comparable {
+    let priority: Int
+    let pathClass: Int
+    let literalSegments: Int
+    let conditions: Int
+    let isRuntime: Bool
+    let order: Int
+
+    public static func < (a: StubRank, b: StubRank) -> Bool {
+        if a.priority != b.priority { return a.priority < b.priority }
+        if a.pathClass != b.pathClass { return a.pathClass > b.pathClass }
+        if a.literalSegments != b.literalSegments { return a.literalSegments > b.literalSegments }
+        if a.conditions != b.conditions { return a.conditions > b.conditions }
+        if a.isRuntime != b.isRuntime { return a.isRuntime }
+        return a.order < b.order
+    }
+}
+
+/// The request conditions of a stub. Absent keys are nil: they match everything.
+public struct RequestPattern: Sendable {
+    /// nil is ANY.
+    public let methods: [String]?
+    public let path: PathPattern?
+    public let host: ValueMatcher?
+    public let query: [(name: String, matcher: ValueMatcher)]
+    public let headers: [(name: String, matcher: ValueMatcher)]
+    public let body: BodyMatcher?
+
+    public init(methods: [String]? = nil, path: PathPattern? = nil, host: ValueMatcher? = nil,
+                query: [(name: String, matcher: ValueMatcher)] = [],
+                headers: [(name: String, matcher: ValueMatcher)] = [], body: BodyMatcher? = nil) {
+        self.methods = methods
+        self.path = path
+        self.host = host
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    public var conditionCount: Int {
+        (methods == nil ? 0 : 1) + (path == nil ? 0 : 1) + (host == nil ? 0 : 1)
+            + query.count + headers.count + (body == nil ? 0 : 1)
+    }
+}
+
+/// A condition on the request body.
+public enum BodyMatcher: Sendable {
+    case json(JSONNode)
+    case jsonEquals(JSONNode)
+    case text(ValueMatcher)
+    case form([(name: String, matcher: ValueMatcher)])
+
+    public var description: String {
+        switch self {
+        case .json(let node): "JSON containing \(JSONSerializer.string(node))"
+        case .jsonEquals(let node): "JSON equal to \(JSONSerializer.string(node))"
+        case .text(let matcher): matcher.description
+        case .form(let fields): "form with " + fields.map { "\($0.name) \($0.matcher.description)" }.joined(separator: ", ")
+        }
+    }
+}

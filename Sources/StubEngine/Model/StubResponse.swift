@@ -1,0 +1,65 @@
+import HTTP1
+
+/// What a stub answers, compiled at load: the head and body are serialised once into a
+/// `PreparedResponse`, so serving a static stub copies bytes and nothing more.
+public struct StubResponse: Sendable {
+    public let prepared: PreparedResponse
+    public let delay: Delay?
+    public let fault: Fault?
+    public let dribble: Dribble?
+
+    public init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil) {
+        self.prepared = prepared
+        self.delay = delay
+        self.fault = fault
+        self.dribble = dribble
+    }
+
+    public var status: Int { prepared.status }
+
+    /// The response for one request: the delay is drawn per request when it is a range.
+    public func makeHTTPResponse() -> HTTPResponse {
+        let delayMilliseconds = delay?.draw() ?? 0
+        let delivery: ResponseDelivery
+        switch fault {
+        case .reset?: delivery = .reset
+        case .empty?: delivery = .closeWithoutResponse
+        case .garbage?: delivery = .rawThenClose(Fault.garbageBytes())
+        case .hang?: delivery = .hang
+        case nil:
+            if let dribble { delivery = .dribble(chunks: dribble.chunks, durationMilliseconds: dribble.durationMilliseconds) }
+            else { delivery = .normal }
+        }
+        return HTTPResponse(prepared, delayMilliseconds: delayMilliseconds, delivery: delivery)
+    }
+}
+
+public enum Delay: Sendable, Equatable {
+    case fixed(Int)
+    case uniform(min: Int, max: Int)
+
+    func draw() -> Int {
+        switch self {
+        case .fixed(let ms): ms
+        case .uniform(let min, let max): Int.random(in: min...max)
+        }
+    }
+}
+
+public enum Fault: String, Sendable, CaseIterable {
+    case reset, empty, garbage, hang
+
+    /// Bytes that are not HTTP: what a misbehaving proxy or a crashed backend might send.
+    static func garbageBytes() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let count = Int.random(in: 16...256, using: &generator)
+        // Never starts with "HTTP/" by construction: the first byte is below 0x20.
+        return [UInt8.random(in: 0...0x1F, using: &generator)]
+            + (1..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+}
+
+public struct Dribble: Sendable, Equatable {
+    public let chunks: Int
+    public let durationMilliseconds: Int
+}

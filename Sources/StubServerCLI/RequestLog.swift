@@ -1,0 +1,87 @@
+import Foundation
+import HTTP1
+import StubEngine
+
+/// One line per request: method, path, status, the stub that answered (or NO MATCH), time.
+struct RequestLog: Sendable {
+    let format: CommandLineOptions.LogFormat
+    let verbose: Bool
+    let console: Console
+
+    func record(_ request: HTTPRequest, _ outcome: StubOutcome, microseconds: Int) {
+        switch format {
+        case .quiet: return
+        case .json: console.log(json(request, outcome, microseconds))
+        case .text: console.log(text(request, outcome, microseconds))
+        }
+    }
+
+    private func milliseconds(_ microseconds: Int) -> String {
+        String(format: "%.2fms", Double(microseconds) / 1000)
+    }
+
+    private func text(_ request: HTTPRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
+        let status = outcome.response.prepared.status
+        let statusText = console.paint(String(status), status >= 500 ? "31" : status >= 400 ? "33" : "32")
+        var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
+        if let stub = outcome.stub {
+            line += "\"\(stub.name)\""
+        } else {
+            line += console.paint("NO MATCH", "1;31")
+        }
+        line += " \(milliseconds(microseconds))"
+        if outcome.response.delayMilliseconds > 0 { line += " (+\(outcome.response.delayMilliseconds)ms delay)" }
+        if let report = outcome.nearMiss {
+            // The console shows what the client got: the closest stubs and what differed.
+            let indented = report.text.split(separator: "\n").dropFirst().map { "    " + $0 }
+            if !indented.isEmpty { line += "\n" + indented.joined(separator: "\n") }
+            if verbose, !request.body.isEmpty {
+                line += "\n    request body: " + String(decoding: request.body.prefix(2048), as: UTF8.self)
+            }
+        }
+        return line
+    }
+
+    private func json(_ request: HTTPRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
+        var fields = [
+            "\"time\":\(JSONSerializer.quoted(LogTime.rfc3339()))",
+            "\"method\":\(JSONSerializer.quoted(request.method))",
+            "\"target\":\(JSONSerializer.quoted(request.target))",
+            "\"status\":\(outcome.response.prepared.status)",
+            "\"stub\":\(outcome.stub.map { JSONSerializer.quoted($0.name) } ?? "null")",
+            "\"ms\":\(String(format: "%.3f", Double(microseconds) / 1000))",
+        ]
+        if outcome.response.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.response.delayMilliseconds)") }
+        if let report = outcome.nearMiss { fields.append("\"nearMiss\":\(report.json)") }
+        if verbose, outcome.nearMiss != nil, !request.body.isEmpty {
+            fields.append("\"body\":\(JSONSerializer.quoted(String(decoding: request.body.prefix(2048), as: UTF8.self)))")
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    private func timestamp() -> String {
+        console.paint(LogTime.clock(), "2")
+    }
+}
+
+/// Timestamps by arithmetic: Foundation's formatters are not documented thread-safe on Linux,
+/// and log lines are written from every event loop.
+enum LogTime {
+    /// `HH:mm:ss.SSS` in local time, for the console.
+    static func clock() -> String {
+        let now = Date()
+        let local = now.timeIntervalSince1970 + Double(TimeZone.current.secondsFromGMT(for: now))
+        let ms = Int((local * 1000).rounded(.down))
+        let day = ((ms % 86_400_000) + 86_400_000) % 86_400_000
+        return String(format: "%02d:%02d:%02d.%03d", day / 3_600_000, day / 60_000 % 60, day / 1000 % 60, day % 1000)
+    }
+
+    /// RFC 3339 in UTC with milliseconds, for JSON logs.
+    static func rfc3339() -> String {
+        let ms = Int((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let days = ms / 86_400_000
+        let (y, m, d) = HTTPDate.civil(fromDays: days)
+        let t = ms % 86_400_000
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTP1
+import HTTPServer
+import StubEngine
+
+/// Serving: load the stubs (refusing a folder with errors), listen, print the ready line, log
+/// each request, reload on change, and stop cleanly on SIGINT or SIGTERM.
+struct ServeCommand {
+    let options: CommandLineOptions
+    let console: Console
+
+    func run() -> Int32 {
+        let loader = StubLoader(directory: options.directory)
+        let result = loader.load()
+        for problem in result.problems { console.err(problem.description) }
+        guard result.isServable else {
+            console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
+            return 1
+        }
+        let engine = StubEngine(stubs: result.stubs)
+        let log = RequestLog(format: options.log, verbose: options.verbose, console: console)
+        let globalDelay = options.globalDelayMilliseconds
+        let server = HTTPServer(configuration: configuration()) { request in
+            let started = DispatchTime.now().uptimeNanoseconds
+            var outcome = engine.handle(request)
+            if globalDelay > 0 { outcome = outcome.addingDelay(globalDelay) }
+            log.record(request, outcome, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+            return outcome.response
+        }
+        do {
+            try server.start()
+        } catch {
+            console.err("stubserver: cannot listen: \(error)")
+            return 1
+        }
+        if let portFile = options.portFile {
+            do {
+                try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
+            } catch {
+                console.err("stubserver: cannot write the port file \(portFile): \(error.localizedDescription)")
+                server.stopAndWait()
+                return 1
+            }
+        }
+        if !isLoopback(options.host) {
+            console.err("stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs")
+        }
+        console.out("stubserver listening on \(server.baseURL) (\(plural(engine.catalog.count, "stub")) from \(options.directory))")
+        console.startFlushing()
+
+        var watcher: StubFolderWatcher?
+        if options.watch {
+            let console = self.console, directory = options.directory
+            watcher = StubFolderWatcher(loader: loader) {
+                let reloaded = loader.load()
+                for problem in reloaded.problems { console.err(problem.description) }
+                if reloaded.isServable {
+                    engine.replace(with: reloaded.stubs)
+                    console.out("stubserver reloaded \(plural(reloaded.stubs.count, "stub")) from \(directory)")
+                } else {
+                    console.err("stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))")
+                }
+            }
+            watcher?.start()
+        }
+
+        ProcessSignals.onTermination { [console] _ in
+            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
+            server.stopAndWait()
+        }
+        server.waitUntilStopped()
+        watcher?.stop()
+        console.flush()
+        return 0
+    }
+
+    private func configuration() -> HTTPServerConfiguration {
+        var c = HTTPServerConfiguration()
+        c.host = options.host
+        c.port = options.port
+        c.serverName = "stubserver/\(StubServerVersion.current)"
+        c.limits.maxBodyBytes = options.maxBodyBytes
+        c.limits.maxHeaderBytes = options.maxHeaderBytes
+        c.limits.maxTargetBytes = options.maxTargetBytes
+        c.headerTimeoutMilliseconds = Int64(options.headerTimeoutSeconds * 1000)
+        c.idleTimeoutMilliseconds = Int64(options.idleTimeoutSeconds * 1000)
+        c.maxConnections = options.maxConnections
+        return c
+    }
+
+    private func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+extension StubOutcome {
+    func addingDelay(_ milliseconds: Int) -> StubOutcome {
+        var response = self.response
+        response.delayMilliseconds += milliseconds
+        return StubOutcome(response: response, stub: stub, nearMiss: nearMiss)
+    }
+}
