@@ -208,7 +208,7 @@ public struct JSONParser {
                     }
                     out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
                 default:
-                    index -= 1
+                    index -= 2
                     throw fail("unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string")
                 }
             case 0x0A:

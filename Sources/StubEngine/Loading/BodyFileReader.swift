@@ -5,11 +5,13 @@ import Foundation
 struct BodyFileReader {
     struct Failure: Error { let message: String }
 
-    /// The stub folder with symbolic links resolved.
+    /// The stub folder as given, and with symbolic links resolved.
     let root: URL
+    let resolvedRoot: URL
 
     init(root: URL) {
-        self.root = root.resolvingSymlinksInPath().standardizedFileURL
+        self.root = root.standardizedFileURL
+        self.resolvedRoot = root.resolvingSymlinksInPath().standardizedFileURL
     }
 
     func read(_ relative: String, from stubFile: URL) -> Result<[UInt8], Failure> {
@@ -18,7 +20,7 @@ struct BodyFileReader {
             return .failure(Failure(message: "bodyFile must be relative to the stub file's folder, not absolute (\"\(relative)\")"))
         }
         let candidate = stubFile.deletingLastPathComponent().appendingPathComponent(relative).standardizedFileURL
-        guard contains(candidate) else {
+        guard Self.isInside(candidate, root) else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
         }
         var isDirectory: ObjCBool = false
@@ -29,7 +31,7 @@ struct BodyFileReader {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))
         }
         let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
-        guard contains(resolved) else {
+        guard Self.isInside(resolved, resolvedRoot) else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a symbolic link to \(resolved.path), outside the stub folder"))
         }
         guard let data = FileManager.default.contents(atPath: resolved.path) else {
@@ -38,16 +40,9 @@ struct BodyFileReader {
         return .success(Array(data))
     }
 
-    private func contains(_ url: URL) -> Bool {
-        let rootComponents = root.pathComponents
-        let components = url.resolvingSymlinksInPathIfExists().pathComponents
-        return components.count > rootComponents.count && Array(components.prefix(rootComponents.count)) == rootComponents
-    }
-}
-
-extension URL {
-    /// Symlinks resolved when the file exists; the standardised path otherwise.
-    fileprivate func resolvingSymlinksInPathIfExists() -> URL {
-        FileManager.default.fileExists(atPath: path) ? resolvingSymlinksInPath().standardizedFileURL : standardizedFileURL
+    private static func isInside(_ url: URL, _ folder: URL) -> Bool {
+        let folderComponents = folder.pathComponents
+        let components = url.pathComponents
+        return components.count > folderComponents.count && Array(components.prefix(folderComponents.count)) == folderComponents
     }
 }

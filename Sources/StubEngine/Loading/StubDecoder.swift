@@ -59,7 +59,7 @@ struct StubDecoder {
     static func isComment(_ key: String) -> Bool { key == "$schema" || key.hasPrefix("_") }
 
     static func pathComponent(_ key: String) -> String {
-        key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && !key.isEmpty
+        key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } && !key.isEmpty
             ? ".\(key)" : "[\(JSONSerializer.quoted(key))]"
     }
 

@@ -1,0 +1,97 @@
+import HTTP1
+@testable import StubEngine
+import XCTest
+
+final class EngineTests: XCTestCase {
+    func testRenderedResponseIsThePreparedStub() {
+        let e = engine(#"{"request": {"path": "/x"}, "response": {"status": 201, "headers": {"X-Id": "7"}, "body": {"ok": true}}}"#)
+        let outcome = e.handle(makeRequest("GET", "/x"))
+        XCTAssertEqual(outcome.response.prepared.status, 201)
+        XCTAssertEqual(outcome.response.bodyText, #"{"ok":true}"#)
+        XCTAssertEqual(outcome.response.prepared.headers["X-Id"], "7")
+        XCTAssertEqual(outcome.response.delivery, .normal)
+        XCTAssertEqual(outcome.response.delayMilliseconds, 0)
+    }
+
+    func testDelaysFaultsAndDribbleBecomeDeliveryActions() {
+        let e = engine("""
+        [{"request": {"path": "/fixed"}, "response": {"delay": 250}},
+         {"request": {"path": "/range"}, "response": {"delay": {"min": 10, "max": 20}}},
+         {"request": {"path": "/reset"}, "response": {"fault": "reset"}},
+         {"request": {"path": "/empty"}, "response": {"fault": "empty"}},
+         {"request": {"path": "/garbage"}, "response": {"fault": "garbage"}},
+         {"request": {"path": "/hang"}, "response": {"fault": "hang"}},
+         {"request": {"path": "/slow"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": 1000}}}]
+        """)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/fixed")).response.delayMilliseconds, 250)
+        for _ in 0..<20 { XCTAssertTrue((10...20).contains(e.handle(makeRequest("GET", "/range")).response.delayMilliseconds)) }
+        XCTAssertEqual(e.handle(makeRequest("GET", "/reset")).response.delivery, .reset)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/empty")).response.delivery, .closeWithoutResponse)
+        guard case .rawThenClose(let bytes) = e.handle(makeRequest("GET", "/garbage")).response.delivery else {
+            return XCTFail("garbage must write raw bytes")
+        }
+        XCTAssertFalse(bytes.starts(with: Array("HTTP/".utf8)))
+        XCTAssertEqual(e.handle(makeRequest("GET", "/hang")).response.delivery, .hang)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/slow")).response.delivery, .dribble(chunks: 5, durationMilliseconds: 1000))
+    }
+
+    func testNearMissListsTheClosestStubsWithWhatDiffered() {
+        let e = engine("""
+        [{"name": "Profile", "request": {"method": "GET", "path": "/v1/users/{id}"}, "response": {}},
+         {"name": "Login", "request": {"method": "POST", "path": "/login", "headers": {"X-Client": "ios"}, "body": {"json": {"user": {"name": "ann"}}}}, "response": {}},
+         {"name": "Search", "request": {"method": "GET", "path": "/search", "query": {"q": "swift"}}, "response": {}},
+         {"name": "Unrelated", "request": {"method": "DELETE", "path": "/zzz"}, "response": {}}]
+        """)
+        let typo = e.handle(makeRequest("GET", "/v1/user/42"))
+        XCTAssertNil(typo.stub)
+        XCTAssertEqual(typo.response.prepared.status, 404)
+        let report = try! XCTUnwrap(typo.nearMiss)
+        XCTAssertEqual(report.candidates.first?.name, "Profile")
+        XCTAssertEqual(report.candidates.first?.mismatches, [Mismatch(condition: "path", expected: "/v1/users/{id}", actual: "/v1/user/42")])
+        XCTAssertFalse(report.candidates.contains { $0.name == "Unrelated" }, "other method and other path is not close")
+        XCTAssertTrue(typo.response.bodyText.contains("path: expected /v1/users/{id}, got /v1/user/42"), typo.response.bodyText)
+        XCTAssertEqual(typo.response.prepared.headers["Content-Type"], "text/plain; charset=utf-8")
+
+        let login = e.handle(makeRequest("POST", "/login", headers: [("Accept", "application/json"), ("X-Client", "android")],
+                                         body: #"{"user": {"name": "bob"}}"#))
+        XCTAssertEqual(login.nearMiss?.candidates.first?.mismatches, [
+            Mismatch(condition: "header.X-Client", expected: "\"ios\"", actual: "\"android\""),
+            Mismatch(condition: "body.user.name", expected: "\"ann\"", actual: "\"bob\""),
+        ])
+        XCTAssertEqual(login.response.prepared.headers["Content-Type"], "application/json")
+        let parsed = try! JSONParser.parse(login.response.prepared.body)
+        XCTAssertEqual(parsed.resolve(pointer: "/closest/0/name")?.string, "Login")
+        XCTAssertEqual(parsed.resolve(pointer: "/closest/0/mismatches/1/condition")?.string, "body.user.name")
+
+        let search = e.handle(makeRequest("GET", "/search?q=kotlin"))
+        XCTAssertEqual(search.nearMiss?.candidates.first?.mismatches, [Mismatch(condition: "query.q", expected: "\"swift\"", actual: "\"kotlin\"")])
+        XCTAssertLessThanOrEqual(search.nearMiss?.candidates.count ?? 0, 3)
+    }
+
+    func testNearMissWithNoStubs() {
+        let outcome = StubEngine().handle(makeRequest("GET", "/"))
+        XCTAssertTrue(outcome.response.bodyText.contains("There are no stubs loaded"))
+    }
+
+    func testReplaceSwapsEveryStubAtOnce() {
+        let e = engine(#"{"name": "old", "request": {"path": "/x"}, "response": {}}"#)
+        XCTAssertEqual(e.answer(makeRequest("GET", "/x")), "old")
+        e.replace(with: loadStubs(#"[{"name": "new", "request": {"path": "/x"}, "response": {}}, {"name": "added", "request": {"path": "/y"}, "response": {}}]"#))
+        XCTAssertEqual(e.answer(makeRequest("GET", "/x")), "new")
+        XCTAssertEqual(e.answer(makeRequest("GET", "/y")), "added")
+    }
+
+    func testConcurrentRequestsDuringReloadsSeeAWholeCatalog() {
+        let a = loadStubs(#"[{"name": "a1", "request": {"path": "/1"}, "response": {}}, {"name": "a2", "request": {"path": "/2"}, "response": {}}]"#)
+        let b = loadStubs(#"[{"name": "b1", "request": {"path": "/1"}, "response": {}}, {"name": "b2", "request": {"path": "/2"}, "response": {}}]"#)
+        let e = StubEngine(stubs: a)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for i in 0..<2000 {
+                if worker == 0 { e.replace(with: i % 2 == 0 ? b : a); continue }
+                let catalog = e.catalog
+                let names = catalog.stubs.map(\.name)
+                XCTAssertTrue(names == ["a1", "a2"] || names == ["b1", "b2"])
+            }
+        }
+    }
+}

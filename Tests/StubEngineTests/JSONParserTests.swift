@@ -1,0 +1,80 @@
+@testable import StubEngine
+import XCTest
+
+final class JSONParserTests: XCTestCase {
+    func testParsesEveryKindAndKeepsMemberOrder() throws {
+        let node = try JSONParser.parse(#"{"b": [1, 2.50, -3e2], "a": {"t": true, "f": false, "n": null}, "s": "x\u00e9\ud83d\ude00\n"}"#)
+        XCTAssertEqual(node.members?.map(\.key), ["b", "a", "s"])
+        XCTAssertEqual(node["b"]?.elements?.map { $0.number?.text }, ["1", "2.50", "-3e2"])
+        XCTAssertEqual(node["b"]?.elements?[2].number?.value, -300)
+        XCTAssertEqual(node["s"]?.string, "xé😀\n")
+        XCTAssertEqual(JSONSerializer.string(node), #"{"b":[1,2.50,-3e2],"a":{"t":true,"f":false,"n":null},"s":"xé😀\n"}"#)
+    }
+
+    func testPositionsAreOneBasedLineAndColumn() throws {
+        let node = try JSONParser.parse("{\n  \"a\": 1,\n    \"b\": [true]\n}")
+        XCTAssertEqual(node.members?[1].keyPosition, SourcePosition(line: 3, column: 5))
+        XCTAssertEqual(node["b"]?.position, SourcePosition(line: 3, column: 10))
+        XCTAssertEqual(node["b"]?.elements?.first?.position, SourcePosition(line: 3, column: 11))
+    }
+
+    func testSyntaxErrorsSayWhereAndWhat() {
+        let cases: [(String, Int, Int, String)] = [
+            ("", 1, 1, "empty"),
+            ("{\"a\": 1,}", 1, 9, "trailing comma"),
+            ("[1, 2,]", 1, 7, "trailing comma"),
+            ("{\"a\" 1}", 1, 6, "expected ':'"),
+            ("{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3, "expected ',' or '}'"),
+            ("{'a': 1}", 1, 2, "expected a key in double quotes"),
+            ("['a']", 1, 2, "double quotes"),
+            ("{\"a\": tru}", 1, 7, "unknown word"),
+            ("{\"a\": 01}", 1, 7, "leading zeros"),
+            ("{\"a\": \"x\ny\"}", 1, 9, "line break inside a string"),
+            ("{\"a\": \"\\q\"}", 1, 8, "unknown escape"),
+            ("{\"a\": 1} x", 1, 10, "after the end"),
+            ("{\"a\": [1, 2}", 1, 12, "expected ',' or ']'"),
+            ("{\"a\": 1", 1, 8, "not closed"),
+            ("{\"a\": \"\\ud800\"}", 1, 14, "low surrogate"),
+        ]
+        for (text, line, column, fragment) in cases {
+            do {
+                _ = try JSONParser.parse(text)
+                XCTFail("accepted \(text.debugDescription)")
+            } catch {
+                XCTAssertEqual(error.position, SourcePosition(line: line, column: column), "position for \(text.debugDescription): \(error.message)")
+                XCTAssertTrue(error.message.contains(fragment), "\(text.debugDescription): \(error.message)")
+            }
+        }
+    }
+
+    func testDuplicateKeysAreRejectedOnlyWhenAsked() throws {
+        XCTAssertNoThrow(try JSONParser.parse(#"{"a": 1, "a": 2}"#))
+        XCTAssertThrowsError(try JSONParser.parse(#"{"a": 1, "a": 2}"#, rejectDuplicateKeys: true))
+    }
+
+    func testNestingIsBounded() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        XCTAssertThrowsError(try JSONParser.parse(deep))
+    }
+
+    func testByteOrderMarkIsSkipped() throws {
+        XCTAssertEqual(try JSONParser.parse([0xEF, 0xBB, 0xBF] + Array("[1]".utf8)).elements?.count, 1)
+    }
+
+    func testSubsetAndEqualityCompareNumbersByValueAndIgnoreKeyOrder() throws {
+        let body = try JSONParser.parse(#"{"user": {"name": "ann", "age": 30, "tags": ["a", "b"]}, "extra": 1}"#)
+        XCTAssertTrue(body.contains(try JSONParser.parse(#"{"user": {"age": 30.0}}"#)))
+        XCTAssertTrue(body.contains(try JSONParser.parse(#"{"user": {"tags": ["a", "b"]}}"#)))
+        XCTAssertFalse(body.contains(try JSONParser.parse(#"{"user": {"tags": ["a"]}}"#)), "arrays must be equal")
+        XCTAssertFalse(body.contains(try JSONParser.parse(#"{"missing": null}"#)), "null is not absent")
+        XCTAssertTrue(body.equals(try JSONParser.parse(#"{"extra": 1.0, "user": {"tags": ["a", "b"], "age": 3e1, "name": "ann"}}"#)))
+        XCTAssertFalse(body.equals(try JSONParser.parse(#"{"user": {"name": "ann", "age": 30, "tags": ["a", "b"]}}"#)))
+    }
+
+    func testPointerLookup() throws {
+        let body = try JSONParser.parse(#"{"a/b": {"~x": [10, 20]}}"#)
+        XCTAssertEqual(body.resolve(pointer: "/a~1b/~0x/1")?.number?.value, 20)
+        XCTAssertNil(body.resolve(pointer: "/a~1b/~0x/2"))
+        XCTAssertNotNil(body.resolve(pointer: ""))
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+@testable import StubEngine
+import XCTest
+
+final class LoaderTests: XCTestCase {
+    func testThreeFileShapesRecursiveSortedAndFilesSkipped() {
+        let folder = TemporaryFolder()
+        folder.write("b.json", #"{"name": "single", "response": {}}"#)
+        folder.write("a.json", #"[{"name": "array-0", "response": {}}, {"name": "array-1", "response": {}}]"#)
+        folder.write("nested/c.json", #"{"$schema": "x", "_note": "hi", "stubs": [{"name": "wrapped", "_why": 1, "response": {}}]}"#)
+        folder.write("__files/not-a-stub.json", "{ this is a body, not a stub")
+        folder.write("nested/__files/deep.json", "[")
+        folder.write(".hidden.json", "[")
+        folder.write("readme.txt", "not json")
+        let result = folder.load()
+        XCTAssertEqual(result.errors, [])
+        XCTAssertEqual(result.fileCount, 3)
+        XCTAssertEqual(result.stubs.map(\.name), ["array-0", "array-1", "single", "wrapped"])
+        XCTAssertEqual(result.stubs.map(\.order), [0, 1, 2, 3])
+    }
+
+    func testDefaultNameIsFileAndIndex() {
+        let folder = TemporaryFolder()
+        folder.write("x.json", #"[{"response": {}}, {"response": {}}]"#)
+        XCTAssertEqual(folder.load().stubs.map(\.name), ["\(folder.path)/x.json#0", "\(folder.path)/x.json#1"])
+    }
+
+    func testSyntaxErrorNamesFileLineAndColumn() {
+        let folder = TemporaryFolder()
+        folder.write("broken.json", "{\n  \"response\": {\n    \"status\": 200,\n  }\n}")
+        let problems = folder.load().problems
+        XCTAssertEqual(problems.count, 1)
+        XCTAssertEqual(problems.first?.position, SourcePosition(line: 4, column: 3))
+        XCTAssertEqual(problems.first?.description, "\(folder.path)/broken.json:4:3: error: trailing comma before '}'")
+    }
+
+    func testEveryErrorInEveryFileIsReported() {
+        let folder = TemporaryFolder()
+        folder.write("one.json", """
+        [
+          {"reqeust": {"method": "GET"}, "response": {}},
+          {"request": {"path": "no-slash"}, "response": {"status": 999}}
+        ]
+        """)
+        folder.write("two.json", "[1,")
+        folder.write("three.json", #"{"response": {"staus": 200}}"#)
+        let result = folder.load()
+        XCTAssertFalse(result.isServable)
+        let messages = result.errors.map(\.description)
+        XCTAssertEqual(result.errors.count, 5, messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.contains { $0.contains("one.json:2:4: error: $[0].reqeust: unknown key \"reqeust\" in a stub; did you mean \"request\"?") }, messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.contains { $0.contains("$[1].request.path: a path starts with \"/\"") })
+        XCTAssertTrue(messages.contains { $0.contains("$[1].response.status: expected an HTTP status from 100 to 599, found the number 999") })
+        XCTAssertTrue(messages.contains { $0.contains("two.json:1:4: error:") })
+        XCTAssertTrue(messages.contains { $0.contains("three.json:1:15: error: $.response.staus: unknown key \"staus\" in the response; did you mean \"status\"?") })
+    }
+
+    func testValueErrorsCarryJSONPathAndPosition() {
+        let cases: [(String, String, String)] = [
+            (#"{"request": {"method": 5}, "response": {}}"#, "$.request.method", "expected a method"),
+            (#"{"request": {"method": "GE T"}, "response": {}}"#, "$.request.method", "not an HTTP method"),
+            (#"{"request": {"method": []}, "response": {}}"#, "$.request.method", "expected a method"),
+            (#"{"request": {"path": "/a", "pathPattern": "/a"}, "response": {}}"#, "$.request.pathPattern", "not both"),
+            (#"{"request": {"pathPattern": "(unclosed"}, "response": {}}"#, "$.request.pathPattern", "invalid regular expression"),
+            (#"{"request": {"path": "/a/**/b"}, "response": {}}"#, "$.request.path", "last segment"),
+            (#"{"request": {"path": "/a/{id}/{id}"}, "response": {}}"#, "$.request.path", "appears twice"),
+            (#"{"request": {"path": "/a/x{id}"}, "response": {}}"#, "$.request.path", "whole segment"),
+            (#"{"request": {"path": "/a/b*"}, "response": {}}"#, "$.request.path", "pathPattern"),
+            (#"{"request": {"path": "/a?b=1"}, "response": {}}"#, "$.request.path", "query"),
+            (#"{"request": {"path": "/a%zz"}, "response": {}}"#, "$.request.path", "two hex digits"),
+            (#"{"request": {"query": {"a": {"contains": "x", "equals": "y"}}}, "response": {}}"#, "$.request.query.a", "exactly one"),
+            (#"{"request": {"query": {"a": {}}}, "response": {}}"#, "$.request.query.a", "needs one of"),
+            (#"{"request": {"query": {"a": {"present": false}}}, "response": {}}"#, "$.request.query.a.present", "expected true"),
+            (#"{"request": {"query": {"a": {"contians": "x"}}}, "response": {}}"#, "$.request.query.a.contians", "did you mean \"contains\""),
+            (#"{"request": {"headers": {"X": {"matches": "["}}}, "response": {}}"#, "$.request.headers.X.matches", "invalid regular expression"),
+            (#"{"request": {"headers": {"X": 1}}, "response": {}}"#, "$.request.headers.X", "expected a string or a matcher"),
+            (#"{"request": {"headers": {"X": {"equals": "a", "caseInsensitive": "yes"}}}, "response": {}}"#, "$.request.headers.X.caseInsensitive", "true or false"),
+            (#"{"request": {"body": "text"}, "response": {}}"#, "$.request.body", "body matcher"),
+            (#"{"request": {"body": {"json": {}, "contains": "x"}}, "response": {}}"#, "$.request.body", "exactly one"),
+            (#"{"request": {"body": {"jsonEquals": 1, "caseInsensitive": true}}, "response": {}}"#, "$.request.body.caseInsensitive", "not to jsonEquals"),
+            (#"{"request": {"host": 1}, "response": {}}"#, "$.request.host", "expected a string or a matcher"),
+            (#"{"request": {}}"#, "$", "needs a \"response\""),
+            (#"{"priority": 0, "response": {}}"#, "$.priority", "1 or more"),
+            (#"{"name": "", "response": {}}"#, "$.name", "non-empty string"),
+            (#"{"response": {"status": "200"}}"#, "$.response.status", "from 100 to 599"),
+            (#"{"response": {"status": 200.5}}"#, "$.response.status", "from 100 to 599"),
+            (#"{"response": {"body": "a", "bodyBase64": "YQ=="}}"#, "$.response.bodyBase64", "one body"),
+            (#"{"response": {"bodyBase64": 5}}"#, "$.response.bodyBase64", "base64"),
+            (#"{"response": {"headers": {"X-A": {"a": 1}}}}"#, "$.response.headers.X-A", "header value as a string"),
+            (#"{"response": {"headers": {"Bad Name": "v"}}}"#, "$.response.headers[\"Bad Name\"]", "not a valid header name"),
+            (#"{"response": {"headers": {"X": "a\r\nb"}}}"#, "$.response.headers.X", "line breaks"),
+            (#"{"response": {"delay": -1}}"#, "$.response.delay", "milliseconds"),
+            (#"{"response": {"delay": {"min": 5, "max": 1}}}"#, "$.response.delay", "min <= max"),
+            (#"{"response": {"fault": "explode"}}"#, "$.response.fault", "\"reset\""),
+            (#"{"response": {"dribble": {"chunks": 0, "durationMs": 10}}}"#, "$.response.dribble", "chunks"),
+            (#"{"response": {"fault": "reset", "dribble": {"chunks": 2, "durationMs": 10}}}"#, "$.response.dribble", "cannot dribble"),
+            (#"{"response": {"bodyFile": "../outside.json"}}"#, "$.response.bodyFile", "outside the stub folder"),
+            (#"{"response": {"bodyFile": "/etc/passwd"}}"#, "$.response.bodyFile", "not absolute"),
+            (#"{"response": {"bodyFile": "missing.json"}}"#, "$.response.bodyFile", "does not exist"),
+            (#"{"response": {"bodyFile": "__files"}}"#, "$.response.bodyFile", "is a folder"),
+            (#"{"stubs": {}}"#, "$.stubs", "array of stubs"),
+            (#"{"stubs": [], "request": {}}"#, "$.request", "unknown key"),
+            (#""just a string""#, "$", "expected a stub object"),
+            (#"[{"response": {}}, 7]"#, "$[1]", "expected a stub"),
+        ]
+        for (json, path, fragment) in cases {
+            let folder = TemporaryFolder()
+            folder.write("__files/body.txt", "x")
+            folder.write("s.json", json)
+            let errors = folder.load().errors
+            XCTAssertTrue(errors.contains { $0.jsonPath == path && $0.message.contains(fragment) && $0.position != nil },
+                          "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))")
+        }
+    }
+
+    func testBodyFileSymlinkOutsideTheFolderIsRefused() throws {
+        let outside = TemporaryFolder()
+        outside.write("secret.txt", "secret")
+        let folder = TemporaryFolder()
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/link.txt", withDestinationPath: outside.path + "/secret.txt")
+        folder.write("s.json", #"{"response": {"bodyFile": "link.txt"}}"#)
+        let errors = folder.load().errors
+        XCTAssertEqual(errors.count, 1)
+        XCTAssertTrue(errors.first?.message.contains("symbolic link") ?? false, "\(errors)")
+    }
+
+    func testBodyFileInsideTheFolderIsReadOnceWithTypeFromExtension() throws {
+        let folder = TemporaryFolder()
+        folder.write("api/__files/pic.png", "PNGDATA")
+        folder.write("api/s.json", #"[{"response": {"bodyFile": "__files/pic.png"}}, {"response": {"bodyFile": "__files/pic.png", "headers": {"Content-Type": "image/x-custom"}}}]"#)
+        let stubs = folder.load().stubs
+        XCTAssertEqual(stubs.count, 2)
+        XCTAssertEqual(stubs[0].response.prepared.body, Array("PNGDATA".utf8))
+        XCTAssertEqual(stubs[0].response.prepared.headers["Content-Type"], "image/png")
+        XCTAssertEqual(stubs[1].response.prepared.headers.values("Content-Type"), ["image/x-custom"])
+    }
+
+    func testFramingHeadersAreDroppedWithAWarning() {
+        let folder = TemporaryFolder()
+        folder.write("s.json", #"{"response": {"headers": {"Content-Length": "5", "transfer-encoding": "chunked", "Connection": "close", "X-Kept": "1"}, "body": "hello"}}"#)
+        let result = folder.load()
+        XCTAssertTrue(result.isServable)
+        XCTAssertEqual(result.warnings.count, 3, "\(result.warnings)")
+        XCTAssertTrue(result.warnings.allSatisfy { $0.message.contains("dropped") })
+        XCTAssertEqual(result.stubs.first?.response.prepared.headers.map(\.name), ["X-Kept", "Content-Type"])
+    }
+
+    func testResponseBodiesAndDefaultContentTypes() {
+        let stubs = loadStubs("""
+        [
+          {"response": {"body": "plain"}},
+          {"response": {"body": {"b": [1, 2.50], "a": null}}},
+          {"response": {"body": [1]}},
+          {"response": {"bodyBase64": "AAEC/w=="}},
+          {"response": {"status": 204}},
+          {"response": {"headers": {"Content-Type": "application/problem+json", "Set-Cookie": ["a=1", "b=2"]}, "body": {"x": 1}}}
+        ]
+        """)
+        XCTAssertEqual(stubs[0].response.prepared.headers["Content-Type"], "text/plain; charset=utf-8")
+        XCTAssertEqual(String(decoding: stubs[1].response.prepared.body, as: UTF8.self), #"{"b":[1,2.50],"a":null}"#)
+        XCTAssertEqual(stubs[1].response.prepared.headers["Content-Type"], "application/json")
+        XCTAssertEqual(stubs[2].response.prepared.headers["Content-Type"], "application/json")
+        XCTAssertEqual(stubs[3].response.prepared.body, [0, 1, 2, 255])
+        XCTAssertEqual(stubs[3].response.prepared.headers["Content-Type"], "application/octet-stream")
+        XCTAssertEqual(stubs[4].response.status, 204)
+        XCTAssertNil(stubs[4].response.prepared.headers["Content-Type"])
+        XCTAssertEqual(stubs[5].response.prepared.headers.values("Set-Cookie"), ["a=1", "b=2"])
+        XCTAssertEqual(stubs[5].response.prepared.headers.values("Content-Type"), ["application/problem+json"])
+    }
+
+    func testMissingFolderIsAnErrorThatSaysWhatToDo() {
+        let result = StubLoader(directory: "/nonexistent/stubs-\(UUID().uuidString)").load()
+        XCTAssertFalse(result.isServable)
+        XCTAssertTrue(result.errors.first?.message.contains("does not exist") ?? false)
+    }
+
+    func testFingerprintChangesOnEditAddAndDelete() throws {
+        let folder = TemporaryFolder()
+        let file = folder.write("a.json", "[]")
+        let loader = StubLoader(directory: folder.path)
+        let first = loader.fingerprint()
+        folder.write("b.json", "[]")
+        let second = loader.fingerprint()
+        XCTAssertNotEqual(first, second)
+        folder.write("a.json", "[ ]")
+        XCTAssertNotEqual(second, loader.fingerprint())
+        try FileManager.default.removeItem(at: file)
+        XCTAssertEqual(loader.fingerprint().keys.sorted(), ["b.json"])
+    }
+
+    func testSuggestionsForNearKeys() {
+        XCTAssertEqual(Suggestion.closest(to: "reqeust", among: StubDecoder.stubKeys), "request")
+        XCTAssertEqual(Suggestion.closest(to: "Method", among: StubDecoder.requestKeys), "method")
+        XCTAssertEqual(Suggestion.closest(to: "header", among: StubDecoder.requestKeys), "headers")
+        XCTAssertEqual(Suggestion.closest(to: "bodyfile", among: StubDecoder.responseKeys), "bodyFile")
+        XCTAssertNil(Suggestion.closest(to: "banana", among: StubDecoder.responseKeys))
+    }
+}

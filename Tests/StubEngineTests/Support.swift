@@ -1,0 +1,73 @@
+import Foundation
+import HTTP1
+@testable import StubEngine
+import XCTest
+
+/// Parses a raw request with the real parser, so tests see exactly what the server would hand
+/// the engine (decoded path, query items, headers).
+func makeRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "",
+                 file: StaticString = #filePath, line: UInt = #line) -> HTTPRequest {
+    var text = "\(method) \(target) HTTP/1.1\r\nHost: api.example.com:8080\r\n"
+    for (name, value) in headers { text += "\(name): \(value)\r\n" }
+    if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
+    text += "\r\n" + body
+    var parser = RequestParser()
+    var bytes = Array(text.utf8)[...]
+    while true {
+        let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+        bytes = bytes.dropFirst(consumed)
+        switch event {
+        case .request(let request): return request
+        case .needMore where consumed > 0, .sendContinue: continue
+        default:
+            XCTFail("the test request did not parse: \(event)", file: file, line: line)
+            return HTTPRequest(method: method, target: target, path: target)
+        }
+    }
+}
+
+/// A fresh folder per test, removed afterwards: tests run in parallel and share nothing.
+final class TemporaryFolder {
+    let url: URL
+    var path: String { url.path }
+
+    init() {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("stubengine-tests-\(UUID().uuidString)", isDirectory: true)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    @discardableResult
+    func write(_ relative: String, _ contents: String) -> URL {
+        let file = url.appendingPathComponent(relative)
+        try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! Data(contents.utf8).write(to: file)
+        return file
+    }
+
+    func load() -> StubLoadResult { StubLoader(directory: path).load() }
+}
+
+/// Loads stub JSON (one file) and fails the test on any error.
+func loadStubs(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> [Stub] {
+    let folder = TemporaryFolder()
+    folder.write("stubs.json", json)
+    let result = folder.load()
+    XCTAssertEqual(result.errors, [], file: file, line: line)
+    return result.stubs
+}
+
+func engine(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> StubEngine {
+    StubEngine(stubs: loadStubs(json, file: file, line: line))
+}
+
+extension StubEngine {
+    /// The name of the stub that answers, or nil.
+    func answer(_ request: HTTPRequest) -> String? { handle(request).stub?.name }
+}
+
+extension HTTPResponse {
+    var bodyText: String { String(decoding: prepared.body, as: UTF8.self) }
+}
