@@ -31,7 +31,7 @@ let package = Package(
         .executableTarget(name: "benchserver", dependencies: ["HTTPServer"], swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1"], swiftSettings: strict),
-        .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "StubEngine", "HTTP1"], swiftSettings: strict),
+        .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

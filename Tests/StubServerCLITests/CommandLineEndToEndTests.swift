@@ -1,0 +1,187 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// The built binary, run the way users and scripts run it.
+final class CommandLineEndToEndTests: XCTestCase {
+    private func folder(_ files: [String: String]) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cli-\(UUID().uuidString)")
+        for (name, contents) in files {
+            let file = url.appendingPathComponent(name)
+            try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try! Data(contents.utf8).write(to: file)
+        }
+        if files.isEmpty { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    func testReadyLineServesAndStopsWithZeroOnSIGTERM() throws {
+        let dir = folder(["a.json": #"[{"name": "Hello", "request": {"path": "/hello"}, "response": {"body": {"hi": 1}}}, {"response": {"status": 204}}]"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
+        let ready = try XCTUnwrap(server.readyLine())
+        XCTAssertNotNil(ready.range(of: #"^stubserver listening on http://127\.0\.0\.1:[1-9][0-9]* \(2 stubs from .+\)$"#, options: .regularExpression), ready)
+        XCTAssertTrue(ready.hasSuffix("from \(dir.path))"), ready)
+        let base = try XCTUnwrap(server.baseURL())
+        let hello = try fetch(base + "/hello")
+        XCTAssertEqual(hello.status, 200)
+        XCTAssertEqual(hello.body, #"{"hi":1}"#)
+        XCTAssertEqual(hello.headers["content-type"], "application/json")
+        XCTAssertTrue(hello.headers["server"]?.hasPrefix("stubserver/") ?? false)
+        XCTAssertNotNil(hello.headers["date"])
+        server.waitFor("the request log line") { server.stdout.contains("GET /hello 200 \"Hello\"") }
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.exitStatus(), 0)
+    }
+
+    func testSIGINTLetsAnInFlightResponseFinishThenExitsZero() throws {
+        let dir = folder(["slow.json": #"{"request": {"path": "/slow"}, "response": {"delay": 700, "body": "done"}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
+        let base = try XCTUnwrap(server.baseURL())
+        nonisolated(unsafe) var body: String?
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body = try? fetch(base + "/slow").body
+            finished.signal()
+        }
+        // The log line is written when the stub is chosen, before the delay runs out: from then
+        // on the response is in flight.
+        server.waitFor("the request to be in flight") { server.stdout.contains("GET /slow 200") }
+        server.signal(SIGINT)
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(body, "done", "the in-flight response must finish")
+        XCTAssertEqual(server.exitStatus(), 0)
+        XCTAssertTrue(server.stderr.contains("stopping"), server.stderr)
+    }
+
+    func testPortFileAndJSONLog() throws {
+        let dir = folder(["a.json": #"{"name": "A", "request": {"path": "/a"}, "response": {}}"#])
+        let portFile = dir.appendingPathComponent("port").path
+        let server = try StubServerProcess(["--dir=\(dir.path)", "--port=0", "--port-file=\(portFile)", "--log=json", "--no-watch"])
+        let base = try XCTUnwrap(server.baseURL())
+        let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(base.hasSuffix(":\(port)"))
+        _ = try fetch(base + "/a?x=1")
+        _ = try fetch(base + "/b")
+        server.waitFor("two JSON log lines") { server.stdout.split(separator: "\n").count >= 3 }
+        let lines = server.stdout.split(separator: "\n").dropFirst().map(String.init)
+        let first = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(first["method"] as? String, "GET")
+        XCTAssertEqual(first["target"] as? String, "/a?x=1")
+        XCTAssertEqual(first["status"] as? Int, 200)
+        XCTAssertEqual(first["stub"] as? String, "A")
+        let second = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        XCTAssertEqual(second["status"] as? Int, 404)
+        XCTAssertTrue(second["stub"] is NSNull)
+        XCTAssertNotNil(second["nearMiss"])
+    }
+
+    func testValidateReportsEveryErrorWithPositionsAndExitsOne() throws {
+        let dir = folder([
+            "good.json": #"{"response": {}}"#,
+            "bad-syntax.json": "{\n  \"response\": {\"status\": 200,}\n}",
+            "bad-keys.json": #"{"reqest": {}, "response": {"status": 700}}"#,
+        ])
+        let result = try runStubServer(["validate", "--dir", dir.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stdout.contains("bad-syntax.json:2:30: error: trailing comma before '}'"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bad-keys.json:1:2: error: $.reqest: unknown key \"reqest\" in a stub; did you mean \"request\"?"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bad-keys.json:1:39: error: $.response.status: expected an HTTP status from 100 to 599"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("3 errors in 2 files"), result.stdout)
+    }
+
+    func testValidateGoodFolderExitsZero() throws {
+        let dir = folder(["a.json": #"[{"response": {}}, {"response": {"headers": {"Content-Length": "1"}}}]"#])
+        let result = try runStubServer(["validate", "--dir=\(dir.path)"])
+        XCTAssertEqual(result.status, 0, result.stdout)
+        XCTAssertTrue(result.stdout.contains("2 stubs in 1 file, no errors, 1 warning"), result.stdout)
+    }
+
+    func testServingABrokenFolderExitsOneWithTheErrors() throws {
+        let dir = folder(["a.json": "[{]"])
+        let result = try runStubServer(["--dir", dir.path, "--port", "0"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("a.json:1:3: error:"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("not serving"), result.stderr)
+        XCTAssertFalse(result.stdout.contains("listening"))
+    }
+
+    func testMissingFolderSaysWhatToDo() throws {
+        let result = try runStubServer(["--dir", "/nonexistent-\(UUID().uuidString)", "--port", "0"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("does not exist"), result.stderr)
+    }
+
+    func testUsageErrorsExitTwoWithTheUsage() throws {
+        let result = try runStubServer(["--prot", "0"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("unknown option --prot (did you mean --port?)"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("Usage:"), result.stderr)
+    }
+
+    func testHelpAndVersion() throws {
+        let help = try runStubServer(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("stubserver validate [--dir DIR]"))
+        let version = try runStubServer(["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertTrue(version.stdout.hasPrefix("stubserver 0."), version.stdout)
+    }
+
+    func testPortInUseNamesThePortAndSuggestsPortZero() throws {
+        let dir = folder(["a.json": #"{"response": {}}"#])
+        let first = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
+        let base = try XCTUnwrap(first.baseURL())
+        let port = String(base.split(separator: ":").last!)
+        let second = try runStubServer(["--dir", dir.path, "--port", port, "--no-watch"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains(port), second.stderr)
+        XCTAssertTrue(second.stderr.contains("--port 0"), second.stderr)
+    }
+
+    func testNonLoopbackHostWarns() throws {
+        let dir = folder(["a.json": #"{"response": {}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch"])
+        XCTAssertNotNil(server.baseURL())
+        server.waitFor("the warning") { server.stderr.contains("warning: listening on 0.0.0.0") }
+    }
+
+    func testHotReloadServesEditsKeepsLastGoodOnErrorsAndSeesNewAndDeletedFiles() throws {
+        let dir = folder(["a.json": #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0"])
+        let base = try XCTUnwrap(server.baseURL())
+        XCTAssertEqual(try fetch(base + "/a").body, "one")
+
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "two"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        server.waitFor("the edit to be served", timeout: 5) { (try? fetch(base + "/a").body) == "two" }
+
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "three"}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        server.waitFor("the reload error", timeout: 5) { server.stderr.contains("reload failed") }
+        XCTAssertTrue(server.stderr.contains("a.json:1:"), server.stderr)
+        XCTAssertEqual(try fetch(base + "/a").body, "two", "a broken edit keeps the last good stubs")
+
+        try Data(#"{"request": {"path": "/b"}, "response": {"body": "bee"}}"#.utf8).write(to: dir.appendingPathComponent("b.json"))
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "four"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        server.waitFor("the new file", timeout: 5) { (try? fetch(base + "/b").body) == "bee" }
+        XCTAssertEqual(try fetch(base + "/a").body, "four")
+
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("b.json"))
+        server.waitFor("the deleted file to stop answering", timeout: 5) { (try? fetch(base + "/b").status) == 404 }
+    }
+
+    func testNoWatchKeepsTheStubsLoadedAtStart() throws {
+        let dir = folder(["a.json": #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet"])
+        let base = try XCTUnwrap(server.baseURL())
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "two"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        // A control: a second server with watching on sees the same edit, so by the time it
+        // does, the first one would have too if it were watching.
+        let watching = try StubServerProcess(["--dir", dir.path, "--port", "0", "--log", "quiet"])
+        let watchingBase = try XCTUnwrap(watching.baseURL())
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "three"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        watching.waitFor("the watching server to reload", timeout: 5) { (try? fetch(watchingBase + "/a").body) == "three" }
+        XCTAssertEqual(try fetch(base + "/a").body, "one")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// The built `stubserver` binary run as a child process, its output collected as it arrives.
+/// Readiness is the ready line on stdout, never a sleep.
+final class StubServerProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var stdoutText = ""
+    private var stderrText = ""
+
+    static var executable: URL {
+        // The test bundle sits beside the products in .build/<triple>/debug (or inside it, on macOS).
+        var directory = Bundle(for: StubServerProcess.self).bundleURL.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("stubserver")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stubserver")
+    }
+
+    init(_ arguments: [String], workingDirectory: URL? = nil) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock(); self.stdoutText += String(decoding: data, as: UTF8.self); self.lock.unlock()
+        }
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock(); self.stderrText += String(decoding: data, as: UTF8.self); self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+    }
+
+    var stdout: String { lock.lock(); defer { lock.unlock() }; return stdoutText }
+    var stderr: String { lock.lock(); defer { lock.unlock() }; return stderrText }
+
+    /// Polls until `condition` holds or the deadline passes.
+    @discardableResult
+    func waitFor(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+                 _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        XCTFail("timed out waiting for \(what)\nstdout:\n\(stdout)\nstderr:\n\(stderr)", file: file, line: line)
+        return false
+    }
+
+    /// The ready line, once printed.
+    func readyLine(file: StaticString = #filePath, line: UInt = #line) -> String? {
+        waitFor("the ready line", file: file, line: line) { stdout.contains("\n") || !process.isRunning }
+        return stdout.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+    }
+
+    /// The base URL from the ready line.
+    func baseURL(file: StaticString = #filePath, line: UInt = #line) -> String? {
+        guard let ready = readyLine(file: file, line: line),
+              let start = ready.range(of: "http://"), let end = ready.range(of: " (") else { return nil }
+        return String(ready[start.lowerBound..<end.lowerBound])
+    }
+
+    /// Waits for exit and returns the status.
+    func exitStatus(timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> Int32? {
+        guard waitFor("the process to exit", timeout: timeout, file: file, line: line, { !process.isRunning }) else { return nil }
+        // Let the pipes drain what the process wrote last.
+        let deadline = Date().addingTimeInterval(1)
+        var previous = -1
+        while Date() < deadline {
+            let size = stdout.count + stderr.count
+            if size == previous { break }
+            previous = size
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return process.terminationStatus
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+}
+
+/// Runs the binary to completion (validate, --help, usage errors).
+func runStubServer(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32?, stdout: String, stderr: String) {
+    let p = try StubServerProcess(arguments)
+    let status = p.exitStatus(file: file, line: line)
+    return (status, p.stdout, p.stderr)
+}
+
+/// A plain HTTP exchange with URLSession (what an app would use).
+func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> (status: Int, headers: [String: String], body: String) {
+    var request = URLRequest(url: URL(string: url)!)
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    if let body { request.httpBody = Data(body.utf8) }
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: (Int, [String: String], String)?
+    nonisolated(unsafe) var failure: (any Error)?
+    session.dataTask(with: request) { data, response, error in
+        if let http = response as? HTTPURLResponse {
+            var headers: [String: String] = [:]
+            for (k, v) in http.allHeaderFields { headers[String(describing: k).lowercased()] = String(describing: v) }
+            result = (http.statusCode, headers, String(decoding: data ?? Data(), as: UTF8.self))
+        } else {
+            failure = error
+        }
+        done.signal()
+    }.resume()
+    guard done.wait(timeout: .now() + 20) == .success else { throw URLError(.timedOut) }
+    if let result { return result }
+    throw failure ?? URLError(.badServerResponse)
+}
