@@ -253,7 +253,8 @@ struct StubDecoder {
             return []
         }
         var result: [(name: String, matcher: ValueMatcher)] = []
-        for member in members where !Self.isComment(member.key) {
+        // Names here are data (a query parameter may well start with "_"), not comments.
+        for member in members {
             if let matcher = decodeMatcher(member.value, path + Self.pathComponent(member.key)) {
                 result.append((member.key, matcher))
             }
@@ -413,7 +414,7 @@ struct StubDecoder {
             error(path, node, "expected an object of header name to value (or to an array of values), found \(node.kindDescription)")
             return headers
         }
-        for member in members where !Self.isComment(member.key) {
+        for member in members {
             let memberPath = path + Self.pathComponent(member.key)
             guard Self.isToken(member.key) else {
                 problems.append(StubProblem(.error, file: displayPath, position: member.keyPosition, jsonPath: memberPath,
