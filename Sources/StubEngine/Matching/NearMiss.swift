@@ -16,36 +16,36 @@ public struct NearMissReport: Sendable {
 
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
     static func build(for facts: RequestFacts, in catalog: StubCatalog, limit: Int = 3) -> NearMissReport {
-        // Method and path failures weigh more than a missing header: a stub for the right
-        // endpoint with the wrong header is what the user most likely meant.
-        func weight(_ m: Mismatch) -> Int {
+        // A wrong method weighs more than a missing header: a stub for the right endpoint with
+        // the wrong header is what the user most likely meant. A wrong path weighs by how far it
+        // is from the request's (a typo in one segment is close; another endpoint is far).
+        let path = facts.request.path
+        func score(_ m: Mismatch, _ stub: Stub) -> Double {
             switch m.condition {
-            case "path": 4
-            case "method": 3
-            default: 1
+            case "method": return 3
+            case "path":
+                let source = stub.request.path?.source ?? ""
+                let distance = Double(Suggestion.editDistance(source, path)) / Double(max(source.count, path.count, 1))
+                return 1 + 5 * distance
+            default: return 1
             }
         }
-        var scored: [(weight: Int, stub: Stub, mismatches: [Mismatch])] = []
+        var scored: [(score: Double, farOff: Bool, stub: Stub, mismatches: [Mismatch])] = []
         scored.reserveCapacity(catalog.count)
         for stub in catalog.stubs {
             let mismatches = RequestMatcher.mismatches(stub.request, facts)
             guard !mismatches.isEmpty else { continue }
-            scored.append((mismatches.reduce(0) { $0 + weight($1) }, stub, mismatches))
+            let farOff = mismatches.contains { $0.condition == "method" } && mismatches.contains { $0.condition == "path" }
+            scored.append((mismatches.reduce(0) { $0 + score($1, stub) }, farOff, stub, mismatches))
         }
-        scored.sort { $0.weight != $1.weight ? $0.weight < $1.weight : $0.stub.rank < $1.stub.rank }
-        // A stub for another method and another path is not "close" once anything closer exists.
-        if let lightest = scored.first?.weight, lightest < 7 { scored.removeAll { $0.weight >= 7 } }
-        // Among the lightest few, prefer paths that look like the request's (a typo in the path).
-        let shortlist = scored.prefix(max(limit * 4, 12)).map { entry -> (Int, Int, Stub, [Mismatch]) in
-            let distance = entry.stub.request.path.map { Suggestion.editDistance($0.source, facts.request.path) } ?? 0
-            return (entry.weight, distance, entry.stub, entry.mismatches)
-        }
-        let closest = shortlist.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.prefix(limit)
+        // Another method on another path is not "close" once anything closer exists.
+        if scored.contains(where: { !$0.farOff }) { scored.removeAll { $0.farOff } }
+        scored.sort { $0.score != $1.score ? $0.score < $1.score : $0.stub.rank < $1.stub.rank }
+        let closest = scored.prefix(limit)
         return NearMissReport(method: facts.request.method, target: facts.request.target,
-                              candidates: closest.map { Candidate(name: $0.2.name, source: $0.2.source.description, mismatches: $0.3) },
+                              candidates: closest.map { Candidate(name: $0.stub.name, source: $0.stub.source.description, mismatches: $0.mismatches) },
                               stubCount: catalog.count)
     }
-
     /// For the console and for clients that do not accept JSON.
     public var text: String {
         var lines = ["No stub matched \(method) \(target)"]
