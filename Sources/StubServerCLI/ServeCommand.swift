@@ -51,7 +51,8 @@ struct ServeCommand {
         var watcher: StubFolderWatcher?
         if options.watch {
             let console = self.console, directory = options.directory
-            watcher = StubFolderWatcher(loader: loader) {
+            let root = loader.directory.path
+            watcher = StubFolderWatcher(loader: loader, fingerprint: { FileTreeSnapshot.take(root) }) {
                 let reloaded = loader.load()
                 for problem in reloaded.problems { console.err(problem.description) }
                 if reloaded.isServable {
