@@ -1,5 +1,9 @@
-/// Parses one complete request head (request line and header fields, each line already known to
-/// end in CRLF) into a request without a body, plus how its body is framed (RFC 9112 §6).
+/// Parses a request head (request line and header fields, each line already known to end in
+/// CRLF) into a request without a body, plus how its body is framed (RFC 9112 §6).
+///
+/// `RequestParser` calls the pieces line by line as the head arrives, so a malformed request
+/// line or field is refused as soon as its line is complete, not when (or if) the head ends:
+/// `parseRequestLine`, then `parseField` + `addField` per field line, then `finishHead`.
 enum BodyFraming: Equatable {
     case none
     case length(Int)
@@ -15,35 +19,51 @@ struct ParsedHead {
 enum RequestHeadParser {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
+    /// The whole head at once (request line through the empty line), for callers that have it.
     static func parse(_ head: Bytes, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
-        // Split into lines; every LF was checked to follow a CR by the scanner.
         var lines: [Range<Int>] = []
-        lines.reserveCapacity(16)
         var start = 0
-        var i = 0
-        while i < head.count {
-            if head[i] == ByteClass.lf {
-                lines.append(start..<(i - 1))
-                start = i + 1
-            }
-            i += 1
+        for i in 0..<head.count where head[i] == ByteClass.lf {
+            guard i > 0, head[i - 1] == ByteClass.cr else { throw .bad("bare LF in request head") }
+            lines.append(start..<(i - 1))
+            start = i + 1
         }
-        // The last line is the empty line that ends the head.
-        guard lines.count >= 2 else { throw .bad("empty request") }
+        guard lines.count >= 2, lines[lines.count - 1].isEmpty else { throw .bad("empty request") }
         var request = try parseRequestLine(head, lines[0], limits: limits)
+        for line in lines[1..<(lines.count - 1)] {
+            try addField(head, line, to: &request.headers, limits: limits)
+        }
+        return try finishHead(request, limits: limits)
+    }
 
-        var headers = HTTPHeaders()
-        let fieldLines = lines[1..<(lines.count - 1)]
-        if fieldLines.count > limits.maxHeaderCount {
+    /// Parses one field line and adds it, applying the checks that need no other field: the
+    /// field count limit and the syntax of Host (RFC 9112 §3.2: an invalid Host MUST get 400).
+    static func addField(_ buf: Bytes, _ line: Range<Int>, to headers: inout HTTPHeaders, limits: HTTPParserLimits) throws(HTTPParseError) {
+        let (name, value) = try parseField(buf, line)
+        if headers.count >= limits.maxHeaderCount {
             throw HTTPParseError(.headersTooLarge, "more than \(limits.maxHeaderCount) header fields")
         }
-        for line in fieldLines {
-            let (name, value) = try parseField(head, line)
-            headers.add(name, value)
+        if asciiCaseInsensitiveEquals(name, "Host") {
+            guard !headers.contains("Host") else { throw .bad("more than one Host header") }
+            guard Authority.isValid(value.utf8, allowEmptyHost: true) else { throw .bad("invalid Host header") }
+        } else if asciiCaseInsensitiveEquals(name, "Content-Length") {
+            // Framing errors are refused on sight too; `framing` repeats the checks on the whole set.
+            guard !headers.contains("Content-Length") else { throw .bad("repeated Content-Length") }
+            guard !headers.contains("Transfer-Encoding") else { throw .bad("both Transfer-Encoding and Content-Length") }
+            _ = try contentLength(value)
+        } else if asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
+            guard !headers.contains("Content-Length") else { throw .bad("both Transfer-Encoding and Content-Length") }
         }
-        request.headers = headers
+        headers.add(name, value)
+    }
+
+    /// The checks that need the whole header section, once the empty line has arrived.
+    static func finishHead(_ request: HTTPRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
+        var request = request
+        let headers = request.headers
         let framing = try framing(of: headers, version: request.version, limits: limits)
         try checkHost(&request)
+        try checkConnection(headers)
         let expects = request.version.minor >= 1 && framing != .none && framing != .length(0)
             && headers.hasToken("100-continue", in: "Expect")
         return ParsedHead(request: request, framing: framing, expectsContinue: expects)
@@ -161,38 +181,48 @@ enum RequestHeadParser {
         // Stricter than the RFC's MAY: a repeated or listed Content-Length is refused even when
         // the values agree, because intermediaries disagree on how to read it.
         guard cl.count == 1 else { throw .bad("repeated Content-Length") }
-        let digits = cl[0].utf8
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(ByteClass.isDigit) else {
-            throw .bad("invalid Content-Length")
-        }
-        let length = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+        let length = try contentLength(cl[0])
         guard length <= limits.maxBodyBytes else {
             throw HTTPParseError(.bodyTooLarge, "body of \(length) bytes is over the \(limits.maxBodyBytes)-byte limit")
         }
         return .length(length)
     }
 
-    // MARK: Host (RFC 9112 §3.2)
+    /// `Content-Length = 1*DIGIT` (RFC 9110 §8.6): no sign, no list, at most 18 digits.
+    static func contentLength(_ value: String) throws(HTTPParseError) -> Int {
+        let digits = value.utf8
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(ByteClass.isDigit) else {
+            throw .bad("invalid Content-Length")
+        }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+    }
 
+    // MARK: Host (RFC 9112 §3.2) and Connection (RFC 9110 §7.6.1)
+
+    /// Presence and uniqueness; the value's syntax was checked as the field arrived.
     static func checkHost(_ request: inout HTTPRequest) throws(HTTPParseError) {
         let hosts = request.headers.values("Host")
         guard hosts.count <= 1 else { throw .bad("more than one Host header") }
         if request.version.minor >= 1 && hosts.isEmpty { throw .bad("missing Host header") }
         if let host = hosts.first {
-            guard host.utf8.allSatisfy({ hostByte[Int($0)] }) else { throw .bad("invalid Host header") }
+            guard Authority.isValid(host.utf8, allowEmptyHost: true) else { throw .bad("invalid Host header") }
             if request.authority == nil && !host.isEmpty { request.authority = host }
         }
     }
 
-    /// uri-host [ ":" port ]: unreserved, sub-delims, "%", ":", "[" and "]".
-    static let hostByte: [Bool] = {
-        var t = [Bool](repeating: false, count: 256)
-        for b in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(b)] = true }
-        for b in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(b)] = true }
-        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(b)] = true }
-        for c in "-._~!$&'()*+,;=%:[]".utf8 { t[Int(c)] = true }
-        return t
-    }()
+    /// `Connection = #connection-option` (tokens). Stricter than the RFC requires: the field
+    /// decides whether the connection persists, so a value we cannot read is refused rather than
+    /// guessed at. Empty list elements are allowed (RFC 9110 §5.6.1.2).
+    static func checkConnection(_ headers: HTTPHeaders) throws(HTTPParseError) {
+        for value in headers.values("Connection") {
+            for part in value.split(separator: ",", omittingEmptySubsequences: false) {
+                let option = part.trimmingOWS()
+                guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                    throw .bad("invalid Connection header")
+                }
+            }
+        }
+    }
 
     static func string(_ buf: Bytes, _ r: Range<Int>) -> String {
         String(decoding: Bytes(rebasing: buf[r]), as: UTF8.self)

@@ -30,6 +30,10 @@ public struct RequestParser: Sendable {
     public let limits: HTTPParserLimits
     private var state: State = .head
     private var scanned = 0
+    /// Where the head line being scanned began (0: the request line).
+    private var lineStart = 0
+    /// The request line and the fields parsed so far, while the head is still arriving.
+    private var partialHead: HTTPRequest?
     private var current: HTTPRequest?
     private var body: [UInt8] = []
 
@@ -79,6 +83,7 @@ public struct RequestParser: Sendable {
 
     private mutating func fail(_ error: HTTPParseError) -> (event: Event, consumed: Int) {
         state = .failed(error)
+        partialHead = nil
         current = nil
         body = []
         return (.failure(error), 0)
@@ -96,64 +101,76 @@ public struct RequestParser: Sendable {
 
     // MARK: head
 
+    /// Scans the head once, byte by byte. Each line is parsed as soon as its CRLF arrives (the
+    /// request line, then one field at a time), so an invalid line is refused at once instead of
+    /// after the header timeout. The head's bytes stay unconsumed until the empty line, so the
+    /// offsets kept between calls (`scanned`, `lineStart`) stay valid.
     private mutating func parseHead(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
         // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
-        var skip = 0
-        while skip + 1 < input.count, input[skip] == ByteClass.cr, input[skip + 1] == ByteClass.lf, skip < 8 { skip += 2 }
-        if skip > 0 {
-            scanned = 0
-            return (.needMore, skip)
+        if scanned == 0 {
+            var skip = 0
+            while skip + 1 < input.count, input[skip] == ByteClass.cr, input[skip + 1] == ByteClass.lf, skip < 8 { skip += 2 }
+            if skip > 0 { return (.needMore, skip) }
         }
         var i = scanned
-        var lineStart = lineStartBefore(scanned, in: input)
         while i < input.count {
             let b = input[i]
             if b == ByteClass.lf {
                 guard i > 0, input[i - 1] == ByteClass.cr else { return fail(.bad("bare LF in request head")) }
-                if lineStart == 0, i - 1 > limits.maxTargetBytes + 64 {
-                    return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
+                let lineEnd = i - 1
+                if lineEnd == lineStart {
+                    guard let request = partialHead else {
+                        // An empty line before the request line whose CR and LF came in separate reads.
+                        scanned = 0
+                        lineStart = 0
+                        return (.needMore, i + 1)
+                    }
+                    // The empty line: the head is complete.
+                    return completeHead(request, length: i + 1, available: input.count - i - 1)
                 }
-                if i - 1 == lineStart && lineStart > 0 {
-                    return completeHead(input, length: i + 1)
+                do {
+                    if partialHead == nil {
+                        if lineEnd > limits.maxTargetBytes + 64 {
+                            return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
+                        }
+                        partialHead = try RequestHeadParser.parseRequestLine(input, lineStart..<lineEnd, limits: limits)
+                    } else {
+                        try RequestHeadParser.addField(input, lineStart..<lineEnd, to: &partialHead!.headers, limits: limits)
+                    }
+                } catch {
+                    return fail(error)
                 }
                 lineStart = i + 1
+            } else if i > 0, input[i - 1] == ByteClass.cr {
+                // RFC 9112 §2.2: a CR that does not start a CRLF makes the element invalid.
+                return fail(.bad("bare CR in request head"))
             }
             i += 1
             if i > limits.maxHeaderBytes {
-                let inRequestLine = lineStart == 0
-                return fail(inRequestLine
+                return fail(partialHead == nil
                     ? HTTPParseError(.targetTooLong, "request line longer than the target limit")
                     : HTTPParseError(.headersTooLarge, "header section over \(limits.maxHeaderBytes) bytes"))
             }
         }
-        if lineStart == 0, input.count > limits.maxTargetBytes + 64 {
+        if partialHead == nil, input.count > limits.maxTargetBytes + 64 {
             return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
         }
         scanned = input.count
         return (.needMore, 0)
     }
 
-    /// Where the line containing offset `scanned` began (0 for the request line).
-    private func lineStartBefore(_ offset: Int, in input: UnsafeBufferPointer<UInt8>) -> Int {
-        var j = offset
-        while j > 0 {
-            if input[j - 1] == ByteClass.lf { return j }
-            j -= 1
-        }
-        return 0
-    }
-
-    private mutating func completeHead(_ input: UnsafeBufferPointer<UInt8>, length: Int) -> (event: Event, consumed: Int) {
+    private mutating func completeHead(_ request: HTTPRequest, length: Int, available: Int) -> (event: Event, consumed: Int) {
         let parsed: ParsedHead
         do {
-            parsed = try RequestHeadParser.parse(UnsafeBufferPointer(rebasing: input[0..<length]), limits: limits)
+            parsed = try RequestHeadParser.finishHead(request, limits: limits)
         } catch {
             return fail(error)
         }
         scanned = 0
+        lineStart = 0
+        partialHead = nil
         current = parsed.request
         body = []
-        let available = input.count - length
         switch parsed.framing {
         case .none, .length(0):
             return (finish(), length)
@@ -199,41 +216,51 @@ public struct RequestParser: Sendable {
     }
 
     /// chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )
+    ///
+    /// Whitespace is only allowed where the grammar's BWS is, that is before a ";" or "=" and
+    /// after one: `5 \r\n` or `5;a \r\n` (trailing whitespace) is malformed.
     static func validChunkExtensions(_ ext: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
-        func skipBWS() { while i < ext.count, ext[i] == ByteClass.space || ext[i] == ByteClass.tab { i += 1 } }
+        func skipBWS(_ k: inout Int) { while k < ext.count, ext[k] == ByteClass.space || ext[k] == ByteClass.tab { k += 1 } }
         func token() -> Bool {
             let s = i
             while i < ext.count, ByteClass.token[Int(ext[i])] { i += 1 }
             return i > s
         }
-        while true {
-            skipBWS()
-            if i == ext.count { return true }
-            guard ext[i] == UInt8(ascii: ";") else { return false }
+        while i < ext.count {
+            skipBWS(&i)
+            guard i < ext.count, ext[i] == UInt8(ascii: ";") else { return false }
             i += 1
-            skipBWS()
+            skipBWS(&i)
             guard token() else { return false }
-            skipBWS()
-            if i < ext.count, ext[i] == UInt8(ascii: "=") {
+            var j = i
+            skipBWS(&j)
+            guard j < ext.count, ext[j] == UInt8(ascii: "=") else { continue }
+            i = j + 1
+            skipBWS(&i)
+            if i < ext.count, ext[i] == UInt8(ascii: "\"") {
                 i += 1
-                skipBWS()
-                if i < ext.count, ext[i] == UInt8(ascii: "\"") {
-                    i += 1
-                    var closed = false
-                    while i < ext.count {
-                        let b = ext[i]
-                        if b == UInt8(ascii: "\\") { i += 2; continue }
-                        if b == UInt8(ascii: "\"") { closed = true; i += 1; break }
-                        guard b == ByteClass.tab || (b >= 0x20 && b != 0x7F) else { return false }
-                        i += 1
+                var closed = false
+                while i < ext.count {
+                    let b = ext[i]
+                    if b == UInt8(ascii: "\\") {
+                        // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
+                        guard i + 1 < ext.count, ext[i + 1] == ByteClass.tab || (ext[i + 1] >= 0x20 && ext[i + 1] != 0x7F) else {
+                            return false
+                        }
+                        i += 2
+                        continue
                     }
-                    guard closed else { return false }
-                } else {
-                    guard token() else { return false }
+                    if b == UInt8(ascii: "\"") { closed = true; i += 1; break }
+                    guard b == ByteClass.tab || (b >= 0x20 && b != 0x7F) else { return false }
+                    i += 1
                 }
+                guard closed else { return false }
+            } else {
+                guard token() else { return false }
             }
         }
+        return true
     }
 
     private mutating func parseTrailers(_ input: UnsafeBufferPointer<UInt8>, seen: Int) -> (event: Event, consumed: Int) {

@@ -13,18 +13,31 @@ struct RequestTarget: Equatable {
             guard method == "OPTIONS" else { throw .bad("asterisk-form target is only for OPTIONS") }
             return RequestTarget(path: "*", rawQuery: nil, queryItems: [], authority: nil)
         }
+        if method == "CONNECT" {
+            // RFC 9112 §3.2.3: CONNECT takes the authority-form, and nothing else does. A
+            // well-formed CONNECT asks for a tunnel, which we do not implement (RFC 9110 §9.1: 501).
+            guard Authority.isValid(raw.utf8, allowEmptyHost: false, requirePort: true) else {
+                throw .bad("CONNECT needs an authority-form target (host:port)")
+            }
+            throw HTTPParseError(.notImplemented, "CONNECT is not supported")
+        }
         var rest = Substring(raw)
         var authority: String?
         if rest.first != "/" {
             guard let schemeEnd = rest.firstRange(of: "://") else {
-                throw .bad(method == "CONNECT" ? "CONNECT is not supported" : "request-target must start with / or be absolute")
+                throw .bad("request-target must start with / or be absolute")
             }
             let scheme = rest[..<schemeEnd.lowerBound].lowercased()
             guard scheme == "http" || scheme == "https" else { throw .bad("unsupported scheme in absolute-form target") }
             rest = rest[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
             let auth = rest[..<authorityEnd]
-            guard !auth.isEmpty, !auth.contains("@") else { throw .bad("absolute-form target needs a host and no userinfo") }
+            // RFC 9110 §4.2.1: an http(s) URI with an empty host MUST be rejected; §4.2.4: userinfo
+            // SHOULD be treated as an error. Anything else that is not `host[:port]` is malformed.
+            guard !auth.contains("@") else { throw .bad("userinfo in absolute-form target") }
+            guard Authority.isValid(auth.utf8, allowEmptyHost: false) else {
+                throw .bad("invalid authority in absolute-form target")
+            }
             authority = String(auth)
             rest = rest[authorityEnd...]
             if rest.first == "?" || rest.isEmpty { rest = "/" + rest }

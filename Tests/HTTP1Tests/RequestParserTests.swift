@@ -235,3 +235,113 @@ import Testing
         #expect(d.failure?.status == 413)
     }
 }
+
+/// Regressions found by replaying the shared conformance corpora (Tests/HTTPServerTests/ConformanceTests).
+@Suite struct ConformanceRegressionTests {
+    /// RFC 9112 §3.2: a Host field with an invalid value MUST get 400. The value must be
+    /// `uri-host [ ":" port ]` (RFC 3986), not just made of allowed characters.
+    static let invalidHosts = ["localhost:port", "localhost:0", "localhost:65536", "localhost:80:80", "localhost::80",
+                               "4714::abcd:8001", "::1", "[4712::abcd::]", "[::1", "[::1]x", "[1:2:3:4:5:6:7:8:9]",
+                               "[::1%en0]", "user@localhost", "a%zz", "[v1]"]
+
+    @Test(arguments: invalidHosts)
+    func invalidHostSyntaxIs400(_ host: String) {
+        let d = ParserDriver.parse("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        #expect(d.failure?.status == 400, "Host: \(host)")
+    }
+
+    static let validHosts = ["", "localhost", "localhost:8080", "localhost:", "[::1]", "[::1]:80", "[::1%25en0]:80",
+                             "[4712:abcd::]", "[::ffff:127.0.0.1]:8000", "[1:2:3:4:5:6:7:8]", "[v1.fe:x]",
+                             "foo_bar.example.com", "0.0.0.0=5000", "127.01.0.1", "%31.example"]
+
+    @Test(arguments: validHosts)
+    func validHostSyntaxIsServed(_ host: String) {
+        let d = ParserDriver.parse("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        #expect(d.failure == nil && d.requests.count == 1, "Host: \(host): \(String(describing: d.failure))")
+    }
+
+    @Test(arguments: ["http://localhost:80x/", "http://localhost::80/", "http://[4712::abcd::]/",
+                      "http://4713::abcd:8001/", "http://localhost:0/", "http://:80/", "http://a b/"])
+    func invalidAbsoluteFormAuthorityIs400(_ target: String) {
+        #expect(ParserDriver.parse("GET \(target) HTTP/1.0\r\n\r\n").failure?.status == 400, "\(target)")
+    }
+
+    @Test func bracketedIPv6AbsoluteFormIsServed() throws {
+        let r = try #require(ParserDriver.parse("GET http://[4712::abcd]:8000/p HTTP/1.0\r\n\r\n").requests.first)
+        #expect(r.authority == "[4712::abcd]:8000")
+        #expect(r.hostWithoutPort == "4712::abcd")
+        #expect(r.path == "/p")
+    }
+
+    /// A malformed line is refused when its CRLF arrives, not after the header timeout.
+    @Test(arguments: [
+        ("GET /#frag HTTP/1.0\r\n", 400),
+        ("GET /\r\n", 400),
+        ("GET / HTTP/1.0\r\r", 400),
+        ("GET\r/ HTTP/1.0\r\n", 400),
+        ("GET / HTTP/1.0\r\nHost: localhost:80 x\r\n\r", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n", 400),
+        ("PUT /url HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n", 400),
+        ("PUT /url HTTP/1.1\r\nHost: h\r\nContent-Length: 1000000000000000000000\r\n", 400),
+        ("PUT /url HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 1\r\n", 400),
+        ("GET / HTTP/2.0\r\n", 505),
+        ("CONNECT example.com:443 HTTP/1.1\r\n", 501),
+    ])
+    func invalidLineIsRefusedBeforeTheHeadEnds(_ text: String, _ status: Int) {
+        var d = ParserDriver()
+        d.feed(latin1(text))
+        #expect(d.failure?.status == status, "\(text.debugDescription): \(String(describing: d.failure))")
+    }
+
+    @Test func validPartialHeadWaits() {
+        var d = ParserDriver()
+        d.feed("GET / HTTP/1.1\r\nHost: localhost\r\n\r")
+        #expect(d.failure == nil && d.requests.isEmpty)
+        #expect(d.parser.isMidRequest)
+        d.feed("\n")
+        #expect(d.requests.count == 1)
+    }
+
+    @Test func crlfSplitAcrossReadsAnywhereInTheHead() {
+        let text = "\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\nX: 1\r\n\r\n"
+        let bytes = Array(text.utf8)
+        for split in 0...bytes.count {
+            var d = ParserDriver()
+            d.feed(Array(bytes[..<split]))
+            d.feed(Array(bytes[split...]))
+            #expect(d.failure == nil && d.requests.map(\.path) == ["/a"], "split at \(split)")
+        }
+    }
+
+    @Test func manyLeadingEmptyLinesAreSkipped() {
+        let d = ParserDriver.parse(String(repeating: "\r\n", count: 20) + "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(d.requests.count == 1)
+    }
+
+    /// chunk-ext allows BWS only around ";" and "=" (RFC 9112 §7.1.1): `5 \r\n` is malformed.
+    @Test(arguments: ["5 \r\n", "5\t\r\n", "5;a \r\n", "5;a=b \r\n", "5;a=\"b\" \r\n", "5;\r\n", "5;a=\r\n", "5;a=\"\\\u{1}\"\r\n"])
+    func chunkLineWithStrayWhitespaceIs400(_ line: String) {
+        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)hello\r\n0\r\n\r\n")
+        #expect(d.failure?.status == 400, "\(line.debugDescription)")
+    }
+
+    @Test(arguments: ["5 ;a\r\n", "5; a\r\n", "5;a = b\r\n", "5 ; one ; two;three\r\n", "5;a=\"q \\\" x\"\r\n"])
+    func chunkExtensionWithBWSIsAccepted(_ line: String) {
+        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)hello\r\n0\r\n\r\n")
+        #expect(d.failure == nil && d.requests.first?.body == Array("hello".utf8), "\(line.debugDescription)")
+    }
+
+    @Test func connectionMustBeATokenList() {
+        #expect(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: jndi{ldap127\r\n\r\n").failure?.status == 400)
+        #expect(ParserDriver.parse("GET / HTTP/1.0\r\nConnection: a b\r\n\r\n").failure?.status == 400)
+        let ok = ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, , Upgrade\r\nUpgrade: x\r\n\r\n")
+        #expect(ok.failure == nil && ok.requests.count == 1)
+    }
+
+    @Test func connectNeedsAuthorityFormAndIsNotImplemented() {
+        #expect(ParserDriver.parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n").failure?.status == 501)
+        #expect(ParserDriver.parse("CONNECT / HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
+        #expect(ParserDriver.parse("CONNECT example.com HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
+        #expect(ParserDriver.parse("GET example.com:443 HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
+    }
+}
