@@ -33,6 +33,7 @@ struct ServeCommand {
             console.err("stubserver: cannot listen: \(error)")
             return 1
         }
+        engine.fallbackBaseURL.value = server.baseURL
         if let portFile = options.portFile {
             do {
                 try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)

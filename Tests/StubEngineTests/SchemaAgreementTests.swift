@@ -38,7 +38,9 @@ final class SchemaAgreementTests: XCTestCase {
             #"{"request": {"body": {"form": {"a": "b"}}}, "response": {"bodyBase64": "AA==", "dribble": {"chunks": 2, "durationMs": 10}}}"#,
             #"{"request": {"body": {"equals": "x", "caseInsensitive": false}}, "response": {"fault": "hang"}}"#,
             #"{"request": {"method": "ANY", "pathPattern": "/x.*"}, "response": {"delay": 5}}"#,
+            #"{"request": {"path": "/u/{id}"}, "response": {"template": true, "body": {"id": "{{request.path.id}}"}}}"#,
             // Invalid for both:
+            #"{"response": {"template": 1, "body": "x"}}"#,
             #"{}"#,
             #"{"reqeust": {}, "response": {}}"#,
             #"{"response": {"staus": 200}}"#,

@@ -30,6 +30,10 @@ public final class StubEngine: Sendable {
 
     public var catalog: StubCatalog { current.value }
 
+    /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
+    /// the server sets its own address here once it listens.
+    public let fallbackBaseURL = LockedReference("http://localhost")
+
     /// Atomically replaces every stub.
     public func replace(with stubs: [Stub]) {
         current.value = StubCatalog(stubs)
@@ -38,8 +42,10 @@ public final class StubEngine: Sendable {
     public func handle(_ request: HTTPRequest) -> StubOutcome {
         let catalog = current.value
         let facts = RequestFacts(request)
-        if let (stub, _) = catalog.bestMatch(facts) {
-            return StubOutcome(response: stub.response.makeHTTPResponse(), stub: stub, nearMiss: nil)
+        if let (stub, captures) = catalog.bestMatch(facts) {
+            let response = stub.response.makeHTTPResponse(
+                TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value))
+            return StubOutcome(response: response, stub: stub, nearMiss: nil)
         }
         let report = NearMissReport.build(for: facts, in: catalog)
         return StubOutcome(response: report.response(for: request), stub: nil, nearMiss: report)
@@ -47,13 +53,13 @@ public final class StubEngine: Sendable {
 }
 
 /// One value behind a lock. The engine's only shared mutable state.
-final class LockedReference<Value: Sendable>: @unchecked Sendable {
+public final class LockedReference<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
 
-    init(_ value: Value) { stored = value }
+    public init(_ value: Value) { stored = value }
 
-    var value: Value {
+    public var value: Value {
         get { lock.lock(); defer { lock.unlock() }; return stored }
         set { lock.lock(); stored = newValue; lock.unlock() }
     }

@@ -19,7 +19,7 @@ struct StubDecoder {
 
     static let stubKeys = ["name", "priority", "request", "response"]
     static let requestKeys = ["method", "path", "pathPattern", "host", "query", "headers", "body"]
-    static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "delay", "fault", "dribble"]
+    static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble"]
     static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
     static let bodyMatcherKeys = ["json", "jsonEquals", "equals", "contains", "matches", "form", "caseInsensitive"]
     /// Headers the server owns; a stub's value would break framing or the connection.
@@ -113,7 +113,7 @@ struct StubDecoder {
         let request = node["request"].map { decodeRequest($0, path + ".request") } ?? RequestPattern()
         let response: StubResponse?
         if let responseNode = node["response"] {
-            response = decodeResponse(responseNode, path + ".response")
+            response = decodeResponse(responseNode, path + ".response", pathParameters: request?.path?.parameterNames ?? [])
         } else {
             error(path, node, "a stub needs a \"response\" (what to answer)")
             response = nil
@@ -344,7 +344,7 @@ struct StubDecoder {
 
     // MARK: Response
 
-    mutating func decodeResponse(_ node: JSONNode, _ path: String) -> StubResponse? {
+    mutating func decodeResponse(_ node: JSONNode, _ path: String, pathParameters: Set<String>) -> StubResponse? {
         guard checkKeys(node, path, allowed: Self.responseKeys, what: "the response") else { return nil }
         var status = 200
         if let s = node["status"] {
@@ -405,7 +405,77 @@ struct StubDecoder {
             error(path + ".dribble", node["dribble"], "a response with a fault sends no body, so it cannot dribble")
         }
         let prepared = PreparedResponse(status: status, headers: headers, body: body)
-        return StubResponse(prepared: prepared, delay: delay, fault: fault, dribble: dribble)
+        var template: ResponseTemplate?
+        if let flag = node["template"] {
+            if flag.bool == nil {
+                error(path + ".template", flag, "expected true or false, found \(flag.kindDescription)")
+            } else if flag.bool == true {
+                template = compileTemplate(node, path, prepared: prepared, pathParameters: pathParameters)
+            }
+        }
+        return StubResponse(prepared: prepared, delay: delay, fault: fault, dribble: dribble, template: template)
+    }
+
+    /// `"template": true`: body and header values become templates, checked now so an unknown
+    /// variable is a load error with its JSON path, never an empty string at run time.
+    mutating func compileTemplate(_ node: JSONNode, _ path: String, prepared: PreparedResponse,
+                                  pathParameters: Set<String>) -> ResponseTemplate? {
+        let before = problems.count
+        var uses = false
+        var headers: [(name: String, value: String, template: Template?)] = []
+        let headerNodes = node["headers"]?.members ?? []
+        for field in prepared.headers {
+            guard field.value.contains("{{") else { headers.append((field.name, field.value, nil)); continue }
+            var template = Template()
+            let member = headerNodes.first { $0.key.lowercased() == field.name.lowercased() }
+            for failure in Template.scan(field.value, pathParameters: pathParameters, jsonString: false, into: &template) {
+                error(path + ".headers" + Self.pathComponent(field.name), member?.value, failure.message)
+            }
+            uses = true
+            headers.append((field.name, field.value, template))
+        }
+        var body: Template?
+        if let b = node["body"] {
+            if let text = b.string {
+                if text.contains("{{") {
+                    var template = Template()
+                    for failure in Template.scan(text, pathParameters: pathParameters, jsonString: false, into: &template) {
+                        error(path + ".body", b, failure.message)
+                    }
+                    body = template
+                }
+            } else {
+                var failures: [(path: String, node: JSONNode, error: TemplateError)] = []
+                let template = Template.json(b, pathParameters: pathParameters, path: path + ".body", errors: &failures)
+                for failure in failures { error(failure.path, failure.node, failure.error.message) }
+                if template.hasVariables || !failures.isEmpty { body = template }
+            }
+        } else if let f = node["bodyFile"], prepared.body.contains(UInt8(ascii: "{")) {
+            // A JSON file is templated as JSON (values escaped, so the body stays valid JSON);
+            // any other file as text.
+            let isJSON = prepared.headers["Content-Type"]?.lowercased().contains("json") ?? false
+            if isJSON, let parsed = try? JSONParser.parse(prepared.body) {
+                var failures: [(path: String, node: JSONNode, error: TemplateError)] = []
+                let template = Template.json(parsed, pathParameters: pathParameters, path: path + ".bodyFile", errors: &failures)
+                for failure in failures { error(path + ".bodyFile", f, "in the file at \(failure.node.position): \(failure.error.message)") }
+                if template.hasVariables { body = template }
+            } else if let text = String(validating: prepared.body, as: UTF8.self), text.contains("{{") {
+                var template = Template()
+                for failure in Template.scan(text, pathParameters: pathParameters, jsonString: false, into: &template) {
+                    error(path + ".bodyFile", f, failure.message)
+                }
+                body = template
+            }
+        } else if node["bodyBase64"] != nil {
+            error(path + ".template", node["template"], "templates apply to text bodies; bodyBase64 is bytes")
+        }
+        if body != nil { uses = true }
+        guard problems.count == before else { return nil }
+        if !uses {
+            warning(path + ".template", node["template"]?.position, "template is on but neither the body nor a header uses {{...}}")
+            return nil
+        }
+        return ResponseTemplate(status: prepared.status, headers: headers, body: body, staticBody: prepared.body)
     }
 
     mutating func decodeResponseHeaders(_ node: JSONNode, _ path: String) -> HTTPHeaders {

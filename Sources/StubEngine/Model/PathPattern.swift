@@ -47,6 +47,12 @@ public enum PathPattern: Sendable {
         return s
     }
 
+    /// The `{name}`s, for checking template variables at load.
+    public var parameterNames: Set<String> {
+        guard case .segments(_, let segments) = self else { return [] }
+        return Set(segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } })
+    }
+
     public var source: String {
         switch self {
         case .segments(let source, _): source

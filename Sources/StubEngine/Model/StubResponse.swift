@@ -7,18 +7,25 @@ public struct StubResponse: Sendable {
     public let delay: Delay?
     public let fault: Fault?
     public let dribble: Dribble?
+    /// Set when the stub opted in with `"template": true` and uses `{{...}}`.
+    let template: ResponseTemplate?
 
-    public init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil) {
+    init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil,
+         template: ResponseTemplate? = nil) {
         self.prepared = prepared
         self.delay = delay
         self.fault = fault
         self.dribble = dribble
+        self.template = template
     }
+
+    public var isTemplated: Bool { template != nil }
 
     public var status: Int { prepared.status }
 
     /// The response for one request: the delay is drawn per request when it is a range.
-    public func makeHTTPResponse() -> HTTPResponse {
+    func makeHTTPResponse(_ context: @autoclosure () -> TemplateContext) -> HTTPResponse {
+        let prepared = template?.render(context()) ?? self.prepared
         let delayMilliseconds = delay?.draw() ?? 0
         let delivery: ResponseDelivery
         switch fault {

@@ -1,0 +1,63 @@
+import HTTP1
+
+/// A response whose body or header values use `{{...}}`: compiled at load, rendered per request
+/// into a fresh `PreparedResponse`. Static parts stay precomputed bytes.
+struct ResponseTemplate: Sendable {
+    let status: Int
+    /// Headers in order; a nil template means the value is static.
+    let headers: [(name: String, value: String, template: Template?)]
+    /// nil when the body is static (`staticBody`).
+    let body: Template?
+    let staticBody: [UInt8]
+
+    func render(_ context: TemplateContext) -> PreparedResponse {
+        var rendered = HTTPHeaders()
+        for header in headers {
+            rendered.add(header.name, header.template?.renderString(context) ?? header.value)
+        }
+        return PreparedResponse(status: status, headers: rendered, body: body?.render(context) ?? staticBody)
+    }
+}
+
+extension Template {
+    /// A JSON body as a template: structure and literal text serialised once; only strings
+    /// that contain `{{` become slots, escaped at render time.
+    static func json(_ node: JSONNode, pathParameters: Set<String>?, path: String,
+                     errors: inout [(path: String, node: JSONNode, error: TemplateError)]) -> Template {
+        var template = Template()
+        write(node, into: &template, pathParameters: pathParameters, path: path, errors: &errors)
+        return template
+    }
+
+    private static func write(_ node: JSONNode, into template: inout Template, pathParameters: Set<String>?, path: String,
+                              errors: inout [(path: String, node: JSONNode, error: TemplateError)]) {
+        switch node.value {
+        case .string(let s) where s.contains("{{"):
+            template.appendLiteral([UInt8(ascii: "\"")])
+            for error in scan(s, pathParameters: pathParameters, jsonString: true, into: &template) {
+                errors.append((path, node, error))
+            }
+            template.appendLiteral([UInt8(ascii: "\"")])
+        case .array(let elements):
+            template.appendLiteral([UInt8(ascii: "[")])
+            for (i, element) in elements.enumerated() {
+                if i > 0 { template.appendLiteral([UInt8(ascii: ",")]) }
+                write(element, into: &template, pathParameters: pathParameters, path: "\(path)[\(i)]", errors: &errors)
+            }
+            template.appendLiteral([UInt8(ascii: "]")])
+        case .object(let members):
+            template.appendLiteral([UInt8(ascii: "{")])
+            for (i, member) in members.enumerated() {
+                if i > 0 { template.appendLiteral([UInt8(ascii: ",")]) }
+                var key: [UInt8] = []
+                JSONSerializer.writeString(member.key, into: &key)
+                template.appendLiteral(key + [UInt8(ascii: ":")])
+                write(member.value, into: &template, pathParameters: pathParameters,
+                      path: path + StubDecoder.pathComponent(member.key), errors: &errors)
+            }
+            template.appendLiteral([UInt8(ascii: "}")])
+        default:
+            template.appendLiteral(JSONSerializer.bytes(node))
+        }
+    }
+}

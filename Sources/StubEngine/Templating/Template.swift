@@ -1,0 +1,121 @@
+import Foundation
+import HTTP1
+
+/// Text with `{{...}}` slots, split at load into literal bytes and variables.
+struct Template: Sendable {
+    enum Part: Sendable {
+        case literal([UInt8])
+        /// `jsonEscaped`: the slot sits inside a JSON string, so the value is escaped to keep the
+        /// body valid JSON whatever the client sent.
+        case variable(TemplateVariable, jsonEscaped: Bool)
+    }
+
+    private(set) var parts: [Part] = []
+
+    var hasVariables: Bool { parts.contains { if case .variable = $0 { true } else { false } } }
+
+    mutating func appendLiteral(_ bytes: some Sequence<UInt8>) {
+        if case .literal(let existing)? = parts.last {
+            parts[parts.count - 1] = .literal(existing + Array(bytes))
+        } else {
+            parts.append(.literal(Array(bytes)))
+        }
+    }
+
+    mutating func append(_ variable: TemplateVariable, jsonEscaped: Bool) {
+        parts.append(.variable(variable, jsonEscaped: jsonEscaped))
+    }
+
+    /// Splits `text` into literals and variables. In a JSON string, literals are escaped here,
+    /// once, and variables are marked for escaping at render time.
+    static func scan(_ text: String, pathParameters: Set<String>?, jsonString: Bool,
+                     into template: inout Template) -> [TemplateError] {
+        var errors: [TemplateError] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            template.appendLiteral(escaped(rest[..<open.lowerBound], json: jsonString))
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                errors.append(TemplateError("\"{{\" without a closing \"}}\""))
+                template.appendLiteral(escaped(rest[open.lowerBound...], json: jsonString))
+                return errors
+            }
+            switch TemplateVariable.parse(String(rest[open.upperBound..<close.lowerBound]), pathParameters: pathParameters) {
+            case .success(let variable): template.append(variable, jsonEscaped: jsonString)
+            case .failure(let error): errors.append(error)
+            }
+            rest = rest[close.upperBound...]
+        }
+        template.appendLiteral(escaped(rest, json: jsonString))
+        return errors
+    }
+
+    private static func escaped(_ text: Substring, json: Bool) -> [UInt8] {
+        guard json else { return Array(text.utf8) }
+        var out: [UInt8] = []
+        JSONSerializer.writeString(String(text), into: &out)
+        return Array(out.dropFirst().dropLast())
+    }
+
+    func render(_ context: TemplateContext) -> [UInt8] {
+        var out: [UInt8] = []
+        for part in parts {
+            switch part {
+            case .literal(let bytes): out.append(contentsOf: bytes)
+            case .variable(let variable, let jsonEscaped):
+                let value = context.value(of: variable)
+                if jsonEscaped {
+                    var quoted: [UInt8] = []
+                    JSONSerializer.writeString(value, into: &quoted)
+                    out.append(contentsOf: quoted.dropFirst().dropLast())
+                } else {
+                    out.append(contentsOf: value.utf8)
+                }
+            }
+        }
+        return out
+    }
+
+    func renderString(_ context: TemplateContext) -> String {
+        String(decoding: render(context), as: UTF8.self)
+    }
+}
+
+/// What a template can see: the request, the path captures, and the address the client used.
+struct TemplateContext {
+    let facts: RequestFacts
+    let captures: [String: String]
+    /// Used when the request names no host (HTTP/1.0 without Host).
+    let fallbackBaseURL: String
+
+    func value(of variable: TemplateVariable) -> String {
+        let request = facts.request
+        switch variable {
+        case .method: return request.method
+        case .path: return request.path
+        case .pathParameter(let name): return captures[name] ?? ""
+        case .query(let name): return request.queryValues(name).first ?? ""
+        case .header(let name): return request.headers.values(name).joined(separator: ", ")
+        case .body: return facts.bodyText
+        case .json(let pointer):
+            guard let node = facts.json?.resolve(pointer: pointer) else { return "" }
+            return node.string ?? JSONSerializer.string(node)
+        case .baseURL:
+            guard let authority = request.authority, !authority.isEmpty else { return fallbackBaseURL }
+            return "http://" + authority
+        case .now(let offset):
+            return Self.rfc3339(epochSeconds: Int(Date().timeIntervalSince1970) + offset)
+        case .uuid:
+            return UUID().uuidString.lowercased()
+        case .randomInt(let lo, let hi):
+            return String(Int.random(in: lo...hi))
+        }
+    }
+
+    static func rfc3339(epochSeconds: Int) -> String {
+        let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
+        let second = epochSeconds - days * 86_400
+        let (y, m, d) = HTTPDate.civil(fromDays: days)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(y)-\(two(m))-\(two(d))T\(two(second / 3600)):\(two(second % 3600 / 60)):\(two(second % 60))Z"
+    }
+}

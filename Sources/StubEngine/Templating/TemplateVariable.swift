@@ -1,0 +1,96 @@
+import Foundation
+import HTTP1
+
+/// One `{{...}}` of a response template, resolved at load: rendering never re-parses.
+enum TemplateVariable: Sendable, Equatable {
+    case method
+    case path
+    case pathParameter(String)
+    case query(String)
+    case header(String)
+    case body
+    case json(pointer: String)
+    case baseURL
+    case now(offsetSeconds: Int)
+    case uuid
+    case randomInt(min: Int, max: Int)
+
+    static let catalogue = "request.method, request.path, request.path.NAME, request.query.NAME, request.headers.NAME, request.body, request.json./POINTER, request.baseUrl, now, now +3d, uuid, randomInt MIN MAX"
+
+    /// Parses the text between `{{` and `}}`. `pathParameters` are the stub's `{name}`s, so a
+    /// misspelt capture is a load error rather than an empty string at run time.
+    static func parse(_ raw: String, pathParameters: Set<String>?) -> Result<TemplateVariable, TemplateError> {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        switch text {
+        case "request.method": return .success(.method)
+        case "request.path": return .success(.path)
+        case "request.body": return .success(.body)
+        case "request.baseUrl": return .success(.baseURL)
+        case "uuid": return .success(.uuid)
+        case "now": return .success(.now(offsetSeconds: 0))
+        default: break
+        }
+        if text.hasPrefix("request.path.") {
+            let name = String(text.dropFirst("request.path.".count))
+            if let pathParameters, !pathParameters.contains(name) {
+                let known = pathParameters.isEmpty ? "the stub's path has no {name} segments" : "the path captures " + pathParameters.sorted().map { "{\($0)}" }.joined(separator: ", ")
+                return .failure(TemplateError("{{\(text)}}: no {\(name)} in the request path (\(known))"))
+            }
+            return .success(.pathParameter(name))
+        }
+        if text.hasPrefix("request.query.") {
+            let name = String(text.dropFirst("request.query.".count))
+            return name.isEmpty ? .failure(TemplateError("{{\(text)}}: name the query parameter, as in request.query.page")) : .success(.query(name))
+        }
+        if text.hasPrefix("request.headers.") {
+            let name = String(text.dropFirst("request.headers.".count))
+            return name.isEmpty ? .failure(TemplateError("{{\(text)}}: name the header, as in request.headers.User-Agent")) : .success(.header(name))
+        }
+        if text.hasPrefix("request.json.") || text == "request.json" {
+            let pointer = String(text.dropFirst("request.json".count).drop { $0 == "." })
+            guard pointer.isEmpty || pointer.hasPrefix("/") else {
+                return .failure(TemplateError("{{\(text)}}: a JSON pointer starts with '/', as in request.json./user/name"))
+            }
+            if let bad = pointer.range(of: "~[^01]|~$", options: .regularExpression) {
+                return .failure(TemplateError("{{\(text)}}: '\(pointer[bad])' in a JSON pointer; write ~0 for '~' and ~1 for '/'"))
+            }
+            return .success(.json(pointer: pointer))
+        }
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        if words.first == "now", words.count == 2 {
+            guard let offset = parseOffset(words[1]) else {
+                return .failure(TemplateError("{{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or now -90m"))
+            }
+            return .success(.now(offsetSeconds: offset))
+        }
+        if words.first == "randomInt" {
+            guard words.count == 3, let lo = Int(words[1]), let hi = Int(words[2]), lo <= hi else {
+                return .failure(TemplateError("{{\(text)}}: write randomInt MIN MAX with whole numbers, MIN <= MAX"))
+            }
+            return .success(.randomInt(min: lo, max: hi))
+        }
+        var message = "{{\(text)}}: unknown variable"
+        let names = ["request.method", "request.path", "request.body", "request.baseUrl", "uuid", "now", "randomInt"]
+        if let near = Suggestion.closest(to: text, among: names) { message += "; did you mean \(near)?" }
+        return .failure(TemplateError(message + " (known: \(catalogue))"))
+    }
+
+    private static func parseOffset(_ word: Substring) -> Int? {
+        guard let sign = word.first, sign == "+" || sign == "-", let unit = word.last else { return nil }
+        guard let amount = Int(word.dropFirst().dropLast()), amount >= 0 else { return nil }
+        let scale: Int
+        switch unit {
+        case "s": scale = 1
+        case "m": scale = 60
+        case "h": scale = 3600
+        case "d": scale = 86_400
+        default: return nil
+        }
+        return (sign == "-" ? -1 : 1) * amount * scale
+    }
+}
+
+struct TemplateError: Error, Equatable {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
