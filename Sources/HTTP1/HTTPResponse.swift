@@ -83,6 +83,29 @@ public struct PreparedResponse: Sendable {
         self.head = head
     }
 
+    private init(status: Int, headers: HTTPHeaders, head: [UInt8], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.head = head
+        self.body = body
+    }
+
+    /// A copy with more fields appended to the serialised head, without re-encoding the rest:
+    /// for per-request additions (CORS) to a response prepared once at load.
+    public func adding(_ extra: HTTPHeaders) -> PreparedResponse {
+        var headers = self.headers
+        var head = self.head
+        for field in extra where !Self.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) {
+            let value = Self.sanitised(field.value)
+            headers.add(field.name, value)
+            head.append(contentsOf: field.name.utf8)
+            head.append(contentsOf: ": ".utf8)
+            head.append(contentsOf: value.utf8)
+            head.append(contentsOf: "\r\n".utf8)
+        }
+        return PreparedResponse(status: status, headers: headers, head: head, body: body)
+    }
+
     /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).
     public static func allowsBody(_ status: Int) -> Bool {
         !(status < 200 || status == 204 || status == 304)

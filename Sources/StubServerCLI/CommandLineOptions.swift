@@ -12,6 +12,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var log: LogFormat = .text
     public var verbose = false
     public var watch = true
+    /// Answer CORS preflights and add CORS headers to every response.
+    public var cors = false
     /// Extra milliseconds before every response, on top of a stub's own delay.
     public var globalDelayMilliseconds = 0
     public var maxBodyBytes = 32 * 1024 * 1024
@@ -34,7 +36,7 @@ extension CommandLineOptions {
     private static let valueFlags = ["--dir", "--port", "--host", "--port-file", "--log", "--delay",
                                      "--max-body", "--max-header", "--max-target", "--header-timeout",
                                      "--idle-timeout", "--max-connections"]
-    private static let booleanFlags = ["--verbose", "--no-watch", "--help", "-h", "--version"]
+    private static let booleanFlags = ["--verbose", "--no-watch", "--cors", "--help", "-h", "--version"]
     /// Flags `validate` accepts; the rest only make sense when serving.
     private static let validateFlags = ["--dir", "--help", "-h", "--verbose"]
 
@@ -69,6 +71,7 @@ extension CommandLineOptions {
                 case "--help", "-h": options.command = .help; return options
                 case "--version": options.command = .version; return options
                 case "--verbose": options.verbose = true
+                case "--cors": options.cors = true
                 default: options.watch = false
                 }
                 continue

@@ -26,6 +26,8 @@ struct RequestLog: Sendable {
         var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
         if let stub = outcome.stub {
             line += "\"\(stub.name)\""
+        } else if outcome.isPreflight {
+            line += "CORS preflight"
         } else {
             line += console.paint("NO MATCH", "1;31")
         }

@@ -17,7 +17,7 @@ struct ServeCommand {
             console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
             return 1
         }
-        let engine = StubEngine(stubs: result.stubs)
+        let engine = StubEngine(stubs: result.stubs, cors: options.cors ? CORSPolicy() : nil)
         let log = RequestLog(format: options.log, verbose: options.verbose, console: console)
         let globalDelay = options.globalDelayMilliseconds
         let server = HTTPServer(configuration: configuration()) { request in

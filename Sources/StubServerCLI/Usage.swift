@@ -19,6 +19,7 @@ enum Usage {
       --no-watch             do not reload when stub files change (reloading is on by default)
       --log text|json|quiet  one line per request as text (default), JSON, or nothing
       --verbose              also log request bodies of unmatched requests
+      --cors                 answer CORS preflights and add CORS headers (for web apps on another origin)
       --delay MS             extra milliseconds before every response
       --max-body SIZE        largest request body (default: 32M)
       --max-header SIZE      largest request header section (default: 64K)

@@ -185,3 +185,24 @@ final class CommandLineEndToEndTests: XCTestCase {
         XCTAssertEqual(try fetch(base + "/a").body, "one")
     }
 }
+
+final class CORSEndToEndTests: XCTestCase {
+    func testCORSFlagAnswersPreflightsOverTheWire() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cors-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"request": {"path": "/api"}, "response": {"headers": {"X-Id": "1"}, "body": {}}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--cors"])
+        let base = try XCTUnwrap(server.baseURL())
+        let preflight = try fetch(base + "/api", method: "OPTIONS", headers: [
+            "Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type",
+        ])
+        XCTAssertEqual(preflight.status, 204)
+        XCTAssertEqual(preflight.headers["access-control-allow-origin"], "http://localhost:5173")
+        XCTAssertEqual(preflight.headers["access-control-allow-headers"], "content-type")
+        let get = try fetch(base + "/api", headers: ["Origin": "http://localhost:5173"])
+        XCTAssertEqual(get.status, 200)
+        XCTAssertEqual(get.headers["access-control-expose-headers"], "X-Id, Content-Type")
+        server.waitFor("the preflight log line") { server.stdout.contains("OPTIONS /api 204 CORS preflight") }
+    }
+}

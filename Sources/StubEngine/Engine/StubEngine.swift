@@ -7,11 +7,14 @@ public struct StubOutcome: Sendable {
     /// nil when no stub matched; `nearMiss` then says why.
     public let stub: Stub?
     public let nearMiss: NearMissReport?
+    /// A CORS preflight answered by `--cors` rather than by a stub.
+    public let isPreflight: Bool
 
-    public init(response: HTTPResponse, stub: Stub?, nearMiss: NearMissReport?) {
+    public init(response: HTTPResponse, stub: Stub?, nearMiss: NearMissReport?, isPreflight: Bool = false) {
         self.response = response
         self.stub = stub
         self.nearMiss = nearMiss
+        self.isPreflight = isPreflight
     }
 }
 
@@ -23,9 +26,11 @@ public struct StubOutcome: Sendable {
 /// sees half a folder.
 public final class StubEngine: Sendable {
     private let current: LockedReference<StubCatalog>
+    private let cors: CORSPolicy?
 
-    public init(stubs: [Stub] = []) {
+    public init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         current = LockedReference(StubCatalog(stubs))
+        self.cors = cors
     }
 
     public var catalog: StubCatalog { current.value }
@@ -40,6 +45,15 @@ public final class StubEngine: Sendable {
     }
 
     public func handle(_ request: HTTPRequest) -> StubOutcome {
+        guard let cors else { return match(request) }
+        if let preflight = cors.preflight(request) {
+            return StubOutcome(response: preflight, stub: nil, nearMiss: nil, isPreflight: true)
+        }
+        let outcome = match(request)
+        return StubOutcome(response: cors.decorate(outcome.response, for: request), stub: outcome.stub, nearMiss: outcome.nearMiss)
+    }
+
+    private func match(_ request: HTTPRequest) -> StubOutcome {
         let catalog = current.value
         let facts = RequestFacts(request)
         if let (stub, captures) = catalog.bestMatch(facts) {
