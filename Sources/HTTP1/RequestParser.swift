@@ -114,6 +114,12 @@ public struct RequestParser: Sendable {
         }
         var i = scanned
         while i < input.count {
+            // Checked per byte, so the verdict on a long request line depends only on its bytes,
+            // not on how they were split across reads (found by fuzzing: a bare CR beyond the
+            // limit gave 400 when the line arrived whole and 414 when it arrived in pieces).
+            if partialHead == nil, i > limits.maxTargetBytes + 64 {
+                return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
+            }
             let b = input[i]
             if b == ByteClass.lf {
                 guard i > 0, input[i - 1] == ByteClass.cr else { return fail(.bad("bare LF in request head")) }

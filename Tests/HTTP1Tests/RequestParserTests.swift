@@ -345,3 +345,24 @@ import Testing
         #expect(ParserDriver.parse("GET example.com:443 HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
     }
 }
+
+/// Regressions found by the libFuzzer target (scripts/fuzz).
+@Suite struct FuzzRegressionTests {
+    /// A request line past the target limit with a bare CR further on: the verdict must not
+    /// depend on how the bytes were split across reads.
+    @Test func longRequestLineVerdictDoesNotDependOnSplits() {
+        let limits = HTTPParserLimits(maxHeaderBytes: 1024, maxTargetBytes: 256, maxBodyBytes: 2048, maxHeaderCount: 32)
+        let line = "GET /" + String(repeating: "a", count: 400) + "\rx HTTP/1.1\r\nHost: h\r\n\r\n"
+        let whole = ParserDriver.parse(line, limits: limits)
+        var split = ParserDriver(limits: limits)
+        for chunk in Array(line.utf8).chunked(17) { split.feed(chunk) }
+        #expect(whole.failure?.status == 414)
+        #expect(split.failure?.status == 414)
+    }
+}
+
+extension Array {
+    fileprivate func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
