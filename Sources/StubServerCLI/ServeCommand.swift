@@ -53,7 +53,9 @@ struct ServeCommand {
         if options.watch {
             let console = self.console, directory = options.directory
             let root = loader.directory.path
-            watcher = StubFolderWatcher(loader: loader, fingerprint: { FileTreeSnapshot.take(root) }) {
+            // Four checks a second; two for big folders, where a check costs more (still within a second).
+            let interval = result.fileCount > 200 ? 0.5 : 0.25
+            watcher = StubFolderWatcher(loader: loader, interval: interval, fingerprint: { FileTreeSnapshot.take(root) }) {
                 let reloaded = loader.load()
                 for problem in reloaded.problems { console.err(problem.description) }
                 if reloaded.isServable {

@@ -4,12 +4,21 @@ import HTTP1
 /// however many stubs look at them (the JSON body is parsed once, not once per stub).
 final class RequestFacts {
     let request: HTTPRequest
-    let segments: [Substring]
 
     init(_ request: HTTPRequest) {
         self.request = request
-        self.segments = PathPattern.split(request.path)
     }
+
+    /// Only segment patterns need these; an exact-path hit never splits the path.
+    lazy var segments: [Substring] = PathPattern.split(request.path)
+
+    /// The first segment, for the prefix index, without splitting the whole path.
+    lazy var firstSegment: String? = {
+        let path = request.path
+        guard path.hasPrefix("/") else { return nil }
+        let rest = path.dropFirst()
+        return String(rest.prefix { $0 != "/" })
+    }()
 
     lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
 

@@ -43,7 +43,7 @@ enum RequestMatcher {
         }
         if let path = pattern.path, path.match(request.path, segments: facts.segments) == nil {
             let expected: String
-            if case .regex = path { expected = "matches /\(path.source)/" } else { expected = path.source }
+            expected = path.isRegex ? "matches /\(path.source)/" : path.source
             result.append(Mismatch(condition: "path", expected: expected, actual: request.path))
         }
         if let host = pattern.host {

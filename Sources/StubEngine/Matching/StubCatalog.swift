@@ -52,7 +52,7 @@ public struct StubCatalog: Sendable {
             }
         }
         consider(exact[facts.request.path])
-        if let first = facts.segments.first { consider(byLeadingSegment[String(first)]) }
+        if !byLeadingSegment.isEmpty, let first = facts.firstSegment { consider(byLeadingSegment[first]) }
         consider(unindexed)
         return best
     }

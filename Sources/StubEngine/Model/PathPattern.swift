@@ -1,6 +1,7 @@
-/// The `path` or `pathPattern` condition, split at load into segments so matching is a walk
-/// over the request's segments with no parsing and no regex for the common forms.
-public enum PathPattern: Sendable {
+/// The `path` or `pathPattern` condition, compiled at load: an all-literal path is one string
+/// comparison; other paths are split into segments, so matching is a walk over the request's
+/// segments with no parsing and no regex for the common forms.
+public struct PathPattern: Sendable {
     public enum Segment: Sendable, Equatable {
         case literal(String)
         /// `{name}`: one segment, captured for templates.
@@ -11,61 +12,72 @@ public enum PathPattern: Sendable {
         case rest
     }
 
-    case segments(source: String, [Segment])
-    case regex(CompiledRegex)
+    enum Kind: Sendable {
+        case literal(String)
+        case segments([Segment])
+        case regex(CompiledRegex)
+    }
 
+    let kind: Kind
+    /// As written in the stub.
+    public let source: String
     /// How specific the pattern is, for choosing among several matches: a literal path beats
     /// `{name}`, which beats `*`, which beats `**`, which beats a regular expression.
-    public var specificityClass: Int {
-        switch self {
-        case .regex: return 1
-        case .segments(_, let segments):
-            if segments.contains(.rest) { return 2 }
-            if segments.contains(.wildcard) { return 3 }
-            if segments.contains(where: { if case .parameter = $0 { true } else { false } }) { return 4 }
-            return 5
-        }
-    }
-
-    public var literalSegmentCount: Int {
-        guard case .segments(_, let segments) = self else { return 0 }
-        return segments.reduce(0) { if case .literal = $1 { $0 + 1 } else { $0 } }
-    }
-
-    /// The whole path when every segment is literal: the key of the exact-path index.
-    public var literalPath: String? {
-        guard case .segments(let source, let segments) = self,
-              segments.allSatisfy({ if case .literal = $0 { true } else { false } }) else { return nil }
-        _ = source
-        return "/" + segments.map { if case .literal(let s) = $0 { s } else { "" } }.joined(separator: "/")
-    }
-
-    /// The first segment when it is literal and more follow: the key of the prefix index.
-    public var leadingLiteral: String? {
-        guard case .segments(_, let segments) = self, let first = segments.first,
-              case .literal(let s) = first else { return nil }
-        return s
-    }
-
+    public let specificityClass: Int
+    public let literalSegmentCount: Int
     /// The `{name}`s, for checking template variables at load.
-    public var parameterNames: Set<String> {
-        guard case .segments(_, let segments) = self else { return [] }
-        return Set(segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } })
+    public let parameterNames: Set<String>
+    /// The first segment when it is literal and the path is not: the key of the prefix index.
+    public let leadingLiteral: String?
+
+    public static func segments(source: String, _ segments: [Segment]) -> PathPattern {
+        PathPattern(source: source, segments: segments)
     }
 
-    public var source: String {
-        switch self {
-        case .segments(let source, _): source
-        case .regex(let r): r.pattern
+    public static func regex(_ regex: CompiledRegex) -> PathPattern {
+        PathPattern(regex: regex)
+    }
+
+    private init(source: String, segments: [Segment]) {
+        self.source = source
+        let literals = segments.compactMap { if case .literal(let s) = $0 { s } else { nil } }
+        literalSegmentCount = literals.count
+        parameterNames = Set(segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } })
+        if literals.count == segments.count {
+            kind = .literal("/" + literals.joined(separator: "/"))
+            specificityClass = 5
+            leadingLiteral = nil
+        } else {
+            kind = .segments(segments)
+            specificityClass = segments.contains(.rest) ? 2 : segments.contains(.wildcard) ? 3 : 4
+            if case .literal(let first)? = segments.first { leadingLiteral = first } else { leadingLiteral = nil }
         }
     }
+
+    private init(regex: CompiledRegex) {
+        kind = .regex(regex)
+        source = regex.pattern
+        specificityClass = 1
+        literalSegmentCount = 0
+        parameterNames = []
+        leadingLiteral = nil
+    }
+
+    /// The whole decoded path when every segment is literal: the key of the exact-path index.
+    public var literalPath: String? { if case .literal(let path) = kind { path } else { nil } }
+
+    public var isRegex: Bool { if case .regex = kind { true } else { false } }
 
     /// Matches a decoded request path; returns the `{name}` captures, or nil when it fails.
-    public func match(_ path: String, segments requestSegments: [Substring]) -> [String: String]? {
-        switch self {
+    /// `segments` is only evaluated for segment patterns.
+    func match(_ path: String, segments requestSegments: @autoclosure () -> [Substring]) -> [String: String]? {
+        switch kind {
+        case .literal(let literal):
+            return path == literal ? [:] : nil
         case .regex(let regex):
             return regex.matchesWhole(path) ? [:] : nil
-        case .segments(_, let segments):
+        case .segments(let segments):
+            let requestSegments = requestSegments()
             var captures: [String: String] = [:]
             var i = 0
             for (n, segment) in segments.enumerated() {
