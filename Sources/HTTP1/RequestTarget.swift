@@ -44,7 +44,9 @@ struct RequestTarget: Equatable {
         }
         var rawPath = rest
         var rawQuery: Substring?
-        if let q = rest.firstIndex(of: "?") {
+        // Byte scans (the utf8 view shares String's indices): a Character scan was 4% of a
+        // request's CPU in the profile.
+        if let q = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
             rawPath = rest[..<q]
             rawQuery = rest[rest.index(after: q)...]
         }
@@ -61,7 +63,14 @@ struct RequestTarget: Equatable {
 
     /// RFC 3986 §5.2.4, on segments: `.` goes, `..` removes the segment before it (never above root).
     static func removeDotSegments(_ path: Substring) -> Substring {
-        guard path.contains(".") else { return path }
+        // Only a "." right after a "/" can start a dot segment; most paths have none.
+        var previous: UInt8 = 0
+        var hasDotSegmentStart = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: "/") { hasDotSegmentStart = true; break }
+            previous = byte
+        }
+        guard hasDotSegmentStart else { return path }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var out: [Substring] = []
         var trailingSlash = false
