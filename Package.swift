@@ -29,10 +29,13 @@ let package = Package(
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // A fixed-response server for the benchmark until the stub engine serves.
         .executableTarget(name: "benchserver", dependencies: ["HTTPServer"], swiftSettings: strict),
+        // A raw-socket client for tests that need exact bytes on the wire. Test-only.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"], swiftSettings: strict),
+        .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

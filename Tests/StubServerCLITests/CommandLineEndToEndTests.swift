@@ -206,3 +206,18 @@ final class CORSEndToEndTests: XCTestCase {
         server.waitFor("the preflight log line") { server.stdout.contains("OPTIONS /api 204 CORS preflight") }
     }
 }
+
+final class GlobalDelayEndToEndTests: XCTestCase {
+    func testGlobalDelayAddsToTheStubsOwn() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-delay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"request": {"path": "/d"}, "response": {"delay": 100, "body": "ok"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--delay", "200"])
+        let base = try XCTUnwrap(server.baseURL())
+        let started = Date()
+        XCTAssertEqual(try fetch(base + "/d").body, "ok")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.3)
+        server.waitFor("the log line with the total delay") { server.stdout.contains("(+300ms delay)") }
+    }
+}

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import HTTP1
 @testable import HTTPServer

@@ -7,14 +7,14 @@ import Foundation
 
 /// A blocking TCP client for tests that need exact bytes on the wire: malformed requests,
 /// pipelining, half-sent requests, resets. Every read has a deadline (poll), never a sleep.
-final class WireConnection {
-    enum Failure: Error { case connect(Int32), timeout }
+public final class WireConnection {
+    public enum Failure: Error { case connect(Int32), timeout }
 
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
-    private(set) var sawReset = false
+    public private(set) var sawReset = false
 
-    init(port: Int, host: String = "127.0.0.1") throws {
+    public init(port: Int, host: String = "127.0.0.1") throws {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         #if canImport(Glibc)
@@ -45,13 +45,13 @@ final class WireConnection {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         guard !isClosed else { return }
         isClosed = true
         _ = Self.systemClose(fd)
     }
 
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
@@ -64,7 +64,7 @@ final class WireConnection {
         }
     }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    public func send(_ text: String) { send(Array(text.utf8)) }
 
     /// Reads what arrives within the deadline; false on EOF or reset.
     @discardableResult
@@ -79,7 +79,7 @@ final class WireConnection {
     }
 
     /// Everything until the server closes (or the deadline passes).
-    func readUntilClose(timeoutMilliseconds: Int = 5_000) -> (bytes: [UInt8], closed: Bool) {
+    public func readUntilClose(timeoutMilliseconds: Int = 5_000) -> (bytes: [UInt8], closed: Bool) {
         let deadline = Self.now() + timeoutMilliseconds
         while Self.now() < deadline {
             if !fill(timeoutMilliseconds: 50) {
@@ -91,12 +91,12 @@ final class WireConnection {
     }
 
     /// True when the server closes within the deadline (EOF or reset), reading past any data.
-    func waitForClose(timeoutMilliseconds: Int = 5_000) -> Bool {
+    public func waitForClose(timeoutMilliseconds: Int = 5_000) -> Bool {
         readUntilClose(timeoutMilliseconds: timeoutMilliseconds).closed
     }
 
     /// One response, framed by Content-Length (or none for HEAD / 1xx / 204 / 304).
-    func readResponse(timeoutMilliseconds: Int = 5_000, isHead: Bool = false) throws -> WireResponse {
+    public func readResponse(timeoutMilliseconds: Int = 5_000, isHead: Bool = false) throws -> WireResponse {
         let deadline = Self.now() + timeoutMilliseconds
         while true {
             if let end = Self.find([13, 10, 13, 10], in: buffer) {
@@ -116,25 +116,25 @@ final class WireConnection {
     }
 
     /// True when nothing arrives within the window (the server is holding the response).
-    func staysSilent(milliseconds: Int32) -> Bool {
+    public func staysSilent(milliseconds: Int32) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return buffer.isEmpty && poll(&p, 1, milliseconds) == 0
     }
 
     /// Abort with RST instead of FIN.
-    func reset() {
+    public func reset() {
         var l = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
         close()
     }
 
-    static func now() -> Int {
+    public static func now() -> Int {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000
     }
 
-    static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
+    public static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
         guard hay.count >= needle.count else { return nil }
         for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<(i + needle.count)]) == needle {
             return i
@@ -149,13 +149,13 @@ final class WireConnection {
     #endif
 }
 
-struct WireResponse {
-    var statusLine: String
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8] = []
+public struct WireResponse {
+    public var statusLine: String
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8] = []
 
-    init(head: String) {
+    public init(head: String) {
         let lines = head.components(separatedBy: "\r\n")
         statusLine = lines.first ?? ""
         let parts = statusLine.split(separator: " ")
@@ -166,15 +166,15 @@ struct WireResponse {
         }
     }
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Open descriptors of this process, for leak checks.
-func openDescriptorCount() -> Int {
+public func openDescriptorCount() -> Int {
     #if os(Linux)
     return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count) ?? 0
     #else
