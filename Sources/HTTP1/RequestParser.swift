@@ -282,6 +282,11 @@ public struct RequestParser: Sendable {
                 state = .trailers(bytesSeen: seen + offset)
                 return (.needMore, offset)
             }
+            // The size limit is checked before the line's content, as it is when the line has
+            // not fully arrived, so the verdict does not depend on read splits (found by fuzzing).
+            if seen + offset + lf + 1 > limits.maxHeaderBytes {
+                return fail(HTTPParseError(.headersTooLarge, "trailer section too large"))
+            }
             guard lf > 0, rest[lf - 1] == ByteClass.cr else { return fail(.bad("bare LF in trailer section")) }
             if lf == 1 { return (finish(), offset + 2) }
             do {
@@ -290,9 +295,6 @@ public struct RequestParser: Sendable {
                 return fail(error)
             }
             offset += lf + 1
-            if seen + offset > limits.maxHeaderBytes {
-                return fail(HTTPParseError(.headersTooLarge, "trailer section too large"))
-            }
         }
     }
 

@@ -361,6 +361,21 @@ import Testing
     }
 }
 
+extension FuzzRegressionTests {
+    /// An invalid trailer line that also crosses the size limit: 431 however it arrives.
+    @Test func oversizedInvalidTrailerVerdictDoesNotDependOnSplits() {
+        let limits = HTTPParserLimits(maxHeaderBytes: 1024, maxTargetBytes: 256, maxBodyBytes: 2048, maxHeaderCount: 32)
+        let request = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"
+            + String(repeating: "X-A: " + String(repeating: "a", count: 100) + "\r\n", count: 9)
+            + "X-C\u{1}: " + String(repeating: "b", count: 150) + "\r\n\r\n"
+        let whole = ParserDriver.parse(request, limits: limits)
+        var split = ParserDriver(limits: limits)
+        for chunk in Array(request.utf8).chunked(13) { split.feed(chunk) }
+        #expect(whole.failure?.status == 431)
+        #expect(split.failure?.status == 431)
+    }
+}
+
 extension Array {
     fileprivate func chunked(_ size: Int) -> [[Element]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
