@@ -123,7 +123,7 @@ enum Corpus {
         return .replay(ConformanceVector(id: id, bytes: bytes, expectation: e))
     }
 
-    /// Http11Probe: `expected_status` when exact, else the pass criteria in `expected_desc`,
+    /// the http11probe suite: `expected_status` when exact, else the pass criteria in `expected_desc`,
     /// read by the table below. Sequence payloads have the step labels mixed in; the known
     /// labels are removed and the steps sent back to back (pipelined).
     static func http11probe(_ c: [String: Any]) -> CorpusEntry {
@@ -161,7 +161,7 @@ enum Corpus {
         return .replay(vector)
     }
 
-    /// The pass criteria of Http11Probe's custom validators, as statuses. "(warn)" outcomes do not
+    /// The pass criteria of the http11probe suite's custom validators, as statuses. "(warn)" outcomes do not
     /// pass. nil: the criterion is about what the handler answers (Allow, 204, 405 for DELETE).
     static func probeCriteria(_ desc: String) -> Expectation? {
         var e = Expectation(text: desc)
