@@ -127,7 +127,7 @@ final class MatcherTests: XCTestCase {
     func testRuntimeStubsComeBeforeFileStubsOfEqualRank() {
         let file = loadStubs(#"{"name": "file", "request": {"path": "/x"}, "response": {}}"#)[0]
         let runtime = Stub(name: "runtime", source: .runtime(id: "r1"), priority: 5, request: file.request,
-                           response: file.response, order: 99)
+                           responses: file.responses, order: 99)
         XCTAssertEqual(StubEngine(stubs: [file, runtime]).answer(makeRequest("GET", "/x")), "runtime")
     }
 

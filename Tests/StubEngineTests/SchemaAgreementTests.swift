@@ -39,7 +39,14 @@ final class SchemaAgreementTests: XCTestCase {
             #"{"request": {"body": {"equals": "x", "caseInsensitive": false}}, "response": {"fault": "hang"}}"#,
             #"{"request": {"method": "ANY", "pathPattern": "/x.*"}, "response": {"delay": 5}}"#,
             #"{"request": {"path": "/u/{id}"}, "response": {"template": true, "body": {"id": "{{request.path.id}}"}}}"#,
+            #"{"responses": [{"status": 503}, {"body": "ok"}], "after": "cycle", "scenario": {"name": "s", "when": "Started", "then": "x"}}"#,
             // Invalid for both:
+            #"{"response": {}, "responses": [{}]}"#,
+            #"{"responses": []}"#,
+            #"{"response": {}, "after": "cycle"}"#,
+            #"{"responses": [{}], "after": "loop"}"#,
+            #"{"response": {}, "scenario": {"when": "x"}}"#,
+            #"{"response": {}, "scenario": {"name": "a", "than": "b"}}"#,
             #"{"response": {"template": 1, "body": "x"}}"#,
             #"{}"#,
             #"{"reqeust": {}, "response": {}}"#,
@@ -89,7 +96,7 @@ final class SchemaAgreementTests: XCTestCase {
 }
 
 /// Just enough JSON Schema 2020-12 for docs/stub.schema.json: $ref into $defs, type, enum,
-/// const, properties, patternProperties, additionalProperties, propertyNames, required,
+/// const, properties, patternProperties, additionalProperties, propertyNames, required, dependentRequired,
 /// items, minItems, minLength, minimum, maximum, pattern, allOf, anyOf, oneOf, not.
 struct MiniSchemaValidator {
     let root: JSONNode
@@ -174,6 +181,13 @@ struct MiniSchemaValidator {
             if count != 1 { errors.append("\(path): matches \(count) of oneOf") }
         }
         if let not = schema["not"], valid(instance, not) { errors.append("\(path): matches not") }
+        if let dependencies = schema["dependentRequired"]?.members, let members = instance.members {
+            for dependency in dependencies where members.contains(where: { $0.key == dependency.key }) {
+                for required in dependency.value.elements?.compactMap(\.string) ?? [] where !members.contains(where: { $0.key == required }) {
+                    errors.append("\(path): \(dependency.key) needs \(required)")
+                }
+            }
+        }
     }
 
     private func matchesType(_ instance: JSONNode, _ type: String) -> Bool {

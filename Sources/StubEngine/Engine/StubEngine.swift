@@ -21,27 +21,56 @@ public struct StubOutcome: Sendable {
 /// The stub engine: takes a request, gives back a response. It knows nothing of sockets, so the
 /// same engine serves over the HTTP server, in-process, and in unit tests.
 ///
-/// The current stubs are one immutable `StubCatalog` behind a lock held only long enough to copy
-/// a reference: a reload builds the new catalog aside and swaps it in whole, so no request ever
-/// sees half a folder.
+/// All shared state (the stubs, sequence positions, scenario states) is one `EngineState` behind
+/// one lock. The stubs are an immutable `StubCatalog`: a reload builds the new one aside and swaps
+/// it in whole, so no request sees half a folder. Requests to a catalog without sequences or
+/// scenarios only copy the catalog reference under the lock and match outside it; with them,
+/// matching and advancing happen under the lock, so two simultaneous requests never both get
+/// the first response of a sequence.
 public final class StubEngine: Sendable {
-    private let current: LockedReference<StubCatalog>
+    private let state: Guarded<EngineState>
     private let cors: CORSPolicy?
-
-    public init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
-        current = LockedReference(StubCatalog(stubs))
-        self.cors = cors
-    }
-
-    public var catalog: StubCatalog { current.value }
 
     /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
     /// the server sets its own address here once it listens.
-    public let fallbackBaseURL = LockedReference("http://localhost")
+    public let fallbackBaseURL = Guarded("http://localhost")
 
-    /// Atomically replaces every stub.
+    public init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
+        state = Guarded(EngineState(fileStubs: stubs))
+        self.cors = cors
+    }
+
+    public var catalog: StubCatalog { state.withLock { $0.catalog } }
+
+    /// Atomically replaces the file stubs (after a reload). Sequence positions and scenario
+    /// states are kept.
     public func replace(with stubs: [Stub]) {
-        current.value = StubCatalog(stubs)
+        let catalog = StubCatalog(stubs)
+        state.withLock {
+            $0.fileStubs = stubs
+            $0.catalog = catalog
+        }
+    }
+
+    /// Every sequence back to its first response and every scenario to "Started".
+    public func resetSequencesAndScenarios() {
+        state.withLock {
+            $0.positions = [:]
+            $0.scenarios = [:]
+        }
+    }
+
+    /// Each scenario the stubs name, with its current state.
+    public var scenarios: [(name: String, state: String)] {
+        state.withLock { s in
+            let names = Set(s.catalog.stubs.compactMap { $0.scenario?.name }).union(s.scenarios.keys)
+            return names.sorted().map { ($0, s.scenarios[$0] ?? ScenarioRule.initialState) }
+        }
+    }
+
+    /// Moves a scenario straight to a state.
+    public func setScenario(_ name: String, to newState: String) {
+        state.withLock { $0.scenarios[name] = newState }
     }
 
     public func handle(_ request: HTTPRequest) -> StubOutcome {
@@ -54,27 +83,62 @@ public final class StubEngine: Sendable {
     }
 
     private func match(_ request: HTTPRequest) -> StubOutcome {
-        let catalog = current.value
         let facts = RequestFacts(request)
-        if let (stub, captures) = catalog.bestMatch(facts) {
-            let response = stub.response.makeHTTPResponse(
-                TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value))
-            return StubOutcome(response: response, stub: stub, nearMiss: nil)
+        let catalog = state.withLock { $0.catalog }
+        let chosen: (stub: Stub, captures: [String: String], response: StubResponse)?
+        var scenarioStates: [String: String] = [:]
+        if catalog.isStateful {
+            chosen = state.withLock { s in s.answer(facts) }
+            if chosen == nil { scenarioStates = state.withLock { $0.scenarios } }
+        } else {
+            chosen = catalog.bestMatch(facts, eligible: nil).map { ($0.stub, $0.captures, $0.stub.response) }
         }
-        let report = NearMissReport.build(for: facts, in: catalog)
+        if let chosen {
+            let response = chosen.response.makeHTTPResponse(
+                TemplateContext(facts: facts, captures: chosen.captures, fallbackBaseURL: fallbackBaseURL.value))
+            return StubOutcome(response: response, stub: chosen.stub, nearMiss: nil)
+        }
+        let report = NearMissReport.build(for: facts, in: catalog, scenarioStates: scenarioStates)
         return StubOutcome(response: report.response(for: request), stub: nil, nearMiss: report)
     }
 }
 
-/// One value behind a lock. The engine's only shared mutable state.
-public final class LockedReference<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
+/// Everything the engine shares between requests.
+struct EngineState: Sendable {
+    var fileStubs: [Stub]
+    var catalog: StubCatalog
+    /// Stub id to the index of its next response in a sequence.
+    var positions: [String: Int] = [:]
+    /// Scenario name to state; absent means "Started".
+    var scenarios: [String: String] = [:]
 
-    public init(_ value: Value) { stored = value }
+    init(fileStubs: [Stub]) {
+        self.fileStubs = fileStubs
+        self.catalog = StubCatalog(fileStubs)
+    }
 
-    public var value: Value {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+    /// Matches with scenario states and advances sequences and scenarios: called under the lock.
+    mutating func answer(_ facts: RequestFacts) -> (stub: Stub, captures: [String: String], response: StubResponse)? {
+        let scenarios = self.scenarios
+        guard let (stub, captures) = catalog.bestMatch(facts, eligible: { stub in
+            guard let rule = stub.scenario else { return true }
+            return (scenarios[rule.name] ?? ScenarioRule.initialState) == rule.when
+        }) else { return nil }
+        var response = stub.response
+        if stub.responses.count > 1 {
+            let position = positions[stub.id] ?? 0
+            switch stub.afterLast {
+            case .repeatLast:
+                response = stub.responses[min(position, stub.responses.count - 1)]
+                positions[stub.id] = min(position + 1, stub.responses.count)
+            case .cycle:
+                response = stub.responses[position % stub.responses.count]
+                positions[stub.id] = (position + 1) % stub.responses.count
+            }
+        }
+        if let rule = stub.scenario, let next = rule.then {
+            self.scenarios[rule.name] = next
+        }
+        return (stub, captures, response)
     }
 }

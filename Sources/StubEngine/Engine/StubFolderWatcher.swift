@@ -9,7 +9,7 @@ public final class StubFolderWatcher: @unchecked Sendable {
     private let fingerprint: @Sendable () -> [String: String]
     private let interval: TimeInterval
     private let onChange: @Sendable () -> Void
-    private let stopped = LockedReference(false)
+    private let stopped = Guarded(false)
     private var thread: Thread?
 
     /// `onChange` runs on the watcher's thread after each detected change.

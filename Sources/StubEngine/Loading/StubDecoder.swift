@@ -9,15 +9,18 @@ struct StubDecoder {
     /// The file as shown in messages, and its folder on disk (bodyFile paths are relative to it).
     let displayPath: String
     let fileURL: URL
+    /// Where the stub at an index came from: the file, or (for the admin API) a runtime id.
+    let makeSource: (Int) -> StubSource
     private(set) var problems: [StubProblem] = []
 
-    init(displayPath: String, fileURL: URL, bodyFiles: BodyFileReader) {
+    init(displayPath: String, fileURL: URL, bodyFiles: BodyFileReader, makeSource: ((Int) -> StubSource)? = nil) {
         self.displayPath = displayPath
         self.fileURL = fileURL
         self.bodyFiles = bodyFiles
+        self.makeSource = makeSource ?? { [displayPath] in .file(path: displayPath, index: $0) }
     }
 
-    static let stubKeys = ["name", "priority", "request", "response"]
+    static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario"]
     static let requestKeys = ["method", "path", "pathPattern", "host", "query", "headers", "body"]
     static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble"]
     static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
@@ -111,17 +114,56 @@ struct StubDecoder {
             else { error(path + ".priority", p, "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)") }
         }
         let request = node["request"].map { decodeRequest($0, path + ".request") } ?? RequestPattern()
-        let response: StubResponse?
-        if let responseNode = node["response"] {
-            response = decodeResponse(responseNode, path + ".response", pathParameters: request?.path?.parameterNames ?? [])
-        } else {
-            error(path, node, "a stub needs a \"response\" (what to answer)")
-            response = nil
+        let parameters = request?.path?.parameterNames ?? []
+        var responses: [StubResponse] = []
+        switch (node["response"], node["responses"]) {
+        case (let single?, nil):
+            if let response = decodeResponse(single, path + ".response", pathParameters: parameters) { responses = [response] }
+        case (nil, let list?):
+            if let elements = list.elements, !elements.isEmpty {
+                for (i, element) in elements.enumerated() {
+                    if let response = decodeResponse(element, "\(path).responses[\(i)]", pathParameters: parameters) {
+                        responses.append(response)
+                    }
+                }
+            } else {
+                error(path + ".responses", list, "expected a non-empty array of responses, found \(list.kindDescription)")
+            }
+        case (_?, let list?):
+            error(path + ".responses", list, "a stub has either \"response\" or \"responses\" (a sequence), not both")
+        case (nil, nil):
+            error(path, node, "a stub needs a \"response\" (what to answer) or \"responses\" (a sequence)")
         }
+        var afterLast = SequenceEnd.repeatLast
+        if let after = node["after"] {
+            if node["responses"] == nil {
+                error(path + ".after", after, "\"after\" applies to a \"responses\" sequence")
+            } else if let s = after.string, let value = SequenceEnd(rawValue: s) {
+                afterLast = value
+            } else {
+                error(path + ".after", after, "expected \"repeatLast\" or \"cycle\", found \(after.kindDescription)")
+            }
+        }
+        let scenario = node["scenario"].flatMap { decodeScenario($0, path + ".scenario") }
         guard problems.count == before || !problems[before...].contains(where: { $0.severity == .error }),
-              let request, let response else { return nil }
-        return Stub(name: name, source: .file(path: displayPath, index: index), priority: priority,
-                    request: request, response: response, order: order)
+              let request, !responses.isEmpty else { return nil }
+        return Stub(name: name, source: makeSource(index), priority: priority, request: request,
+                    responses: responses, afterLast: afterLast, scenario: scenario, order: order)
+    }
+
+    mutating func decodeScenario(_ node: JSONNode, _ path: String) -> ScenarioRule? {
+        guard checkKeys(node, path, allowed: ["name", "when", "then"], what: "a scenario") else { return nil }
+        var values: [String: String] = [:]
+        for key in ["name", "when", "then"] {
+            guard let value = node[key] else { continue }
+            if let s = value.string, !s.isEmpty { values[key] = s }
+            else { error(path + "." + key, value, "expected a non-empty string, found \(value.kindDescription)") }
+        }
+        guard let name = values["name"] else {
+            if node["name"] == nil { error(path, node, "a scenario needs a \"name\"") }
+            return nil
+        }
+        return ScenarioRule(name: name, when: values["when"] ?? ScenarioRule.initialState, then: values["then"])
     }
 
     func integer(_ node: JSONNode) -> Int? {

@@ -15,7 +15,8 @@ public struct NearMissReport: Sendable {
     public let stubCount: Int
 
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
-    static func build(for facts: RequestFacts, in catalog: StubCatalog, limit: Int = 3) -> NearMissReport {
+    static func build(for facts: RequestFacts, in catalog: StubCatalog, scenarioStates: [String: String] = [:],
+                      limit: Int = 3) -> NearMissReport {
         // A wrong method weighs more than a missing header: a stub for the right endpoint with
         // the wrong header is what the user most likely meant. A wrong path weighs by how far it
         // is from the request's (a typo in one segment is close; another endpoint is far).
@@ -33,7 +34,13 @@ public struct NearMissReport: Sendable {
         var scored: [(score: Double, farOff: Bool, stub: Stub, mismatches: [Mismatch])] = []
         scored.reserveCapacity(catalog.count)
         for stub in catalog.stubs {
-            let mismatches = RequestMatcher.mismatches(stub.request, facts)
+            var mismatches = RequestMatcher.mismatches(stub.request, facts)
+            if let rule = stub.scenario {
+                let current = scenarioStates[rule.name] ?? ScenarioRule.initialState
+                if current != rule.when {
+                    mismatches.append(Mismatch(condition: "scenario.\(rule.name)", expected: "state \"\(rule.when)\"", actual: "\"\(current)\""))
+                }
+            }
             guard !mismatches.isEmpty else { continue }
             let farOff = mismatches.contains { $0.condition == "method" } && mismatches.contains { $0.condition == "path" }
             scored.append((mismatches.reduce(0) { $0 + score($1, stub) }, farOff, stub, mismatches))

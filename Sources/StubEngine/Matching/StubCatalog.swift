@@ -13,6 +13,7 @@ public struct StubCatalog: Sendable {
 
     public init(_ stubs: [Stub]) {
         self.stubs = stubs
+        statefulCount = stubs.filter(\.isStateful).count
         var exact: [String: [Int]] = [:]
         var leading: [String: [Int]] = [:]
         var unindexed: [Int] = []
@@ -34,10 +35,15 @@ public struct StubCatalog: Sendable {
 
     public static let empty = StubCatalog([])
 
+    /// Whether any stub has a sequence or a scenario: then matching needs the engine's state.
+    public var isStateful: Bool { statefulCount > 0 }
+    private let statefulCount: Int
+
     public var count: Int { stubs.count }
 
     /// The stub that answers, with its path captures, or nil.
-    func bestMatch(_ facts: RequestFacts) -> (stub: Stub, captures: [String: String])? {
+    /// `eligible` filters on state the catalog does not hold (scenario states).
+    func bestMatch(_ facts: RequestFacts, eligible: ((Stub) -> Bool)? = nil) -> (stub: Stub, captures: [String: String])? {
         var best: (stub: Stub, captures: [String: String])?
         func consider(_ bucket: [Int]?) {
             guard let bucket else { return }
@@ -45,6 +51,7 @@ public struct StubCatalog: Sendable {
                 let stub = stubs[i]
                 // Buckets are in rank order: nothing later in this one can beat the best so far.
                 if let current = best, !(stub.rank < current.stub.rank) { return }
+                if eligible?(stub) == false { continue }
                 if let captures = RequestMatcher.match(stub.request, facts) {
                     best = (stub, captures)
                     return

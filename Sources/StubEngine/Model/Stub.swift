@@ -20,17 +20,25 @@ public struct Stub: Sendable {
     /// 1 is highest; default 5.
     public let priority: Int
     public let request: RequestPattern
-    public let response: StubResponse
+    /// One response, or a sequence (`responses`): successive matches get the next one.
+    public let responses: [StubResponse]
+    public let afterLast: SequenceEnd
+    /// Matches only while the named scenario is in a state; may move it on.
+    public let scenario: ScenarioRule?
     /// Position in load order (file order, then index in file); the last tie-breaker.
     public let order: Int
 
     public init(name: String, source: StubSource, priority: Int, request: RequestPattern,
-                response: StubResponse, order: Int) {
+                responses: [StubResponse], afterLast: SequenceEnd = .repeatLast, scenario: ScenarioRule? = nil,
+                order: Int) {
+        precondition(!responses.isEmpty, "a stub has at least one response")
         self.name = name
         self.source = source
         self.priority = priority
         self.request = request
-        self.response = response
+        self.responses = responses
+        self.afterLast = afterLast
+        self.scenario = scenario
         self.order = order
         self.rank = StubRank(priority: priority, pathClass: request.path?.specificityClass ?? 0,
                              literalSegments: request.path?.literalSegmentCount ?? 0,
@@ -39,6 +47,40 @@ public struct Stub: Sendable {
 
     /// Ranks stubs that all match: lower sorts first and wins. Computed once, compared often.
     public let rank: StubRank
+
+    /// The first (or only) response.
+    public var response: StubResponse { responses[0] }
+
+    /// A stable id: `file:PATH#INDEX` for file stubs, the assigned id for runtime stubs.
+    public var id: String {
+        switch source {
+        case .file: "file:\(source)"
+        case .runtime(let id): id
+        }
+    }
+
+    /// Whether answering changes engine state (a sequence position or a scenario).
+    public var isStateful: Bool { responses.count > 1 || scenario != nil }
+}
+
+/// What a sequence does after its last response.
+public enum SequenceEnd: String, Sendable {
+    case repeatLast
+    case cycle
+}
+
+/// `"scenario": {"name": "checkout", "when": "Started", "then": "paid"}`.
+public struct ScenarioRule: Sendable, Equatable {
+    public static let initialState = "Started"
+    public let name: String
+    public let when: String
+    public let then: String?
+
+    public init(name: String, when: String, then: String?) {
+        self.name = name
+        self.when = when
+        self.then = then
+    }
 }
 
 extension StubSource {
