@@ -14,6 +14,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var watch = true
     /// Answer CORS preflights and add CORS headers to every response.
     public var cors = false
+    /// Journal entries kept for the admin API; 0 turns the journal off.
+    public var journal = 1000
+    /// When set, admin requests need `Authorization: Bearer TOKEN`.
+    public var adminToken: String?
     /// Extra milliseconds before every response, on top of a stub's own delay.
     public var globalDelayMilliseconds = 0
     public var maxBodyBytes = 32 * 1024 * 1024
@@ -33,7 +37,7 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 extension CommandLineOptions {
-    private static let valueFlags = ["--dir", "--port", "--host", "--port-file", "--log", "--delay",
+    private static let valueFlags = ["--dir", "--port", "--host", "--port-file", "--log", "--delay", "--journal", "--admin-token",
                                      "--max-body", "--max-header", "--max-target", "--header-timeout",
                                      "--idle-timeout", "--max-connections"]
     private static let booleanFlags = ["--verbose", "--no-watch", "--cors", "--help", "-h", "--version"]
@@ -110,6 +114,10 @@ extension CommandLineOptions {
             }
             log = format
         case "--delay": globalDelayMilliseconds = try Self.integer(flag, value, range: 0...600_000)
+        case "--journal": journal = try Self.integer(flag, value, range: 0...1_000_000)
+        case "--admin-token":
+            guard !value.isEmpty else { throw UsageError("--admin-token needs a token") }
+            adminToken = value
         case "--max-body": maxBodyBytes = try Self.byteSize(flag, value)
         case "--max-header": maxHeaderBytes = try Self.byteSize(flag, value)
         case "--max-target": maxTargetBytes = try Self.byteSize(flag, value)

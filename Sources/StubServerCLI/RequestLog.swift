@@ -28,6 +28,8 @@ struct RequestLog: Sendable {
             line += "\"\(stub.name)\""
         } else if outcome.isPreflight {
             line += "CORS preflight"
+        } else if outcome.isAdmin {
+            line += "admin"
         } else {
             line += console.paint("NO MATCH", "1;31")
         }

@@ -17,7 +17,9 @@ struct ServeCommand {
             console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
             return 1
         }
-        let engine = StubEngine(stubs: result.stubs, cors: options.cors ? CORSPolicy() : nil)
+        let engine = StubEngine(stubs: result.stubs, options: StubEngine.Options(
+            cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
+            directory: options.directory, version: StubServerVersion.current))
         let log = RequestLog(format: options.log, verbose: options.verbose, console: console)
         let globalDelay = options.globalDelayMilliseconds
         let server = HTTPServer(configuration: configuration()) { request in
@@ -45,6 +47,9 @@ struct ServeCommand {
         }
         if !isLoopback(options.host) {
             console.err("stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs")
+            if options.adminToken == nil {
+                console.err("stubserver: warning: the admin API (/__admin/) is open to them too: anyone can add stubs and read the journal; use --admin-token")
+            }
         }
         console.out("stubserver listening on \(server.baseURL) (\(plural(engine.catalog.count, "stub")) from \(options.directory))")
         console.startFlushing()

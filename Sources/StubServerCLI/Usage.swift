@@ -21,6 +21,8 @@ enum Usage {
       --verbose              also log request bodies of unmatched requests
       --cors                 answer CORS preflights and add CORS headers (for web apps on another origin)
       --delay MS             extra milliseconds before every response
+      --journal N            requests kept for the admin API's journal (default: 1000; 0 turns it off)
+      --admin-token T        admin API requests need Authorization: Bearer T
       --max-body SIZE        largest request body (default: 32M)
       --max-header SIZE      largest request header section (default: 64K)
       --max-target SIZE      longest request target (default: 8K)

@@ -9,12 +9,15 @@ public struct StubOutcome: Sendable {
     public let nearMiss: NearMissReport?
     /// A CORS preflight answered by `--cors` rather than by a stub.
     public let isPreflight: Bool
+    /// An admin API request (`/__admin/...`), answered by the engine itself.
+    public let isAdmin: Bool
 
-    public init(response: HTTPResponse, stub: Stub?, nearMiss: NearMissReport?, isPreflight: Bool = false) {
+    public init(response: HTTPResponse, stub: Stub?, nearMiss: NearMissReport?, isPreflight: Bool = false, isAdmin: Bool = false) {
         self.response = response
         self.stub = stub
         self.nearMiss = nearMiss
         self.isPreflight = isPreflight
+        self.isAdmin = isAdmin
     }
 }
 
@@ -28,28 +31,90 @@ public struct StubOutcome: Sendable {
 /// matching and advancing happen under the lock, so two simultaneous requests never both get
 /// the first response of a sequence.
 public final class StubEngine: Sendable {
-    private let state: Guarded<EngineState>
-    private let cors: CORSPolicy?
+    /// How an engine is set up; every field has the command line's default.
+    public struct Options: Sendable {
+        /// Answer CORS preflights and add CORS headers (`--cors`).
+        public var cors: CORSPolicy?
+        /// Journal entries kept (`--journal N`); 0 turns the journal off.
+        public var journalCapacity = 1000
+        /// When set, every admin request needs `Authorization: Bearer TOKEN` (`--admin-token`).
+        public var adminToken: String?
+        /// The stub folder: runtime stubs' `bodyFile`s are relative to it, and `POST /__admin/reload` reads it.
+        public var directory: String?
+        /// Reported by `GET /__admin/health`.
+        public var version = "dev"
+
+        public init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
+                    directory: String? = nil, version: String = "dev") {
+            self.cors = cors
+            self.journalCapacity = journalCapacity
+            self.adminToken = adminToken
+            self.directory = directory
+            self.version = version
+        }
+    }
+
+    let state: Guarded<EngineState>
+    let options: Options
+    public let journal: Journal
+    let startedAt = Date()
 
     /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
     /// the server sets its own address here once it listens.
     public let fallbackBaseURL = Guarded("http://localhost")
 
-    public init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
+    public convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
+        self.init(stubs: stubs, options: Options(cors: cors))
+    }
+
+    public init(stubs: [Stub], options: Options) {
         state = Guarded(EngineState(fileStubs: stubs))
-        self.cors = cors
+        self.options = options
+        journal = Journal(capacity: options.journalCapacity)
     }
 
     public var catalog: StubCatalog { state.withLock { $0.catalog } }
 
-    /// Atomically replaces the file stubs (after a reload). Sequence positions and scenario
-    /// states are kept.
+    /// Atomically replaces the file stubs (after a reload). Runtime stubs, sequence positions
+    /// and scenario states are kept.
     public func replace(with stubs: [Stub]) {
-        let catalog = StubCatalog(stubs)
-        state.withLock {
-            $0.fileStubs = stubs
-            $0.catalog = catalog
+        state.withLock { $0.replaceFileStubs(stubs) }
+    }
+
+    /// Adds runtime stubs (they come before file stubs of equal priority and specificity).
+    public func addRuntimeStubs(_ stubs: [Stub]) {
+        state.withLock { $0.setRuntimeStubs($0.runtimeStubs + stubs) }
+    }
+
+    /// Removes one runtime stub; false when there is none with that id.
+    @discardableResult
+    public func removeRuntimeStub(id: String) -> Bool {
+        state.withLock { s in
+            guard s.runtimeStubs.contains(where: { $0.id == id }) else { return false }
+            s.setRuntimeStubs(s.runtimeStubs.filter { $0.id != id })
+            return true
         }
+    }
+
+    /// Replaces a runtime stub in place, keeping its id.
+    public func replaceRuntimeStub(id: String, with stub: Stub) {
+        state.withLock { s in
+            s.setRuntimeStubs(s.runtimeStubs.map { $0.id == id ? stub : $0 })
+        }
+    }
+
+    public func removeAllRuntimeStubs() {
+        state.withLock { $0.setRuntimeStubs([]) }
+    }
+
+    /// Runtime stubs removed, journal cleared, sequences and scenarios back to the start.
+    public func reset() {
+        state.withLock { s in
+            s.setRuntimeStubs([])
+            s.positions = [:]
+            s.scenarios = [:]
+        }
+        journal.clear()
     }
 
     /// Every sequence back to its first response and every scenario to "Started".
@@ -74,7 +139,19 @@ public final class StubEngine: Sendable {
     }
 
     public func handle(_ request: HTTPRequest) -> StubOutcome {
-        guard let cors else { return match(request) }
+        if AdminAPI.claims(request.path) {
+            return StubOutcome(response: AdminAPI(engine: self).handle(request), stub: nil, nearMiss: nil, isAdmin: true)
+        }
+        guard journal.isEnabled else { return answer(request) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let outcome = answer(request)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        journal.record(request, outcome, durationMilliseconds: elapsed + Double(outcome.response.delayMilliseconds))
+        return outcome
+    }
+
+    private func answer(_ request: HTTPRequest) -> StubOutcome {
+        guard let cors = options.cors else { return match(request) }
         if let preflight = cors.preflight(request) {
             return StubOutcome(response: preflight, stub: nil, nearMiss: nil, isPreflight: true)
         }
@@ -106,6 +183,7 @@ public final class StubEngine: Sendable {
 /// Everything the engine shares between requests.
 struct EngineState: Sendable {
     var fileStubs: [Stub]
+    var runtimeStubs: [Stub] = []
     var catalog: StubCatalog
     /// Stub id to the index of its next response in a sequence.
     var positions: [String: Int] = [:]
@@ -115,6 +193,16 @@ struct EngineState: Sendable {
     init(fileStubs: [Stub]) {
         self.fileStubs = fileStubs
         self.catalog = StubCatalog(fileStubs)
+    }
+
+    mutating func replaceFileStubs(_ stubs: [Stub]) {
+        fileStubs = stubs
+        catalog = StubCatalog(runtimeStubs + stubs)
+    }
+
+    mutating func setRuntimeStubs(_ stubs: [Stub]) {
+        runtimeStubs = stubs
+        catalog = StubCatalog(stubs + fileStubs)
     }
 
     /// Matches with scenario states and advances sequences and scenarios: called under the lock.

@@ -148,7 +148,7 @@ struct StubDecoder {
         guard problems.count == before || !problems[before...].contains(where: { $0.severity == .error }),
               let request, !responses.isEmpty else { return nil }
         return Stub(name: name, source: makeSource(index), priority: priority, request: request,
-                    responses: responses, afterLast: afterLast, scenario: scenario, order: order)
+                    responses: responses, afterLast: afterLast, scenario: scenario, order: order, definition: node)
     }
 
     mutating func decodeScenario(_ node: JSONNode, _ path: String) -> ScenarioRule? {
@@ -234,6 +234,10 @@ struct StubDecoder {
         }
         guard source.hasPrefix("/") else {
             error(path, node, "a path starts with \"/\" (found \"\(source)\")")
+            return nil
+        }
+        if source == "/__admin" || source.hasPrefix("/__admin/") {
+            error(path, node, "paths under /__admin/ belong to the admin API; pick another path")
             return nil
         }
         if source.contains("?") {

@@ -27,10 +27,12 @@ public struct Stub: Sendable {
     public let scenario: ScenarioRule?
     /// Position in load order (file order, then index in file); the last tie-breaker.
     public let order: Int
+    /// The stub as written (JSON), for the admin API's listing.
+    public let definition: JSONNode?
 
     public init(name: String, source: StubSource, priority: Int, request: RequestPattern,
                 responses: [StubResponse], afterLast: SequenceEnd = .repeatLast, scenario: ScenarioRule? = nil,
-                order: Int) {
+                order: Int, definition: JSONNode? = nil) {
         precondition(!responses.isEmpty, "a stub has at least one response")
         self.name = name
         self.source = source
@@ -40,6 +42,7 @@ public struct Stub: Sendable {
         self.afterLast = afterLast
         self.scenario = scenario
         self.order = order
+        self.definition = definition
         self.rank = StubRank(priority: priority, pathClass: request.path?.specificityClass ?? 0,
                              literalSegments: request.path?.literalSegmentCount ?? 0,
                              conditions: request.conditionCount, isRuntime: source.isRuntime, order: order)

@@ -1,0 +1,258 @@
+import Foundation
+import HTTP1
+
+/// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
+/// `{"error": ...}` with a 4xx. It drives the engine it belongs to; it knows nothing of sockets.
+struct AdminAPI {
+    static let prefix = "/__admin"
+    let engine: StubEngine
+
+    static func claims(_ path: String) -> Bool {
+        path.hasPrefix(prefix) && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
+    }
+
+    /// Method and path pattern (`*` is one segment or, last, the rest) of every route, for
+    /// 404 and 405 answers.
+    static let routes: [(method: String, path: String)] = [
+        ("GET", "/__admin/health"),
+        ("GET", "/__admin/stubs"), ("POST", "/__admin/stubs"), ("DELETE", "/__admin/stubs"),
+        ("GET", "/__admin/stubs/{id}"), ("PUT", "/__admin/stubs/{id}"), ("DELETE", "/__admin/stubs/{id}"),
+        ("POST", "/__admin/reload"), ("POST", "/__admin/reset"),
+        ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"),
+        ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
+        ("GET", "/__admin/requests/unmatched"),
+        ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
+    ]
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if let token = engine.options.adminToken, !Self.authorized(request, token: token) {
+            var response = Self.error(401, "this server needs Authorization: Bearer TOKEN on admin requests (--admin-token)")
+            response.prepared = response.prepared.adding(HTTPHeaders([("WWW-Authenticate", "Bearer")]))
+            return response
+        }
+        let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
+        let rest = String(path.dropFirst(Self.prefix.count))
+        switch (request.method, rest) {
+        case ("GET", "/health"): return health()
+        case ("GET", "/stubs"): return listStubs()
+        case ("POST", "/stubs"): return addStubs(request)
+        case ("DELETE", "/stubs"):
+            engine.removeAllRuntimeStubs()
+            return Self.json(200, .object([("removed", .bool(true))]))
+        case ("POST", "/reload"): return reload()
+        case ("POST", "/reset"):
+            engine.reset()
+            return Self.json(200, .object([("reset", .bool(true))]))
+        case ("GET", "/requests"): return listRequests(request)
+        case ("DELETE", "/requests"):
+            engine.journal.clear()
+            return Self.json(200, .object([("cleared", .bool(true))]))
+        case ("POST", "/requests/find"): return findRequests(request, countOnly: false)
+        case ("POST", "/requests/count"): return findRequests(request, countOnly: true)
+        case ("GET", "/requests/unmatched"):
+            return Self.json(200, .object([("requests", .array(engine.journal.entries.filter { $0.stubID == nil }.map(AdminJSON.entry)))]))
+        case ("GET", "/scenarios"):
+            return Self.json(200, .object([("scenarios", .array(engine.scenarios.map {
+                .object([("name", .string($0.name)), ("state", .string($0.state))])
+            }))]))
+        case ("POST", "/scenarios/reset"):
+            engine.resetSequencesAndScenarios()
+            return Self.json(200, .object([("reset", .bool(true))]))
+        default:
+            break
+        }
+        if rest.hasPrefix("/stubs/") {
+            let id = String(rest.dropFirst("/stubs/".count))
+            switch request.method {
+            case "GET": return getStub(id)
+            case "PUT": return replaceStub(id, request)
+            case "DELETE": return deleteStub(id)
+            default: return methodNotAllowed(request, allowed: ["GET", "PUT", "DELETE"])
+            }
+        }
+        if rest.hasPrefix("/scenarios/"), rest.count > "/scenarios/".count {
+            guard request.method == "PUT" else { return methodNotAllowed(request, allowed: ["PUT"]) }
+            return setScenario(String(rest.dropFirst("/scenarios/".count)), request)
+        }
+        let allowed = Self.routes.filter { $0.path == path }.map(\.method)
+        if !allowed.isEmpty { return methodNotAllowed(request, allowed: allowed) }
+        return Self.json(404, .object([
+            ("error", .string("no admin route \(request.method) \(request.path)")),
+            ("routes", .array(Self.routes.map { .string("\($0.method) \($0.path)") })),
+        ]))
+    }
+
+    // MARK: Routes
+
+    private func health() -> HTTPResponse {
+        Self.json(200, .object([
+            ("status", .string("ok")),
+            ("stubs", .number(engine.catalog.count)),
+            ("uptimeSeconds", .number(Date().timeIntervalSince(engine.startedAt), decimals: 3)),
+            ("version", .string(engine.options.version)),
+        ]))
+    }
+
+    private func listStubs() -> HTTPResponse {
+        let stubs = engine.catalog.stubs.sorted { $0.rank < $1.rank }
+        return Self.json(200, .object([("stubs", .array(stubs.map(AdminJSON.stub)))]))
+    }
+
+    private func getStub(_ id: String) -> HTTPResponse {
+        guard let stub = engine.catalog.stubs.first(where: { $0.id == id }) else { return noStub(id) }
+        return Self.json(200, AdminJSON.stub(stub))
+    }
+
+    private func addStubs(_ request: HTTPRequest) -> HTTPResponse {
+        switch decodeStubs(request.body, ids: nil) {
+        case .failure(let failure): return failure.response
+        case .success(let stubs):
+            engine.addRuntimeStubs(stubs)
+            return Self.json(201, .object([("ids", .array(stubs.map { .string($0.id) }))]))
+        }
+    }
+
+    private func replaceStub(_ id: String, _ request: HTTPRequest) -> HTTPResponse {
+        guard let existing = engine.catalog.stubs.first(where: { $0.id == id }) else { return noStub(id) }
+        guard case .runtime = existing.source else {
+            return Self.error(400, "\(id) comes from a file: edit the file (it reloads) or add a runtime stub")
+        }
+        switch decodeStubs(request.body, ids: [id]) {
+        case .failure(let failure): return failure.response
+        case .success(let stubs):
+            guard stubs.count == 1 else { return Self.error(400, "PUT takes one stub, not \(stubs.count)") }
+            engine.replaceRuntimeStub(id: id, with: stubs[0])
+            return Self.json(200, AdminJSON.stub(stubs[0]))
+        }
+    }
+
+    private func deleteStub(_ id: String) -> HTTPResponse {
+        if engine.removeRuntimeStub(id: id) { return Self.json(200, .object([("removed", .string(id))])) }
+        if engine.catalog.stubs.contains(where: { $0.id == id }) {
+            return Self.error(400, "\(id) comes from a file: delete or edit the file instead")
+        }
+        return noStub(id)
+    }
+
+    private func reload() -> HTTPResponse {
+        guard let directory = engine.options.directory else { return Self.error(400, "this engine has no stub folder to reload") }
+        let result = StubLoader(directory: directory).load()
+        guard result.isServable else {
+            return Self.json(400, .object([
+                ("error", .string("the stub folder has \(result.errors.count) error(s); still serving the last good stubs")),
+                ("errors", .array(result.errors.map { .string($0.description) })),
+            ]))
+        }
+        engine.replace(with: result.stubs)
+        return Self.json(200, .object([("stubs", .number(result.stubs.count)),
+                                       ("warnings", .array(result.warnings.map { .string($0.description) }))]))
+    }
+
+    private func listRequests(_ request: HTTPRequest) -> HTTPResponse {
+        var entries = engine.journal.entries
+        if let method = request.queryValues("method").first { entries = entries.filter { $0.method == method } }
+        if let path = request.queryValues("path").first { entries = entries.filter { $0.path == path } }
+        if request.queryValues("unmatched").first == "true" { entries = entries.filter { $0.stubID == nil } }
+        if let since = request.queryValues("since").first {
+            guard let id = Int(since) else { return Self.error(400, "since must be a journal entry id (a number)") }
+            entries = entries.filter { $0.id > id }
+        }
+        if let limit = request.queryValues("limit").first {
+            guard let n = Int(limit), n >= 0 else { return Self.error(400, "limit must be a number of 0 or more") }
+            entries = Array(entries.suffix(n))
+        }
+        return Self.json(200, .object([("requests", .array(entries.map(AdminJSON.entry)))]))
+    }
+
+    private func findRequests(_ request: HTTPRequest, countOnly: Bool) -> HTTPResponse {
+        let node: JSONNode
+        do {
+            node = request.body.isEmpty ? .object([]) : try JSONParser.parse(request.body, rejectDuplicateKeys: true)
+        } catch {
+            return Self.error(400, "the body is not JSON: \(error.position): \(error.message)")
+        }
+        var decoder = StubDecoder(displayPath: "request body", fileURL: URL(fileURLWithPath: "/"),
+                                  bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
+        let pattern = decoder.decodeRequest(node, "$")
+        guard let pattern, decoder.problems.filter({ $0.severity == .error }).isEmpty else {
+            return Self.problems(decoder.problems)
+        }
+        let matching = engine.journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
+        if countOnly { return Self.json(200, .object([("count", .number(matching.count))])) }
+        return Self.json(200, .object([("requests", .array(matching.map(AdminJSON.entry)))]))
+    }
+
+    private func setScenario(_ name: String, _ request: HTTPRequest) -> HTTPResponse {
+        guard let node = try? JSONParser.parse(request.body), let state = node["state"]?.string, !state.isEmpty else {
+            return Self.error(400, "expected a body like {\"state\": \"paid\"}")
+        }
+        engine.setScenario(name, to: state)
+        return Self.json(200, .object([("name", .string(name)), ("state", .string(state))]))
+    }
+
+    // MARK: Helpers
+
+    /// A runtime stub body decoded exactly as a stub file is, so a bad stub gets the same
+    /// messages. `ids` reuses ids (PUT); otherwise each stub gets a new one.
+    private func decodeStubs(_ body: [UInt8], ids: [String]?) -> Result<[Stub], AdminFailure> {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(body, rejectDuplicateKeys: true)
+        } catch {
+            return .failure(AdminFailure(Self.problems([StubProblem(.error, file: "request body", position: error.position, message: error.message)])))
+        }
+        let directory = URL(fileURLWithPath: engine.options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
+        let newIDs = ids ?? (0..<max(1, root.elements?.count ?? root["stubs"]?.elements?.count ?? 1)).map { _ in UUID().uuidString.lowercased() }
+        var decoder = StubDecoder(displayPath: "request body", fileURL: directory.appendingPathComponent("runtime.json"),
+                                  bodyFiles: BodyFileReader(root: directory),
+                                  makeSource: { index in .runtime(id: index < newIDs.count ? newIDs[index] : UUID().uuidString.lowercased()) })
+        let stubs = decoder.decodeFile(root, firstOrder: 0)
+        if decoder.problems.contains(where: { $0.severity == .error }) { return .failure(AdminFailure(Self.problems(decoder.problems))) }
+        return .success(stubs)
+    }
+
+    private func noStub(_ id: String) -> HTTPResponse {
+        Self.error(404, "no stub with id \(id)")
+    }
+
+    private func methodNotAllowed(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
+        var response = Self.error(405, "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))")
+        response.prepared = response.prepared.adding(HTTPHeaders([("Allow", allowed.joined(separator: ", "))]))
+        return response
+    }
+
+    static func problems(_ problems: [StubProblem]) -> HTTPResponse {
+        let errors = problems.filter { $0.severity == .error }
+        return json(400, .object([
+            ("error", .string(errors.first.map(\.description) ?? "invalid stub")),
+            ("errors", .array(errors.map { .string($0.description) })),
+        ]))
+    }
+
+    static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        json(status, .object([("error", .string(message))]))
+    }
+
+    static func json(_ status: Int, _ node: JSONNode) -> HTTPResponse {
+        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: JSONSerializer.bytes(node))
+    }
+
+    /// Constant-time comparison, so response timing does not reveal how much of a guess was right.
+    static func authorized(_ request: HTTPRequest, token: String) -> Bool {
+        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return false }
+        let given = Array(header.dropFirst("Bearer ".count).utf8)
+        let expected = Array(token.utf8)
+        var difference = given.count ^ expected.count
+        for i in 0..<max(given.count, expected.count) {
+            let a = i < given.count ? given[i] : 0
+            let b = i < expected.count ? expected[i] : 0
+            difference |= Int(a ^ b)
+        }
+        return difference == 0
+    }
+}
+
+struct AdminFailure: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTP1
+
+/// One request as the journal keeps it.
+public struct JournalEntry: Sendable {
+    public let id: Int
+    /// Milliseconds since 1970.
+    public let receivedAtMilliseconds: Int
+    public let method: String
+    public let path: String
+    public let target: String
+    public let queryItems: [QueryItem]
+    public let headers: HTTPHeaders
+    /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size.
+    public let body: [UInt8]
+    public let bodySize: Int
+    public let stubID: String?
+    public let stubName: String?
+    public let status: Int
+    public let durationMilliseconds: Double
+    public let nearMiss: NearMissReport?
+
+    /// The request again, for `find` and `count` (the stub matcher runs on it).
+    var request: HTTPRequest {
+        HTTPRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers, body: body,
+                    authority: headers["Host"])
+    }
+}
+
+/// The last N requests, a ring buffer: memory stays bounded however long the server runs (bodies
+/// over 64 KiB are kept truncated, with their real size). Its own lock: recording a request does
+/// not wait for matching.
+public final class Journal: Sendable {
+    public static let maximumBodyBytes = 64 * 1024
+    public let capacity: Int
+    private let state: Guarded<(entries: [JournalEntry?], next: Int, nextID: Int)>
+
+    public init(capacity: Int) {
+        self.capacity = max(0, capacity)
+        state = Guarded((Array(repeating: nil, count: max(0, capacity)), 0, 1))
+    }
+
+    public var isEnabled: Bool { capacity > 0 }
+
+    func record(_ request: HTTPRequest, _ outcome: StubOutcome, durationMilliseconds: Double) {
+        guard capacity > 0 else { return }
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        state.withLock { s in
+            let entry = JournalEntry(
+                id: s.nextID, receivedAtMilliseconds: now, method: request.method, path: request.path,
+                target: request.target, queryItems: request.queryItems, headers: request.headers,
+                body: Array(request.body.prefix(Self.maximumBodyBytes)), bodySize: request.body.count,
+                stubID: outcome.stub?.id, stubName: outcome.stub?.name, status: outcome.response.prepared.status,
+                durationMilliseconds: durationMilliseconds, nearMiss: outcome.nearMiss)
+            s.entries[s.next] = entry
+            s.next = (s.next + 1) % capacity
+            s.nextID += 1
+        }
+    }
+
+    /// Oldest first.
+    public var entries: [JournalEntry] {
+        state.withLock { s in
+            guard capacity > 0 else { return [] }
+            return (0..<capacity).compactMap { s.entries[(s.next + $0) % capacity] }
+        }
+    }
+
+    public func clear() {
+        state.withLock { s in
+            s.entries = Array(repeating: nil, count: capacity)
+            s.next = 0
+        }
+    }
+}
