@@ -221,3 +221,38 @@ final class GlobalDelayEndToEndTests: XCTestCase {
         server.waitFor("the log line with the total delay") { server.stdout.contains("(+300ms delay)") }
     }
 }
+
+final class AdminEndToEndTests: XCTestCase {
+    func testAScriptedTestFromTheOutside() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-admin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"request": {"path": "/file"}, "response": {}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--admin-token", "t0k"])
+        let base = try XCTUnwrap(server.baseURL())
+        let auth = ["Authorization": "Bearer t0k"]
+        XCTAssertEqual(try fetch(base + "/__admin/health").status, 401)
+        let added = try fetch(base + "/__admin/stubs", method: "POST", headers: auth,
+                              body: #"{"request": {"method": "GET", "path": "/v1/flags"}, "response": {"body": {"newCheckout": true}}}"#)
+        XCTAssertEqual(added.status, 201, added.body)
+        XCTAssertEqual(try fetch(base + "/v1/flags").body, #"{"newCheckout":true}"#)
+        _ = try fetch(base + "/v1/unknown")
+        let count = try fetch(base + "/__admin/requests/count", method: "POST", headers: auth, body: #"{"path": "/v1/flags"}"#)
+        XCTAssertEqual(count.body, #"{"count":1}"#)
+        let unmatched = try fetch(base + "/__admin/requests/unmatched", headers: auth)
+        XCTAssertTrue(unmatched.body.contains(#""path":"/v1/unknown""#), unmatched.body)
+        XCTAssertEqual(try fetch(base + "/__admin/reset", method: "POST", headers: auth).status, 200)
+        XCTAssertEqual(try fetch(base + "/v1/flags").status, 404)
+        server.waitFor("the admin log line") { server.stdout.contains("POST /__admin/reset 200 admin") }
+    }
+
+    func testNonLoopbackWithoutATokenWarnsAboutTheAdminAPI() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-admin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"response": {}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch"])
+        XCTAssertNotNil(server.baseURL())
+        server.waitFor("the admin warning") { server.stderr.contains("use --admin-token") }
+    }
+}
