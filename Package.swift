@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "StubEngine", targets: ["StubEngine"]),
+        // For Swift test suites: an in-process server and a URLProtocol transport.
+        .library(name: "StubKit", targets: ["StubKit"]),
         .executable(name: "stubserver", targets: ["stubserver"]),
         .executable(name: "benchserver", targets: ["benchserver"]),
     ],
@@ -23,6 +25,9 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTP1"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(name: "StubEngine", dependencies: ["HTTP1"], swiftSettings: strict),
+        // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
+        // (no sockets), and Codable stub definitions that mirror the file format.
+        .target(name: "StubKit", dependencies: ["StubEngine", "HTTPServer", "HTTP1"], swiftSettings: strict),
         // The command line: arguments, serving, validate, request log. Testable as a library.
         .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
@@ -35,6 +40,7 @@ let package = Package(
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

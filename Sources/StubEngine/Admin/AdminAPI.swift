@@ -104,8 +104,8 @@ struct AdminAPI {
     }
 
     private func addStubs(_ request: HTTPRequest) -> HTTPResponse {
-        switch decodeStubs(request.body, ids: nil) {
-        case .failure(let failure): return failure.response
+        switch engine.decodeRuntimeStubs(request.body) {
+        case .failure(let failure): return Self.problems(failure.problems)
         case .success(let stubs):
             engine.addRuntimeStubs(stubs)
             return Self.json(201, .object([("ids", .array(stubs.map { .string($0.id) }))]))
@@ -117,8 +117,8 @@ struct AdminAPI {
         guard case .runtime = existing.source else {
             return Self.error(400, "\(id) comes from a file: edit the file (it reloads) or add a runtime stub")
         }
-        switch decodeStubs(request.body, ids: [id]) {
-        case .failure(let failure): return failure.response
+        switch engine.decodeRuntimeStubs(request.body, ids: [id]) {
+        case .failure(let failure): return Self.problems(failure.problems)
         case .success(let stubs):
             guard stubs.count == 1 else { return Self.error(400, "PUT takes one stub, not \(stubs.count)") }
             engine.replaceRuntimeStub(id: id, with: stubs[0])
@@ -165,19 +165,12 @@ struct AdminAPI {
     }
 
     private func findRequests(_ request: HTTPRequest, countOnly: Bool) -> HTTPResponse {
-        let node: JSONNode
+        let matching: [JournalEntry]
         do {
-            node = request.body.isEmpty ? .object([]) : try JSONParser.parse(request.body, rejectDuplicateKeys: true)
+            matching = try engine.journalEntries(matching: request.body)
         } catch {
-            return Self.error(400, "the body is not JSON: \(error.position): \(error.message)")
+            return Self.problems(error.problems)
         }
-        var decoder = StubDecoder(displayPath: "request body", fileURL: URL(fileURLWithPath: "/"),
-                                  bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
-        let pattern = decoder.decodeRequest(node, "$")
-        guard let pattern, decoder.problems.filter({ $0.severity == .error }).isEmpty else {
-            return Self.problems(decoder.problems)
-        }
-        let matching = engine.journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
         if countOnly { return Self.json(200, .object([("count", .number(matching.count))])) }
         return Self.json(200, .object([("requests", .array(matching.map(AdminJSON.entry)))]))
     }
@@ -191,25 +184,6 @@ struct AdminAPI {
     }
 
     // MARK: Helpers
-
-    /// A runtime stub body decoded exactly as a stub file is, so a bad stub gets the same
-    /// messages. `ids` reuses ids (PUT); otherwise each stub gets a new one.
-    private func decodeStubs(_ body: [UInt8], ids: [String]?) -> Result<[Stub], AdminFailure> {
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(body, rejectDuplicateKeys: true)
-        } catch {
-            return .failure(AdminFailure(Self.problems([StubProblem(.error, file: "request body", position: error.position, message: error.message)])))
-        }
-        let directory = URL(fileURLWithPath: engine.options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
-        let newIDs = ids ?? (0..<max(1, root.elements?.count ?? root["stubs"]?.elements?.count ?? 1)).map { _ in UUID().uuidString.lowercased() }
-        var decoder = StubDecoder(displayPath: "request body", fileURL: directory.appendingPathComponent("runtime.json"),
-                                  bodyFiles: BodyFileReader(root: directory),
-                                  makeSource: { index in .runtime(id: index < newIDs.count ? newIDs[index] : UUID().uuidString.lowercased()) })
-        let stubs = decoder.decodeFile(root, firstOrder: 0)
-        if decoder.problems.contains(where: { $0.severity == .error }) { return .failure(AdminFailure(Self.problems(decoder.problems))) }
-        return .success(stubs)
-    }
 
     private func noStub(_ id: String) -> HTTPResponse {
         Self.error(404, "no stub with id \(id)")
@@ -250,9 +224,4 @@ struct AdminAPI {
         }
         return difference == 0
     }
-}
-
-struct AdminFailure: Error {
-    let response: HTTPResponse
-    init(_ response: HTTPResponse) { self.response = response }
 }

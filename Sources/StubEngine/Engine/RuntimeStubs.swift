@@ -1,0 +1,57 @@
+import Foundation
+import HTTP1
+
+/// Problems in stub JSON given at run time (admin API, Swift embedding): the same messages a
+/// file gets, with "request body" (or the caller's label) as the file.
+public struct StubProblems: Error, Sendable, CustomStringConvertible {
+    public let problems: [StubProblem]
+    public init(problems: [StubProblem]) { self.problems = problems }
+    public var description: String { problems.filter { $0.severity == .error }.map(\.description).joined(separator: "\n") }
+}
+
+extension StubEngine {
+    /// Decodes stub JSON (one stub, an array, or `{"stubs": [...]}`) as runtime stubs, exactly as
+    /// a file is decoded. `ids` reuses ids (a replacement); otherwise each stub gets a new one.
+    public func decodeRuntimeStubs(_ json: [UInt8], ids: [String]? = nil, label: String = "request body") -> Result<[Stub], StubProblems> {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(json, rejectDuplicateKeys: true)
+        } catch {
+            return .failure(StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)]))
+        }
+        let directory = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
+        let count = max(1, root.elements?.count ?? root["stubs"]?.elements?.count ?? 1)
+        let newIDs = ids ?? (0..<count).map { _ in UUID().uuidString.lowercased() }
+        var decoder = StubDecoder(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
+                                  bodyFiles: BodyFileReader(root: directory),
+                                  makeSource: { index in .runtime(id: index < newIDs.count ? newIDs[index] : UUID().uuidString.lowercased()) })
+        let stubs = decoder.decodeFile(root, firstOrder: 0)
+        if decoder.problems.contains(where: { $0.severity == .error }) { return .failure(StubProblems(problems: decoder.problems)) }
+        return .success(stubs)
+    }
+
+    /// Decodes and adds runtime stubs; returns their ids.
+    @discardableResult
+    public func addRuntimeStubs(json: [UInt8], label: String = "request body") throws(StubProblems) -> [String] {
+        let stubs = try decodeRuntimeStubs(json, label: label).get()
+        addRuntimeStubs(stubs)
+        return stubs.map(\.id)
+    }
+
+    /// The journal entries a request matcher (the `request` object of a stub, as JSON) matches.
+    public func journalEntries(matching json: [UInt8], label: String = "request body") throws(StubProblems) -> [JournalEntry] {
+        let node: JSONNode
+        do {
+            node = json.isEmpty ? .object([]) : try JSONParser.parse(json, rejectDuplicateKeys: true)
+        } catch {
+            throw StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)])
+        }
+        var decoder = StubDecoder(displayPath: label, fileURL: URL(fileURLWithPath: "/"),
+                                  bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
+        let pattern = decoder.decodeRequest(node, "$")
+        guard let pattern, !decoder.problems.contains(where: { $0.severity == .error }) else {
+            throw StubProblems(problems: decoder.problems)
+        }
+        return journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
+    }
+}

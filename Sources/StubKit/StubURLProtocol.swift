@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTP1
+import StubEngine
+
+/// Answers a `URLSession` from a stub engine without sockets: the same matching, near-miss
+/// reports, templates, journal and state as the server. For unit tests of a networking layer.
+///
+///     let transport = StubURLProtocol.register(engine)
+///     let session = URLSession(configuration: transport.configuration)
+///     let client = MyAPIClient(baseURL: transport.baseURL, session: session)
+///
+/// Each registration gets its own host (`e1.stubkit.invalid`), and requests are routed by host,
+/// so parallel tests each reach their own engine (a header would not do: on Linux `canInit` sees
+/// the request before the session adds its headers). The configuration lists this class in
+/// `protocolClasses`: registering it globally does not reach ephemeral sessions on Linux. Delays
+/// are timers; faults become the `URLError`s a real network gives; redirects are delivered as
+/// plain responses.
+public final class StubURLProtocol: URLProtocol {
+    /// What a test needs to talk to a registered engine.
+    public struct Transport: Sendable {
+        /// `http://eN.stubkit.invalid`: point the client under test here.
+        public let baseURL: URL
+        public let engine: StubEngine
+        /// A fresh ephemeral configuration whose requests to `baseURL` the engine answers.
+        public var configuration: URLSessionConfiguration {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = [StubURLProtocol.self]
+            return configuration
+        }
+    }
+
+    private static let engines = Guarded<(byHost: [String: StubEngine], next: Int)>(([:], 1))
+    private let cancelled = Guarded(false)
+
+    /// Registers an engine under a host of its own. It stays registered until `unregister(_:)`.
+    public static func register(_ engine: StubEngine) -> Transport {
+        let host = engines.withLock { state -> String in
+            let host = "e\(state.next).stubkit.invalid"
+            state.next += 1
+            state.byHost[host] = engine
+            return host
+        }
+        return Transport(baseURL: URL(string: "http://\(host)")!, engine: engine)
+    }
+
+    public static func unregister(_ transport: Transport) {
+        guard let host = transport.baseURL.host else { return }
+        _ = engines.withLock { $0.byHost.removeValue(forKey: host) }
+    }
+
+    private static func engine(for url: URL?) -> StubEngine? {
+        guard let host = url?.host?.lowercased() else { return nil }
+        return engines.withLock { $0.byHost[host] }
+    }
+
+    override public class func canInit(with request: URLRequest) -> Bool {
+        engine(for: request.url) != nil
+    }
+
+    override public class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override public func startLoading() {
+        guard let url = request.url, let engine = Self.engine(for: url) else {
+            client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
+            return
+        }
+        let outcome = engine.handle(Self.httpRequest(from: request, url: url))
+        let response = outcome.response
+        // URLProtocol is not Sendable; the client tolerates calls from another thread, and
+        // `cancelled` is the only state shared with stopLoading.
+        let unchecked = UncheckedSendable(self)
+        let send: @Sendable () -> Void = {
+            guard !unchecked.value.cancelled.value else { return }
+            unchecked.value.deliver(response, url: url)
+        }
+        if response.delayMilliseconds > 0 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(response.delayMilliseconds), execute: send)
+        } else {
+            send()
+        }
+    }
+
+    override public func stopLoading() {
+        cancelled.value = true
+    }
+
+    private func deliver(_ response: HTTPResponse, url: URL) {
+        switch response.delivery {
+        case .reset, .closeWithoutResponse:
+            client?.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+            return
+        case .rawThenClose:
+            client?.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse))
+            return
+        case .hang:
+            return // the session's timeout ends it, as it would on a real network
+        case .normal, .dribble:
+            break
+        }
+        let prepared = response.prepared
+        var fields: [String: String] = [:]
+        for field in prepared.headers {
+            fields[field.name] = fields[field.name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        if PreparedResponse.allowsBody(prepared.status) { fields["Content-Length"] = String(prepared.body.count) }
+        guard let http = HTTPURLResponse(url: url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
+            return
+        }
+        client?.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
+        if request.httpMethod != "HEAD", !prepared.body.isEmpty {
+            client?.urlProtocol(self, didLoad: Data(prepared.body))
+        }
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    /// The URLRequest as the HTTP server would have parsed it. Apple platforms deliver upload
+    /// bodies as `httpBodyStream`, so both are read.
+    static func httpRequest(from request: URLRequest, url: URL) -> HTTPRequest {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let rawPath = components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/"
+        let rawQuery = components?.percentEncodedQuery
+        let target = rawQuery.map { "\(rawPath)?\($0)" } ?? rawPath
+        var headers = HTTPHeaders()
+        var authority = url.host ?? "localhost"
+        if let port = url.port { authority += ":\(port)" }
+        headers.add("Host", authority)
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            headers.add(name, value)
+        }
+        let body = bodyBytes(of: request)
+        if !body.isEmpty, !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
+        let queryItems = (rawQuery ?? "").split(separator: "&", omittingEmptySubsequences: true).map { pair -> QueryItem in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return QueryItem(name: PercentDecoding.decodeLenient(parts[0]),
+                             value: parts.count > 1 ? PercentDecoding.decodeLenient(parts[1]) : "")
+        }
+        return HTTPRequest(method: request.httpMethod ?? "GET", target: target,
+                           path: PercentDecoding.decodeLenient(rawPath), rawQuery: rawQuery, queryItems: queryItems,
+                           headers: headers, body: body, peer: "URLProtocol", authority: authority)
+    }
+
+    static func bodyBytes(of request: URLRequest) -> [UInt8] {
+        if let data = request.httpBody { return Array(data) }
+        guard let stream = request.httpBodyStream else { return [] }
+        var bytes: [UInt8] = []
+        stream.open()
+        defer { stream.close() }
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let n = stream.read(&buffer, maxLength: buffer.count)
+            if n <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+        return bytes
+    }
+}
+
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StubEngine
+import StubKit
+import XCTest
+
+/// The example client against the bundled stubs, through both transports: the in-process server
+/// (real sockets) and StubURLProtocol (no sockets). Each test also checks what was sent.
+final class ExampleClientTests: XCTestCase {
+    static let stubs = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("stubs").path
+
+    enum Transport: CaseIterable { case server, urlProtocol }
+
+    /// A client and the server whose journal records what it sent.
+    func makeClient(_ transport: Transport) throws -> (ExampleClient, LocalStubServer) {
+        let server = try LocalStubServer(directory: Self.stubs)
+        addTeardownBlock { server.stop() }
+        switch transport {
+        case .server:
+            return (ExampleClient(baseURL: server.baseURL, session: URLSession(configuration: .ephemeral)), server)
+        case .urlProtocol:
+            let transport = StubURLProtocol.register(server.engine)
+            addTeardownBlock { StubURLProtocol.unregister(transport) }
+            return (ExampleClient(baseURL: transport.baseURL, session: URLSession(configuration: transport.configuration)), server)
+        }
+    }
+
+    func testRegistrationMapsE001ToUsernameAlreadyExists() async throws {
+        for transport in Transport.allCases {
+            let (client, server) = try makeClient(transport)
+            do {
+                try await client.register(username: "swift-senpai", password: "pw")
+                XCTFail("\(transport): expected usernameAlreadyExists")
+            } catch {
+                XCTAssertEqual(error, .usernameAlreadyExists, "\(transport)")
+            }
+            try await client.register(username: "new-user", password: "pw")
+            let sent = try server.requests(matching: RequestDefinition(method: "POST", path: "/v1/register"))
+            XCTAssertEqual(sent.count, 2, "\(transport)")
+            XCTAssertEqual(try sent[0].json([String: String].self), ["username": "swift-senpai", "password": "pw"], "\(transport)")
+            XCTAssertEqual(sent[0].header("content-type"), "application/json", "\(transport)")
+        }
+    }
+
+    func testLoginSendsJSONWithTheRightHeaders() async throws {
+        for transport in Transport.allCases {
+            let (client, server) = try makeClient(transport)
+            let token = try await client.login(username: "swift-senpai", password: "correct-horse")
+            XCTAssertEqual(token.token_type, "Bearer", "\(transport)")
+            do {
+                _ = try await client.login(username: "swift-senpai", password: "wrong")
+                XCTFail("\(transport): expected invalidCredentials")
+            } catch {
+                XCTAssertEqual(error, .invalidCredentials, "\(transport)")
+            }
+            let matcher = RequestDefinition(method: "POST", path: "/oauth/token",
+                                            headers: ["X-Client-Id": "ios-app", "Content-Type": .contains("json")],
+                                            body: try .json(["grant_type": "password", "username": "swift-senpai"]))
+            XCTAssertEqual(try server.count(matching: matcher), 2, "\(transport)")
+            XCTAssertEqual(server.requests.last?.url, client.baseURL.absoluteString + "/oauth/token", "\(transport)")
+        }
+    }
+
+    func testWeatherHandlesSuccessBadLocationAndATruncatedBody() async throws {
+        for transport in Transport.allCases {
+            let (client, server) = try makeClient(transport)
+            let forecast = try await client.forecast(location: "tokyo")
+            XCTAssertEqual(forecast.location, "Tokyo", "\(transport)")
+            XCTAssertEqual(forecast.days.count, 3)
+            do { _ = try await client.forecast(location: "atlantis"); XCTFail() } catch { XCTAssertEqual(error, .unknownLocation, "\(transport)") }
+            do { _ = try await client.forecast(location: "broken"); XCTFail() } catch { XCTAssertEqual(error, .malformedResponse, "\(transport)") }
+            XCTAssertEqual(server.requests.map { $0.query("location") }, ["tokyo", "atlantis", "broken"], "\(transport)")
+        }
+    }
+
+    func testANetworkLevelFailure() async throws {
+        for transport in Transport.allCases {
+            let (client, server) = try makeClient(transport)
+            try server.add(StubDefinition(request: RequestDefinition(method: "POST", path: "/v1/register"),
+                                          response: ResponseDefinition(fault: "reset")))
+            do {
+                try await client.register(username: "anyone", password: "pw")
+                XCTFail("\(transport): expected a network error")
+            } catch {
+                guard case .network = error else { return XCTFail("\(transport): \(error)") }
+            }
+            XCTAssertEqual(try server.count(matching: RequestDefinition(path: "/v1/register")), 1, "\(transport)")
+        }
+    }
+
+    func testUnmatchedRequestsSayWhatCameClosest() async throws {
+        for transport in Transport.allCases {
+            let (client, server) = try makeClient(transport)
+            _ = try? await client.login(username: "x", password: "y")
+            server.reset()
+            let stubbed = ExampleClient(baseURL: client.baseURL.appendingPathComponent("v2"), session: client.session)
+            _ = try? await stubbed.login(username: "x", password: "y")
+            let unmatched = server.unmatchedRequests
+            XCTAssertEqual(unmatched.count, 1, "\(transport)")
+            XCTAssertEqual(unmatched.first?.nearMiss?.candidates.first?.mismatches.first?.condition, "path", "\(transport)")
+        }
+    }
+
+    func testParallelServersShareNothing() async throws {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<8 {
+                group.addTask {
+                    let server = try LocalStubServer(stubs: [StubDefinition(request: RequestDefinition(path: "/n"), response: .text("\(i)"))])
+                    defer { server.stop() }
+                    let (data, _) = try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("n"))
+                    XCTAssertEqual(String(decoding: data, as: UTF8.self), "\(i)")
+                    return server.requests.count
+                }
+            }
+            for try await count in group { XCTAssertEqual(count, 1) }
+        }
+    }
+
+    func testUploadBodiesArriveFromAStreamToo() async throws {
+        let server = try LocalStubServer(stubs: [StubDefinition(request: RequestDefinition(method: "PUT", path: "/upload",
+                                                                                              body: .contains("streamed")),
+                                                                response: .text("ok"))])
+        defer { server.stop() }
+        let transport = StubURLProtocol.register(server.engine)
+        defer { StubURLProtocol.unregister(transport) }
+        let session = URLSession(configuration: transport.configuration)
+        var request = URLRequest(url: transport.baseURL.appendingPathComponent("upload"))
+        request.httpMethod = "PUT"
+        request.httpBodyStream = InputStream(data: Data("a streamed body".utf8))
+        let data: Data = try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, _, error in
+                if let data { continuation.resume(returning: data) } else { continuation.resume(throwing: error ?? URLError(.unknown)) }
+            }.resume()
+        }
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "ok")
+    }
+
+    func testAStubBuiltInCodeThatIsWrongSaysWhy() throws {
+        let server = try LocalStubServer()
+        defer { server.stop() }
+        XCTAssertThrowsError(try server.add(StubDefinition(request: RequestDefinition(path: "no-slash"), response: .text("x")))) { error in
+            XCTAssertTrue(String(describing: error).contains(#"$[0].request.path: a path starts with "/""#), "\(error)")
+        }
+    }
+}
+
+extension JournalEntry {
+    /// The URL the client used, as the server saw it.
+    var url: String { "http://" + (header("Host") ?? "") + target }
+}
