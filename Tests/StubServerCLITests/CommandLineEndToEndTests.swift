@@ -256,3 +256,28 @@ final class AdminEndToEndTests: XCTestCase {
         server.waitFor("the admin warning") { server.stderr.contains("use --admin-token") }
     }
 }
+
+final class JournalMemoryTests: XCTestCase {
+    /// The journal is a ring buffer with bodies truncated at 64 KiB: after it fills, resident
+    /// memory stays flat however many large requests arrive.
+    func testResidentSizeStaysFlatUnderManyLargeRequests() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"request": {"method": "POST"}, "response": {"status": 204}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet", "--journal", "50"])
+        let base = try XCTUnwrap(server.baseURL())
+        let body = String(repeating: "x", count: 512 * 1024)
+        func residentKiB() -> Int {
+            guard let status = try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        for _ in 0..<100 { XCTAssertEqual(try fetch(base + "/upload", method: "POST", body: body).status, 204) }
+        let afterFilling = residentKiB()
+        for _ in 0..<300 { XCTAssertEqual(try fetch(base + "/upload", method: "POST", body: body).status, 204) }
+        let afterMore = residentKiB()
+        guard afterFilling > 0 else { throw XCTSkip("no /proc on this system") }
+        XCTAssertLessThan(afterMore, afterFilling + 8 * 1024, "resident size grew from \(afterFilling) KiB to \(afterMore) KiB")
+    }
+}
