@@ -56,6 +56,9 @@ public struct PreparedResponse: Sendable {
     /// Status line and header lines, each CRLF-terminated; no blank line.
     public let head: [UInt8]
     public let body: [UInt8]
+    /// Where the `Content-Length` line sits in `head` (empty range when the status has no body),
+    /// so a new body only rewrites that line.
+    private let lengthLine: Range<Int>
 
     /// Fields the server owns: a handler's value would break framing or the connection state.
     public static let reservedHeaders = ["Content-Length", "Transfer-Encoding", "Connection", "Date", "Server"]
@@ -77,17 +80,34 @@ public struct PreparedResponse: Sendable {
             head.append(contentsOf: field.value.utf8)
             head.append(contentsOf: "\r\n".utf8)
         }
+        let lengthStart = head.count
         if Self.allowsBody(status) {
             head.append(contentsOf: "Content-Length: \(self.body.count)\r\n".utf8)
         }
+        lengthLine = lengthStart..<head.count
         self.head = head
     }
 
-    private init(status: Int, headers: HTTPHeaders, head: [UInt8], body: [UInt8]) {
+    private init(status: Int, headers: HTTPHeaders, head: [UInt8], body: [UInt8], lengthLine: Range<Int>) {
         self.status = status
         self.headers = headers
         self.head = head
         self.body = body
+        self.lengthLine = lengthLine
+    }
+
+    /// The same status and headers with another body: only the `Content-Length` line is
+    /// rewritten (templated bodies change per request; their heads do not).
+    public func replacingBody(_ newBody: [UInt8]) -> PreparedResponse {
+        guard Self.allowsBody(status) else { return self }
+        var newHead: [UInt8] = []
+        newHead.reserveCapacity(head.count + 4)
+        newHead.append(contentsOf: head[..<lengthLine.lowerBound])
+        newHead.append(contentsOf: "Content-Length: \(newBody.count)\r\n".utf8)
+        let end = newHead.count
+        newHead.append(contentsOf: head[lengthLine.upperBound...])
+        return PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
+                                lengthLine: lengthLine.lowerBound..<end)
     }
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:
@@ -103,7 +123,7 @@ public struct PreparedResponse: Sendable {
             head.append(contentsOf: value.utf8)
             head.append(contentsOf: "\r\n".utf8)
         }
-        return PreparedResponse(status: status, headers: headers, head: head, body: body)
+        return PreparedResponse(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine)
     }
 
     /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).

@@ -55,3 +55,22 @@ import Testing
         #expect(h.hasToken("A", in: "accept"))
     }
 }
+
+@Suite struct ReplacingBodyTests {
+    @Test func onlyTheContentLengthLineChanges() {
+        let original = PreparedResponse(status: 201, headers: HTTPHeaders([("Content-Type", "application/json"), ("X-A", "1")]),
+                                        body: Array("{}".utf8)).adding(HTTPHeaders([("X-Added", "2")]))
+        let replaced = original.replacingBody(Array(#"{"id":"12345"}"#.utf8))
+        #expect(String(decoding: replaced.head, as: UTF8.self)
+                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: 14\r\nX-Added: 2\r\n")
+        #expect(replaced.body == Array(#"{"id":"12345"}"#.utf8))
+        let again = replaced.replacingBody([])
+        #expect(String(decoding: again.head, as: UTF8.self).contains("\r\nContent-Length: 0\r\nX-Added: 2\r\n"))
+    }
+
+    @Test func aStatusWithoutABodyStaysWithoutOne() {
+        let noContent = PreparedResponse(status: 204)
+        #expect(noContent.replacingBody(Array("x".utf8)).body.isEmpty)
+        #expect(!String(decoding: noContent.replacingBody(Array("x".utf8)).head, as: UTF8.self).contains("Content-Length"))
+    }
+}

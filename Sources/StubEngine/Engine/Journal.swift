@@ -3,7 +3,7 @@ import HTTP1
 
 /// One request as the journal keeps it.
 public struct JournalEntry: Sendable {
-    public let id: Int
+    public internal(set) var id: Int
     /// Milliseconds since 1970.
     public let receivedAtMilliseconds: Int
     public let method: String
@@ -44,18 +44,23 @@ public final class Journal: Sendable {
 
     func record(_ request: HTTPRequest, _ outcome: StubOutcome, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
-        let now = Int(Date().timeIntervalSince1970 * 1000)
-        state.withLock { s in
-            let entry = JournalEntry(
-                id: s.nextID, receivedAtMilliseconds: now, method: request.method, path: request.path,
-                target: request.target, queryItems: request.queryItems, headers: request.headers,
-                body: Array(request.body.prefix(Self.maximumBodyBytes)), bodySize: request.body.count,
-                stubID: outcome.stub?.id, stubName: outcome.stub?.name, status: outcome.response.prepared.status,
-                durationMilliseconds: durationMilliseconds, nearMiss: outcome.nearMiss)
+        // Built outside the lock, and the entry it replaces is released outside it too: every
+        // event loop records every request, so the critical section is a swap and two counters.
+        var entry = JournalEntry(
+            id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
+            path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
+            body: request.body.count > Self.maximumBodyBytes ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
+            bodySize: request.body.count, stubID: outcome.stub?.id, stubName: outcome.stub?.name,
+            status: outcome.response.prepared.status, durationMilliseconds: durationMilliseconds, nearMiss: outcome.nearMiss)
+        let replaced: JournalEntry? = state.withLock { s in
+            entry.id = s.nextID
+            s.nextID += 1
+            let old = s.entries[s.next]
             s.entries[s.next] = entry
             s.next = (s.next + 1) % capacity
-            s.nextID += 1
+            return old
         }
+        _ = replaced
     }
 
     /// Oldest first.

@@ -521,7 +521,7 @@ struct StubDecoder {
             warning(path + ".template", node["template"]?.position, "template is on but neither the body nor a header uses {{...}}")
             return nil
         }
-        return ResponseTemplate(status: prepared.status, headers: headers, body: body, staticBody: prepared.body)
+        return ResponseTemplate(status: prepared.status, headers: headers, body: body, staticBody: prepared.body, prepared: prepared)
     }
 
     mutating func decodeResponseHeaders(_ node: JSONNode, _ path: String) -> HTTPHeaders {

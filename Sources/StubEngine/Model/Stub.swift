@@ -43,6 +43,10 @@ public struct Stub: Sendable {
         self.scenario = scenario
         self.order = order
         self.definition = definition
+        switch source {
+        case .file: id = "file:\(source)"
+        case .runtime(let runtimeID): id = runtimeID
+        }
         self.rank = StubRank(priority: priority, pathClass: request.path?.specificityClass ?? 0,
                              literalSegments: request.path?.literalSegmentCount ?? 0,
                              conditions: request.conditionCount, isRuntime: source.isRuntime, order: order)
@@ -55,12 +59,8 @@ public struct Stub: Sendable {
     public var response: StubResponse { responses[0] }
 
     /// A stable id: `file:PATH#INDEX` for file stubs, the assigned id for runtime stubs.
-    public var id: String {
-        switch source {
-        case .file: "file:\(source)"
-        case .runtime(let id): id
-        }
-    }
+    /// Stored: the journal records it for every request.
+    public let id: String
 
     /// Whether answering changes engine state (a sequence position or a scenario).
     public var isStateful: Bool { responses.count > 1 || scenario != nil }

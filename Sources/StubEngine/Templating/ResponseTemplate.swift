@@ -10,7 +10,13 @@ struct ResponseTemplate: Sendable {
     let body: Template?
     let staticBody: [UInt8]
 
+    /// The response prepared at load, reused when only the body is templated.
+    let prepared: PreparedResponse
+
     func render(_ context: TemplateContext) -> PreparedResponse {
+        if !headers.contains(where: { $0.template != nil }) {
+            return prepared.replacingBody(body?.render(context) ?? staticBody)
+        }
         var rendered = HTTPHeaders()
         for header in headers {
             rendered.add(header.name, header.template?.renderString(context) ?? header.value)
