@@ -95,28 +95,44 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Stops, blocking the calling thread (for the command line's signal handling).
+    /// Stops, blocking the calling thread until every loop has ended and the listeners are
+    /// closed. It waits on the calling thread itself: waiting for a block queued on a global
+    /// queue would deadlock when the caller is one of that queue's (few) threads.
     public func stopAndWait() {
-        let done = DispatchSemaphore(value: 0)
-        stopInBackground { done.signal() }
-        done.wait()
+        let group = requestStop()
+        group.wait()
+        closeListeners()
     }
 
-    private func stopInBackground(_ completion: @escaping @Sendable () -> Void) {
+    /// Stops without waiting (for `deinit`s and other places that must not block).
+    public func stopInBackground() {
+        stopInBackground {}
+    }
+
+    private func requestStop() -> DispatchGroup {
         let (loops, group, wasRunning) = state.withLock { s -> ([EventLoop], DispatchGroup, Bool) in
             let running = s.running
             s.running = false
             return (s.loops, s.stopped, running)
         }
         if wasRunning { loops.forEach { $0.requestStop() } }
+        return group
+    }
+
+    private func closeListeners() {
+        let listeners = state.withLock { s -> [Int32] in
+            let l = s.listeners
+            s.listeners = []
+            s.loops = []
+            return l
+        }
+        listeners.forEach(Posix.close)
+    }
+
+    private func stopInBackground(_ completion: @escaping @Sendable () -> Void) {
+        let group = requestStop()
         group.notify(queue: .global()) { [self] in
-            let listeners = state.withLock { s -> [Int32] in
-                let l = s.listeners
-                s.listeners = []
-                s.loops = []
-                return l
-            }
-            listeners.forEach(Posix.close)
+            closeListeners()
             completion()
         }
     }
