@@ -29,6 +29,11 @@ struct ServeCommand {
             log.record(request, outcome, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
             return outcome.response
         }
+        // Before any thread starts, so every thread inherits the blocked signals.
+        ProcessSignals.onTermination { [console] _ in
+            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
+            server.stopAndWait()
+        }
         do {
             try server.start()
         } catch {
@@ -73,10 +78,6 @@ struct ServeCommand {
             watcher?.start()
         }
 
-        ProcessSignals.onTermination { [console] _ in
-            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
-            server.stopAndWait()
-        }
         server.waitUntilStopped()
         watcher?.stop()
         console.flush()

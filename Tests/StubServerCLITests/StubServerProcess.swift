@@ -33,17 +33,29 @@ final class StubServerProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.lock(); self.stdoutText += String(decoding: data, as: UTF8.self); self.lock.unlock()
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.lock(); self.stderrText += String(decoding: data, as: UTF8.self); self.lock.unlock()
-        }
         try process.run()
+        // One reader thread per pipe, blocking reads until end of file. (FileHandle's
+        // readabilityHandler, a dispatch source, now and then stopped delivering under the
+        // thread sanitizer, leaving a test waiting for output that had been written.)
+        Self.startReader(out.fileHandleForReading) { [weak self] text in
+            guard let self else { return }
+            self.lock.lock(); self.stdoutText += text; self.lock.unlock()
+        }
+        Self.startReader(err.fileHandleForReading) { [weak self] text in
+            guard let self else { return }
+            self.lock.lock(); self.stderrText += text; self.lock.unlock()
+        }
+    }
+
+    private static func startReader(_ handle: FileHandle, _ append: @escaping @Sendable (String) -> Void) {
+        let thread = Thread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                append(String(decoding: data, as: UTF8.self))
+            }
+        }
+        thread.start()
     }
 
     deinit {

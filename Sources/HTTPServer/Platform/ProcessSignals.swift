@@ -5,35 +5,44 @@
 #elseif canImport(Darwin)
 @preconcurrency import Darwin
 #endif
-import Dispatch
+import Foundation
 
 /// Process-level platform services the command line needs: termination signals and whether an
 /// output is a terminal. They live here, beside the sockets, so no other module imports libc.
 public enum ProcessSignals {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    private static let lock = Locked(())
-
-    /// Runs `handler` (on a Dispatch queue, not in signal context) on the first SIGINT or
+    /// Runs `handler` (on a thread of its own, not in signal context) on the first SIGINT or
     /// SIGTERM. A second signal while stopping ends the process at once with status 130, for
     /// the user who presses Ctrl-C twice because a client holds a response open.
+    ///
+    /// Call it before starting other threads: the signals are blocked in the calling thread, so
+    /// threads started afterwards inherit the mask, and one thread takes them with `sigwait`.
+    /// (A Dispatch signal source needed the signals ignored, and a signal the kernel routed to a
+    /// thread that had not blocked them was dropped: the server then never stopped.)
     public static func onTermination(_ handler: @escaping @Sendable (_ signal: Int32) -> Void) {
-        let fired = Locked(false)
-        lock.withLock { _ in
-            for number in [SIGINT, SIGTERM] {
-                // The default action must be off for Dispatch to see the signal.
-                _ = signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    let first = fired.withLock { wasFired -> Bool in
-                        defer { wasFired = true }
-                        return !wasFired
-                    }
-                    if first { handler(number) } else { _exit(130) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        let waiting = signals
+        let thread = Thread {
+            var set = waiting
+            var first = true
+            while true {
+                var received: Int32 = 0
+                guard sigwait(&set, &received) == 0 else { continue }
+                if first {
+                    first = false
+                    // Stopping runs on another thread so a second signal is still taken here.
+                    let signal = received
+                    Thread.detachNewThread { handler(signal) }
+                } else {
+                    _exit(130)
                 }
-                source.resume()
-                sources.append(source)
             }
         }
+        thread.name = "stubserver.signals"
+        thread.start()
     }
 
     /// Whether a descriptor (1 for stdout) is a terminal: colour only then.
