@@ -138,6 +138,23 @@ final class ExampleClientTests: XCTestCase {
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "ok")
     }
 
+    func testRedirectsArriveAsPlainResponsesThroughURLProtocol() async throws {
+        let server = try LocalStubServer(stubs: [
+            StubDefinition(request: RequestDefinition(path: "/old"),
+                           response: ResponseDefinition(status: 302, headers: ["Location": "/new"])),
+            StubDefinition(request: RequestDefinition(path: "/new"), response: .text("new")),
+        ])
+        defer { server.stop() }
+        let transport = StubURLProtocol.register(server.engine)
+        defer { StubURLProtocol.unregister(transport) }
+        let (_, response) = try await URLSession(configuration: transport.configuration)
+            .data(from: transport.baseURL.appendingPathComponent("old"))
+        let http = try XCTUnwrap(response as? HTTPURLResponse)
+        XCTAssertEqual(http.statusCode, 302, "the client sees the redirect itself")
+        XCTAssertEqual(http.value(forHTTPHeaderField: "Location"), "/new")
+        XCTAssertEqual(server.requests.map(\.path), ["/old"], "and nothing followed it")
+    }
+
     func testAStubBuiltInCodeThatIsWrongSaysWhy() throws {
         let server = try LocalStubServer()
         defer { server.stop() }
