@@ -103,14 +103,7 @@ final class LoaderTests: XCTestCase {
             (#""just a string""#, "$", "expected a stub object"),
             (#"[{"response": {}}, 7]"#, "$[1]", "expected a stub"),
         ]
-        for (json, path, fragment) in cases {
-            let folder = TemporaryFolder()
-            folder.write("__files/body.txt", "x")
-            folder.write("s.json", json)
-            let errors = folder.load().errors
-            XCTAssertTrue(errors.contains { $0.jsonPath == path && $0.message.contains(fragment) && $0.position != nil },
-                          "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))")
-        }
+        assertLoadErrors(cases)
     }
 
     func testBodyFileSymlinkOutsideTheFolderIsRefused() throws {

@@ -86,12 +86,6 @@ final class SequenceAndScenarioTests: XCTestCase {
             (#"{"response": {}, "scenario": {"name": "a", "than": "b"}}"#, "$.scenario.than", "did you mean \"then\""),
             (#"{"response": {}, "scenario": {"name": ""}}"#, "$.scenario.name", "non-empty string"),
         ]
-        for (json, path, fragment) in cases {
-            let folder = TemporaryFolder()
-            folder.write("s.json", json)
-            let errors = folder.load().errors
-            XCTAssertTrue(errors.contains { $0.jsonPath == path && $0.message.contains(fragment) },
-                          "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))")
-        }
+        assertLoadErrors(cases)
     }
 }

@@ -63,6 +63,19 @@ func engine(_ json: String, file: StaticString = #filePath, line: UInt = #line) 
     StubEngine(stubs: loadStubs(json, file: file, line: line))
 }
 
+/// Loads each stub file text alone and expects an error at `path` whose message contains
+/// `fragment`, with a position (line and column) for the user to jump to.
+func assertLoadErrors(_ cases: [(json: String, path: String, fragment: String)], file: StaticString = #filePath, line: UInt = #line) {
+    for (json, path, fragment) in cases {
+        let folder = TemporaryFolder()
+        folder.write("__files/body.txt", "x")
+        folder.write("s.json", json)
+        let errors = folder.load().errors
+        XCTAssertTrue(errors.contains { $0.jsonPath == path && $0.message.contains(fragment) && $0.position != nil },
+                      "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))", file: file, line: line)
+    }
+}
+
 extension StubEngine {
     /// The name of the stub that answers, or nil.
     func answer(_ request: HTTPRequest) -> String? { handle(request).stub?.name }

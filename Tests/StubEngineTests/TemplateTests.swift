@@ -92,13 +92,7 @@ final class TemplateTests: XCTestCase {
             (#"{"response": {"template": "yes", "body": "x"}}"#, "$.response.template", "true or false"),
             (#"{"response": {"template": true, "bodyBase64": "AA=="}}"#, "$.response.template", "text bodies"),
         ]
-        for (json, path, fragment) in cases {
-            let folder = TemporaryFolder()
-            folder.write("s.json", json)
-            let errors = folder.load().errors
-            XCTAssertTrue(errors.contains { $0.jsonPath == path && $0.message.contains(fragment) },
-                          "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))")
-        }
+        assertLoadErrors(cases)
     }
 
     func testTemplateWithoutVariablesWarns() {
