@@ -113,6 +113,16 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(admin(e, "GET", "/__admin/requests").json["requests"]?.elements?.count, 0)
     }
 
+    func testABodyThatIsNotTextIsJournaledAsBase64() {
+        let e = engine(#"{"response": {}}"#)
+        var request = makeRequest("POST", "/bin")
+        request.body = [0xFF, 0xFE, 0x00]
+        _ = e.handle(request)
+        let entry = admin(e, "GET", "/__admin/requests").json["requests"]?.elements?.first
+        XCTAssertNil(entry?["body"])
+        XCTAssertEqual(entry?["bodyBase64"]?.string, "//4A")
+    }
+
     func testJournalIsARingBufferWithTruncatedBodies() {
         let e = StubEngine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 3))
         let big = String(repeating: "x", count: 100_000)

@@ -33,7 +33,8 @@ public enum FileTreeSnapshot {
             let childRelative = relative.isEmpty ? name : relative + "/" + name
             var status = stat()
             guard lstat(childPath, &status) == 0 else { continue }
-            if (status.st_mode & S_IFMT) == S_IFDIR {
+            // mode_t is 16 bits on Darwin and 32 on Linux, and S_IFMT imports as Int32: widen all three.
+            if Int(status.st_mode) & Int(S_IFMT) == Int(S_IFDIR) {
                 walk(childPath, relative: childRelative, into: &result, depth: depth + 1)
             } else {
                 #if canImport(Darwin)

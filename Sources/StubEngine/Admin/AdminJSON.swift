@@ -1,3 +1,4 @@
+import Foundation
 import HTTP1
 
 /// How stubs and journal entries look in admin API answers (docs/admin-api.md).
@@ -31,7 +32,7 @@ enum AdminJSON {
             ("query", grouped(e.queryItems.map { ($0.name, $0.value) })),
             ("headers", grouped(e.headers.map { ($0.name, $0.value) })),
         ]
-        if let text = String(validating: e.body, as: UTF8.self) {
+        if let text = String(bytes: e.body, encoding: .utf8) {
             members.append(("body", .string(text)))
         } else {
             var base64 = ""

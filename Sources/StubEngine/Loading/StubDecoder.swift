@@ -505,7 +505,7 @@ struct StubDecoder {
                 let template = Template.json(parsed, pathParameters: pathParameters, path: path + ".bodyFile", errors: &failures)
                 for failure in failures { error(path + ".bodyFile", f, "in the file at \(failure.node.position): \(failure.error.message)") }
                 if template.hasVariables { body = template }
-            } else if let text = String(validating: prepared.body, as: UTF8.self), text.contains("{{") {
+            } else if let text = String(bytes: prepared.body, encoding: .utf8), text.contains("{{") {
                 var template = Template()
                 for failure in Template.scan(text, pathParameters: pathParameters, jsonString: false, into: &template) {
                     error(path + ".bodyFile", f, failure.message)
