@@ -6,18 +6,6 @@ import XCTest
 
 /// The built binary, run the way users and scripts run it.
 final class CommandLineEndToEndTests: XCTestCase {
-    private func folder(_ files: [String: String]) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cli-\(UUID().uuidString)")
-        for (name, contents) in files {
-            let file = url.appendingPathComponent(name)
-            try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try! Data(contents.utf8).write(to: file)
-        }
-        if files.isEmpty { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
     func testReadyLineServesAndStopsWithZeroOnSIGTERM() throws {
         let dir = folder(["a.json": #"[{"name": "Hello", "request": {"path": "/hello"}, "response": {"body": {"hi": 1}}}, {"response": {"status": 204}}]"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
@@ -188,10 +176,7 @@ final class CommandLineEndToEndTests: XCTestCase {
 
 final class CORSEndToEndTests: XCTestCase {
     func testCORSFlagAnswersPreflightsOverTheWire() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cors-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(#"{"request": {"path": "/api"}, "response": {"headers": {"X-Id": "1"}, "body": {}}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let dir = folder(["a.json": #"{"request": {"path": "/api"}, "response": {"headers": {"X-Id": "1"}, "body": {}}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--cors"])
         let base = try XCTUnwrap(server.baseURL())
         let preflight = try fetch(base + "/api", method: "OPTIONS", headers: [
@@ -209,10 +194,7 @@ final class CORSEndToEndTests: XCTestCase {
 
 final class GlobalDelayEndToEndTests: XCTestCase {
     func testGlobalDelayAddsToTheStubsOwn() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-delay-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(#"{"request": {"path": "/d"}, "response": {"delay": 100, "body": "ok"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let dir = folder(["a.json": #"{"request": {"path": "/d"}, "response": {"delay": 100, "body": "ok"}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--delay", "200"])
         let base = try XCTUnwrap(server.baseURL())
         let started = Date()
@@ -224,10 +206,7 @@ final class GlobalDelayEndToEndTests: XCTestCase {
 
 final class AdminEndToEndTests: XCTestCase {
     func testAScriptedTestFromTheOutside() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-admin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(#"{"request": {"path": "/file"}, "response": {}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let dir = folder(["a.json": #"{"request": {"path": "/file"}, "response": {}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--admin-token", "t0k"])
         let base = try XCTUnwrap(server.baseURL())
         let auth = ["Authorization": "Bearer t0k"]
@@ -247,10 +226,7 @@ final class AdminEndToEndTests: XCTestCase {
     }
 
     func testNonLoopbackWithoutATokenWarnsAboutTheAdminAPI() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-admin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(#"{"response": {}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let dir = folder(["a.json": #"{"response": {}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch"])
         XCTAssertNotNil(server.baseURL())
         server.waitFor("the admin warning") { server.stderr.contains("use --admin-token") }
@@ -261,10 +237,7 @@ final class JournalMemoryTests: XCTestCase {
     /// The journal is a ring buffer with bodies truncated at 64 KiB: after it fills, resident
     /// memory stays flat however many large requests arrive.
     func testResidentSizeStaysFlatUnderManyLargeRequests() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-journal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(#"{"request": {"method": "POST"}, "response": {"status": 204}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        let dir = folder(["a.json": #"{"request": {"method": "POST"}, "response": {"status": 204}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet", "--journal", "50"])
         let base = try XCTUnwrap(server.baseURL())
         let body = String(repeating: "x", count: 512 * 1024)

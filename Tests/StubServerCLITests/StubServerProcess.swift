@@ -141,3 +141,19 @@ func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:
     if let result { return result }
     throw failure ?? URLError(.badServerResponse)
 }
+
+extension XCTestCase {
+    /// A fresh folder of stub files for one test, removed when it ends: tests run in parallel
+    /// and share no directories.
+    func folder(_ files: [String: String]) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cli-\(UUID().uuidString)")
+        for (name, contents) in files {
+            let file = url.appendingPathComponent(name)
+            try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try! Data(contents.utf8).write(to: file)
+        }
+        if files.isEmpty { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+}
