@@ -6,8 +6,11 @@ protocol ConnectionContext: AnyObject {
     var configuration: HTTPServerConfiguration { get }
     var now: Int64 { get }
     var isStopping: Bool { get }
-    /// `Date: ...\r\nServer: ...\r\n`, formatted once per second.
-    var dateAndServerLines: [UInt8] { get }
+    /// The three ways a head can end, formatted once per second: `Date` and `Server`, the
+    /// `Connection` field the response needs (none for a 1.1 keep-alive), the empty line.
+    var headEndKeepAlive: [UInt8] { get }
+    var headEndKeepAlive10: [UInt8] { get }
+    var headEndClose: [UInt8] { get }
     func scheduleTimer(at deadline: Int64, for connection: Connection)
 }
 
@@ -162,7 +165,9 @@ final class Connection {
         while case .active = phase, !closeWhenFlushed, output.byteCount < Self.outputHighWater {
             let (event, consumed) = parser.parse(UnsafeBufferPointer(rebasing: input[offset...]))
             offset += consumed
-            switch event {
+            // `consume`: the request moves out of the event instead of being copied (a copy is a
+            // retain and a release for each of its strings and arrays).
+            switch consume event {
             case .needMore:
                 if consumed == 0 { return offset }
             case .sendContinue:
@@ -186,6 +191,13 @@ final class Connection {
     private func respond(to request: HTTPRequest, _ context: some ConnectionContext) {
         let response = context.handler(request)
         let keepAlive = request.wantsKeepAlive && !response.closeConnection && !context.isStopping
+        if response.delayMilliseconds <= 0, case .normal = response.delivery {
+            // The common case, written at once: no `Deferred` copy of the response.
+            writeHead(response.prepared, keepAlive: keepAlive, version: request.version, context)
+            if request.method != "HEAD" { output.append(body: response.prepared.body) }
+            finishResponse(keepAlive: keepAlive)
+            return
+        }
         let deferred = Deferred(response: response, isHead: request.method == "HEAD",
                                 keepAlive: keepAlive, version: request.version)
         if response.delayMilliseconds > 0 {
@@ -206,18 +218,14 @@ final class Connection {
 
     private func writeHead(_ prepared: PreparedResponse, keepAlive: Bool, version: HTTPVersion, _ context: some ConnectionContext) {
         output.append(copying: prepared.head)
-        output.append(copying: context.dateAndServerLines)
         if !keepAlive {
-            output.append(copying: Self.connectionClose)
+            output.append(copying: context.headEndClose)
         } else if version.minor == 0 {
-            output.append(copying: Self.connectionKeepAlive)
+            output.append(copying: context.headEndKeepAlive10)
+        } else {
+            output.append(copying: context.headEndKeepAlive)
         }
-        output.append(copying: Self.crlf)
     }
-
-    private static let connectionClose = Array("Connection: close\r\n".utf8)
-    private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
-    private static let crlf = Array("\r\n".utf8)
 
     private func deliver(_ deferred: Deferred, _ context: some ConnectionContext) {
         var d = deferred

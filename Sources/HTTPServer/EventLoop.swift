@@ -28,7 +28,11 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     private var pollOwners: [Connection?] = []
 
     private var dateSecond = -1
-    private(set) var dateAndServerLines: [UInt8] = []
+    /// The end of a head, formatted once per second: `Date`, `Server`, the `Connection` field the
+    /// response needs, and the empty line. One copy per response instead of three or four.
+    private(set) var headEndKeepAlive: [UInt8] = []
+    private(set) var headEndKeepAlive10: [UInt8] = []
+    private(set) var headEndClose: [UInt8] = []
 
     init(index: Int, handler: @escaping HTTPHandler, configuration: HTTPServerConfiguration,
          listeners: [Int32], slots: ConnectionSlots, finished: @escaping @Sendable () -> Void) throws(SocketError) {
@@ -74,7 +78,10 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
         let second = Posix.wallClockSeconds()
         guard second != dateSecond else { return }
         dateSecond = second
-        dateAndServerLines = Array("Date: \(HTTPDate.format(epochSeconds: second))\r\nServer: \(configuration.serverName)\r\n".utf8)
+        let dateAndServerLines = Array("Date: \(HTTPDate.format(epochSeconds: second))\r\nServer: \(configuration.serverName)\r\n".utf8)
+        headEndKeepAlive = dateAndServerLines + Array("\r\n".utf8)
+        headEndKeepAlive10 = dateAndServerLines + Array("Connection: keep-alive\r\n\r\n".utf8)
+        headEndClose = dateAndServerLines + Array("Connection: close\r\n\r\n".utf8)
     }
 
     // MARK: the loop

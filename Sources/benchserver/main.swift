@@ -18,4 +18,5 @@ do {
     exit(1)
 }
 print("benchserver listening on \(server.baseURL)")
+fflush(nil) // the ready line must reach a pipe at once (scripts/benchmark waits for it)
 server.waitUntilStopped()
