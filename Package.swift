@@ -19,17 +19,19 @@ let package = Package(
         .executable(name: "benchserver", targets: ["benchserver"]),
     ],
     targets: [
+        // Platform services that are not HTTP: the one lock type, the one folder walk, signals.
+        .target(name: "SystemSupport", swiftSettings: strict),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
         .target(name: "HTTP1", swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
-        .target(name: "HTTPServer", dependencies: ["HTTP1"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
-        .target(name: "StubEngine", dependencies: ["HTTP1"], swiftSettings: strict),
+        .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
-        .target(name: "StubKit", dependencies: ["StubEngine", "HTTPServer", "HTTP1"], swiftSettings: strict),
+        .target(name: "StubKit", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The command line: arguments, serving, validate, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1"], swiftSettings: strict),
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // A fixed-response server for the benchmark until the stub engine serves.
@@ -37,11 +39,11 @@ let package = Package(
         // A raw-socket client for tests that need exact bytes on the wire. Test-only.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
-        .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1"], swiftSettings: strict),
+        .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

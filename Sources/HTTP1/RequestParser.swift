@@ -47,6 +47,15 @@ public struct RequestParser: Sendable {
         return true
     }
 
+    /// True once a head is complete and its body is still arriving: the header timeout no
+    /// longer applies, the idle timeout (no progress) does.
+    public var isReadingBody: Bool {
+        switch state {
+        case .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers: return true
+        case .head, .failed: return false
+        }
+    }
+
     public mutating func parse(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
         switch state {
         case .failed(let error):
@@ -181,7 +190,10 @@ public struct RequestParser: Sendable {
         case .none, .length(0):
             return (finish(), length)
         case .length(let n):
-            body.reserveCapacity(n)
+            // Reserve what has arrived plus a little, never the announced size: a head may
+            // announce gigabytes (up to --max-body) and send nothing, and reserving it up front
+            // made the process allocate (and crash on) memory no byte had been sent for.
+            body.reserveCapacity(min(n, max(available, 0) + Self.bodyReserveSlack))
             state = .body(remaining: n)
             if parsed.expectsContinue && available < n { return (.sendContinue, length) }
             return (.needMore, length)
@@ -195,6 +207,9 @@ public struct RequestParser: Sendable {
     // MARK: chunked (RFC 9112 §7.1)
 
     private static let maxChunkLine = 4096
+    /// Bytes reserved beyond those already received for a Content-Length body; the array grows
+    /// geometrically past it as the body arrives.
+    static let bodyReserveSlack = 64 * 1024
 
     private mutating func parseChunkSize(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
         guard let lf = firstLF(input, limit: Self.maxChunkLine) else {

@@ -1,5 +1,5 @@
 /// The parts of a request-target (RFC 9112 §3.2) once it has been validated and decoded.
-struct RequestTarget: Equatable {
+package struct RequestTarget: Equatable {
     var path: String
     var rawQuery: String?
     var queryItems: [QueryItem]
@@ -50,27 +50,41 @@ struct RequestTarget: Equatable {
             rawPath = rest[..<q]
             rawQuery = rest[rest.index(after: q)...]
         }
-        let normalised = removeDotSegments(rawPath)
-        guard let decoded = PercentDecoding.decode(normalised, strict: true) else {
-            throw .bad("malformed percent-encoding in path")
-        }
+        let path = try decodedPath(rawPath)
         return RequestTarget(
-            path: decoded,
+            path: path,
             rawQuery: rawQuery.map(String.init),
             queryItems: rawQuery.map(parseQuery) ?? [],
             authority: authority)
     }
 
-    /// RFC 3986 §5.2.4, on segments: `.` goes, `..` removes the segment before it (never above root).
-    static func removeDotSegments(_ path: Substring) -> Substring {
-        // Only a "." right after a "/" can start a dot segment; most paths have none.
+    /// The path a stub matches: dot segments removed, percent-decoded, and dot segments removed
+    /// again when decoding made new ones (`/x/%2e%2e/ping` decodes to `/x/../ping`, which must
+    /// not reach a matcher as such: the documented promise is a decoded path without `.` or
+    /// `..` segments). Every transport builds its paths here, so one stub matches the same way
+    /// over sockets and in-process. nil when a `%` is not followed by two hex digits.
+    package static func decodedPath<S: StringProtocol>(_ rawPath: S) throws(HTTPParseError) -> String {
+        let normalised = removeDotSegments(Substring(rawPath))
+        guard let decoded = PercentDecoding.decode(normalised, strict: true) else {
+            throw .bad("malformed percent-encoding in path")
+        }
+        guard hasDotSegmentStart(decoded.utf8) else { return decoded }
+        return String(removeDotSegments(Substring(decoded)))
+    }
+
+    /// Only a "." right after a "/" can start a dot segment; most paths have none.
+    static func hasDotSegmentStart<C: Collection<UInt8>>(_ bytes: C) -> Bool {
         var previous: UInt8 = 0
-        var hasDotSegmentStart = false
-        for byte in path.utf8 {
-            if byte == UInt8(ascii: "."), previous == UInt8(ascii: "/") { hasDotSegmentStart = true; break }
+        for byte in bytes {
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: "/") { return true }
             previous = byte
         }
-        guard hasDotSegmentStart else { return path }
+        return false
+    }
+
+    /// RFC 3986 §5.2.4, on segments: `.` goes, `..` removes the segment before it (never above root).
+    static func removeDotSegments(_ path: Substring) -> Substring {
+        guard hasDotSegmentStart(path.utf8) else { return path }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var out: [Substring] = []
         var trailingSlash = false

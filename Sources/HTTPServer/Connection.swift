@@ -62,9 +62,14 @@ final class Connection {
     private var pending: [UInt8] = []
     private var output = OutboundQueue()
     private var closeWhenFlushed = false
-    /// When the current request's first byte arrived (nil between requests).
+    /// When the current request's head began: its first byte other than the empty lines a
+    /// client may send before a request (nil between requests). Stray CRLFs do not start the
+    /// header clock (a CRLF, a pause, then a request once got 408).
     private var requestStartedAt: Int64?
-    private var lastActivity: Int64
+    /// The last progress: a request completed, body bytes consumed, response bytes written.
+    /// Bytes that are not progress (empty lines between requests) do not count, so a client
+    /// sending a CRLF every few seconds is still idle and times out (it once held a slot forever).
+    private(set) var lastActivity: Int64
 
     init(id: UInt64, fd: Int32, peer: String, limits: HTTPParserLimits, now: Int64) {
         self.id = id
@@ -109,7 +114,6 @@ final class Connection {
         case .endOfFile, .failed:
             endOfInput(context)
         case .bytes(let n):
-            lastActivity = context.now
             switch phase {
             case .active:
                 receive(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), context)
@@ -137,7 +141,7 @@ final class Connection {
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer, _ context: some ConnectionContext) {
-        if requestStartedAt == nil { requestStartedAt = context.now }
+        let wasReadingBody = parser.isReadingBody
         if pending.isEmpty {
             // Common case: parse straight from the loop's read buffer; keep only the leftover.
             let used = bytes.withMemoryRebound(to: UInt8.self) { parseRequests(from: $0, context) }
@@ -146,7 +150,18 @@ final class Connection {
             pending.append(contentsOf: bytes)
             processPending(context)
         }
+        if wasReadingBody || parser.isReadingBody { lastActivity = context.now }
+        updateHeaderClock(context)
         flush(context)
+    }
+
+    /// Starts the header clock when a head has begun and stops it between requests.
+    private func updateHeaderClock(_ context: some ConnectionContext) {
+        if parser.isMidRequest && !parser.isReadingBody {
+            if requestStartedAt == nil { requestStartedAt = context.now }
+        } else {
+            requestStartedAt = nil
+        }
     }
 
     private func processPending(_ context: some ConnectionContext) {
@@ -173,7 +188,8 @@ final class Connection {
             case .sendContinue:
                 output.append(copying: Self.continueLine)
             case .request(var request):
-                requestStartedAt = offset < input.count ? context.now : nil
+                requestStartedAt = nil
+                lastActivity = context.now
                 request.peer = peer
                 respond(to: request, context)
             case .failure(let error):
@@ -314,6 +330,7 @@ final class Connection {
         } else if !pending.isEmpty {
             // Pipelined requests held back by back-pressure or a delayed response.
             processPending(context)
+            updateHeaderClock(context)
             if !output.isEmpty { flush(context) }
         }
     }
@@ -328,7 +345,13 @@ final class Connection {
             if now >= until { close() }
         case .active:
             guard output.isEmpty, !closeWhenFlushed else { return }
-            if let started = requestStartedAt, parser.isMidRequest || !pending.isEmpty {
+            if parser.isReadingBody {
+                // A body that stops arriving: no progress for the idle timeout.
+                if now - lastActivity >= context.configuration.idleTimeoutMilliseconds {
+                    reject(HTTPParseError(.requestTimeout, "the request body stopped arriving"), context)
+                    flush(context)
+                }
+            } else if let started = requestStartedAt {
                 if now - started >= context.configuration.headerTimeoutMilliseconds {
                     reject(HTTPParseError(.requestTimeout, "the request did not arrive in time"), context)
                     flush(context)
@@ -339,6 +362,14 @@ final class Connection {
         default:
             return
         }
+    }
+
+    /// Between requests with nothing owed and no request begun: the connection a full server
+    /// may close to make room for a new client (longest idle first).
+    var isEvictable: Bool {
+        if case .lingering = phase { return true }
+        guard case .active = phase else { return false }
+        return output.isEmpty && pending.isEmpty && !parser.isMidRequest && !closeWhenFlushed
     }
 
     /// At shutdown: idle connections go now; the rest close after their current response.

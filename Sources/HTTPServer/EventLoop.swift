@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import SystemSupport
 
 /// One thread running `poll` over its own connections, the shared listeners and a wake-up pipe.
 ///
@@ -103,9 +104,15 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
         connections.removeAll()
     }
 
+    /// Whether to watch the listeners: with room, or, when the server is full, while this loop
+    /// holds an idle connection it can close to make room (see `acceptConnections`).
     private var accepting: Bool {
-        !isStopping && now >= acceptPausedUntil && connectionSlots.hasRoom
+        guard !isStopping, now >= acceptPausedUntil else { return false }
+        return connectionSlots.hasRoom || hasEvictable
     }
+
+    /// Recomputed at every sweep while the server is full.
+    private var hasEvictable = false
 
     private func buildPollSet() {
         pollSet.removeAll(keepingCapacity: true)
@@ -162,25 +169,51 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
         }
     }
 
+    /// Accepts pending connections. When the server is at `maxConnections`, a new client does
+    /// not wait for an idle keep-alive connection to time out: the connection is accepted first
+    /// (so only the loop that wins it acts) and this loop's longest-idle connection is closed to
+    /// make room, as nginx does with idle keep-alive connections. Without an idle connection to
+    /// close, the new one waits in the backlog until a slot frees.
     private func acceptConnections(from listener: Int32) {
         for _ in 0..<64 {
-            guard connectionSlots.reserve() else { return }
+            var victim: Connection?
+            if !connectionSlots.reserve() {
+                guard let idle = longestIdleConnection() else {
+                    hasEvictable = false
+                    acceptPausedUntil = now + 50
+                    return
+                }
+                victim = idle
+            }
             switch Sockets.accept(listener) {
             case .accepted(let fd, let peer):
+                if let victim {
+                    victim.close()
+                    remove(victim)              // releases the victim's slot...
+                    connectionSlots.forceReserve() // ...which the new connection takes
+                }
                 nextConnectionID += 1
                 connections[fd] = Connection(id: nextConnectionID, fd: fd, peer: peer,
                                              limits: configuration.limits, now: now)
             case .wouldBlock:
-                connectionSlots.release(1)
+                if victim == nil { connectionSlots.release(1) }
                 return
             case .outOfDescriptors:
-                connectionSlots.release(1)
+                if victim == nil { connectionSlots.release(1) }
                 acceptPausedUntil = now + 100
                 return
             case .retry:
-                connectionSlots.release(1)
+                if victim == nil { connectionSlots.release(1) }
             }
         }
+    }
+
+    private func longestIdleConnection() -> Connection? {
+        var best: Connection?
+        for connection in connections.values where connection.isEvictable {
+            if best == nil || connection.lastActivity < best!.lastActivity { best = connection }
+        }
+        return best
     }
 
     private func fireTimers() {
@@ -194,6 +227,7 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     /// Timeouts are checked a few times a second; they are coarse by nature.
     private func sweep() {
         nextSweep = now + 250
+        hasEvictable = !connectionSlots.hasRoom && connections.values.contains { $0.isEvictable }
         for connection in Array(connections.values) {
             connection.checkTimeouts(self)
             if isStopping && !connection.isClosed { connection.beginShutdown(self) }
@@ -228,4 +262,7 @@ final class ConnectionSlots: @unchecked Sendable {
     }
 
     func release(_ count: Int) { used.withLock { $0 -= count } }
+
+    /// Takes a slot even at the limit: a connection replacing one just closed.
+    func forceReserve() { used.withLock { $0 += 1 } }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP1
+import SystemSupport
 
 /// An HTTP/1.1 server on POSIX sockets.
 ///
@@ -17,6 +18,7 @@ public final class HTTPServer: @unchecked Sendable {
         var loops: [EventLoop] = []
         var slots: ConnectionSlots?
         var running = false
+        var starting = false
         var stopped = DispatchGroup()
     }
 
@@ -25,8 +27,16 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
     }
 
-    /// Binds every address of `configuration.host` and starts the event loops.
+    /// Binds every address of `configuration.host` and starts the event loops. Calling it while
+    /// running does nothing (a second call once leaked the first call's listeners and loops).
     public func start() throws(SocketError) {
+        // Claimed under the lock, so two racing calls cannot both start.
+        guard state.withLock({ s -> Bool in
+            guard !s.running && !s.starting else { return false }
+            s.starting = true
+            return true
+        }) else { return }
+        defer { state.withLock { $0.starting = false } }
         let addresses = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
         var listeners: [Int32] = []
         var bound: [SocketAddress] = []

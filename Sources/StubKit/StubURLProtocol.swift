@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTP1
 import StubEngine
+import SystemSupport
 
 /// Answers a `URLSession` from a stub engine without sockets: the same matching, near-miss
 /// reports, templates, journal and state as the server. For unit tests of a networking layer.
@@ -32,8 +33,8 @@ public final class StubURLProtocol: URLProtocol {
         }
     }
 
-    private static let engines = Guarded<(byHost: [String: StubEngine], next: Int)>(([:], 1))
-    private let cancelled = Guarded(false)
+    private static let engines = Locked<(byHost: [String: StubEngine], next: Int)>(([:], 1))
+    private let cancelled = Locked(false)
 
     /// Registers an engine under a host of its own. It stays registered until `unregister(_:)`.
     public static func register(_ engine: StubEngine) -> Transport {

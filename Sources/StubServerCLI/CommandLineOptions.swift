@@ -142,20 +142,23 @@ extension CommandLineOptions {
         return n
     }
 
-    /// Bytes, with an optional K or M suffix (binary: 1K = 1024).
+    /// Bytes, with an optional binary suffix: K, M or G (1K = 1024), also written KB/KiB, MB/MiB,
+    /// GB/GiB, in any case. Anything else after the digits is an error: "1G" once silently meant
+    /// one byte and "5X" five.
     static func byteSize(_ flag: String, _ value: String) throws(UsageError) -> Int {
-        var digits = value.uppercased()
-        var scale = 1
-        if digits.hasSuffix("K") || digits.hasSuffix("KB") || digits.hasSuffix("KIB") {
-            scale = 1024
-        } else if digits.hasSuffix("M") || digits.hasSuffix("MB") || digits.hasSuffix("MIB") {
-            scale = 1024 * 1024
+        let usage = UsageError("\(flag) must be a size in bytes such as 65536, 64K, 32M or 1G, not \"\(value)\"")
+        let upper = value.uppercased()
+        let digits = upper.prefix { $0.isASCII && $0.isNumber }
+        let suffix = upper.dropFirst(digits.count)
+        let scales: [Substring: Int] = ["": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
+                                        "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+                                        "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30]
+        guard let scale = scales[suffix], !digits.isEmpty, digits.count <= 15, let n = Int(digits), n > 0 else { throw usage }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: scale)
+        guard !overflow, bytes <= 1 << 40 else {
+            throw UsageError("\(flag) must be at most 1T (\"\(value)\" is larger)")
         }
-        while let last = digits.last, last.isLetter { digits.removeLast() }
-        guard let n = Int(digits), n > 0, n <= (1 << 40) / scale else {
-            throw UsageError("\(flag) must be a size in bytes such as 65536, 64K or 32M, not \"\(value)\"")
-        }
-        return n * scale
+        return bytes
     }
 
     private static func closestFlag(_ flag: String) -> String? {

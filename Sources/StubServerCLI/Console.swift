@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import SystemSupport
 
 /// Where the command line writes. Request log lines are buffered and flushed by a background
 /// thread every few milliseconds, so a burst of requests costs one write, not one per line;

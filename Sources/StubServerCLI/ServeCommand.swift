@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import StubEngine
+import SystemSupport
 
 /// Serving: load the stubs (refusing a folder with errors), listen, print the ready line, log
 /// each request, reload on change, and stop cleanly on SIGINT or SIGTERM.
@@ -62,10 +63,9 @@ struct ServeCommand {
         var watcher: StubFolderWatcher?
         if options.watch {
             let console = self.console, directory = options.directory
-            let root = loader.directory.path
             // Four checks a second; two for big folders, where a check costs more (still within a second).
             let interval = result.fileCount > 200 ? 0.5 : 0.25
-            watcher = StubFolderWatcher(loader: loader, interval: interval, fingerprint: { FileTreeSnapshot.take(root) }) {
+            watcher = StubFolderWatcher(loader: loader, interval: interval) {
                 let reloaded = loader.load()
                 for problem in reloaded.problems { console.err(problem.description) }
                 if reloaded.isServable {

@@ -31,7 +31,7 @@ private let corpusDirectory = Corpus.directory(testFile: #filePath)
         #expect(Set(vectors.map(\.id)).count == vectors.count, "\(suite): vector ids are not unique")
 
         // A short header timeout, so vectors that stop mid-request get their 408 quickly.
-        try await withServer({ $0.headerTimeoutMilliseconds = 500 }) { server in
+        try await withServer({ $0.headerTimeoutMilliseconds = 500; $0.idleTimeoutMilliseconds = 500 }) { server in
             let port = server.port
             let started = WireConnection.now()
             let outcomes = await runOnThreads(count: vectors.count, width: 16) { i in

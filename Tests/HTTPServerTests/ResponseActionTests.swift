@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import HTTP1
 @testable import HTTPServer
+import SystemSupport
 
 /// The delivery actions the stub engine builds on, each checked on the wire.
 @Suite struct ResponseActionTests {
@@ -155,19 +156,38 @@ import HTTP1
         }
     }
 
-    @Test func connectionCapStopsAcceptingUntilOneCloses() async throws {
+    @Test func aFullServerClosesItsLongestIdleConnectionForANewClient() async throws {
+        try await withServer({ $0.maxConnections = 2 }) { server in
+            let a = try WireConnection(port: server.port)
+            a.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try a.readResponse()
+            let b = try WireConnection(port: server.port)
+            b.send("GET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try b.readResponse()
+            // Both idle between requests: the new client gets a's slot at once.
+            let c = try WireConnection(port: server.port)
+            c.send("GET /third HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse().text == "GET /third 0")
+            #expect(a.waitForClose(timeoutMilliseconds: 2_000), "the longest-idle connection made room")
+            b.send("GET /b2 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try b.readResponse().text == "GET /b2 0")
+        }
+    }
+
+    @Test func connectionCapKeepsANewClientWaitingWhileEveryConnectionIsBusy() async throws {
         try await withServer({ $0.maxConnections = 2 }) { server in
             let a = try WireConnection(port: server.port)
             let b = try WireConnection(port: server.port)
-            a.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
-            b.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
-            _ = try a.readResponse()
-            _ = try b.readResponse()
+            // Both in the middle of a request: nothing to close.
+            a.send("GET / HTTP/1.1\r\nHost")
+            b.send("GET / HTTP/1.1\r\nHost")
+            #expect(a.staysSilent(milliseconds: 100))
             let c = try WireConnection(port: server.port) // sits in the backlog
             c.send("GET /third HTTP/1.1\r\nHost: h\r\n\r\n")
-            #expect(c.staysSilent(milliseconds: 200))
+            #expect(c.staysSilent(milliseconds: 300))
             a.reset()
             #expect(try c.readResponse().text == "GET /third 0")
+            withExtendedLifetime(b) {}
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 @testable import StubEngine
 import XCTest
+import SystemSupport
 
 final class SequenceAndScenarioTests: XCTestCase {
     func testSequenceRepeatsItsLastResponseByDefault() {
@@ -54,7 +55,7 @@ final class SequenceAndScenarioTests: XCTestCase {
         let responses = (0..<count).map { #"{"body": "\#($0)"}"# }.joined(separator: ",")
         let e = engine(#"{"request": {"path": "/s"}, "responses": [\#(responses)]}"#)
         let request = makeRequest("GET", "/s")
-        let seen = Guarded<[String]>([])
+        let seen = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             let body = e.handle(request).response.bodyText
             seen.withLock { $0.append(body) }
@@ -68,7 +69,7 @@ final class SequenceAndScenarioTests: XCTestCase {
          {"name": "later", "request": {"path": "/claim"}, "scenario": {"name": "coupon", "when": "claimed"}, "response": {"status": 409, "body": "taken"}}]
         """)
         let request = makeRequest("GET", "/claim")
-        let winners = Guarded(0)
+        let winners = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 200) { _ in
             if e.handle(request).response.bodyText == "yours" { winners.withLock { $0 += 1 } }
         }

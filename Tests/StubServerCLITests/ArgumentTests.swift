@@ -67,5 +67,13 @@ final class ArgumentTests: XCTestCase {
         XCTAssertEqual(try CommandLineOptions.byteSize("--x", "64K"), 65536)
         XCTAssertEqual(try CommandLineOptions.byteSize("--x", "64kib"), 65536)
         XCTAssertEqual(try CommandLineOptions.byteSize("--x", "32MB"), 32 << 20)
+        // Regression: "1G" meant one byte and "5X" five (unknown suffixes were dropped).
+        XCTAssertEqual(try CommandLineOptions.byteSize("--x", "1G"), 1 << 30)
+        XCTAssertEqual(try CommandLineOptions.byteSize("--x", "2gib"), 2 << 30)
+        for bad in ["5X", "1T", "1GG", "K", "", "-1", "1.5M", "0", "99999999999999999G", "1 M"] {
+            XCTAssertThrowsError(try CommandLineOptions.byteSize("--max-body", bad), bad) { error in
+                XCTAssertTrue("\(error)".contains("--max-body"), "\(error)")
+            }
+        }
     }
 }

@@ -121,7 +121,8 @@ struct AdminAPI {
         case .failure(let failure): return Self.problems(failure.problems)
         case .success(let stubs):
             guard stubs.count == 1 else { return Self.error(400, "PUT takes one stub, not \(stubs.count)") }
-            engine.replaceRuntimeStub(id: id, with: stubs[0])
+            // The stub may have been deleted since it was looked up: then it is gone, not replaced.
+            guard engine.replaceRuntimeStub(id: id, with: stubs[0]) else { return noStub(id) }
             return Self.json(200, AdminJSON.stub(stubs[0]))
         }
     }
@@ -213,8 +214,12 @@ struct AdminAPI {
 
     /// Constant-time comparison, so response timing does not reveal how much of a guess was right.
     static func authorized(_ request: HTTPRequest, token: String) -> Bool {
-        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return false }
-        let given = Array(header.dropFirst("Bearer ".count).utf8)
+        // RFC 9110 §11.1: the scheme is case-insensitive ("bearer" is as good as "Bearer"), and
+        // 1*SP separates it from the credentials.
+        guard let header = request.headers["Authorization"] else { return false }
+        let scheme = header.prefix { $0 != " " }
+        guard asciiCaseInsensitiveEquals(scheme, "Bearer") else { return false }
+        let given = Array(header.dropFirst(scheme.count).drop { $0 == " " }.utf8)
         let expected = Array(token.utf8)
         var difference = given.count ^ expected.count
         for i in 0..<max(given.count, expected.count) {

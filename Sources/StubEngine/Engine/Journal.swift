@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import SystemSupport
 
 /// One request as the journal keeps it.
 public struct JournalEntry: Sendable {
@@ -33,11 +34,11 @@ public struct JournalEntry: Sendable {
 public final class Journal: Sendable {
     public static let maximumBodyBytes = 64 * 1024
     public let capacity: Int
-    private let state: Guarded<(entries: [JournalEntry?], next: Int, nextID: Int)>
+    private let state: Locked<(entries: [JournalEntry?], next: Int, nextID: Int)>
 
     public init(capacity: Int) {
         self.capacity = max(0, capacity)
-        state = Guarded((Array(repeating: nil, count: max(0, capacity)), 0, 1))
+        state = Locked((Array(repeating: nil, count: max(0, capacity)), 0, 1))
     }
 
     public var isEnabled: Bool { capacity > 0 }

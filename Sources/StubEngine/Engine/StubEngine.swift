@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import SystemSupport
 
 /// What the engine did with one request: the response, and which stub (if any) produced it.
 public struct StubOutcome: Sendable {
@@ -54,21 +55,21 @@ public final class StubEngine: Sendable {
         }
     }
 
-    let state: Guarded<EngineState>
+    let state: Locked<EngineState>
     let options: Options
     public let journal: Journal
     let startedAt = Date()
 
     /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
     /// the server sets its own address here once it listens.
-    public let fallbackBaseURL = Guarded("http://localhost")
+    package let fallbackBaseURL = Locked("http://localhost")
 
     public convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
     }
 
     public init(stubs: [Stub], options: Options) {
-        state = Guarded(EngineState(fileStubs: stubs))
+        state = Locked(EngineState(fileStubs: stubs))
         self.options = options
         journal = Journal(capacity: options.journalCapacity)
     }
@@ -81,9 +82,10 @@ public final class StubEngine: Sendable {
         state.withLock { $0.replaceFileStubs(stubs) }
     }
 
-    /// Adds runtime stubs (they come before file stubs of equal priority and specificity).
+    /// Adds runtime stubs (they come before file stubs of equal priority and specificity). Each
+    /// is inserted into the catalog at its rank; nothing is rebuilt.
     public func addRuntimeStubs(_ stubs: [Stub]) {
-        state.withLock { $0.setRuntimeStubs($0.runtimeStubs + stubs) }
+        state.withLock { $0.addRuntimeStubs(stubs) }
     }
 
     /// Removes one runtime stub; false when there is none with that id.
@@ -96,10 +98,14 @@ public final class StubEngine: Sendable {
         }
     }
 
-    /// Replaces a runtime stub in place, keeping its id.
-    public func replaceRuntimeStub(id: String, with stub: Stub) {
+    /// Replaces a runtime stub in place, keeping its id; false when it is gone (a concurrent
+    /// DELETE may have removed it after the caller looked it up).
+    @discardableResult
+    public func replaceRuntimeStub(id: String, with stub: Stub) -> Bool {
         state.withLock { s in
+            guard s.runtimeStubs.contains(where: { $0.id == id }) else { return false }
             s.setRuntimeStubs(s.runtimeStubs.map { $0.id == id ? stub : $0 })
+            return true
         }
     }
 
@@ -113,6 +119,7 @@ public final class StubEngine: Sendable {
             s.setRuntimeStubs([])
             s.positions = [:]
             s.scenarios = [:]
+            s.version &+= 1
         }
         journal.clear()
     }
@@ -122,6 +129,7 @@ public final class StubEngine: Sendable {
         state.withLock {
             $0.positions = [:]
             $0.scenarios = [:]
+            $0.version &+= 1
         }
     }
 
@@ -135,7 +143,10 @@ public final class StubEngine: Sendable {
 
     /// Moves a scenario straight to a state.
     public func setScenario(_ name: String, to newState: String) {
-        state.withLock { $0.scenarios[name] = newState }
+        state.withLock {
+            $0.scenarios[name] = newState
+            $0.version &+= 1
+        }
     }
 
     public func handle(_ request: HTTPRequest) -> StubOutcome {
@@ -161,15 +172,7 @@ public final class StubEngine: Sendable {
 
     private func match(_ request: HTTPRequest) -> StubOutcome {
         let facts = RequestFacts(request)
-        let catalog = state.withLock { $0.catalog }
-        let chosen: (stub: Stub, captures: [String: String], response: StubResponse)?
-        var scenarioStates: [String: String] = [:]
-        if catalog.isStateful {
-            chosen = state.withLock { s in s.answer(facts) }
-            if chosen == nil { scenarioStates = state.withLock { $0.scenarios } }
-        } else {
-            chosen = catalog.bestMatch(facts, eligible: nil).map { ($0.stub, $0.captures, $0.stub.response) }
-        }
+        let (chosen, catalog, scenarioStates) = choose(facts)
         if let chosen {
             let response = chosen.response.makeHTTPResponse(
                 TemplateContext(facts: facts, captures: chosen.captures, fallbackBaseURL: fallbackBaseURL.value))
@@ -177,6 +180,31 @@ public final class StubEngine: Sendable {
         }
         let report = NearMissReport.build(for: facts, in: catalog, scenarioStates: scenarioStates)
         return StubOutcome(response: report.response(for: request), stub: nil, nearMiss: report)
+    }
+
+    /// Picks the stub that answers, and for a sequence or scenario advances the state.
+    ///
+    /// Matching runs outside the lock, against a snapshot of the catalog and the scenario states
+    /// (matching under the lock once let one slow regex stall every event loop). Only a stateful
+    /// stub's answer takes the lock again, to advance its state, and only if no scenario moved
+    /// in between; otherwise it matches again against the new states. Non-stateful answers are
+    /// as if the request had arrived at the snapshot.
+    private func choose(_ facts: RequestFacts) -> (chosen: (stub: Stub, captures: [String: String], response: StubResponse)?,
+                                                   catalog: StubCatalog, scenarios: [String: String]) {
+        while true {
+            let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
+            let found = catalog.bestMatch(facts, eligible: catalog.isStateful ? { stub in
+                guard let rule = stub.scenario else { return true }
+                return (scenarios[rule.name] ?? ScenarioRule.initialState) == rule.when
+            } : nil)
+            guard let (stub, captures) = found else { return (nil, catalog, scenarios) }
+            guard stub.isStateful else { return ((stub, captures, stub.response), catalog, scenarios) }
+            let response = state.withLock { s -> StubResponse? in
+                guard s.version == version else { return nil }
+                return s.advance(stub)
+            }
+            if let response { return ((stub, captures, response), catalog, scenarios) }
+        }
     }
 }
 
@@ -189,6 +217,9 @@ struct EngineState: Sendable {
     var positions: [String: Int] = [:]
     /// Scenario name to state; absent means "Started".
     var scenarios: [String: String] = [:]
+    /// Changes whenever what a request can match changes (the stubs or a scenario state): an
+    /// answer chosen outside the lock is only committed if this has not moved.
+    var version: UInt64 = 0
 
     init(fileStubs: [Stub]) {
         self.fileStubs = fileStubs
@@ -198,20 +229,24 @@ struct EngineState: Sendable {
     mutating func replaceFileStubs(_ stubs: [Stub]) {
         fileStubs = stubs
         catalog = StubCatalog(runtimeStubs + stubs)
+        version &+= 1
     }
 
     mutating func setRuntimeStubs(_ stubs: [Stub]) {
         runtimeStubs = stubs
         catalog = StubCatalog(stubs + fileStubs)
+        version &+= 1
     }
 
-    /// Matches with scenario states and advances sequences and scenarios: called under the lock.
-    mutating func answer(_ facts: RequestFacts) -> (stub: Stub, captures: [String: String], response: StubResponse)? {
-        let scenarios = self.scenarios
-        guard let (stub, captures) = catalog.bestMatch(facts, eligible: { stub in
-            guard let rule = stub.scenario else { return true }
-            return (scenarios[rule.name] ?? ScenarioRule.initialState) == rule.when
-        }) else { return nil }
+    mutating func addRuntimeStubs(_ stubs: [Stub]) {
+        runtimeStubs += stubs
+        for stub in stubs { catalog.insert(stub) }
+        version &+= 1
+    }
+
+    /// The response a stateful stub gives now, advancing its sequence and scenario: called under
+    /// the lock, after matching.
+    mutating func advance(_ stub: Stub) -> StubResponse {
         var response = stub.response
         if stub.responses.count > 1 {
             let position = positions[stub.id] ?? 0
@@ -225,8 +260,9 @@ struct EngineState: Sendable {
             }
         }
         if let rule = stub.scenario, let next = rule.then {
-            self.scenarios[rule.name] = next
+            scenarios[rule.name] = next
+            version &+= 1
         }
-        return (stub, captures, response)
+        return response
     }
 }

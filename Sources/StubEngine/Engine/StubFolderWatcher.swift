@@ -1,16 +1,17 @@
 import Foundation
+import SystemSupport
 
 /// Hot reload by a cheap poll: every `interval`, the folder's fingerprint (paths, sizes and
 /// modification times) is compared with the last one, and a change triggers a full reload.
 /// Polling works the same on Linux and macOS (inotify and kqueue differ, and kqueue needs a
-/// descriptor per file). The fingerprint is injected: the command line passes the `lstat`-based
-/// one from the platform layer, which checks 1,000 files in about a millisecond.
+/// descriptor per file). The fingerprint is the loader's (`FolderWalk`, `lstat`-based: 1,000 files
+/// in about a millisecond), so the watcher sees exactly the files the loader reads.
 public final class StubFolderWatcher: @unchecked Sendable {
     private let fingerprint: @Sendable () -> [String: String]
     private let interval: TimeInterval
     private let onChange: @Sendable () -> Void
-    private let stopped = Guarded(false)
-    private var thread: Thread?
+    private let stopped = Locked(false)
+    private let started = Locked(false)
 
     /// `onChange` runs on the watcher's thread after each detected change.
     public init(loader: StubLoader, interval: TimeInterval = 0.25,
@@ -21,7 +22,12 @@ public final class StubFolderWatcher: @unchecked Sendable {
         self.onChange = onChange
     }
 
+    /// Starts the polling thread; a second call does nothing (it once started a second thread).
     public func start() {
+        guard started.withLock({ wasStarted in
+            defer { wasStarted = true }
+            return !wasStarted
+        }) else { return }
         let fingerprint = self.fingerprint, interval = self.interval, onChange = self.onChange, stopped = self.stopped
         let initial = fingerprint()
         let thread = Thread {
@@ -38,7 +44,6 @@ public final class StubFolderWatcher: @unchecked Sendable {
         }
         thread.name = "stubserver.watch"
         thread.start()
-        self.thread = thread
     }
 
     public func stop() { stopped.value = true }

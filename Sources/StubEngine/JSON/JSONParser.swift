@@ -12,16 +12,39 @@ public struct JSONParser {
     /// Deeper nesting is refused so a hostile request body cannot exhaust the stack.
     public static let maximumDepth = 512
 
+    /// What one parse may cost. Stub files are the user's own and only bounded in depth; request
+    /// bodies come from outside and are parsed for matching, templates and near-miss reports,
+    /// so they are bounded in bytes and in values too (a 32 MiB array of numbers once took
+    /// 1.3 GB and seconds of a loop thread).
+    package struct Limits: Sendable {
+        package var maximumBytes: Int
+        package var maximumValues: Int
+        package var maximumDepth: Int
+
+        package static let files = Limits(maximumBytes: .max, maximumValues: .max, maximumDepth: JSONParser.maximumDepth)
+        package static let requestBody = Limits(maximumBytes: 4 << 20, maximumValues: 200_000, maximumDepth: 128)
+    }
+
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
     private var lineStart = 0
     private var depth = 0
+    private var values = 0
+    private let limits: Limits
     /// When set, a repeated key in one object is an error (stub files); request bodies allow it.
     private let rejectDuplicateKeys: Bool
 
     public static func parse(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false) throws(JSONSyntaxError) -> JSONNode {
-        var parser = JSONParser(bytes: bytes, rejectDuplicateKeys: rejectDuplicateKeys)
+        try parse(bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: .files)
+    }
+
+    package static func parse(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false, limits: Limits) throws(JSONSyntaxError) -> JSONNode {
+        guard bytes.count <= limits.maximumBytes else {
+            throw JSONSyntaxError(position: SourcePosition(line: 1, column: 1),
+                                  message: "\(bytes.count) bytes is over the \(limits.maximumBytes)-byte limit for JSON parsed here")
+        }
+        var parser = JSONParser(bytes: bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: limits)
         return try parser.parseDocument()
     }
 
@@ -29,8 +52,9 @@ public struct JSONParser {
         try parse(Array(text.utf8), rejectDuplicateKeys: rejectDuplicateKeys)
     }
 
-    private init(bytes: [UInt8], rejectDuplicateKeys: Bool) {
+    private init(bytes: [UInt8], rejectDuplicateKeys: Bool, limits: Limits) {
         self.bytes = bytes
+        self.limits = limits
         self.rejectDuplicateKeys = rejectDuplicateKeys
         // A UTF-8 byte order mark is what some Windows editors write first; skip it.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
@@ -73,6 +97,8 @@ public struct JSONParser {
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
         let start = position
         guard index < bytes.count else { throw fail("unexpected end of file; expected a value") }
+        values += 1
+        if values > limits.maximumValues { throw fail("more than \(limits.maximumValues) values") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(start)
         case UInt8(ascii: "["): return try parseArray(start)
@@ -102,7 +128,7 @@ public struct JSONParser {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > Self.maximumDepth { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+        if depth > limits.maximumDepth { throw fail("nesting deeper than \(limits.maximumDepth) levels") }
     }
 
     private mutating func parseObject(_ start: SourcePosition) throws(JSONSyntaxError) -> JSONNode {

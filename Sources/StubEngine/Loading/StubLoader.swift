@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The outcome of loading a stub folder: the stubs and every problem found.
 /// A folder with any error must not be served (see `isServable`).
@@ -64,26 +65,19 @@ public struct StubLoader: Sendable {
         return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
     }
 
-    /// The stub files' paths relative to the folder, sorted.
+    /// The stub files' paths relative to the folder, sorted. The walk is `FolderWalk`'s, the
+    /// same the reload watcher fingerprints: links to folders are followed, each real folder
+    /// once, so a link loop (`x -> .`) neither hangs the loader nor loads a file twice.
     public func stubFiles() -> [String] {
-        var result: [String] = []
-        walk(directory, relative: "", into: &result)
-        return result.sorted()
+        FolderWalk.entries(directory.path, skipDirectory: { _, name in name == "__files" })
+            .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !Self.isInBodyFolder($0.path) }
+            .map(\.path)
+            .sorted()
     }
 
-    private func walk(_ url: URL, relative: String, into result: inout [String]) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
-        for name in names where !name.hasPrefix(".") {
-            let child = url.appendingPathComponent(name)
-            let childRelative = relative.isEmpty ? name : relative + "/" + name
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                if name != "__files" { walk(child, relative: childRelative, into: &result) }
-            } else if name.lowercased().hasSuffix(".json") {
-                result.append(childRelative)
-            }
-        }
+    /// Files inside a folder named `__files` are bodies, at any depth.
+    private static func isInBodyFolder(_ path: String) -> Bool {
+        path.split(separator: "/").dropLast().contains("__files")
     }
 
     private func displayPath(_ relative: String) -> String {
@@ -93,24 +87,6 @@ public struct StubLoader: Sendable {
     /// A cheap summary of the folder (every file's path, size and modification time, body files
     /// included) that changes whenever a reload could change what is served.
     public func fingerprint() -> [String: String] {
-        var result: [String: String] = [:]
-        fingerprint(directory, relative: "", into: &result)
-        return result
-    }
-
-    private func fingerprint(_ url: URL, relative: String, into result: inout [String: String]) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
-        for name in names where !name.hasPrefix(".") {
-            let child = url.appendingPathComponent(name)
-            let childRelative = relative.isEmpty ? name : relative + "/" + name
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: child.path) else { continue }
-            if attributes[.type] as? FileAttributeType == .typeDirectory {
-                fingerprint(child, relative: childRelative, into: &result)
-            } else {
-                let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
-                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                result[childRelative] = "\(size)@\(modified)"
-            }
-        }
+        FolderWalk.fingerprint(directory.path)
     }
 }

@@ -22,15 +22,20 @@ final class RequestFacts {
 
     lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
 
-    /// nil when the body is not JSON.
-    lazy var json: JSONNode? = try? JSONParser.parse(request.body)
+    /// The body parsed once, within `JSONParser.Limits.requestBody`, whatever looks at it
+    /// (matchers, templates, the near-miss report).
+    lazy var parsedJSON: Result<JSONNode, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
+        try JSONParser.parse(request.body, limits: .requestBody)
+    }
 
-    lazy var jsonError: String? = {
+    /// nil when the body is not JSON (or is over the limits for parsing it).
+    var json: JSONNode? { try? parsedJSON.get() }
+
+    var jsonError: String? {
         if request.body.isEmpty { return "an empty body" }
-        do { _ = try JSONParser.parse(request.body); return nil }
-        catch let error as JSONSyntaxError { return "a body that is not JSON (at \(error.position): \(error.message))" }
-        catch { return "a body that is not JSON" }
-    }()
+        guard case .failure(let error) = parsedJSON else { return nil }
+        return "a body that is not JSON (at \(error.position): \(error.message))"
+    }
 
     /// `application/x-www-form-urlencoded` fields, `+` as space.
     lazy var formFields: [(name: String, value: String)] = bodyText.split(separator: "&").map { pair in

@@ -29,6 +29,9 @@ public struct PathPattern: Sendable {
     public let parameterNames: Set<String>
     /// The first segment when it is literal and the path is not: the key of the prefix index.
     public let leadingLiteral: String?
+    /// The segments as written (literal paths too; empty for a regex), for the near-miss report's
+    /// cheap first pass over a large catalog.
+    let segmentList: [Segment]
 
     public static func segments(source: String, _ segments: [Segment]) -> PathPattern {
         PathPattern(source: source, segments: segments)
@@ -40,6 +43,7 @@ public struct PathPattern: Sendable {
 
     private init(source: String, segments: [Segment]) {
         self.source = source
+        segmentList = segments
         let literals = segments.compactMap { if case .literal(let s) = $0 { s } else { nil } }
         literalSegmentCount = literals.count
         parameterNames = Set(segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } })
@@ -56,6 +60,7 @@ public struct PathPattern: Sendable {
 
     private init(regex: CompiledRegex) {
         kind = .regex(regex)
+        segmentList = []
         source = regex.pattern
         specificityClass = 1
         literalSegmentCount = 0
@@ -96,6 +101,22 @@ public struct PathPattern: Sendable {
             }
             return i == requestSegments.count ? captures : nil
         }
+    }
+
+    /// How far a request's segments are from this pattern, 0 (matches) to 1 (nothing in common),
+    /// by position: cheap enough to run over thousands of stubs for one near-miss report.
+    func roughDistance(_ requestSegments: [Substring]) -> Double {
+        if case .regex = kind { return 1 }
+        var differing = 0
+        var compared = 0
+        for (i, segment) in segmentList.enumerated() {
+            if case .rest = segment { return Double(differing) / Double(max(compared, 1)) }
+            compared += 1
+            guard i < requestSegments.count else { differing += 1; continue }
+            if case .literal(let literal) = segment, requestSegments[i] != literal { differing += 1 }
+        }
+        let extra = max(0, requestSegments.count - segmentList.count)
+        return Double(differing + extra) / Double(max(compared + extra, 1))
     }
 
     /// A decoded path split into segments after the leading slash. "/" is one empty segment,

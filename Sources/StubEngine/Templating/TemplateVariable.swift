@@ -59,7 +59,7 @@ enum TemplateVariable: Sendable, Equatable {
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         if words.first == "now", words.count == 2 {
             guard let offset = parseOffset(words[1]) else {
-                return .failure(TemplateError("{{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or now -90m"))
+                return .failure(TemplateError("{{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or now -90m, of at most 100 years (36600d)"))
             }
             return .success(.now(offsetSeconds: offset))
         }
@@ -75,9 +75,16 @@ enum TemplateVariable: Sendable, Equatable {
         return .failure(TemplateError(message + " (known: \(catalogue))"))
     }
 
+    /// The largest offset `now` takes: 100 years either way. Far enough for any expiry date an
+    /// app tests; bounded so the arithmetic at load and at render time cannot overflow (an
+    /// offset of 106751991167301d once trapped the whole server).
+    static let maximumOffsetSeconds = 100 * 366 * 86_400
+
     private static func parseOffset(_ word: Substring) -> Int? {
         guard let sign = word.first, sign == "+" || sign == "-", let unit = word.last else { return nil }
-        guard let amount = Int(word.dropFirst().dropLast()), amount >= 0 else { return nil }
+        let digits = word.dropFirst().dropLast()
+        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let amount = Int(digits) else { return nil }
         let scale: Int
         switch unit {
         case "s": scale = 1
@@ -86,7 +93,9 @@ enum TemplateVariable: Sendable, Equatable {
         case "d": scale = 86_400
         default: return nil
         }
-        return (sign == "-" ? -1 : 1) * amount * scale
+        let (seconds, overflow) = amount.multipliedReportingOverflow(by: scale)
+        guard !overflow, seconds <= maximumOffsetSeconds else { return nil }
+        return sign == "-" ? -seconds : seconds
     }
 }
 

@@ -8,8 +8,8 @@
 import Foundation
 
 /// Process-level platform services the command line needs: termination signals and whether an
-/// output is a terminal. They live here, beside the sockets, so no other module imports libc.
-public enum ProcessSignals {
+/// output is a terminal. They live in SystemSupport so no module above it imports libc.
+package enum ProcessSignals {
     /// Runs `handler` (on a thread of its own, not in signal context) on the first SIGINT or
     /// SIGTERM. A second signal while stopping ends the process at once with status 130, for
     /// the user who presses Ctrl-C twice because a client holds a response open.
@@ -18,7 +18,7 @@ public enum ProcessSignals {
     /// threads started afterwards inherit the mask, and one thread takes them with `sigwait`.
     /// (A Dispatch signal source needed the signals ignored, and a signal the kernel routed to a
     /// thread that had not blocked them was dropped: the server then never stopped.)
-    public static func onTermination(_ handler: @escaping @Sendable (_ signal: Int32) -> Void) {
+    package static func onTermination(_ handler: @escaping @Sendable (_ signal: Int32) -> Void) {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
@@ -46,5 +46,5 @@ public enum ProcessSignals {
     }
 
     /// Whether a descriptor (1 for stdout) is a terminal: colour only then.
-    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+    package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 }
