@@ -44,7 +44,16 @@ package enum FolderWalk {
         var result: [Entry] = []
         var visited = Set<FileID>()
         if let id = fileID(root, follow: true) { visited.insert(id) }
-        walk(root, relative: "", depth: 0, viaLink: false, visited: &visited, skip: skipDirectory, into: &result)
+        // The real tree first, links to folders afterwards: a folder reached both directly and
+        // through a link is walked under its own name, whichever name sorts first.
+        var links: [Pending] = []
+        walk(Pending(path: root, relative: "", depth: 0), viaLink: false, visited: &visited, links: &links,
+             skip: skipDirectory, into: &result)
+        while !links.isEmpty {
+            let link = links.removeFirst()
+            guard let id = fileID(link.path, follow: true), visited.insert(id).inserted else { continue }
+            walk(link, viaLink: true, visited: &visited, links: &links, skip: skipDirectory, into: &result)
+        }
         return result
     }
 
@@ -85,12 +94,18 @@ package enum FolderWalk {
         return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
     }
 
-    private static func walk(_ path: String, relative: String, depth: Int, viaLink: Bool, visited: inout Set<FileID>,
+    private struct Pending {
+        let path: String
+        let relative: String
+        let depth: Int
+    }
+
+    private static func walk(_ folder: Pending, viaLink: Bool, visited: inout Set<FileID>, links: inout [Pending],
                              skip: (String, String) -> Bool, into result: inout [Entry]) {
-        guard depth < maximumDepth else { return }
-        for name in names(in: path) {
-            let childPath = path + "/" + name
-            let childRelative = relative.isEmpty ? name : relative + "/" + name
+        guard folder.depth < maximumDepth else { return }
+        for name in names(in: folder.path) {
+            let childPath = folder.path + "/" + name
+            let childRelative = folder.relative.isEmpty ? name : folder.relative + "/" + name
             var linkStatus = stat()
             guard lstat(childPath, &linkStatus) == 0 else { continue }
             let isLink = Int(linkStatus.st_mode) & Int(S_IFMT) == Int(S_IFLNK)
@@ -107,13 +122,19 @@ package enum FolderWalk {
             let entry = Entry(path: childRelative, isDirectory: type == Int(S_IFDIR), isRegularFile: type == Int(S_IFREG),
                               size: Int64(status.st_size), modified: (Int(modified.tv_sec), Int(modified.tv_nsec)),
                               viaLink: viaLink || isLink)
+            guard entry.isDirectory else { result.append(entry); continue }
+            guard !skip(childRelative, name) else { result.append(entry); continue }
+            let child = Pending(path: childPath, relative: childRelative, depth: folder.depth + 1)
+            if isLink {
+                // Walked after the real tree, if its folder was not reached directly.
+                links.append(child)
+                continue
+            }
             result.append(entry)
-            guard entry.isDirectory, !skip(childRelative, name) else { continue }
             let id = FileID(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
-            // Each real folder once: a link back up the tree (or two links to one folder) is not re-entered.
+            // Each real folder once (hard-linked folders do not exist, but bind mounts do).
             guard visited.insert(id).inserted else { continue }
-            walk(childPath, relative: childRelative, depth: depth + 1, viaLink: viaLink || isLink, visited: &visited,
-                 skip: skip, into: &result)
+            walk(child, viaLink: viaLink, visited: &visited, links: &links, skip: skip, into: &result)
         }
     }
 }

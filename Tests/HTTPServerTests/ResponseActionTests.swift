@@ -208,3 +208,19 @@ import SystemSupport
         #expect(await eventually { openDescriptorCount() <= before })
     }
 }
+
+@Suite struct LifecycleTests {
+    // Review finding (issue 10): a second start() leaked the first call's listeners and loops.
+    @Test func startingTwiceIsHarmless() async throws {
+        try await withServer { server in
+            let port = server.port
+            let descriptors = openDescriptorCount()
+            try server.start()
+            #expect(server.port == port)
+            #expect(openDescriptorCount() == descriptors, "no new listener or wake-up pipe")
+            let c = try WireConnection(port: port)
+            c.send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse().text == "GET /x 0")
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 @testable import StubEngine
+import SystemSupport
 import XCTest
 
 final class LoaderTests: XCTestCase {
@@ -187,5 +188,38 @@ final class LoaderTests: XCTestCase {
         XCTAssertEqual(Suggestion.closest(to: "header", among: StubDecoder.requestKeys), "headers")
         XCTAssertEqual(Suggestion.closest(to: "bodyfile", among: StubDecoder.responseKeys), "bodyFile")
         XCTAssertNil(Suggestion.closest(to: "banana", among: StubDecoder.responseKeys))
+    }
+}
+
+final class FolderWatcherTests: XCTestCase {
+    // Review finding (issue 10): starting the watcher twice started two polling threads.
+    func testStartingTwiceWatchesOnce() throws {
+        let folder = TemporaryFolder()
+        folder.write("a.json", "[]")
+        let changes = Locked(0)
+        let watcher = StubFolderWatcher(loader: StubLoader(directory: folder.path), interval: 0.02) {
+            changes.withLock { $0 += 1 }
+        }
+        watcher.start()
+        watcher.start()
+        defer { watcher.stop() }
+        folder.write("b.json", "[]")
+        let deadline = Date().addingTimeInterval(5)
+        while changes.value == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(changes.value, 1)
+        // A second thread would report the same change within a few polls.
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(changes.value, 1)
+    }
+
+    // Issue 10, row 8: links back into the folder load each file once.
+    func testLinkLoopsAreWalkedOnce() throws {
+        let folder = TemporaryFolder()
+        folder.write("sub/a.json", #"{"response": {}}"#)
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/x", withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/sub/up", withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/linked", withDestinationPath: folder.path + "/sub")
+        XCTAssertEqual(StubLoader(directory: folder.path).stubFiles(), ["sub/a.json"])
+        XCTAssertEqual(folder.load().stubs.count, 1)
     }
 }
