@@ -24,7 +24,7 @@ private let smallLimits = HTTPParserLimits(maxHeaderBytes: 1024, maxTargetBytes:
 private let largeLimits = HTTPParserLimits()
 
 private struct Outcome {
-    var requests: [HTTPRequest] = []
+    var requests: [IncomingRequest] = []
     var failure: HTTPParseError?
     var continues = 0
     var leftover = 0
@@ -122,7 +122,7 @@ private func run(_ input: [UInt8], pieces: [Int], limits: HTTPParserLimits) -> O
 }
 
 /// What every request the parser hands out must satisfy on its own.
-private func check(_ request: HTTPRequest, limits: HTTPParserLimits) {
+private func check(_ request: IncomingRequest, limits: HTTPParserLimits) {
     let method = bytes(request.method)
     precondition(!method.isEmpty && method.allSatisfy { ByteClass.token[Int($0)] }, "method is not a token")
     precondition(request.method != "CONNECT", "CONNECT accepted")
@@ -183,7 +183,7 @@ private func check(_ request: HTTPRequest, limits: HTTPParserLimits) {
 
 /// The request against the exact bytes consumed for it: request line, one field per line, and
 /// a body that is exactly the framed bytes (Content-Length) or the chunks' data (chunked).
-private func checkAgainstBytes(_ request: HTTPRequest, _ span: [UInt8]) {
+private func checkAgainstBytes(_ request: IncomingRequest, _ span: [UInt8]) {
     var i = 0
     while i + 1 < span.count, span[i] == CR, span[i + 1] == LF { i += 2 } // ignored empty lines
     var lines: [Range<Int>] = []
@@ -254,7 +254,7 @@ private func dechunk(_ s: [UInt8]) -> [UInt8] {
     return data
 }
 
-private func same(_ a: HTTPRequest, _ b: HTTPRequest) -> Bool {
+private func same(_ a: IncomingRequest, _ b: IncomingRequest) -> Bool {
     a.method == b.method && a.target == b.target && a.path == b.path && a.rawQuery == b.rawQuery
         && a.queryItems == b.queryItems && a.version == b.version && a.headers == b.headers
         && a.body == b.body && a.authority == b.authority
@@ -459,8 +459,8 @@ private func fuzzResponse(_ input: [UInt8]) {
     func take(_ n: Int) -> ArraySlice<UInt8> { let s = rest.prefix(n); rest = rest.dropFirst(s.count); return s }
     let status = 100 + Int(take(1).first ?? 0) * 3 % 500
     let reservedOrCommon = ["content-length", "Transfer-Encoding", "CONNECTION", "date", "Server", "Content-Type", "Set-Cookie", "X-A"]
-    func fields(_ count: Int) -> (input: HTTPHeaders, kept: [(name: String, value: String)]) {
-        var headers = HTTPHeaders()
+    func fields(_ count: Int) -> (input: HeaderFields, kept: [(name: String, value: String)]) {
+        var headers = HeaderFields()
         var kept: [(name: String, value: String)] = []
         for _ in 0..<count {
             let selector = Int(take(1).first ?? 0)

@@ -11,7 +11,7 @@ enum BodyFraming: Equatable {
 }
 
 struct ParsedHead {
-    var request: HTTPRequest
+    var request: IncomingRequest
     var framing: BodyFraming
     var expectsContinue: Bool
 }
@@ -38,7 +38,7 @@ enum RequestHeadParser {
 
     /// Parses one field line and adds it, applying the checks that need no other field: the
     /// field count limit and the syntax of Host (RFC 9112 §3.2: an invalid Host MUST get 400).
-    static func addField(_ buf: Bytes, _ line: Range<Int>, to headers: inout HTTPHeaders, limits: HTTPParserLimits) throws(HTTPParseError) {
+    static func addField(_ buf: Bytes, _ line: Range<Int>, to headers: inout HeaderFields, limits: HTTPParserLimits) throws(HTTPParseError) {
         let (name, value) = try parseField(buf, line)
         if headers.count >= limits.maxHeaderCount {
             throw HTTPParseError(.headersTooLarge, "more than \(limits.maxHeaderCount) header fields")
@@ -58,7 +58,7 @@ enum RequestHeadParser {
     }
 
     /// The checks that need the whole header section, once the empty line has arrived.
-    static func finishHead(_ request: HTTPRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
+    static func finishHead(_ request: IncomingRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
         var request = request
         let headers = request.headers
         let framing = try framing(of: headers, version: request.version, limits: limits)
@@ -71,7 +71,7 @@ enum RequestHeadParser {
 
     // MARK: request line (RFC 9112 §3)
 
-    static func parseRequestLine(_ buf: Bytes, _ line: Range<Int>, limits: HTTPParserLimits) throws(HTTPParseError) -> HTTPRequest {
+    static func parseRequestLine(_ buf: Bytes, _ line: Range<Int>, limits: HTTPParserLimits) throws(HTTPParseError) -> IncomingRequest {
         var i = line.lowerBound
         let end = line.upperBound
         while i < end, ByteClass.token[Int(buf[i])] { i += 1 }
@@ -98,7 +98,7 @@ enum RequestHeadParser {
         let version = try parseVersion(buf, i..<end)
         let targetString = string(buf, targetStart..<(targetStart + targetLength))
         let target = try RequestTarget.parse(targetString, method: method)
-        return HTTPRequest(method: method, target: targetString, path: target.path,
+        return IncomingRequest(method: method, target: targetString, path: target.path,
                            rawQuery: target.rawQuery, queryItems: target.queryItems,
                            version: version, authority: target.authority)
     }
@@ -154,7 +154,7 @@ enum RequestHeadParser {
 
     // MARK: framing (RFC 9112 §6.1-6.3)
 
-    static func framing(of headers: HTTPHeaders, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
+    static func framing(of headers: HeaderFields, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
         let te = headers.values("Transfer-Encoding")
         let cl = headers.values("Content-Length")
         if !te.isEmpty {
@@ -200,7 +200,7 @@ enum RequestHeadParser {
     // MARK: Host (RFC 9112 §3.2) and Connection (RFC 9110 §7.6.1)
 
     /// Presence and uniqueness; the value's syntax was checked as the field arrived.
-    static func checkHost(_ request: inout HTTPRequest) throws(HTTPParseError) {
+    static func checkHost(_ request: inout IncomingRequest) throws(HTTPParseError) {
         let hosts = request.headers.values("Host")
         guard hosts.count <= 1 else { throw .bad("more than one Host header") }
         if request.version.minor >= 1 && hosts.isEmpty { throw .bad("missing Host header") }
@@ -213,7 +213,7 @@ enum RequestHeadParser {
     /// `Connection = #connection-option` (tokens). Stricter than the RFC requires: the field
     /// decides whether the connection persists, so a value we cannot read is refused rather than
     /// guessed at. Empty list elements are allowed (RFC 9110 §5.6.1.2).
-    static func checkConnection(_ headers: HTTPHeaders) throws(HTTPParseError) {
+    static func checkConnection(_ headers: HeaderFields) throws(HTTPParseError) {
         for value in headers.values("Connection") {
             for part in value.split(separator: ",", omittingEmptySubsequences: false) {
                 let option = part.trimmingOWS()

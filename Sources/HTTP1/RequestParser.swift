@@ -12,7 +12,7 @@ public struct RequestParser: Sendable {
         /// The head asked for `Expect: 100-continue` and its body has not arrived: send
         /// `100 Continue` now, then keep calling.
         case sendContinue
-        case request(HTTPRequest)
+        case request(IncomingRequest)
         /// The request is refused: answer `error.status` once and close.
         case failure(HTTPParseError)
     }
@@ -33,8 +33,8 @@ public struct RequestParser: Sendable {
     /// Where the head line being scanned began (0: the request line).
     private var lineStart = 0
     /// The request line and the fields parsed so far, while the head is still arriving.
-    private var partialHead: HTTPRequest?
-    private var current: HTTPRequest?
+    private var partialHead: IncomingRequest?
+    private var current: IncomingRequest?
     private var body: [UInt8] = []
 
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
@@ -174,7 +174,7 @@ public struct RequestParser: Sendable {
         return (.needMore, 0)
     }
 
-    private mutating func completeHead(_ request: HTTPRequest, length: Int, available: Int) -> (event: Event, consumed: Int) {
+    private mutating func completeHead(_ request: IncomingRequest, length: Int, available: Int) -> (event: Event, consumed: Int) {
         let parsed: ParsedHead
         do {
             parsed = try RequestHeadParser.finishHead(request, limits: limits)

@@ -3,7 +3,7 @@ import HTTP1
 /// What a connection needs from the loop that owns it.
 protocol ConnectionContext: AnyObject {
     var handler: HTTPHandler { get }
-    var configuration: HTTPServerConfiguration { get }
+    var configuration: ServerConfiguration { get }
     var now: Int64 { get }
     var isStopping: Bool { get }
     /// The three ways a head can end, formatted once per second: `Date` and `Server`, the
@@ -37,7 +37,7 @@ final class Connection {
     }
 
     struct Deferred {
-        var response: HTTPResponse
+        var response: OutgoingResponse
         var isHead: Bool
         var keepAlive: Bool
         var version: HTTPVersion
@@ -204,7 +204,7 @@ final class Connection {
 
     // MARK: responding
 
-    private func respond(to request: HTTPRequest, _ context: some ConnectionContext) {
+    private func respond(to request: IncomingRequest, _ context: some ConnectionContext) {
         let response = context.handler(request)
         let keepAlive = request.wantsKeepAlive && !response.closeConnection && !context.isStopping
         if response.delayMilliseconds <= 0, case .normal = response.delivery {
@@ -226,7 +226,7 @@ final class Connection {
 
     private func reject(_ error: HTTPParseError, _ context: some ConnectionContext) {
         context.configuration.onRejection?(peer, error)
-        let response = HTTPResponse.text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n")
+        let response = OutgoingResponse.text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n")
         writeHead(response.prepared, keepAlive: false, version: .http1_1, context)
         output.append(body: response.prepared.body)
         closeWhenFlushed = true

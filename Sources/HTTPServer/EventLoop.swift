@@ -9,7 +9,7 @@ import SystemSupport
 /// its thread; other threads reach it only through `requestStop`, which writes to the pipe.
 final class EventLoop: ConnectionContext, @unchecked Sendable {
     let handler: HTTPHandler
-    let configuration: HTTPServerConfiguration
+    let configuration: ServerConfiguration
     private let listeners: [Int32]
     private let connectionSlots: ConnectionSlots
     private let wakeup: (read: Int32, write: Int32)
@@ -35,7 +35,7 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     private(set) var headEndKeepAlive10: [UInt8] = []
     private(set) var headEndClose: [UInt8] = []
 
-    init(index: Int, handler: @escaping HTTPHandler, configuration: HTTPServerConfiguration,
+    init(index: Int, handler: @escaping HTTPHandler, configuration: ServerConfiguration,
          listeners: [Int32], slots: ConnectionSlots, finished: @escaping @Sendable () -> Void) throws(SocketError) {
         self.handler = handler
         self.configuration = configuration

@@ -13,12 +13,12 @@ import StubEngine
 ///     XCTAssertEqual(try server.count(matching: RequestDefinition(path: "/v1/me")), 1)
 ///     server.stop()
 public final class LocalStubServer: Sendable {
-    public let engine: StubEngine
-    private let server: HTTPServer
+    public let engine: Engine
+    private let server: HTTP1Server
 
     /// Loads `directory` (if given; any error throws `StubProblems`), adds `stubs`, and starts
     /// listening on 127.0.0.1 on a free port.
-    public init(directory: String? = nil, stubs: [StubDefinition] = [], options: StubEngine.Options = .init()) throws {
+    public init(directory: String? = nil, stubs: [StubDefinition] = [], options: Engine.Options = .init()) throws {
         var options = options
         var fileStubs: [Stub] = []
         if let directory {
@@ -27,13 +27,13 @@ public final class LocalStubServer: Sendable {
             fileStubs = result.stubs
             options.directory = directory
         }
-        let engine = StubEngine(stubs: fileStubs, options: options)
+        let engine = Engine(stubs: fileStubs, options: options)
         self.engine = engine
-        var configuration = HTTPServerConfiguration()
+        var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.loopCount = 1
-        server = HTTPServer(configuration: configuration) { engine.handle($0).response }
+        server = HTTP1Server(configuration: configuration) { engine.handle($0).response }
         if !stubs.isEmpty { try add(stubs) }
         try server.start()
         engine.fallbackBaseURL.value = server.baseURL
@@ -58,7 +58,7 @@ public final class LocalStubServer: Sendable {
         engine.removeRuntimeStub(id: id)
     }
 
-    /// Every request the server received, oldest first (the journal; see `StubEngine.Options.journalCapacity`).
+    /// Every request the server received, oldest first (the journal; see `Engine.Options.journalCapacity`).
     public var requests: [JournalEntry] { engine.journal.entries }
 
     /// The requests a matcher matches: the same conditions a stub's `request` takes.

@@ -24,7 +24,7 @@ public final class StubURLProtocol: URLProtocol {
     public struct Transport: Sendable {
         /// `http://eN.stubkit.invalid`: point the client under test here.
         public let baseURL: URL
-        public let engine: StubEngine
+        public let engine: Engine
         /// A fresh ephemeral configuration whose requests to `baseURL` the engine answers.
         public var configuration: URLSessionConfiguration {
             let configuration = URLSessionConfiguration.ephemeral
@@ -33,11 +33,11 @@ public final class StubURLProtocol: URLProtocol {
         }
     }
 
-    private static let engines = Locked<(byHost: [String: StubEngine], next: Int)>(([:], 1))
+    private static let engines = Locked<(byHost: [String: Engine], next: Int)>(([:], 1))
     private let cancelled = Locked(false)
 
     /// Registers an engine under a host of its own. It stays registered until `unregister(_:)`.
-    public static func register(_ engine: StubEngine) -> Transport {
+    public static func register(_ engine: Engine) -> Transport {
         let host = engines.withLock { state -> String in
             let host = "e\(state.next).stubkit.invalid"
             state.next += 1
@@ -52,7 +52,7 @@ public final class StubURLProtocol: URLProtocol {
         _ = engines.withLock { $0.byHost.removeValue(forKey: host) }
     }
 
-    private static func engine(for url: URL?) -> StubEngine? {
+    private static func engine(for url: URL?) -> Engine? {
         guard let host = url?.host?.lowercased() else { return nil }
         return engines.withLock { $0.byHost[host] }
     }
@@ -88,7 +88,7 @@ public final class StubURLProtocol: URLProtocol {
         cancelled.value = true
     }
 
-    private func deliver(_ response: HTTPResponse, url: URL) {
+    private func deliver(_ response: OutgoingResponse, url: URL) {
         switch response.delivery {
         case .reset, .closeWithoutResponse:
             client?.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
@@ -120,12 +120,12 @@ public final class StubURLProtocol: URLProtocol {
 
     /// The URLRequest as the HTTP server would have parsed it. Apple platforms deliver upload
     /// bodies as `httpBodyStream`, so both are read.
-    static func httpRequest(from request: URLRequest, url: URL) -> HTTPRequest {
+    static func httpRequest(from request: URLRequest, url: URL) -> IncomingRequest {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let rawPath = components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/"
         let rawQuery = components?.percentEncodedQuery
         let target = rawQuery.map { "\(rawPath)?\($0)" } ?? rawPath
-        var headers = HTTPHeaders()
+        var headers = HeaderFields()
         var authority = url.host ?? "localhost"
         if let port = url.port { authority += ":\(port)" }
         headers.add("Host", authority)
@@ -139,7 +139,7 @@ public final class StubURLProtocol: URLProtocol {
             return QueryItem(name: PercentDecoding.decodeLenient(parts[0]),
                              value: parts.count > 1 ? PercentDecoding.decodeLenient(parts[1]) : "")
         }
-        return HTTPRequest(method: request.httpMethod ?? "GET", target: target,
+        return IncomingRequest(method: request.httpMethod ?? "GET", target: target,
                            path: PercentDecoding.decodeLenient(rawPath), rawQuery: rawQuery, queryItems: queryItems,
                            headers: headers, body: body, peer: "URLProtocol", authority: authority)
     }

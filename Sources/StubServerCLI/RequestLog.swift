@@ -8,7 +8,7 @@ struct RequestLog: Sendable {
     let verbose: Bool
     let console: Console
 
-    func record(_ request: HTTPRequest, _ outcome: StubOutcome, microseconds: Int) {
+    func record(_ request: IncomingRequest, _ outcome: StubOutcome, microseconds: Int) {
         switch format {
         case .quiet: return
         case .json: console.log(json(request, outcome, microseconds))
@@ -20,7 +20,7 @@ struct RequestLog: Sendable {
         String(format: "%.2fms", Double(microseconds) / 1000)
     }
 
-    private func text(_ request: HTTPRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
+    private func text(_ request: IncomingRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
         let status = outcome.response.prepared.status
         let statusText = console.paint(String(status), status >= 500 ? "31" : status >= 400 ? "33" : "32")
         var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
@@ -46,7 +46,7 @@ struct RequestLog: Sendable {
         return line
     }
 
-    private func json(_ request: HTTPRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
+    private func json(_ request: IncomingRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
         var fields = [
             "\"time\":\(JSONSerializer.quoted(LogTime.rfc3339()))",
             "\"method\":\(JSONSerializer.quoted(request.method))",

@@ -18,12 +18,12 @@ struct ServeCommand {
             console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
             return 1
         }
-        let engine = StubEngine(stubs: result.stubs, options: StubEngine.Options(
+        let engine = Engine(stubs: result.stubs, options: Engine.Options(
             cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
             directory: options.directory, version: StubServerVersion.current))
         let log = RequestLog(format: options.log, verbose: options.verbose, console: console)
         let globalDelay = options.globalDelayMilliseconds
-        let server = HTTPServer(configuration: configuration()) { request in
+        let server = HTTP1Server(configuration: configuration()) { request in
             let started = DispatchTime.now().uptimeNanoseconds
             var outcome = engine.handle(request)
             if globalDelay > 0 { outcome = outcome.addingDelay(globalDelay) }
@@ -84,8 +84,8 @@ struct ServeCommand {
         return 0
     }
 
-    private func configuration() -> HTTPServerConfiguration {
-        var c = HTTPServerConfiguration()
+    private func configuration() -> ServerConfiguration {
+        var c = ServerConfiguration()
         c.host = options.host
         c.port = options.port
         c.serverName = "stubserver/\(StubServerVersion.current)"

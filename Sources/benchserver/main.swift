@@ -4,13 +4,13 @@ import HTTP1
 import HTTPServer
 import Foundation
 
-var configuration = HTTPServerConfiguration()
+var configuration = ServerConfiguration()
 configuration.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
-var headers = HTTPHeaders()
+var headers = HeaderFields()
 headers.add("Content-Type", "application/json")
-let response = HTTPResponse(PreparedResponse(status: 200, headers: headers,
+let response = OutgoingResponse(PreparedResponse(status: 200, headers: headers,
                                              body: Array(#"{"id":42,"name":"swift-senpai","plan":"pro"}"#.utf8)))
-let server = HTTPServer(configuration: configuration) { _ in response }
+let server = HTTP1Server(configuration: configuration) { _ in response }
 do {
     try server.start()
 } catch {

@@ -4,7 +4,7 @@
 struct ParserDriver {
     var parser: RequestParser
     var pending: [UInt8] = []
-    var requests: [HTTPRequest] = []
+    var requests: [IncomingRequest] = []
     var continues = 0
     var failure: HTTPParseError?
 

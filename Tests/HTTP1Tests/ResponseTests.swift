@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct ResponseEncodingTests {
     @Test func preparedHeadHasStatusHeadersAndLength() {
-        var h = HTTPHeaders()
+        var h = HeaderFields()
         h.add("Content-Type", "application/json")
         h.add("Set-Cookie", "a=1")
         h.add("Set-Cookie", "b=2")
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func framingHeadersFromTheHandlerAreDropped() {
-        var h = HTTPHeaders()
+        var h = HeaderFields()
         h.add("content-length", "999")
         h.add("Transfer-Encoding", "chunked")
         h.add("Connection", "close")
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func headerValuesCannotSplitTheResponse() {
-        var h = HTTPHeaders()
+        var h = HeaderFields()
         h.add("X-Evil", "a\r\nInjected: yes")
         let p = PreparedResponse(status: 200, headers: h)
         #expect(!String(decoding: p.head, as: UTF8.self).contains("\r\nInjected"))
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func headersLookupIgnoresCaseAndKeepsOrder() {
-        var h = HTTPHeaders([("Accept", "a"), ("X-Y", "1"), ("x-y", "2")])
+        var h = HeaderFields([("Accept", "a"), ("X-Y", "1"), ("x-y", "2")])
         #expect(h["ACCEPT"] == "a")
         #expect(h.values("X-y") == ["1", "2"])
         h.set("X-Y", "3")
@@ -58,8 +58,8 @@ import Testing
 
 @Suite struct ReplacingBodyTests {
     @Test func onlyTheContentLengthLineChanges() {
-        let original = PreparedResponse(status: 201, headers: HTTPHeaders([("Content-Type", "application/json"), ("X-A", "1")]),
-                                        body: Array("{}".utf8)).adding(HTTPHeaders([("X-Added", "2")]))
+        let original = PreparedResponse(status: 201, headers: HeaderFields([("Content-Type", "application/json"), ("X-A", "1")]),
+                                        body: Array("{}".utf8)).adding(HeaderFields([("X-Added", "2")]))
         let replaced = original.replacingBody(Array(#"{"id":"12345"}"#.utf8))
         #expect(String(decoding: replaced.head, as: UTF8.self)
                 == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: 14\r\nX-Added: 2\r\n")

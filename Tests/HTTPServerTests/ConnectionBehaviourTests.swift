@@ -43,20 +43,20 @@ import HTTP1
 
     @Test func busyPortIsATypedErrorAtStart() async throws {
         try await withServer { server in
-            var configuration = HTTPServerConfiguration()
+            var configuration = ServerConfiguration()
             configuration.port = server.port
-            let second = HTTPServer(configuration: configuration, handler: echoHandler)
+            let second = HTTP1Server(configuration: configuration, handler: echoHandler)
             #expect(throws: SocketError.addressInUse(address: "127.0.0.1:\(server.port)")) { try second.start() }
         }
     }
 
     @Test func stopFreesThePort() async throws {
-        var configuration = HTTPServerConfiguration()
-        let first = HTTPServer(configuration: configuration, handler: echoHandler)
+        var configuration = ServerConfiguration()
+        let first = HTTP1Server(configuration: configuration, handler: echoHandler)
         try first.start()
         configuration.port = first.port
         await first.stop()
-        let second = HTTPServer(configuration: configuration, handler: echoHandler)
+        let second = HTTP1Server(configuration: configuration, handler: echoHandler)
         try second.start()
         await second.stop()
     }
@@ -151,7 +151,7 @@ import HTTP1
 
     @Test func largeBodyWithPartialWritesArrivesWhole() async throws {
         let body = (0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        try await withServer(handler: { _ in HTTPResponse(status: 200, body: body) }) { server in
+        try await withServer(handler: { _ in OutgoingResponse(status: 200, body: body) }) { server in
             let c = try WireConnection(port: server.port)
             c.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n")
             let r = try c.readResponse(timeoutMilliseconds: 20_000)
@@ -162,7 +162,7 @@ import HTTP1
     @Test func peerVanishingMidResponseDoesNotHurtTheServer() async throws {
         let body = [UInt8](repeating: 65, count: 16 << 20)
         try await withServer(handler: { request in
-            request.path == "/big" ? HTTPResponse(status: 200, body: body) : .text(200, "ok")
+            request.path == "/big" ? OutgoingResponse(status: 200, body: body) : .text(200, "ok")
         }) { server in
             for _ in 0..<5 {
                 let c = try WireConnection(port: server.port)

@@ -8,7 +8,7 @@ import SystemSupport
 /// The delivery actions the stub engine builds on, each checked on the wire.
 @Suite struct ResponseActionTests {
     static let actionHandler: HTTPHandler = { request in
-        var response = HTTPResponse.text(200, "body-of-\(request.path)")
+        var response = OutgoingResponse.text(200, "body-of-\(request.path)")
         switch request.path {
         case "/delay": response.delayMilliseconds = 300
         case "/reset": response.delivery = .reset
@@ -16,7 +16,7 @@ import SystemSupport
         case "/garbage": response.delivery = .rawThenClose([0xde, 0xad, 0xbe, 0xef])
         case "/hang": response.delivery = .hang
         case "/dribble":
-            response = HTTPResponse(status: 200, body: Array("0123456789".utf8))
+            response = OutgoingResponse(status: 200, body: Array("0123456789".utf8))
             response.delivery = .dribble(chunks: 5, durationMilliseconds: 500)
         default: break
         }
@@ -84,9 +84,9 @@ import SystemSupport
     }
 
     @Test func hangHoldsUntilTheClientLeavesAndStopReleasesIt() async throws {
-        var configuration = HTTPServerConfiguration()
+        var configuration = ServerConfiguration()
         configuration.shutdownGraceMilliseconds = 10_000
-        let server = HTTPServer(configuration: configuration, handler: Self.actionHandler)
+        let server = HTTP1Server(configuration: configuration, handler: Self.actionHandler)
         try server.start()
         let leaving = try WireConnection(port: server.port)
         leaving.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")
@@ -120,9 +120,9 @@ import SystemSupport
         // The handler itself starts the stop, so the stop begins while the response is in
         // flight however the test's own tasks are scheduled (parallel tests can hold the
         // cooperative pool for seconds under the thread sanitizer).
-        let serverBox = Locked<HTTPServer?>(nil)
-        let server = HTTPServer(configuration: HTTPServerConfiguration()) { request in
-            var response = HTTPResponse.text(200, "body-of-\(request.path)")
+        let serverBox = Locked<HTTP1Server?>(nil)
+        let server = HTTP1Server(configuration: ServerConfiguration()) { request in
+            var response = OutgoingResponse.text(200, "body-of-\(request.path)")
             response.delayMilliseconds = 1_500
             serverBox.withLock { $0 }?.stopInBackground()
             return response

@@ -4,7 +4,7 @@ import HTTP1
 import XCTest
 
 final class AdminAPITests: XCTestCase {
-    private func admin(_ e: StubEngine, _ method: String, _ target: String, body: String = "",
+    private func admin(_ e: Engine, _ method: String, _ target: String, body: String = "",
                        headers: [(String, String)] = [], file: StaticString = #filePath, line: UInt = #line) -> (status: Int, json: JSONNode) {
         let outcome = e.handle(makeRequest(method, target, headers: headers, body: body, file: file, line: line))
         XCTAssertTrue(outcome.isAdmin, file: file, line: line)
@@ -14,7 +14,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testHealth() {
-        let e = StubEngine(stubs: loadStubs(#"[{"response": {}}, {"response": {}}]"#), options: .init(version: "9.9"))
+        let e = Engine(stubs: loadStubs(#"[{"response": {}}, {"response": {}}]"#), options: .init(version: "9.9"))
         let (status, json) = admin(e, "GET", "/__admin/health")
         XCTAssertEqual(status, 200)
         XCTAssertEqual(json["status"]?.string, "ok")
@@ -61,7 +61,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testABadRuntimeStubGetsTheSameMessagesAsABadFile() {
-        let e = StubEngine()
+        let e = Engine()
         let bad = admin(e, "POST", "/__admin/stubs", body: #"{"reqeust": {}, "response": {"status": 700}}"#)
         XCTAssertEqual(bad.status, 400)
         let errors = bad.json["errors"]?.elements?.compactMap(\.string) ?? []
@@ -124,7 +124,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testJournalIsARingBufferWithTruncatedBodies() {
-        let e = StubEngine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 3))
+        let e = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 3))
         let big = String(repeating: "x", count: 100_000)
         for i in 0..<10 { _ = e.handle(makeRequest("POST", "/\(i)", body: big)) }
         let entries = e.journal.entries
@@ -133,7 +133,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(entries[0].bodySize, 100_000)
         let json = admin(e, "GET", "/__admin/requests").json["requests"]?.elements?.first
         XCTAssertEqual(json?["bodySize"]?.number?.value, 100_000)
-        let off = StubEngine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
+        let off = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
         _ = off.handle(makeRequest("GET", "/"))
         XCTAssertEqual(off.journal.entries.count, 0)
     }
@@ -157,7 +157,7 @@ final class AdminAPITests: XCTestCase {
     func testReloadKeepsTheOldSetOnErrors() {
         let folder = TemporaryFolder()
         folder.write("a.json", #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#)
-        let e = StubEngine(stubs: folder.load().stubs, options: .init(directory: folder.path))
+        let e = Engine(stubs: folder.load().stubs, options: .init(directory: folder.path))
         folder.write("a.json", #"{"request": {"path": "/a"}, "response": {"body": "two"}}"#)
         XCTAssertEqual(admin(e, "POST", "/__admin/reload").status, 200)
         XCTAssertEqual(e.handle(makeRequest("GET", "/a")).response.bodyText, "two")
@@ -169,7 +169,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testUnknownRoutesAndMethods() {
-        let e = StubEngine()
+        let e = Engine()
         let unknown = admin(e, "GET", "/__admin/nope")
         XCTAssertEqual(unknown.status, 404)
         XCTAssertTrue(unknown.json["error"]?.string?.contains("no admin route GET /__admin/nope") ?? false)
@@ -179,7 +179,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testAdminToken() {
-        let e = StubEngine(stubs: loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#), options: .init(adminToken: "s3cret"))
+        let e = Engine(stubs: loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#), options: .init(adminToken: "s3cret"))
         XCTAssertEqual(admin(e, "GET", "/__admin/health").status, 401)
         XCTAssertEqual(admin(e, "GET", "/__admin/health", headers: [("Authorization", "Bearer wrong")]).status, 401)
         XCTAssertEqual(admin(e, "GET", "/__admin/health", headers: [("Authorization", "Bearer s3cret")]).status, 200)

@@ -6,7 +6,7 @@ final class CORSTests: XCTestCase {
     let stubs = #"[{"name": "users", "request": {"method": ["GET", "OPTIONS"], "path": "/users"}, "response": {"headers": {"X-Total": "2", "ETag": "\"v1\""}, "body": [1, 2]}}]"#
 
     func testPreflightIsAnsweredWhenCORSIsOn() {
-        let e = StubEngine(stubs: loadStubs(stubs), cors: CORSPolicy(maxAgeSeconds: 600))
+        let e = Engine(stubs: loadStubs(stubs), cors: CORSPolicy(maxAgeSeconds: 600))
         let outcome = e.handle(makeRequest("OPTIONS", "/users", headers: [
             ("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "PUT"),
             ("Access-Control-Request-Headers", "content-type, x-api-key"),
@@ -23,7 +23,7 @@ final class CORSTests: XCTestCase {
     }
 
     func testEveryResponseGetsCORSHeadersExposingTheStubsHeaders() {
-        let e = StubEngine(stubs: loadStubs(stubs), cors: CORSPolicy())
+        let e = Engine(stubs: loadStubs(stubs), cors: CORSPolicy())
         let withOrigin = e.handle(makeRequest("GET", "/users", headers: [("Origin", "https://app.example")])).response
         XCTAssertEqual(withOrigin.prepared.headers["Access-Control-Allow-Origin"], "https://app.example")
         XCTAssertEqual(withOrigin.prepared.headers["Access-Control-Expose-Headers"], "X-Total, ETag, Content-Type")
@@ -38,7 +38,7 @@ final class CORSTests: XCTestCase {
     }
 
     func testWithoutCORSPreflightsAreMatchedLikeAnyRequest() {
-        let e = StubEngine(stubs: loadStubs(stubs))
+        let e = Engine(stubs: loadStubs(stubs))
         let outcome = e.handle(makeRequest("OPTIONS", "/users", headers: [("Origin", "http://x"), ("Access-Control-Request-Method", "GET")]))
         XCTAssertFalse(outcome.isPreflight)
         XCTAssertEqual(outcome.stub?.name, "users")
@@ -46,7 +46,7 @@ final class CORSTests: XCTestCase {
     }
 
     func testPlainOPTIONSIsNotAPreflight() {
-        let e = StubEngine(stubs: loadStubs(stubs), cors: CORSPolicy())
+        let e = Engine(stubs: loadStubs(stubs), cors: CORSPolicy())
         XCTAssertEqual(e.handle(makeRequest("OPTIONS", "/users")).stub?.name, "users")
     }
 }

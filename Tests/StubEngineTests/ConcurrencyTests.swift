@@ -7,7 +7,7 @@ import XCTest
 /// the journal, reloads. Run under `swift test --sanitize=thread` to catch races.
 final class ConcurrencyTests: XCTestCase {
     func testManyClientsChangingAndReadingState() {
-        let e = StubEngine(stubs: loadStubs("""
+        let e = Engine(stubs: loadStubs("""
         [{"request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}, {"body": "3"}], "after": "cycle"},
          {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "Started", "then": "next"}, "response": {"body": "a"}},
          {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "next", "then": "Started"}, "response": {"body": "b"}}]

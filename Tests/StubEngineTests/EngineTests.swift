@@ -69,7 +69,7 @@ final class EngineTests: XCTestCase {
     }
 
     func testNearMissWithNoStubs() {
-        let outcome = StubEngine().handle(makeRequest("GET", "/"))
+        let outcome = Engine().handle(makeRequest("GET", "/"))
         XCTAssertTrue(outcome.response.bodyText.contains("There are no stubs loaded"))
     }
 
@@ -84,7 +84,7 @@ final class EngineTests: XCTestCase {
     func testConcurrentRequestsDuringReloadsSeeAWholeCatalog() {
         let a = loadStubs(#"[{"name": "a1", "request": {"path": "/1"}, "response": {}}, {"name": "a2", "request": {"path": "/2"}, "response": {}}]"#)
         let b = loadStubs(#"[{"name": "b1", "request": {"path": "/1"}, "response": {}}, {"name": "b2", "request": {"path": "/2"}, "response": {}}]"#)
-        let e = StubEngine(stubs: a)
+        let e = Engine(stubs: a)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for i in 0..<2000 {
                 if worker == 0 { e.replace(with: i % 2 == 0 ? b : a); continue }

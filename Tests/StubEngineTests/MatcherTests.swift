@@ -128,7 +128,7 @@ final class MatcherTests: XCTestCase {
         let file = loadStubs(#"{"name": "file", "request": {"path": "/x"}, "response": {}}"#)[0]
         let runtime = Stub(name: "runtime", source: .runtime(id: "r1"), priority: 5, request: file.request,
                            responses: file.responses, order: 99)
-        XCTAssertEqual(StubEngine(stubs: [file, runtime]).answer(makeRequest("GET", "/x")), "runtime")
+        XCTAssertEqual(Engine(stubs: [file, runtime]).answer(makeRequest("GET", "/x")), "runtime")
     }
 
     func testIndexFindsTheRightStubAmongTenThousand() {

@@ -6,7 +6,7 @@ import XCTest
 /// Parses a raw request with the real parser, so tests see exactly what the server would hand
 /// the engine (decoded path, query items, headers).
 func makeRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "",
-                 file: StaticString = #filePath, line: UInt = #line) -> HTTPRequest {
+                 file: StaticString = #filePath, line: UInt = #line) -> IncomingRequest {
     var text = "\(method) \(target) HTTP/1.1\r\nHost: api.example.com:8080\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -21,7 +21,7 @@ func makeRequest(_ method: String, _ target: String, headers: [(String, String)]
         case .needMore where consumed > 0, .sendContinue: continue
         default:
             XCTFail("the test request did not parse: \(event)", file: file, line: line)
-            return HTTPRequest(method: method, target: target, path: target)
+            return IncomingRequest(method: method, target: target, path: target)
         }
     }
 }
@@ -59,8 +59,8 @@ func loadStubs(_ json: String, file: StaticString = #filePath, line: UInt = #lin
     return result.stubs
 }
 
-func engine(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> StubEngine {
-    StubEngine(stubs: loadStubs(json, file: file, line: line))
+func engine(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> Engine {
+    Engine(stubs: loadStubs(json, file: file, line: line))
 }
 
 /// Loads each stub file text alone and expects an error at `path` whose message contains
@@ -76,11 +76,11 @@ func assertLoadErrors(_ cases: [(json: String, path: String, fragment: String)],
     }
 }
 
-extension StubEngine {
+extension Engine {
     /// The name of the stub that answers, or nil.
-    func answer(_ request: HTTPRequest) -> String? { handle(request).stub?.name }
+    func answer(_ request: IncomingRequest) -> String? { handle(request).stub?.name }
 }
 
-extension HTTPResponse {
+extension OutgoingResponse {
     var bodyText: String { String(decoding: prepared.body, as: UTF8.self) }
 }

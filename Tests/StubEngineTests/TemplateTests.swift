@@ -73,7 +73,7 @@ final class TemplateTests: XCTestCase {
         """#)
         let result = folder.load()
         XCTAssertEqual(result.problems, [])
-        let e = StubEngine(stubs: result.stubs)
+        let e = Engine(stubs: result.stubs)
         XCTAssertEqual(e.handle(makeRequest("GET", "/u/a%22b")).response.bodyText, #"{"id":"a\"b","n":1}"#)
         XCTAssertEqual(e.handle(makeRequest("GET", "/page?title=Hi")).response.bodyText, "<h1>Hi</h1>")
     }

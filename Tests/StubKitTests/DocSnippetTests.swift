@@ -37,7 +37,7 @@ final class DocSnippetTests: XCTestCase {
 
     func testURLProtocolTransport() async throws {
         // snippet: url-protocol
-        let engine = StubEngine()
+        let engine = Engine()
         let transport = StubURLProtocol.register(engine)
         defer { StubURLProtocol.unregister(transport) }
         try engine.addRuntimeStubs(json: Array(#"""

@@ -8,19 +8,19 @@ import XCTest
 /// Regression tests for the findings of the adversarial probe (issue 10), each over real
 /// sockets the way the finding was seen: the server must answer, stay up and stay bounded.
 final class HardeningTests: XCTestCase {
-    private func serve(_ json: String, options: StubEngine.Options = .init(),
-                       _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> (HTTPServer, StubEngine) {
+    private func serve(_ json: String, options: Engine.Options = .init(),
+                       _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (HTTP1Server, Engine) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hardening-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(json.utf8).write(to: folder.appendingPathComponent("stubs.json"))
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.errors, [])
-        let engine = StubEngine(stubs: result.stubs, options: options)
-        var configuration = HTTPServerConfiguration()
+        let engine = Engine(stubs: result.stubs, options: options)
+        var configuration = ServerConfiguration()
         configuration.port = 0
         configure(&configuration)
-        let server = HTTPServer(configuration: configuration) { engine.handle($0).response }
+        let server = HTTP1Server(configuration: configuration) { engine.handle($0).response }
         try server.start()
         addTeardownBlock { server.stopAndWait() }
         return (server, engine)
@@ -33,7 +33,7 @@ final class HardeningTests: XCTestCase {
         return text + "\r\n" + body
     }
 
-    private func assertStillServes(_ server: HTTPServer, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertStillServes(_ server: HTTP1Server, file: StaticString = #filePath, line: UInt = #line) throws {
         let c = try WireConnection(port: server.port)
         c.send(request("GET", "/__admin/health"))
         XCTAssertEqual(try c.readResponse().status, 200, "the server still serves", file: file, line: line)

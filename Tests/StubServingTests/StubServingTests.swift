@@ -8,18 +8,18 @@ import XCTest
 /// The stub engine behind the real HTTP server, in process, checked on the wire with a raw
 /// socket: what each realistic-network feature actually sends.
 final class StubServingTests: XCTestCase {
-    private func serve(_ json: String, cors: Bool = false, _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> (HTTPServer, StubEngine) {
+    private func serve(_ json: String, cors: Bool = false, _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (HTTP1Server, Engine) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stubserving-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(json.utf8).write(to: folder.appendingPathComponent("stubs.json"))
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.errors, [])
-        let engine = StubEngine(stubs: result.stubs, cors: cors ? CORSPolicy() : nil)
-        var configuration = HTTPServerConfiguration()
+        let engine = Engine(stubs: result.stubs, cors: cors ? CORSPolicy() : nil)
+        var configuration = ServerConfiguration()
         configuration.port = 0
         configure(&configuration)
-        let server = HTTPServer(configuration: configuration) { engine.handle($0).response }
+        let server = HTTP1Server(configuration: configuration) { engine.handle($0).response }
         try server.start()
         engine.fallbackBaseURL.value = server.baseURL
         addTeardownBlock { server.stopAndWait() }

@@ -5,7 +5,7 @@ import HTTP1
 /// `{"error": ...}` with a 4xx. It drives the engine it belongs to; it knows nothing of sockets.
 struct AdminAPI {
     static let prefix = "/__admin"
-    let engine: StubEngine
+    let engine: Engine
 
     static func claims(_ path: String) -> Bool {
         path.hasPrefix(prefix) && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
@@ -24,10 +24,10 @@ struct AdminAPI {
         ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
     ]
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
+    func handle(_ request: IncomingRequest) -> OutgoingResponse {
         if let token = engine.options.adminToken, !Self.authorized(request, token: token) {
             var response = Self.error(401, "this server needs Authorization: Bearer TOKEN on admin requests (--admin-token)")
-            response.prepared = response.prepared.adding(HTTPHeaders([("WWW-Authenticate", "Bearer")]))
+            response.prepared = response.prepared.adding(HeaderFields([("WWW-Authenticate", "Bearer")]))
             return response
         }
         let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
@@ -84,7 +84,7 @@ struct AdminAPI {
 
     // MARK: Routes
 
-    private func health() -> HTTPResponse {
+    private func health() -> OutgoingResponse {
         Self.json(200, .object([
             ("status", .string("ok")),
             ("stubs", .number(engine.catalog.count)),
@@ -93,17 +93,17 @@ struct AdminAPI {
         ]))
     }
 
-    private func listStubs() -> HTTPResponse {
+    private func listStubs() -> OutgoingResponse {
         let stubs = engine.catalog.stubs.sorted { $0.rank < $1.rank }
         return Self.json(200, .object([("stubs", .array(stubs.map(AdminJSON.stub)))]))
     }
 
-    private func getStub(_ id: String) -> HTTPResponse {
+    private func getStub(_ id: String) -> OutgoingResponse {
         guard let stub = engine.catalog.stubs.first(where: { $0.id == id }) else { return noStub(id) }
         return Self.json(200, AdminJSON.stub(stub))
     }
 
-    private func addStubs(_ request: HTTPRequest) -> HTTPResponse {
+    private func addStubs(_ request: IncomingRequest) -> OutgoingResponse {
         switch engine.decodeRuntimeStubs(request.body) {
         case .failure(let failure): return Self.problems(failure.problems)
         case .success(let stubs):
@@ -112,7 +112,7 @@ struct AdminAPI {
         }
     }
 
-    private func replaceStub(_ id: String, _ request: HTTPRequest) -> HTTPResponse {
+    private func replaceStub(_ id: String, _ request: IncomingRequest) -> OutgoingResponse {
         guard let existing = engine.catalog.stubs.first(where: { $0.id == id }) else { return noStub(id) }
         guard case .runtime = existing.source else {
             return Self.error(400, "\(id) comes from a file: edit the file (it reloads) or add a runtime stub")
@@ -127,7 +127,7 @@ struct AdminAPI {
         }
     }
 
-    private func deleteStub(_ id: String) -> HTTPResponse {
+    private func deleteStub(_ id: String) -> OutgoingResponse {
         if engine.removeRuntimeStub(id: id) { return Self.json(200, .object([("removed", .string(id))])) }
         if engine.catalog.stubs.contains(where: { $0.id == id }) {
             return Self.error(400, "\(id) comes from a file: delete or edit the file instead")
@@ -135,7 +135,7 @@ struct AdminAPI {
         return noStub(id)
     }
 
-    private func reload() -> HTTPResponse {
+    private func reload() -> OutgoingResponse {
         guard let directory = engine.options.directory else { return Self.error(400, "this engine has no stub folder to reload") }
         let result = StubLoader(directory: directory).load()
         guard result.isServable else {
@@ -149,7 +149,7 @@ struct AdminAPI {
                                        ("warnings", .array(result.warnings.map { .string($0.description) }))]))
     }
 
-    private func listRequests(_ request: HTTPRequest) -> HTTPResponse {
+    private func listRequests(_ request: IncomingRequest) -> OutgoingResponse {
         var entries = engine.journal.entries
         if let method = request.queryValues("method").first { entries = entries.filter { $0.method == method } }
         if let path = request.queryValues("path").first { entries = entries.filter { $0.path == path } }
@@ -165,7 +165,7 @@ struct AdminAPI {
         return Self.json(200, .object([("requests", .array(entries.map(AdminJSON.entry)))]))
     }
 
-    private func findRequests(_ request: HTTPRequest, countOnly: Bool) -> HTTPResponse {
+    private func findRequests(_ request: IncomingRequest, countOnly: Bool) -> OutgoingResponse {
         let matching: [JournalEntry]
         do {
             matching = try engine.journalEntries(matching: request.body)
@@ -176,7 +176,7 @@ struct AdminAPI {
         return Self.json(200, .object([("requests", .array(matching.map(AdminJSON.entry)))]))
     }
 
-    private func setScenario(_ name: String, _ request: HTTPRequest) -> HTTPResponse {
+    private func setScenario(_ name: String, _ request: IncomingRequest) -> OutgoingResponse {
         guard let node = try? JSONParser.parse(request.body), let state = node["state"]?.string, !state.isEmpty else {
             return Self.error(400, "expected a body like {\"state\": \"paid\"}")
         }
@@ -186,17 +186,17 @@ struct AdminAPI {
 
     // MARK: Helpers
 
-    private func noStub(_ id: String) -> HTTPResponse {
+    private func noStub(_ id: String) -> OutgoingResponse {
         Self.error(404, "no stub with id \(id)")
     }
 
-    private func methodNotAllowed(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
+    private func methodNotAllowed(_ request: IncomingRequest, allowed: [String]) -> OutgoingResponse {
         var response = Self.error(405, "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))")
-        response.prepared = response.prepared.adding(HTTPHeaders([("Allow", allowed.joined(separator: ", "))]))
+        response.prepared = response.prepared.adding(HeaderFields([("Allow", allowed.joined(separator: ", "))]))
         return response
     }
 
-    static func problems(_ problems: [StubProblem]) -> HTTPResponse {
+    static func problems(_ problems: [StubProblem]) -> OutgoingResponse {
         let errors = problems.filter { $0.severity == .error }
         return json(400, .object([
             ("error", .string(errors.first.map(\.description) ?? "invalid stub")),
@@ -204,16 +204,16 @@ struct AdminAPI {
         ]))
     }
 
-    static func error(_ status: Int, _ message: String) -> HTTPResponse {
+    static func error(_ status: Int, _ message: String) -> OutgoingResponse {
         json(status, .object([("error", .string(message))]))
     }
 
-    static func json(_ status: Int, _ node: JSONNode) -> HTTPResponse {
-        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: JSONSerializer.bytes(node))
+    static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
+        OutgoingResponse(status: status, headers: HeaderFields([("Content-Type", "application/json")]), body: JSONSerializer.bytes(node))
     }
 
     /// Constant-time comparison, so response timing does not reveal how much of a guess was right.
-    static func authorized(_ request: HTTPRequest, token: String) -> Bool {
+    static func authorized(_ request: IncomingRequest, token: String) -> Bool {
         // RFC 9110 §11.1: the scheme is case-insensitive ("bearer" is as good as "Bearer"), and
         // 1*SP separates it from the credentials.
         guard let header = request.headers["Authorization"] else { return false }

@@ -13,7 +13,7 @@ public struct CORSPolicy: Sendable {
     static let methods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 
     /// A 204 for `OPTIONS` with `Origin` and `Access-Control-Request-Method`; nil otherwise.
-    func preflight(_ request: HTTPRequest) -> HTTPResponse? {
+    func preflight(_ request: IncomingRequest) -> OutgoingResponse? {
         guard request.method == "OPTIONS", request.headers.contains("Origin"),
               let requested = request.headers["Access-Control-Request-Method"] else { return nil }
         var headers = allowOrigin(request)
@@ -23,11 +23,11 @@ public struct CORSPolicy: Sendable {
         if !requestedHeaders.isEmpty { headers.add("Access-Control-Allow-Headers", requestedHeaders) }
         headers.add("Access-Control-Max-Age", String(maxAgeSeconds))
         headers.add("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
-        return HTTPResponse(status: 204, headers: headers)
+        return OutgoingResponse(status: 204, headers: headers)
     }
 
     /// The response with CORS headers added (the prepared bytes are extended, not re-encoded).
-    func decorate(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+    func decorate(_ response: OutgoingResponse, for request: IncomingRequest) -> OutgoingResponse {
         var headers = allowOrigin(request)
         let exposed = response.prepared.headers.map(\.name).filter { !$0.lowercased().hasPrefix("access-control-") }
         if !exposed.isEmpty { headers.add("Access-Control-Expose-Headers", exposed.joined(separator: ", ")) }
@@ -38,8 +38,8 @@ public struct CORSPolicy: Sendable {
     }
 
     /// The request's origin echoed (so credentialed requests work), or `*` without one.
-    private func allowOrigin(_ request: HTTPRequest) -> HTTPHeaders {
-        var headers = HTTPHeaders()
+    private func allowOrigin(_ request: IncomingRequest) -> HeaderFields {
+        var headers = HeaderFields()
         if let origin = request.headers["Origin"] {
             headers.add("Access-Control-Allow-Origin", origin)
             headers.add("Access-Control-Allow-Credentials", "true")

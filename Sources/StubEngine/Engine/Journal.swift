@@ -11,7 +11,7 @@ public struct JournalEntry: Sendable {
     public let path: String
     public let target: String
     public let queryItems: [QueryItem]
-    public let headers: HTTPHeaders
+    public let headers: HeaderFields
     /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size.
     public let body: [UInt8]
     public let bodySize: Int
@@ -22,8 +22,8 @@ public struct JournalEntry: Sendable {
     public let nearMiss: NearMissReport?
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
-    var request: HTTPRequest {
-        HTTPRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers, body: body,
+    var request: IncomingRequest {
+        IncomingRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers, body: body,
                     authority: headers["Host"])
     }
 }
@@ -43,7 +43,7 @@ public final class Journal: Sendable {
 
     public var isEnabled: Bool { capacity > 0 }
 
-    func record(_ request: HTTPRequest, _ outcome: StubOutcome, durationMilliseconds: Double) {
+    func record(_ request: IncomingRequest, _ outcome: StubOutcome, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.

@@ -9,7 +9,7 @@ public struct StubProblems: Error, Sendable, CustomStringConvertible {
     public var description: String { problems.filter { $0.severity == .error }.map(\.description).joined(separator: "\n") }
 }
 
-extension StubEngine {
+extension Engine {
     /// Decodes stub JSON (one stub, an array, or `{"stubs": [...]}`) as runtime stubs, exactly as
     /// a file is decoded. `ids` reuses ids (a replacement); otherwise each stub gets a new one.
     public func decodeRuntimeStubs(_ json: [UInt8], ids: [String]? = nil, label: String = "request body") -> Result<[Stub], StubProblems> {

@@ -397,7 +397,7 @@ struct StubDecoder {
             if let n = integer(s), (100...599).contains(n) { status = n }
             else { error(path + ".status", s, "expected an HTTP status from 100 to 599, found \(s.kindDescription)") }
         }
-        var headers = HTTPHeaders()
+        var headers = HeaderFields()
         if let h = node["headers"] { headers = decodeResponseHeaders(h, path + ".headers") }
 
         let bodyForms = ["body", "bodyFile", "bodyBase64"].filter { node[$0] != nil }
@@ -524,8 +524,8 @@ struct StubDecoder {
         return ResponseTemplate(status: prepared.status, headers: headers, body: body, staticBody: prepared.body, prepared: prepared)
     }
 
-    mutating func decodeResponseHeaders(_ node: JSONNode, _ path: String) -> HTTPHeaders {
-        var headers = HTTPHeaders()
+    mutating func decodeResponseHeaders(_ node: JSONNode, _ path: String) -> HeaderFields {
+        var headers = HeaderFields()
         guard let members = node.members else {
             error(path, node, "expected an object of header name to value (or to an array of values), found \(node.kindDescription)")
             return headers

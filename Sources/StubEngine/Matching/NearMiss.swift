@@ -111,11 +111,11 @@ public struct NearMissReport: Sendable {
     }
 
     /// JSON when the client says it accepts JSON, text otherwise.
-    func response(for request: HTTPRequest) -> HTTPResponse {
-        var headers = HTTPHeaders()
+    func response(for request: IncomingRequest) -> OutgoingResponse {
+        var headers = HeaderFields()
         let wantsJSON = request.headers.values("Accept").contains { $0.lowercased().contains("json") }
         headers.add("Content-Type", wantsJSON ? "application/json" : "text/plain; charset=utf-8")
         headers.add("X-Stubserver-Match", "none")
-        return HTTPResponse(status: 404, headers: headers, body: Array((wantsJSON ? json : text).utf8))
+        return OutgoingResponse(status: 404, headers: headers, body: Array((wantsJSON ? json : text).utf8))
     }
 }

@@ -3,9 +3,9 @@ import HTTP1
 /// A request as the matcher sees it, with derived values computed at most once per request
 /// however many stubs look at them (the JSON body is parsed once, not once per stub).
 final class RequestFacts {
-    let request: HTTPRequest
+    let request: IncomingRequest
 
-    init(_ request: HTTPRequest) {
+    init(_ request: IncomingRequest) {
         self.request = request
     }
 

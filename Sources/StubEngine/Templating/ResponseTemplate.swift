@@ -17,7 +17,7 @@ struct ResponseTemplate: Sendable {
         if !headers.contains(where: { $0.template != nil }) {
             return prepared.replacingBody(body?.render(context) ?? staticBody)
         }
-        var rendered = HTTPHeaders()
+        var rendered = HeaderFields()
         for header in headers {
             rendered.add(header.name, header.template?.renderString(context) ?? header.value)
         }

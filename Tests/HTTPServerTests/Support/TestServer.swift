@@ -5,14 +5,14 @@ import HTTP1
 
 /// Starts a real server on an ephemeral port for one test and always stops it.
 func withServer(
-    _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    _ configure: (inout ServerConfiguration) -> Void = { _ in },
     handler: @escaping HTTPHandler = echoHandler,
-    _ body: (HTTPServer) async throws -> Void
+    _ body: (HTTP1Server) async throws -> Void
 ) async throws {
-    var configuration = HTTPServerConfiguration()
+    var configuration = ServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    let server = HTTPServer(configuration: configuration, handler: handler)
+    let server = HTTP1Server(configuration: configuration, handler: handler)
     try server.start()
     do {
         try await body(server)

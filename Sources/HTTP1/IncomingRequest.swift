@@ -16,7 +16,7 @@ public struct QueryItem: Sendable, Equatable {
 }
 
 /// A complete, validated request: what the server hands to its handler.
-public struct HTTPRequest: Sendable {
+public struct IncomingRequest: Sendable {
     public var method: String
     /// The request-target exactly as sent (origin-form, absolute-form or `*`).
     public var target: String
@@ -26,7 +26,7 @@ public struct HTTPRequest: Sendable {
     public var rawQuery: String?
     public var queryItems: [QueryItem]
     public var version: HTTPVersion
-    public var headers: HTTPHeaders
+    public var headers: HeaderFields
     public var body: [UInt8]
     /// The client's address, `IP:port` (`[IPv6]:port`). Set by the server, empty in unit tests.
     public var peer: String
@@ -35,7 +35,7 @@ public struct HTTPRequest: Sendable {
 
     public init(method: String, target: String, path: String, rawQuery: String? = nil,
                 queryItems: [QueryItem] = [], version: HTTPVersion = .http1_1,
-                headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], peer: String = "",
+                headers: HeaderFields = HeaderFields(), body: [UInt8] = [], peer: String = "",
                 authority: String? = nil) {
         self.method = method
         self.target = target

@@ -1,6 +1,6 @@
 /// Header fields in the order they arrived. Repeats are kept (`Set-Cookie`), and lookup ignores
 /// ASCII case, as RFC 9110 §5.1 requires of field names.
-public struct HTTPHeaders: Sendable, Equatable, Sequence {
+public struct HeaderFields: Sendable, Equatable, Sequence {
     public typealias Element = (name: String, value: String)
 
     public private(set) var fields: [Element] = []
@@ -57,7 +57,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }

@@ -4,7 +4,7 @@ import SystemSupport
 
 /// What the engine did with one request: the response, and which stub (if any) produced it.
 public struct StubOutcome: Sendable {
-    public let response: HTTPResponse
+    public let response: OutgoingResponse
     /// nil when no stub matched; `nearMiss` then says why.
     public let stub: Stub?
     public let nearMiss: NearMissReport?
@@ -13,7 +13,7 @@ public struct StubOutcome: Sendable {
     /// An admin API request (`/__admin/...`), answered by the engine itself.
     public let isAdmin: Bool
 
-    public init(response: HTTPResponse, stub: Stub?, nearMiss: NearMissReport?, isPreflight: Bool = false, isAdmin: Bool = false) {
+    public init(response: OutgoingResponse, stub: Stub?, nearMiss: NearMissReport?, isPreflight: Bool = false, isAdmin: Bool = false) {
         self.response = response
         self.stub = stub
         self.nearMiss = nearMiss
@@ -31,7 +31,7 @@ public struct StubOutcome: Sendable {
 /// scenarios only copy the catalog reference under the lock and match outside it; with them,
 /// matching and advancing happen under the lock, so two simultaneous requests never both get
 /// the first response of a sequence.
-public final class StubEngine: Sendable {
+public final class Engine: Sendable {
     /// How an engine is set up; every field has the command line's default.
     public struct Options: Sendable {
         /// Answer CORS preflights and add CORS headers (`--cors`).
@@ -149,7 +149,7 @@ public final class StubEngine: Sendable {
         }
     }
 
-    public func handle(_ request: HTTPRequest) -> StubOutcome {
+    public func handle(_ request: IncomingRequest) -> StubOutcome {
         if AdminAPI.claims(request.path) {
             return StubOutcome(response: AdminAPI(engine: self).handle(request), stub: nil, nearMiss: nil, isAdmin: true)
         }
@@ -161,7 +161,7 @@ public final class StubEngine: Sendable {
         return outcome
     }
 
-    private func answer(_ request: HTTPRequest) -> StubOutcome {
+    private func answer(_ request: IncomingRequest) -> StubOutcome {
         guard let cors = options.cors else { return match(request) }
         if let preflight = cors.preflight(request) {
             return StubOutcome(response: preflight, stub: nil, nearMiss: nil, isPreflight: true)
@@ -170,7 +170,7 @@ public final class StubEngine: Sendable {
         return StubOutcome(response: cors.decorate(outcome.response, for: request), stub: outcome.stub, nearMiss: outcome.nearMiss)
     }
 
-    private func match(_ request: HTTPRequest) -> StubOutcome {
+    private func match(_ request: IncomingRequest) -> StubOutcome {
         let facts = RequestFacts(request)
         let (chosen, catalog, scenarioStates) = choose(facts)
         if let chosen {

@@ -7,8 +7,8 @@ import SystemSupport
 /// `start()` binds and listens on the caller's thread and throws if it cannot (a busy port is an
 /// error at once, never a hang). `stop()` stops accepting, lets in-flight responses finish within
 /// the grace period, closes everything and returns when the port is free.
-public final class HTTPServer: @unchecked Sendable {
-    public let configuration: HTTPServerConfiguration
+public final class HTTP1Server: @unchecked Sendable {
+    public let configuration: ServerConfiguration
     private let handler: HTTPHandler
     private let state = Locked(State())
 
@@ -22,7 +22,7 @@ public final class HTTPServer: @unchecked Sendable {
         var stopped = DispatchGroup()
     }
 
-    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: @escaping HTTPHandler) {
+    public init(configuration: ServerConfiguration = ServerConfiguration(), handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
     }

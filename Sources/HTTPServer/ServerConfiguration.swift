@@ -2,15 +2,15 @@ import HTTP1
 
 /// The seam to whatever answers requests (the stub engine, a test, the benchmark). It runs on an
 /// event-loop thread and must not block: anything slow is expressed as a response action.
-public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
+public typealias HTTPHandler = @Sendable (IncomingRequest) -> OutgoingResponse
 
 /// Told about every request the parser refused, for logs.
 public typealias HTTPRejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void
 
-public struct HTTPServerConfiguration: Sendable {
+public struct ServerConfiguration: Sendable {
     /// Address or name to listen on. `localhost` listens on 127.0.0.1 and ::1.
     public var host: String = "127.0.0.1"
-    /// 0 picks a free port; read it back from `HTTPServer.port`.
+    /// 0 picks a free port; read it back from `HTTP1Server.port`.
     public var port: Int = 0
     public var limits = HTTPParserLimits()
     /// A request's head must arrive within this time once it has begun (408 after).
@@ -20,7 +20,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Past this many open connections the server stops accepting until one closes.
     public var maxConnections: Int = 4096
     /// Event-loop threads; each owns its connections. Default: one per core, at most 4.
-    public var loopCount: Int = HTTPServerConfiguration.defaultLoopCount
+    public var loopCount: Int = ServerConfiguration.defaultLoopCount
     /// How long `stop` lets in-flight responses finish before closing everything.
     public var shutdownGraceMilliseconds: Int64 = 5_000
     /// The `Server` header's value.

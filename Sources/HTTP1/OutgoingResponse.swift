@@ -3,7 +3,7 @@
 /// The delivery actions exist for the stub engine's realistic-network features (delays, faults,
 /// slow bodies). They are part of the HTTP layer because only it owns the socket and the timers:
 /// a delay is a timer on the connection's event loop, never a sleeping thread.
-public struct HTTPResponse: Sendable {
+public struct OutgoingResponse: Sendable {
     public var prepared: PreparedResponse
     /// Wait this long before sending anything (timer-based).
     public var delayMilliseconds: Int
@@ -20,14 +20,14 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A plain response built on the spot (serialised now).
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: Int, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
         self.init(PreparedResponse(status: status, headers: headers, body: body))
     }
 
-    public static func text(_ status: Int, _ text: String) -> HTTPResponse {
-        var headers = HTTPHeaders()
+    public static func text(_ status: Int, _ text: String) -> OutgoingResponse {
+        var headers = HeaderFields()
         headers.add("Content-Type", "text/plain; charset=utf-8")
-        return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
+        return OutgoingResponse(status: status, headers: headers, body: Array(text.utf8))
     }
 }
 
@@ -52,7 +52,7 @@ public enum ResponseDelivery: Sendable, Equatable {
 /// that never changes is encoded once at load and served by copying bytes.
 public struct PreparedResponse: Sendable {
     public let status: Int
-    public let headers: HTTPHeaders
+    public let headers: HeaderFields
     /// Status line and header lines, each CRLF-terminated; no blank line.
     public let head: [UInt8]
     public let body: [UInt8]
@@ -63,9 +63,9 @@ public struct PreparedResponse: Sendable {
     /// Fields the server owns: a handler's value would break framing or the connection state.
     public static let reservedHeaders = ["Content-Length", "Transfer-Encoding", "Connection", "Date", "Server"]
 
-    public init(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
         self.status = status
-        var kept = HTTPHeaders()
+        var kept = HeaderFields()
         for field in headers where !Self.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) {
             kept.add(field.name, Self.sanitised(field.value))
         }
@@ -88,7 +88,7 @@ public struct PreparedResponse: Sendable {
         self.head = head
     }
 
-    private init(status: Int, headers: HTTPHeaders, head: [UInt8], body: [UInt8], lengthLine: Range<Int>) {
+    private init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>) {
         self.status = status
         self.headers = headers
         self.head = head
@@ -112,7 +112,7 @@ public struct PreparedResponse: Sendable {
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:
     /// for per-request additions (CORS) to a response prepared once at load.
-    public func adding(_ extra: HTTPHeaders) -> PreparedResponse {
+    public func adding(_ extra: HeaderFields) -> PreparedResponse {
         var headers = self.headers
         var head = self.head
         for field in extra where !Self.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) {
