@@ -2,13 +2,23 @@ import Foundation
 import HTTP1
 import StubEngine
 
-/// One line per request: method, path, status, the stub that answered (or NO MATCH), time.
-struct RequestLog: Sendable {
+/// One line per request: method, path, status, what answered (a stub's name, admin, CORS
+/// preflight or NO MATCH), time. The outermost wrapper of the engine's chain, so it sees each
+/// outcome as it finally is, its kind kept through the journal, delay and CORS wrappers.
+struct RequestLog: ResponderWrapper {
     let format: CommandLineOptions.LogFormat
     let verbose: Bool
     let console: Console
 
-    func record(_ request: IncomingRequest, _ outcome: StubOutcome, microseconds: Int) {
+    func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
+        guard format != .quiet else { return next(facts) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let outcome = next(facts)
+        record(facts.request, outcome, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+        return outcome
+    }
+
+    func record(_ request: IncomingRequest, _ outcome: Outcome, microseconds: Int) {
         switch format {
         case .quiet: return
         case .json: console.log(json(request, outcome, microseconds))
@@ -20,7 +30,7 @@ struct RequestLog: Sendable {
         String(format: "%.2fms", Double(microseconds) / 1000)
     }
 
-    private func text(_ request: IncomingRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
+    private func text(_ request: IncomingRequest, _ outcome: Outcome, _ microseconds: Int) -> String {
         let status = outcome.response.prepared.status
         let statusText = console.paint(String(status), status >= 500 ? "31" : status >= 400 ? "33" : "32")
         var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
@@ -46,7 +56,7 @@ struct RequestLog: Sendable {
         return line
     }
 
-    private func json(_ request: IncomingRequest, _ outcome: StubOutcome, _ microseconds: Int) -> String {
+    private func json(_ request: IncomingRequest, _ outcome: Outcome, _ microseconds: Int) -> String {
         var fields = [
             "\"time\":\(JSONSerializer.quoted(LogTime.rfc3339()))",
             "\"method\":\(JSONSerializer.quoted(request.method))",

@@ -18,18 +18,12 @@ struct ServeCommand {
             console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
             return 1
         }
-        let engine = Engine(stubs: result.stubs, options: Engine.Options(
+        var engineOptions = Engine.Options(
             cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
-            directory: options.directory, version: StubServerVersion.current))
-        let log = RequestLog(format: options.log, verbose: options.verbose, console: console)
-        let globalDelay = options.globalDelayMilliseconds
-        let server = HTTP1Server(configuration: configuration()) { request in
-            let started = DispatchTime.now().uptimeNanoseconds
-            var outcome = engine.handle(request)
-            if globalDelay > 0 { outcome = outcome.addingDelay(globalDelay) }
-            log.record(request, outcome, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
-            return outcome.response
-        }
+            directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
+        engineOptions.wrappers = [RequestLog(format: options.log, verbose: options.verbose, console: console)]
+        let engine = Engine(stubs: result.stubs, options: engineOptions)
+        let server = HTTP1Server(configuration: configuration()) { engine.handle($0).response }
         // Before any thread starts, so every thread inherits the blocked signals.
         ProcessSignals.onTermination { [console] _ in
             console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
@@ -100,13 +94,5 @@ struct ServeCommand {
 
     private func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
-}
-
-extension StubOutcome {
-    func addingDelay(_ milliseconds: Int) -> StubOutcome {
-        var response = self.response
-        response.delayMilliseconds += milliseconds
-        return StubOutcome(response: response, stub: stub, nearMiss: nearMiss)
     }
 }

@@ -202,6 +202,29 @@ final class GlobalDelayEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.3)
         server.waitFor("the log line with the total delay") { server.stdout.contains("(+300ms delay)") }
     }
+
+    // Issue 11: with --delay, admin and preflight requests were delayed and logged as NO MATCH.
+    func testGlobalDelayLeavesAdminAndPreflightAloneAndLogsThemAsWhatTheyAre() throws {
+        let dir = folder(["a.json": #"{"request": {"path": "/d"}, "response": {"body": "ok"}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--delay", "1500", "--cors"])
+        let base = try XCTUnwrap(server.baseURL())
+        let started = Date()
+        XCTAssertEqual(try fetch(base + "/__admin/health").status, 200)
+        let preflight = try fetch(base + "/d", method: "OPTIONS",
+                                  headers: ["Origin": "http://app.test", "Access-Control-Request-Method": "GET"])
+        XCTAssertEqual(preflight.status, 204)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "neither waited for the global delay")
+        server.waitFor("the admin and preflight log lines") {
+            server.stdout.contains("GET /__admin/health 200 admin") && server.stdout.contains("OPTIONS /d 204 CORS preflight")
+        }
+        XCTAssertFalse(server.stdout.contains("NO MATCH"), server.stdout)
+        XCTAssertFalse(server.stdout.contains("(+1500ms delay)"), server.stdout)
+        // A stub and a near miss still wait.
+        let delayed = Date()
+        XCTAssertEqual(try fetch(base + "/d").body, "ok")
+        XCTAssertEqual(try fetch(base + "/missing").status, 404)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(delayed), 3.0)
+    }
 }
 
 final class AdminEndToEndTests: XCTestCase {

@@ -2,35 +2,17 @@ import Foundation
 import HTTP1
 import SystemSupport
 
-/// What the engine did with one request: the response, and which stub (if any) produced it.
-public struct StubOutcome: Sendable {
-    public let response: OutgoingResponse
-    /// nil when no stub matched; `nearMiss` then says why.
-    public let stub: Stub?
-    public let nearMiss: NearMissReport?
-    /// A CORS preflight answered by `--cors` rather than by a stub.
-    public let isPreflight: Bool
-    /// An admin API request (`/__admin/...`), answered by the engine itself.
-    public let isAdmin: Bool
-
-    public init(response: OutgoingResponse, stub: Stub?, nearMiss: NearMissReport?, isPreflight: Bool = false, isAdmin: Bool = false) {
-        self.response = response
-        self.stub = stub
-        self.nearMiss = nearMiss
-        self.isPreflight = isPreflight
-        self.isAdmin = isAdmin
-    }
-}
-
 /// The stub engine: takes a request, gives back a response. It knows nothing of sockets, so the
 /// same engine serves over the HTTP server, in-process, and in unit tests.
 ///
+/// A request goes through a chain of responders (`makeChain`): wrappers that observe or adjust
+/// every outcome (journal, request log, global delay, CORS), then responders that may answer
+/// (admin API, CORS preflight, stubs), then the near-miss fallback.
+///
 /// All shared state (the stubs, sequence positions, scenario states) is one `EngineState` behind
 /// one lock. The stubs are an immutable `StubCatalog`: a reload builds the new one aside and swaps
-/// it in whole, so no request sees half a folder. Requests to a catalog without sequences or
-/// scenarios only copy the catalog reference under the lock and match outside it; with them,
-/// matching and advancing happen under the lock, so two simultaneous requests never both get
-/// the first response of a sequence.
+/// it in whole, so no request sees half a folder. Matching runs outside the lock on a snapshot;
+/// a stateful stub's answer is committed under it (see `StubMatchResponder`).
 public final class Engine: Sendable {
     /// How an engine is set up; every field has the command line's default.
     public struct Options: Sendable {
@@ -44,14 +26,19 @@ public final class Engine: Sendable {
         public var directory: String?
         /// Reported by `GET /__admin/health`.
         public var version = "dev"
+        /// `--delay MS`: added to every answer that imitates the API (not admin, not preflights).
+        public var globalDelayMilliseconds = 0
+        /// Outermost wrappers of the chain (the command line's request log).
+        package var wrappers: [any ResponderWrapper] = []
 
         public init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
-                    directory: String? = nil, version: String = "dev") {
+                    directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
             self.cors = cors
             self.journalCapacity = journalCapacity
             self.adminToken = adminToken
             self.directory = directory
             self.version = version
+            self.globalDelayMilliseconds = globalDelayMilliseconds
         }
     }
 
@@ -72,7 +59,13 @@ public final class Engine: Sendable {
         state = Locked(EngineState(fileStubs: stubs))
         self.options = options
         journal = Journal(capacity: options.journalCapacity)
+        chain = ResponderChain(wrappers: [], responders: [], fallback: NearMissResponder(state: state))
+        chain = Self.makeChain(self, options: options)
     }
+
+    /// Set once, at the end of `init` (it refers back to the engine, so `self` must exist
+    /// first), and never changed after: read without a lock on every request.
+    private nonisolated(unsafe) var chain: ResponderChain
 
     public var catalog: StubCatalog { state.withLock { $0.catalog } }
 
@@ -149,120 +142,24 @@ public final class Engine: Sendable {
         }
     }
 
-    public func handle(_ request: IncomingRequest) -> StubOutcome {
-        if AdminAPI.claims(request.path) {
-            return StubOutcome(response: AdminAPI(engine: self).handle(request), stub: nil, nearMiss: nil, isAdmin: true)
+    /// Answers one request through the chain (see `makeChain`).
+    package func handle(_ request: IncomingRequest) -> Outcome {
+        chain.respond(to: RequestFacts(request))
+    }
+
+    /// Outermost first: the caller's wrappers (the command line's request log), the journal,
+    /// the global delay, CORS headers; then the admin API, CORS preflights, the stubs, and the
+    /// near-miss 404. Where to add a responder: before `NearMissResponder`'s fallback place.
+    private static func makeChain(_ engine: Engine, options: Options) -> ResponderChain {
+        var wrappers: [any ResponderWrapper] = options.wrappers
+        if engine.journal.isEnabled { wrappers.append(JournalRecorder(journal: engine.journal)) }
+        if options.globalDelayMilliseconds > 0 { wrappers.append(GlobalDelay(milliseconds: options.globalDelayMilliseconds)) }
+        var responders: [any Responder] = [AdminResponder(engine: engine)]
+        if let cors = options.cors {
+            wrappers.append(CORSResponder(policy: cors))
+            responders.append(CORSResponder(policy: cors))
         }
-        guard journal.isEnabled else { return answer(request) }
-        let started = DispatchTime.now().uptimeNanoseconds
-        let outcome = answer(request)
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-        journal.record(request, outcome, durationMilliseconds: elapsed + Double(outcome.response.delayMilliseconds))
-        return outcome
-    }
-
-    private func answer(_ request: IncomingRequest) -> StubOutcome {
-        guard let cors = options.cors else { return match(request) }
-        if let preflight = cors.preflight(request) {
-            return StubOutcome(response: preflight, stub: nil, nearMiss: nil, isPreflight: true)
-        }
-        let outcome = match(request)
-        return StubOutcome(response: cors.decorate(outcome.response, for: request), stub: outcome.stub, nearMiss: outcome.nearMiss)
-    }
-
-    private func match(_ request: IncomingRequest) -> StubOutcome {
-        let facts = RequestFacts(request)
-        let (chosen, catalog, scenarioStates) = choose(facts)
-        if let chosen {
-            let response = chosen.response.makeHTTPResponse(
-                TemplateContext(facts: facts, captures: chosen.captures, fallbackBaseURL: fallbackBaseURL.value))
-            return StubOutcome(response: response, stub: chosen.stub, nearMiss: nil)
-        }
-        let report = NearMissReport.build(for: facts, in: catalog, scenarioStates: scenarioStates)
-        return StubOutcome(response: report.response(for: request), stub: nil, nearMiss: report)
-    }
-
-    /// Picks the stub that answers, and for a sequence or scenario advances the state.
-    ///
-    /// Matching runs outside the lock, against a snapshot of the catalog and the scenario states
-    /// (matching under the lock once let one slow regex stall every event loop). Only a stateful
-    /// stub's answer takes the lock again, to advance its state, and only if no scenario moved
-    /// in between; otherwise it matches again against the new states. Non-stateful answers are
-    /// as if the request had arrived at the snapshot.
-    private func choose(_ facts: RequestFacts) -> (chosen: (stub: Stub, captures: [String: String], response: StubResponse)?,
-                                                   catalog: StubCatalog, scenarios: [String: String]) {
-        while true {
-            let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
-            let found = catalog.bestMatch(facts, eligible: catalog.isStateful ? { stub in
-                guard let rule = stub.scenario else { return true }
-                return (scenarios[rule.name] ?? ScenarioRule.initialState) == rule.when
-            } : nil)
-            guard let (stub, captures) = found else { return (nil, catalog, scenarios) }
-            guard stub.isStateful else { return ((stub, captures, stub.response), catalog, scenarios) }
-            let response = state.withLock { s -> StubResponse? in
-                guard s.version == version else { return nil }
-                return s.advance(stub)
-            }
-            if let response { return ((stub, captures, response), catalog, scenarios) }
-        }
-    }
-}
-
-/// Everything the engine shares between requests.
-struct EngineState: Sendable {
-    var fileStubs: [Stub]
-    var runtimeStubs: [Stub] = []
-    var catalog: StubCatalog
-    /// Stub id to the index of its next response in a sequence.
-    var positions: [String: Int] = [:]
-    /// Scenario name to state; absent means "Started".
-    var scenarios: [String: String] = [:]
-    /// Changes whenever what a request can match changes (the stubs or a scenario state): an
-    /// answer chosen outside the lock is only committed if this has not moved.
-    var version: UInt64 = 0
-
-    init(fileStubs: [Stub]) {
-        self.fileStubs = fileStubs
-        self.catalog = StubCatalog(fileStubs)
-    }
-
-    mutating func replaceFileStubs(_ stubs: [Stub]) {
-        fileStubs = stubs
-        catalog = StubCatalog(runtimeStubs + stubs)
-        version &+= 1
-    }
-
-    mutating func setRuntimeStubs(_ stubs: [Stub]) {
-        runtimeStubs = stubs
-        catalog = StubCatalog(stubs + fileStubs)
-        version &+= 1
-    }
-
-    mutating func addRuntimeStubs(_ stubs: [Stub]) {
-        runtimeStubs += stubs
-        for stub in stubs { catalog.insert(stub) }
-        version &+= 1
-    }
-
-    /// The response a stateful stub gives now, advancing its sequence and scenario: called under
-    /// the lock, after matching.
-    mutating func advance(_ stub: Stub) -> StubResponse {
-        var response = stub.response
-        if stub.responses.count > 1 {
-            let position = positions[stub.id] ?? 0
-            switch stub.afterLast {
-            case .repeatLast:
-                response = stub.responses[min(position, stub.responses.count - 1)]
-                positions[stub.id] = min(position + 1, stub.responses.count)
-            case .cycle:
-                response = stub.responses[position % stub.responses.count]
-                positions[stub.id] = (position + 1) % stub.responses.count
-            }
-        }
-        if let rule = stub.scenario, let next = rule.then {
-            scenarios[rule.name] = next
-            version &+= 1
-        }
-        return response
+        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL))
+        return ResponderChain(wrappers: wrappers, responders: responders, fallback: NearMissResponder(state: engine.state))
     }
 }

@@ -43,7 +43,7 @@ public final class Journal: Sendable {
 
     public var isEnabled: Bool { capacity > 0 }
 
-    func record(_ request: IncomingRequest, _ outcome: StubOutcome, durationMilliseconds: Double) {
+    func record(_ request: IncomingRequest, _ outcome: Outcome, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.

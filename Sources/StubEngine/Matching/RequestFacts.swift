@@ -2,12 +2,16 @@ import HTTP1
 
 /// A request as the matcher sees it, with derived values computed at most once per request
 /// however many stubs look at them (the JSON body is parsed once, not once per stub).
-final class RequestFacts {
-    let request: IncomingRequest
+package final class RequestFacts {
+    package let request: IncomingRequest
 
     init(_ request: IncomingRequest) {
         self.request = request
     }
+
+    /// Set by the stub responder when nothing matched: the catalog and scenario states it
+    /// matched against, so the near-miss report explains that very decision.
+    var unmatched: (catalog: StubCatalog, scenarios: [String: String])?
 
     /// Only segment patterns need these; an exact-path hit never splits the path.
     lazy var segments: [Substring] = PathPattern.split(request.path)

@@ -24,7 +24,7 @@ public struct StubResponse: Sendable {
     public var status: Int { prepared.status }
 
     /// The response for one request: the delay is drawn per request when it is a range.
-    func makeHTTPResponse(_ context: @autoclosure () -> TemplateContext) -> OutgoingResponse {
+    func makeResponse(_ context: @autoclosure () -> TemplateContext) -> OutgoingResponse {
         let prepared = template?.render(context()) ?? self.prepared
         let delayMilliseconds = delay?.draw() ?? 0
         let delivery: ResponseDelivery

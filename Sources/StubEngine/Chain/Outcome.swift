@@ -1,0 +1,42 @@
+import HTTP1
+
+/// What answered a request. Every wrapper of the chain keeps it, so the journal, the request log
+/// and the global delay know what a response was (an admin answer is never delayed or logged as
+/// "no match").
+package enum OutcomeKind: Sendable {
+    /// The admin API (`/__admin/...`), answered by the engine itself.
+    case admin
+    /// A CORS preflight answered by `--cors` rather than by a stub.
+    case preflight
+    /// A stub matched.
+    case stub(Stub)
+    /// No stub matched; the report says what came closest.
+    case noMatch(NearMissReport)
+}
+
+/// The engine's answer to one request: the response and what produced it.
+package struct Outcome: Sendable {
+    package var response: OutgoingResponse
+    package var kind: OutcomeKind
+
+    package init(response: OutgoingResponse, kind: OutcomeKind) {
+        self.response = response
+        self.kind = kind
+    }
+
+    /// The stub that answered, if one did.
+    package var stub: Stub? { if case .stub(let stub) = kind { stub } else { nil } }
+    /// Why no stub answered, when none did.
+    package var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report } else { nil } }
+    package var isAdmin: Bool { if case .admin = kind { true } else { false } }
+    package var isPreflight: Bool { if case .preflight = kind { true } else { false } }
+
+    /// Answers that imitate the API (stubs, near misses), as opposed to the server's own (admin,
+    /// preflight): only these get the global delay and CORS decoration.
+    package var imitatesTheAPI: Bool {
+        switch kind {
+        case .stub, .noMatch: true
+        case .admin, .preflight: false
+        }
+    }
+}

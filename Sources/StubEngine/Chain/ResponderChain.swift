@@ -1,0 +1,48 @@
+import HTTP1
+
+/// One link of the chain: answers a request, or passes (nil) to the next.
+/// Where to add one: a new kind of answer (a proxy, a dialect's admin API) is a `Responder`
+/// placed before the fallback in `Engine.makeChain`.
+package protocol Responder: Sendable {
+    func respond(to facts: RequestFacts) -> Outcome?
+}
+
+/// The last link: always answers (the near-miss 404 today).
+package protocol FallbackResponder: Sendable {
+    func respond(to facts: RequestFacts) -> Outcome
+}
+
+/// Wraps everything inside it: sees the request before and the outcome after (the journal,
+/// the request log, the global delay, CORS headers). It must keep the outcome's kind.
+package protocol ResponderWrapper: Sendable {
+    func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome
+}
+
+/// Wrappers (outermost first) around responders (first that answers wins) and a fallback.
+package struct ResponderChain: Sendable {
+    package let wrappers: [any ResponderWrapper]
+    package let responders: [any Responder]
+    package let fallback: any FallbackResponder
+
+    package init(wrappers: [any ResponderWrapper], responders: [any Responder], fallback: any FallbackResponder) {
+        self.wrappers = wrappers
+        self.responders = responders
+        self.fallback = fallback
+    }
+
+    package func respond(to facts: RequestFacts) -> Outcome {
+        wrapped(facts, depth: 0)
+    }
+
+    private func wrapped(_ facts: RequestFacts, depth: Int) -> Outcome {
+        guard depth < wrappers.count else { return answer(facts) }
+        return wrappers[depth].respond(to: facts) { wrapped($0, depth: depth + 1) }
+    }
+
+    private func answer(_ facts: RequestFacts) -> Outcome {
+        for responder in responders {
+            if let outcome = responder.respond(to: facts) { return outcome }
+        }
+        return fallback.respond(to: facts)
+    }
+}

@@ -1,0 +1,66 @@
+import HTTP1
+import SystemSupport
+
+/// Answers from the stubs: the best match, its sequence and scenario advanced.
+struct StubMatchResponder: Responder {
+    let state: Locked<EngineState>
+    let fallbackBaseURL: Locked<String>
+
+    func respond(to facts: RequestFacts) -> Outcome? {
+        let (chosen, catalog, scenarios) = choose(facts)
+        guard let chosen else {
+            // The fallback reports against exactly what this request was matched against.
+            facts.unmatched = (catalog, scenarios)
+            return nil
+        }
+        let response = chosen.response.makeResponse(
+            TemplateContext(facts: facts, captures: chosen.captures, fallbackBaseURL: fallbackBaseURL.value))
+        return Outcome(response: response, kind: .stub(chosen.stub))
+    }
+
+    /// Picks the stub that answers, and for a sequence or scenario advances the state.
+    ///
+    /// Matching runs outside the lock, against a snapshot of the catalog and the scenario states
+    /// (matching under the lock once let one slow regex stall every event loop). Only a stateful
+    /// stub's answer takes the lock again, to advance its state, and only if no scenario moved
+    /// in between; otherwise it matches again against the new states. Non-stateful answers are
+    /// as if the request had arrived at the snapshot.
+    private func choose(_ facts: RequestFacts) -> (chosen: (stub: Stub, captures: [String: String], response: StubResponse)?,
+                                                   catalog: StubCatalog, scenarios: [String: String]) {
+        while true {
+            let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
+            let found = catalog.bestMatch(facts, eligible: catalog.isStateful ? { stub in
+                guard let rule = stub.scenario else { return true }
+                return (scenarios[rule.name] ?? ScenarioRule.initialState) == rule.when
+            } : nil)
+            guard let (stub, captures) = found else { return (nil, catalog, scenarios) }
+            guard stub.isStateful else { return ((stub, captures, stub.response), catalog, scenarios) }
+            let response = state.withLock { s -> StubResponse? in
+                guard s.version == version else { return nil }
+                return s.advance(stub)
+            }
+            if let response { return ((stub, captures, response), catalog, scenarios) }
+        }
+    }
+}
+
+/// No stub matched: a 404 that names the closest stubs and what differed.
+struct NearMissResponder: FallbackResponder {
+    let state: Locked<EngineState>
+
+    func respond(to facts: RequestFacts) -> Outcome {
+        let (catalog, scenarios) = facts.unmatched ?? state.withLock { ($0.catalog, $0.scenarios) }
+        let report = NearMissReport.build(for: facts, in: catalog, scenarioStates: scenarios)
+        return Outcome(response: report.response(for: facts.request), kind: .noMatch(report))
+    }
+}
+
+/// The admin API claims `/__admin` and everything below it.
+struct AdminResponder: Responder {
+    unowned let engine: Engine
+
+    func respond(to facts: RequestFacts) -> Outcome? {
+        guard AdminAPI.claims(facts.request.path) else { return nil }
+        return Outcome(response: AdminAPI(engine: engine).handle(facts.request), kind: .admin)
+    }
+}

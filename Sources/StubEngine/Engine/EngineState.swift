@@ -1,0 +1,60 @@
+import HTTP1
+
+/// Everything the engine shares between requests.
+struct EngineState: Sendable {
+    var fileStubs: [Stub]
+    var runtimeStubs: [Stub] = []
+    var catalog: StubCatalog
+    /// Stub id to the index of its next response in a sequence.
+    var positions: [String: Int] = [:]
+    /// Scenario name to state; absent means "Started".
+    var scenarios: [String: String] = [:]
+    /// Changes whenever what a request can match changes (the stubs or a scenario state): an
+    /// answer chosen outside the lock is only committed if this has not moved.
+    var version: UInt64 = 0
+
+    init(fileStubs: [Stub]) {
+        self.fileStubs = fileStubs
+        self.catalog = StubCatalog(fileStubs)
+    }
+
+    mutating func replaceFileStubs(_ stubs: [Stub]) {
+        fileStubs = stubs
+        catalog = StubCatalog(runtimeStubs + stubs)
+        version &+= 1
+    }
+
+    mutating func setRuntimeStubs(_ stubs: [Stub]) {
+        runtimeStubs = stubs
+        catalog = StubCatalog(stubs + fileStubs)
+        version &+= 1
+    }
+
+    mutating func addRuntimeStubs(_ stubs: [Stub]) {
+        runtimeStubs += stubs
+        for stub in stubs { catalog.insert(stub) }
+        version &+= 1
+    }
+
+    /// The response a stateful stub gives now, advancing its sequence and scenario: called under
+    /// the lock, after matching.
+    mutating func advance(_ stub: Stub) -> StubResponse {
+        var response = stub.response
+        if stub.responses.count > 1 {
+            let position = positions[stub.id] ?? 0
+            switch stub.afterLast {
+            case .repeatLast:
+                response = stub.responses[min(position, stub.responses.count - 1)]
+                positions[stub.id] = min(position + 1, stub.responses.count)
+            case .cycle:
+                response = stub.responses[position % stub.responses.count]
+                positions[stub.id] = (position + 1) % stub.responses.count
+            }
+        }
+        if let rule = stub.scenario, let next = rule.then {
+            scenarios[rule.name] = next
+            version &+= 1
+        }
+        return response
+    }
+}
