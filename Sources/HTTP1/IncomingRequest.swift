@@ -73,3 +73,19 @@ public struct IncomingRequest: Sendable {
         queryItems.compactMap { $0.name == name ? $0.value : nil }
     }
 }
+
+extension IncomingRequest {
+    /// A request that did not come through the parser (the in-process URLProtocol transport):
+    /// its target goes through the same `RequestTarget` parsing, so path decoding, dot segments
+    /// and query items are exactly what a socket would have given, and one stub matches the same
+    /// way over both transports. Throws what the parser would have answered (400 for a `%`
+    /// without two hex digits).
+    package static func make(method: String, target: String, headers: HeaderFields, body: [UInt8],
+                             peer: String, authority: String?) throws(HTTPParseError) -> IncomingRequest {
+        let parsed = try RequestTarget.parse(target, method: method)
+        return IncomingRequest(method: method, target: target, path: parsed.path, rawQuery: parsed.rawQuery,
+                               queryItems: parsed.queryItems, headers: headers, body: body, peer: peer,
+                               authority: parsed.authority ?? authority)
+    }
+}
+

@@ -68,8 +68,13 @@ public final class StubURLProtocol: URLProtocol {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
             return
         }
-        let outcome = engine.handle(Self.httpRequest(from: request, url: url))
-        let response = outcome.response
+        let response: OutgoingResponse
+        do {
+            response = engine.handle(try Self.httpRequest(from: request, url: url)).response
+        } catch {
+            // What the server answers a target it cannot parse.
+            response = .text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n")
+        }
         // URLProtocol is not Sendable; the client tolerates calls from another thread, and
         // `cancelled` is the only state shared with stopLoading.
         let unchecked = UncheckedSendable(self)
@@ -118,9 +123,10 @@ public final class StubURLProtocol: URLProtocol {
         client?.urlProtocolDidFinishLoading(self)
     }
 
-    /// The URLRequest as the HTTP server would have parsed it. Apple platforms deliver upload
-    /// bodies as `httpBodyStream`, so both are read.
-    static func httpRequest(from request: URLRequest, url: URL) -> IncomingRequest {
+    /// The URLRequest as the HTTP server would have parsed it: the target goes through the
+    /// server's own request-target parsing (`IncomingRequest.make`). Apple platforms deliver
+    /// upload bodies as `httpBodyStream`, so both are read.
+    static func httpRequest(from request: URLRequest, url: URL) throws(HTTPParseError) -> IncomingRequest {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let rawPath = components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/"
         let rawQuery = components?.percentEncodedQuery
@@ -134,14 +140,8 @@ public final class StubURLProtocol: URLProtocol {
         }
         let body = bodyBytes(of: request)
         if !body.isEmpty, !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
-        let queryItems = (rawQuery ?? "").split(separator: "&", omittingEmptySubsequences: true).map { pair -> QueryItem in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return QueryItem(name: PercentDecoding.decodeLenient(parts[0]),
-                             value: parts.count > 1 ? PercentDecoding.decodeLenient(parts[1]) : "")
-        }
-        return IncomingRequest(method: request.httpMethod ?? "GET", target: target,
-                           path: PercentDecoding.decodeLenient(rawPath), rawQuery: rawQuery, queryItems: queryItems,
-                           headers: headers, body: body, peer: "URLProtocol", authority: authority)
+        return try IncomingRequest.make(method: request.httpMethod ?? "GET", target: target, headers: headers, body: body,
+                                        peer: "URLProtocol", authority: authority)
     }
 
     static func bodyBytes(of request: URLRequest) -> [UInt8] {

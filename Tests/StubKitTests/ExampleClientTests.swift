@@ -168,3 +168,31 @@ extension JournalEntry {
     /// The URL the client used, as the server saw it.
     var url: String { "http://" + (header("Host") ?? "") + target }
 }
+
+/// Issue 11: both transports build the request through the same target parsing.
+final class TransportParityTests: XCTestCase {
+    func testDotSegmentsAndEscapesMatchTheSameWayOverBothTransports() async throws {
+        let server = try LocalStubServer(stubs: [
+            StubDefinition(request: RequestDefinition(method: "GET", path: "/files/a b/{name}"),
+                           response: .text("file", status: 200)),
+        ])
+        defer { server.stop() }
+        let transport = StubURLProtocol.register(server.engine)
+        defer { StubURLProtocol.unregister(transport) }
+        let viaSocket = URLSession(configuration: .ephemeral)
+        let inProcess = URLSession(configuration: transport.configuration)
+        let targets = ["/files/a%20b/x", "/files/a%20b/%78", "/other/../files/a%20b/x", "/other/%2e%2e/files/a%20b/x",
+                       "/files/./a%20b/x", "/files/a%20b/x/", "/files/a+b/x", "/files/A%20b/x"]
+        for target in targets {
+            var statuses: [Int] = []
+            for (base, session) in [(server.baseURL, viaSocket), (transport.baseURL, inProcess)] {
+                let url = try XCTUnwrap(URL(string: base.absoluteString + target))
+                let (_, response) = try await session.data(from: url)
+                statuses.append((response as? HTTPURLResponse)?.statusCode ?? 0)
+            }
+            XCTAssertEqual(statuses[0], statuses[1], "\(target): socket \(statuses[0]), URLProtocol \(statuses[1])")
+            let expected = target.hasSuffix("/") || target.contains("+") || target.contains("A%20") ? 404 : 200
+            XCTAssertEqual(statuses[0], expected, target)
+        }
+    }
+}
