@@ -479,7 +479,7 @@ private func fuzzResponse(_ input: [UInt8]) {
                 ? String(String.UnicodeScalarView(raw.map { Unicode.Scalar($0) }))
                 : String(decoding: raw, as: UTF8.self)
             headers.add(name, value)
-            if !PreparedResponse.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, name) }) {
+            if !ServerOwnedFields.contains(name) {
                 var clean = String.UnicodeScalarView()
                 for s in value.unicodeScalars { clean.append(s == "\r" || s == "\n" || s == "\0" ? " " : s) }
                 kept.append((name, String(clean)))

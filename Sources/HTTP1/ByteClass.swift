@@ -52,3 +52,29 @@ enum ByteClass {
 
     static func lowercased(_ b: UInt8) -> UInt8 { (b >= 65 && b <= 90) ? b + 32 : b }
 }
+
+/// RFC 9110 §5.6.2 tokens (methods, field names), on the one table the parser uses.
+package enum HTTPToken {
+    package static func isToken(_ s: some StringProtocol) -> Bool {
+        !s.isEmpty && s.utf8.allSatisfy { ByteClass.token[Int($0)] }
+    }
+}
+
+/// Fields the server owns: a handler's or stub's value would break framing or the connection
+/// state, or repeat what the server adds to every response. The one list the response encoder
+/// and the stub loader both use.
+package enum ServerOwnedFields {
+    /// Set from the body and the connection state.
+    package static let framing = ["Content-Length", "Transfer-Encoding", "Connection"]
+    /// Added by the server to every response.
+    package static let perResponse = ["Date", "Server"]
+    package static let all = framing + perResponse
+
+    package static func isFraming(_ name: some StringProtocol) -> Bool {
+        framing.contains { asciiCaseInsensitiveEquals($0, name) }
+    }
+
+    package static func contains(_ name: some StringProtocol) -> Bool {
+        all.contains { asciiCaseInsensitiveEquals($0, name) }
+    }
+}

@@ -60,13 +60,11 @@ public struct PreparedResponse: Sendable {
     /// so a new body only rewrites that line.
     private let lengthLine: Range<Int>
 
-    /// Fields the server owns: a handler's value would break framing or the connection state.
-    public static let reservedHeaders = ["Content-Length", "Transfer-Encoding", "Connection", "Date", "Server"]
 
     public init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
         self.status = status
         var kept = HeaderFields()
-        for field in headers where !Self.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) {
+        for field in headers where !ServerOwnedFields.contains(field.name) {
             kept.add(field.name, Self.sanitised(field.value))
         }
         self.headers = kept
@@ -115,7 +113,7 @@ public struct PreparedResponse: Sendable {
     public func adding(_ extra: HeaderFields) -> PreparedResponse {
         var headers = self.headers
         var head = self.head
-        for field in extra where !Self.reservedHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) {
+        for field in extra where !ServerOwnedFields.contains(field.name) {
             let value = Self.sanitised(field.value)
             headers.add(field.name, value)
             head.append(contentsOf: field.name.utf8)

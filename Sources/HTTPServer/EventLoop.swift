@@ -211,7 +211,9 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     private func longestIdleConnection() -> Connection? {
         var best: Connection?
         for connection in connections.values where connection.isEvictable {
-            if best == nil || connection.lastActivity < best!.lastActivity { best = connection }
+            // Ties (the clock is in milliseconds) go to the older connection.
+            if let current = best, (current.lastActivity, current.id) <= (connection.lastActivity, connection.id) { continue }
+            best = connection
         }
         return best
     }

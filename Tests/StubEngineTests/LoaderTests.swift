@@ -183,11 +183,11 @@ final class LoaderTests: XCTestCase {
     }
 
     func testSuggestionsForNearKeys() {
-        XCTAssertEqual(Suggestion.closest(to: "reqeust", among: StubDecoder.stubKeys), "request")
-        XCTAssertEqual(Suggestion.closest(to: "Method", among: StubDecoder.requestKeys), "method")
-        XCTAssertEqual(Suggestion.closest(to: "header", among: StubDecoder.requestKeys), "headers")
-        XCTAssertEqual(Suggestion.closest(to: "bodyfile", among: StubDecoder.responseKeys), "bodyFile")
-        XCTAssertNil(Suggestion.closest(to: "banana", among: StubDecoder.responseKeys))
+        XCTAssertEqual(Suggestion.closest(to: "reqeust", among: StubFileDecoder.stubKeys), "request")
+        XCTAssertEqual(Suggestion.closest(to: "Method", among: RequestDecoder.requestKeys), "method")
+        XCTAssertEqual(Suggestion.closest(to: "header", among: RequestDecoder.requestKeys), "headers")
+        XCTAssertEqual(Suggestion.closest(to: "bodyfile", among: ResponseDecoder.responseKeys), "bodyFile")
+        XCTAssertNil(Suggestion.closest(to: "banana", among: ResponseDecoder.responseKeys))
     }
 }
 

@@ -22,11 +22,11 @@ extension Engine {
         let directory = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
         let count = max(1, root.elements?.count ?? root["stubs"]?.elements?.count ?? 1)
         let newIDs = ids ?? (0..<count).map { _ in UUID().uuidString.lowercased() }
-        var decoder = StubDecoder(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
-                                  bodyFiles: BodyFileReader(root: directory),
-                                  makeSource: { index in .runtime(id: index < newIDs.count ? newIDs[index] : UUID().uuidString.lowercased()) })
-        let stubs = decoder.decodeFile(root, firstOrder: 0)
-        if decoder.problems.contains(where: { $0.severity == .error }) { return .failure(StubProblems(problems: decoder.problems)) }
+        var context = DecodingContext(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
+                                      bodyFiles: BodyFileReader(root: directory),
+                                      makeSource: { index in .runtime(id: index < newIDs.count ? newIDs[index] : UUID().uuidString.lowercased()) })
+        let stubs = StubFileDecoder.decodeFile(&context, root, firstOrder: 0)
+        if context.hasErrors { return .failure(StubProblems(problems: context.problems)) }
         return .success(stubs)
     }
 
@@ -46,12 +46,10 @@ extension Engine {
         } catch {
             throw StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)])
         }
-        var decoder = StubDecoder(displayPath: label, fileURL: URL(fileURLWithPath: "/"),
-                                  bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
-        let pattern = decoder.decodeRequest(node, "$")
-        guard let pattern, !decoder.problems.contains(where: { $0.severity == .error }) else {
-            throw StubProblems(problems: decoder.problems)
-        }
+        var context = DecodingContext(displayPath: label, fileURL: URL(fileURLWithPath: "/"),
+                                      bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
+        let pattern = RequestDecoder.decodeRequest(&context, node, "$")
+        guard let pattern, !context.hasErrors else { throw StubProblems(problems: context.problems) }
         return journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
     }
 }

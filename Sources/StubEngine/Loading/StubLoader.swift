@@ -57,10 +57,9 @@ public struct StubLoader: Sendable {
                 problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
                 continue
             }
-            var decoder = StubDecoder(displayPath: display, fileURL: url, bodyFiles: bodyFiles)
-            let decoded = decoder.decodeFile(root, firstOrder: stubs.count)
-            stubs.append(contentsOf: decoded)
-            problems.append(contentsOf: decoder.problems)
+            var context = DecodingContext(displayPath: display, fileURL: url, bodyFiles: bodyFiles)
+            stubs.append(contentsOf: StubFileDecoder.decodeFile(&context, root, firstOrder: stubs.count))
+            problems.append(contentsOf: context.problems)
         }
         return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
     }

@@ -115,7 +115,7 @@ enum JSONDifference {
                 return Found(path: path, expected: "an object", actual: actual.kindDescription)
             }
             for member in wanted {
-                let childPath = path + StubDecoder.pathComponent(member.key)
+                let childPath = path + DecodingContext.pathComponent(member.key)
                 guard let value = present.last(where: { $0.key == member.key })?.value else {
                     return Found(path: childPath, expected: JSONSerializer.string(member.value), actual: "absent")
                 }

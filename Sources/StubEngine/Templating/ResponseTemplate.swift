@@ -59,7 +59,7 @@ extension Template {
                 JSONSerializer.writeString(member.key, into: &key)
                 template.appendLiteral(key + [UInt8(ascii: ":")])
                 write(member.value, into: &template, pathParameters: pathParameters,
-                      path: path + StubDecoder.pathComponent(member.key), errors: &errors)
+                      path: path + DecodingContext.pathComponent(member.key), errors: &errors)
             }
             template.appendLiteral([UInt8(ascii: "}")])
         default:
