@@ -4,9 +4,9 @@ import HTTP1
 /// The request conditions of a stub: method, path (see `PathDecoder`), host, query, headers,
 /// body, and the string matchers they use.
 package enum RequestDecoder {
-    static let requestKeys = ["method", "path", "pathPattern", "host", "query", "headers", "body"]
-    static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
-    static let bodyMatcherKeys = ["json", "jsonEquals", "equals", "contains", "matches", "form", "caseInsensitive"]
+    static let requestKeys = StubFormat.requestKeys
+    static let matcherKeys = StubFormat.matcherKeys
+    static let bodyMatcherKeys = StubFormat.bodyMatcherKeys
 
     static func decodeRequest(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> RequestPattern? {
         guard c.checkKeys(node, path, allowed: Self.requestKeys, what: "the request conditions") else { return nil }

@@ -3,7 +3,7 @@ import HTTP1
 
 /// What a stub answers: status, headers, one body form, delay, fault, dribble, template.
 enum ResponseDecoder {
-    static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble"]
+    static let responseKeys = StubFormat.responseKeys
 
     static func decodeResponse(_ c: inout DecodingContext, _ node: JSONNode, _ path: String, pathParameters: Set<String>) -> StubResponse? {
         guard c.checkKeys(node, path, allowed: Self.responseKeys, what: "the response") else { return nil }
@@ -118,7 +118,7 @@ enum ResponseDecoder {
 
     static func decodeDelay(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> Delay? {
         if let n = DecodingContext.integer(node), n >= 0 { return .fixed(n) }
-        if node.members != nil, c.checkKeys(node, path, allowed: ["min", "max"], what: "a delay range") {
+        if node.members != nil, c.checkKeys(node, path, allowed: StubFormat.delayRangeKeys, what: "a delay range") {
             if let lo = node["min"].flatMap(DecodingContext.integer), let hi = node["max"].flatMap(DecodingContext.integer), lo >= 0, lo <= hi {
                 return .uniform(min: lo, max: hi)
             }
@@ -132,7 +132,7 @@ enum ResponseDecoder {
     }
 
     static func decodeDribble(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> Dribble? {
-        guard c.checkKeys(node, path, allowed: ["chunks", "durationMs"], what: "dribble") else { return nil }
+        guard c.checkKeys(node, path, allowed: StubFormat.dribbleKeys, what: "dribble") else { return nil }
         guard let chunks = node["chunks"].flatMap(DecodingContext.integer), chunks >= 1,
               let duration = node["durationMs"].flatMap(DecodingContext.integer), duration >= 0 else {
             c.error(path, node, "dribble needs \"chunks\" (1 or more) and \"durationMs\" (0 or more), e.g. {\"chunks\": 10, \"durationMs\": 3000}")

@@ -3,7 +3,7 @@ import HTTP1
 
 /// File shapes (one stub, an array, or `{"stubs": [...]}`), each stub's own keys, scenarios.
 package enum StubFileDecoder {
-    static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario"]
+    static let stubKeys = StubFormat.stubKeys
 
     /// One stub object, an array of them, or `{"stubs": [...]}`.
     static func decodeFile(_ c: inout DecodingContext, _ root: JSONNode, firstOrder: Int) -> [Stub] {
@@ -88,7 +88,7 @@ package enum StubFileDecoder {
     }
 
     static func decodeScenario(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> ScenarioRule? {
-        guard c.checkKeys(node, path, allowed: ["name", "when", "then"], what: "a scenario") else { return nil }
+        guard c.checkKeys(node, path, allowed: StubFormat.scenarioKeys, what: "a scenario") else { return nil }
         var values: [String: String] = [:]
         for key in ["name", "when", "then"] {
             guard let value = node[key] else { continue }

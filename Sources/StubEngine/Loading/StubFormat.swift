@@ -1,0 +1,12 @@
+/// The keys of the stub format (docs/stub-format.md), in the contract's order: what the decoders
+/// accept and the order the encoder writes them in.
+package enum StubFormat {
+    package static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario"]
+    package static let requestKeys = ["method", "path", "pathPattern", "host", "query", "headers", "body"]
+    package static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble"]
+    package static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
+    package static let bodyMatcherKeys = ["json", "jsonEquals", "equals", "contains", "matches", "form", "caseInsensitive"]
+    package static let scenarioKeys = ["name", "when", "then"]
+    package static let delayRangeKeys = ["min", "max"]
+    package static let dribbleKeys = ["chunks", "durationMs"]
+}
