@@ -79,7 +79,7 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
         let second = Posix.wallClockSeconds()
         guard second != dateSecond else { return }
         dateSecond = second
-        let dateAndServerLines = Array("Date: \(HTTPDate.format(epochSeconds: second))\r\nServer: \(configuration.serverName)\r\n".utf8)
+        let dateAndServerLines = Array("Date: \(DateFormats.imfFixdate(epochSeconds: second))\r\nServer: \(configuration.serverName)\r\n".utf8)
         headEndKeepAlive = dateAndServerLines + Array("\r\n".utf8)
         headEndKeepAlive10 = dateAndServerLines + Array("Connection: keep-alive\r\n\r\n".utf8)
         headEndClose = dateAndServerLines + Array("Connection: close\r\n\r\n".utf8)

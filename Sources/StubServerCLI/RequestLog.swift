@@ -6,7 +6,7 @@ import StubEngine
 /// preflight or NO MATCH), time. The outermost wrapper of the engine's chain, so it sees each
 /// outcome as it finally is, its kind kept through the journal, delay and CORS wrappers.
 struct RequestLog: ResponderWrapper {
-    let format: CommandLineOptions.LogFormat
+    let format: ServingOptions.LogFormat
     let verbose: Bool
     let console: Console
 
@@ -78,24 +78,17 @@ struct RequestLog: ResponderWrapper {
     }
 }
 
-/// Timestamps by arithmetic: Foundation's formatters are not documented thread-safe on Linux,
-/// and log lines are written from every event loop.
+/// Timestamps for log lines, from the one formatter per format (`DateFormats`).
 enum LogTime {
     /// `HH:mm:ss.SSS` in local time, for the console.
     static func clock() -> String {
         let now = Date()
-        let local = now.timeIntervalSince1970 + Double(TimeZone.current.secondsFromGMT(for: now))
-        let ms = Int((local * 1000).rounded(.down))
-        let day = ((ms % 86_400_000) + 86_400_000) % 86_400_000
-        return String(format: "%02d:%02d:%02d.%03d", day / 3_600_000, day / 60_000 % 60, day / 1000 % 60, day % 1000)
+        let offset = TimeZone.current.secondsFromGMT(for: now)
+        return DateFormats.clock(epochMilliseconds: Int((now.timeIntervalSince1970 * 1000).rounded(.down)) + offset * 1000)
     }
 
     /// RFC 3339 in UTC with milliseconds, for JSON logs.
     static func rfc3339() -> String {
-        let ms = Int((Date().timeIntervalSince1970 * 1000).rounded(.down))
-        let days = ms / 86_400_000
-        let (y, m, d) = HTTPDate.civil(fromDays: days)
-        let t = ms % 86_400_000
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000)
+        DateFormats.rfc3339(epochMilliseconds: Int((Date().timeIntervalSince1970 * 1000).rounded(.down)), withMilliseconds: true)
     }
 }

@@ -51,9 +51,12 @@ final class TemplateTests: XCTestCase {
     }
 
     func testRFC3339Arithmetic() {
-        XCTAssertEqual(TemplateContext.rfc3339(epochSeconds: 0), "1970-01-01T00:00:00Z")
-        XCTAssertEqual(TemplateContext.rfc3339(epochSeconds: 1_795_000_000), "2026-11-18T11:06:40Z")
-        XCTAssertEqual(TemplateContext.rfc3339(epochSeconds: -1), "1969-12-31T23:59:59Z")
+        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: 0, withMilliseconds: false), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: 1_795_000_000_000, withMilliseconds: false), "2026-11-18T11:06:40Z")
+        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: -1000, withMilliseconds: false), "1969-12-31T23:59:59Z")
+        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: 1_795_000_000_042, withMilliseconds: true), "2026-11-18T11:06:40.042Z")
+        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: -1, withMilliseconds: true), "1969-12-31T23:59:59.999Z")
+        XCTAssertEqual(DateFormats.clock(epochMilliseconds: 1_795_000_000_042), "11:06:40.042")
     }
 
     func testTemplatesAreOffByDefaultAndStaticStubsKeepTheirBytes() {

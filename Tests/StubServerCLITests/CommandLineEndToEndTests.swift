@@ -102,11 +102,27 @@ final class CommandLineEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("does not exist"), result.stderr)
     }
 
-    func testUsageErrorsExitTwoWithTheUsage() throws {
+    func testUsageErrorsExitTwoWithOneLineAndAHint() throws {
         let result = try runStubServer(["--prot", "0"])
         XCTAssertEqual(result.status, 2)
-        XCTAssertTrue(result.stderr.contains("unknown option --prot (did you mean --port?)"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("Usage:"), result.stderr)
+        XCTAssertEqual(result.stderr, "stubserver: unknown option --prot (did you mean --port?)\nRun 'stubserver serve --help' for the usage.\n")
+        let validate = try runStubServer(["validate", "--port", "1"])
+        XCTAssertEqual(validate.status, 2)
+        XCTAssertTrue(validate.stderr.hasPrefix("stubserver: --port applies to serve, not to validate\nRun 'stubserver validate --help'"), validate.stderr)
+    }
+
+    // Issue 11: the error message named `serve` but the command line rejected it.
+    func testServeCanBeNamed() throws {
+        let dir = folder(["a.json": #"{"request": {"path": "/a"}, "response": {"body": "a"}}"#])
+        let server = try StubServerProcess(["serve", "--dir", dir.path, "--port", "0", "--no-watch"])
+        let base = try XCTUnwrap(server.baseURL())
+        XCTAssertEqual(try fetch(base + "/a").body, "a")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.exitStatus(), 0)
+        let help = try runStubServer(["validate", "--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.hasPrefix("Usage:\n  stubserver validate [--dir DIR]"), help.stdout)
+        XCTAssertFalse(help.stdout.contains("--port"), "validate's help lists validate's options")
     }
 
     func testHelpAndVersion() throws {

@@ -26,7 +26,7 @@ enum AdminJSON {
     static func entry(_ e: JournalEntry) -> JSONNode {
         var members: [(String, JSONNode)] = [
             ("id", .number(e.id)),
-            ("receivedAt", .string(rfc3339(milliseconds: e.receivedAtMilliseconds))),
+            ("receivedAt", .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: true))),
             ("method", .string(e.method)),
             ("path", .string(e.path)),
             ("query", grouped(e.queryItems.map { ($0.name, $0.value) })),
@@ -60,11 +60,6 @@ enum AdminJSON {
         return .object(order.map { ($0, .array(values[$0]!.map { .string($0) })) })
     }
 
-    static func rfc3339(milliseconds: Int) -> String {
-        let seconds = TemplateContext.rfc3339(epochSeconds: milliseconds / 1000)
-        let ms = milliseconds % 1000
-        return String(seconds.dropLast()) + "." + (ms < 10 ? "00" : ms < 100 ? "0" : "") + "\(ms)Z"
-    }
 }
 
 enum Base64 {

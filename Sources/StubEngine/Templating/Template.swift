@@ -103,7 +103,7 @@ struct TemplateContext {
             guard let authority = request.authority, !authority.isEmpty else { return fallbackBaseURL }
             return "http://" + authority
         case .now(let offset):
-            return Self.rfc3339(epochSeconds: Int(Date().timeIntervalSince1970) + offset)
+            return DateFormats.rfc3339(epochMilliseconds: (Int(Date().timeIntervalSince1970) + offset) * 1000, withMilliseconds: false)
         case .uuid:
             return Self.randomUUID()
         case .randomInt(let lo, let hi):
@@ -131,11 +131,4 @@ struct TemplateContext {
         }
     }
 
-    static func rfc3339(epochSeconds: Int) -> String {
-        let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
-        let second = epochSeconds - days * 86_400
-        let (y, m, d) = HTTPDate.civil(fromDays: days)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(y)-\(two(m))-\(two(d))T\(two(second / 3600)):\(two(second % 3600 / 60)):\(two(second % 60))Z"
-    }
 }

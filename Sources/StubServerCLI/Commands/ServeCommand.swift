@@ -6,11 +6,24 @@ import SystemSupport
 
 /// Serving: load the stubs (refusing a folder with errors), listen, print the ready line, log
 /// each request, reload on change, and stop cleanly on SIGINT or SIGTERM.
-struct ServeCommand {
-    let options: CommandLineOptions
-    let console: Console
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let synopsis = ["[serve] [--dir DIR] [--port N] [--host ADDR] [options]"]
+    static let summary = "serve the stubs in DIR"
+    static let options = ServingOptions.options
+    static let details = """
+    Flags take their value as --flag value or --flag=value.
+    Exit status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
+    Stub format: docs/stub-format.md. Command line: docs/cli.md.
+    """
 
-    func run() -> Int32 {
+    let options: ServingOptions
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        options = try ServingOptions(arguments)
+    }
+
+    func run(_ console: Console) -> Int32 {
         let loader = StubLoader(directory: options.directory)
         let result = loader.load()
         for problem in result.problems { console.err(problem.description) }
@@ -23,7 +36,7 @@ struct ServeCommand {
             directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
         engineOptions.wrappers = [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         let engine = Engine(stubs: result.stubs, options: engineOptions)
-        let server = HTTP1Server(configuration: configuration()) { engine.handle($0).response }
+        let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).response }
         // Before any thread starts, so every thread inherits the blocked signals.
         ProcessSignals.onTermination { [console] _ in
             console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
@@ -45,7 +58,7 @@ struct ServeCommand {
                 return 1
             }
         }
-        if !isLoopback(options.host) {
+        if !options.isLoopback {
             console.err("stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs")
             if options.adminToken == nil {
                 console.err("stubserver: warning: the admin API (/__admin/) is open to them too: anyone can add stubs and read the journal; use --admin-token")
@@ -56,7 +69,7 @@ struct ServeCommand {
 
         var watcher: StubFolderWatcher?
         if options.watch {
-            let console = self.console, directory = options.directory
+            let directory = options.directory
             // Four checks a second; two for big folders, where a check costs more (still within a second).
             let interval = result.fileCount > 200 ? 0.5 : 0.25
             watcher = StubFolderWatcher(loader: loader, interval: interval) {
@@ -78,21 +91,5 @@ struct ServeCommand {
         return 0
     }
 
-    private func configuration() -> ServerConfiguration {
-        var c = ServerConfiguration()
-        c.host = options.host
-        c.port = options.port
-        c.serverName = "stubserver/\(StubServerVersion.current)"
-        c.limits.maxBodyBytes = options.maxBodyBytes
-        c.limits.maxHeaderBytes = options.maxHeaderBytes
-        c.limits.maxTargetBytes = options.maxTargetBytes
-        c.headerTimeoutMilliseconds = Int64(options.headerTimeoutSeconds * 1000)
-        c.idleTimeoutMilliseconds = Int64(options.idleTimeoutSeconds * 1000)
-        c.maxConnections = options.maxConnections
-        return c
-    }
 
-    private func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
 }

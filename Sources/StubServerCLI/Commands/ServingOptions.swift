@@ -1,0 +1,95 @@
+import HTTPServer
+
+/// The options of every command that listens (serve today; record builds on it): address, log,
+/// journal, admin token, realism and the HTTP limits, parsed and checked.
+struct ServingOptions: Sendable, Equatable {
+    enum LogFormat: String, Sendable, Equatable { case text, json, quiet }
+
+    var directory = "stubs"
+    var port = 8080
+    var host = "127.0.0.1"
+    var portFile: String?
+    var log: LogFormat = .text
+    var verbose = false
+    var watch = true
+    /// Answer CORS preflights and add CORS headers to every response.
+    var cors = false
+    /// Journal entries kept for the admin API; 0 turns the journal off.
+    var journal = 1000
+    /// When set, admin requests need `Authorization: Bearer TOKEN`.
+    var adminToken: String?
+    /// Extra milliseconds before every answer that imitates the API.
+    var globalDelayMilliseconds = 0
+    var maxBodyBytes = 32 * 1024 * 1024
+    var maxHeaderBytes = 64 * 1024
+    var maxTargetBytes = 8 * 1024
+    var headerTimeoutSeconds = 10.0
+    var idleTimeoutSeconds = 60.0
+    var maxConnections = 4096
+
+    static let options: [Option] = [
+        .value("--dir", "DIR", "folder of stub files (default: stubs)"),
+        .value("--port", "N", "port to listen on; 0 picks a free port (default: 8080)"),
+        .value("--host", "ADDR", "address to listen on (default: 127.0.0.1; 0.0.0.0 for devices on your LAN)"),
+        .value("--port-file", "PATH", "write the bound port to PATH once listening (for scripts)"),
+        .flag("--no-watch", "do not reload when stub files change (reloading is on by default)"),
+        .value("--log", "text|json|quiet", "one line per request as text (default), JSON, or nothing"),
+        .flag("--verbose", "also log request bodies of unmatched requests"),
+        .flag("--cors", "answer CORS preflights and add CORS headers (for web apps on another origin)"),
+        .value("--delay", "MS", "extra milliseconds before every stub's answer (not admin or preflights)"),
+        .value("--journal", "N", "requests kept for the admin API's journal (default: 1000; 0 turns it off)"),
+        .value("--admin-token", "T", "admin API requests need Authorization: Bearer T"),
+        .value("--max-body", "SIZE", "largest request body (default: 32M)"),
+        .value("--max-header", "SIZE", "largest request header section (default: 64K)"),
+        .value("--max-target", "SIZE", "longest request target (default: 8K)"),
+        .value("--header-timeout", "S", "seconds a client has to send its request headers (default: 10)"),
+        .value("--idle-timeout", "S", "seconds an idle keep-alive connection stays open (default: 60)"),
+        .value("--max-connections", "N", "open connections at most (default: 4096)"),
+    ]
+
+    init() {}
+
+    init(_ a: ParsedArguments) throws(UsageError) {
+        if let dir = try a.nonEmpty("--dir", "a folder") { directory = dir }
+        if let value = a.string("--port") {
+            guard let n = Int(value), (0...65535).contains(n) else {
+                throw UsageError("--port must be a number from 0 to 65535 (0 picks a free port), not \"\(value)\"")
+            }
+            port = n
+        }
+        if let value = try a.nonEmpty("--host", "an address, such as 127.0.0.1 or 0.0.0.0") { host = value }
+        portFile = a.string("--port-file")
+        if let value = a.string("--log") {
+            guard let format = LogFormat(rawValue: value) else { throw UsageError("--log must be text, json or quiet, not \"\(value)\"") }
+            log = format
+        }
+        verbose = a.has("--verbose")
+        watch = !a.has("--no-watch")
+        cors = a.has("--cors")
+        globalDelayMilliseconds = try a.integer("--delay", in: 0...600_000) ?? globalDelayMilliseconds
+        journal = try a.integer("--journal", in: 0...1_000_000) ?? journal
+        adminToken = try a.nonEmpty("--admin-token", "a token")
+        maxBodyBytes = try a.byteSize("--max-body") ?? maxBodyBytes
+        maxHeaderBytes = try a.byteSize("--max-header") ?? maxHeaderBytes
+        maxTargetBytes = try a.byteSize("--max-target") ?? maxTargetBytes
+        headerTimeoutSeconds = try a.seconds("--header-timeout") ?? headerTimeoutSeconds
+        idleTimeoutSeconds = try a.seconds("--idle-timeout") ?? idleTimeoutSeconds
+        maxConnections = try a.integer("--max-connections", in: 1...1_000_000) ?? maxConnections
+    }
+
+    var serverConfiguration: ServerConfiguration {
+        var c = ServerConfiguration()
+        c.host = host
+        c.port = port
+        c.serverName = "stubserver/\(StubServerVersion.current)"
+        c.limits.maxBodyBytes = maxBodyBytes
+        c.limits.maxHeaderBytes = maxHeaderBytes
+        c.limits.maxTargetBytes = maxTargetBytes
+        c.headerTimeoutMilliseconds = Int64(headerTimeoutSeconds * 1000)
+        c.idleTimeoutMilliseconds = Int64(idleTimeoutSeconds * 1000)
+        c.maxConnections = maxConnections
+        return c
+    }
+
+    var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+}
