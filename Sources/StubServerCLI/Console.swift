@@ -1,13 +1,11 @@
 import Foundation
-import HTTPServer
 import SystemSupport
 
 /// Where the command line writes. Request log lines are buffered and flushed by a background
 /// thread every few milliseconds, so a burst of requests costs one write, not one per line;
 /// everything else (the ready line, errors) is written at once.
 final class Console: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffered: [UInt8] = []
+    private let buffered = Locked<[UInt8]>([])
     private var flusher: Thread?
     let colour: Bool
 
@@ -17,12 +15,12 @@ final class Console: @unchecked Sendable {
 
     /// A line on stdout, now.
     func out(_ line: String) {
-        lock.lock()
-        buffered.append(contentsOf: line.utf8)
-        buffered.append(0x0A)
-        let bytes = buffered
-        buffered.removeAll(keepingCapacity: true)
-        lock.unlock()
+        let bytes = buffered.withLock { pending -> [UInt8] in
+            pending.append(contentsOf: line.utf8)
+            pending.append(0x0A)
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
         FileHandle.standardOutput.write(Data(bytes))
     }
 
@@ -34,18 +32,18 @@ final class Console: @unchecked Sendable {
 
     /// A request log line: written within a few milliseconds.
     func log(_ line: String) {
-        lock.lock()
-        buffered.append(contentsOf: line.utf8)
-        buffered.append(0x0A)
-        lock.unlock()
+        buffered.withLock {
+            $0.append(contentsOf: line.utf8)
+            $0.append(0x0A)
+        }
     }
 
     func flush() {
-        lock.lock()
-        guard !buffered.isEmpty else { lock.unlock(); return }
-        let bytes = buffered
-        buffered.removeAll(keepingCapacity: true)
-        lock.unlock()
+        let bytes = buffered.withLock { pending -> [UInt8] in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        guard !bytes.isEmpty else { return }
         FileHandle.standardOutput.write(Data(bytes))
     }
 
