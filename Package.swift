@@ -10,10 +10,9 @@ let package = Package(
     name: "stubserver",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
-        .library(name: "HTTP1", targets: ["HTTP1"]),
-        .library(name: "HTTPServer", targets: ["HTTPServer"]),
-        .library(name: "StubEngine", targets: ["StubEngine"]),
-        // For Swift test suites: an in-process server and a URLProtocol transport.
+        // The one library: Swift test suites get an in-process server and a URLProtocol
+        // transport over the same stubs. Every other module is the package's own (`package`
+        // access), so its API can change without breaking anyone.
         .library(name: "StubKit", targets: ["StubKit"]),
         .executable(name: "stubserver", targets: ["stubserver"]),
         .executable(name: "benchserver", targets: ["benchserver"]),

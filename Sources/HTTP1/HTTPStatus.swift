@@ -1,6 +1,6 @@
 /// Reason phrases for the status line (RFC 9110 §15). Clients ignore them; humans read them.
-public enum HTTPStatus {
-    public static func reason(_ status: Int) -> String {
+package enum HTTPStatus {
+    package static func reason(_ status: Int) -> String {
         switch status {
         case 100: "Continue"
         case 101: "Switching Protocols"

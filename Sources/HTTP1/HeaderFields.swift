@@ -1,36 +1,36 @@
 /// Header fields in the order they arrived. Repeats are kept (`Set-Cookie`), and lookup ignores
 /// ASCII case, as RFC 9110 §5.1 requires of field names.
-public struct HeaderFields: Sendable, Equatable, Sequence {
-    public typealias Element = (name: String, value: String)
+package struct HeaderFields: Sendable, Equatable, Sequence {
+    package typealias Element = (name: String, value: String)
 
-    public private(set) var fields: [Element] = []
+    package private(set) var fields: [Element] = []
 
-    public init() {}
+    package init() {}
 
-    public init(_ fields: [(String, String)]) {
+    package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
+    package var count: Int { fields.count }
+    package var isEmpty: Bool { fields.isEmpty }
 
-    public mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }
 
     /// Removes every field with this name (any case).
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         fields.removeAll { asciiCaseInsensitiveEquals($0.name, name) }
     }
 
     /// Replaces every field with this name by one field.
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         remove(name)
         add(name, value)
     }
 
     /// The first value of the field, or nil.
-    public subscript(_ name: String) -> String? {
+    package subscript(_ name: String) -> String? {
         for field in fields where asciiCaseInsensitiveEquals(field.name, name) {
             return field.value
         }
@@ -38,14 +38,14 @@ public struct HeaderFields: Sendable, Equatable, Sequence {
     }
 
     /// Every value of the field, in arrival order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         fields.compactMap { asciiCaseInsensitiveEquals($0.name, name) ? $0.value : nil }
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    package func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// True when a comma-separated field (such as `Connection`) lists `token`, in any case.
-    public func hasToken(_ token: String, in name: String) -> Bool {
+    package func hasToken(_ token: String, in name: String) -> Bool {
         for value in values(name) {
             for part in value.split(separator: ",") {
                 let trimmed = part.trimmingOWS()
@@ -55,16 +55,16 @@ public struct HeaderFields: Sendable, Equatable, Sequence {
         return false
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
-    public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
+    package static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
 /// Compares two strings byte by byte, folding only ASCII letters; no allocation.
-public func asciiCaseInsensitiveEquals<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
+package func asciiCaseInsensitiveEquals<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
     let x = a.utf8, y = b.utf8
     guard x.count == y.count else { return false }
     for (p, q) in zip(x, y) where p != q {

@@ -1,39 +1,39 @@
 /// The protocol version of a request line. Only HTTP/1.x is served.
-public struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
-    public init(major: Int, minor: Int) { self.major = major; self.minor = minor }
-    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
-    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
-    public var description: String { "HTTP/\(major).\(minor)" }
+package struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
+    package init(major: Int, minor: Int) { self.major = major; self.minor = minor }
+    package static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    package static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    package var description: String { "HTTP/\(major).\(minor)" }
 }
 
 /// One name/value pair of the query string, percent-decoded (`+` stays `+`; see `PercentDecoding`).
-public struct QueryItem: Sendable, Equatable {
-    public var name: String
-    public var value: String
-    public init(name: String, value: String) { self.name = name; self.value = value }
+package struct QueryItem: Sendable, Equatable {
+    package var name: String
+    package var value: String
+    package init(name: String, value: String) { self.name = name; self.value = value }
 }
 
 /// A complete, validated request: what the server hands to its handler.
-public struct IncomingRequest: Sendable {
-    public var method: String
+package struct IncomingRequest: Sendable {
+    package var method: String
     /// The request-target exactly as sent (origin-form, absolute-form or `*`).
-    public var target: String
+    package var target: String
     /// The percent-decoded path, dot segments removed. `*` for `OPTIONS *`.
-    public var path: String
+    package var path: String
     /// The raw query string after `?`, without the `?`; nil when the target had none.
-    public var rawQuery: String?
-    public var queryItems: [QueryItem]
-    public var version: HTTPVersion
-    public var headers: HeaderFields
-    public var body: [UInt8]
+    package var rawQuery: String?
+    package var queryItems: [QueryItem]
+    package var version: HTTPVersion
+    package var headers: HeaderFields
+    package var body: [UInt8]
     /// The client's address, `IP:port` (`[IPv6]:port`). Set by the server, empty in unit tests.
-    public var peer: String
+    package var peer: String
     /// The authority the client addressed: the absolute-form target's, else the Host field's.
-    public var authority: String?
+    package var authority: String?
 
-    public init(method: String, target: String, path: String, rawQuery: String? = nil,
+    package init(method: String, target: String, path: String, rawQuery: String? = nil,
                 queryItems: [QueryItem] = [], version: HTTPVersion = .http1_1,
                 headers: HeaderFields = HeaderFields(), body: [UInt8] = [], peer: String = "",
                 authority: String? = nil) {
@@ -50,7 +50,7 @@ public struct IncomingRequest: Sendable {
     }
 
     /// RFC 9112 §9.3: 1.1 persists unless `Connection: close`; 1.0 closes unless `keep-alive`.
-    public var wantsKeepAlive: Bool {
+    package var wantsKeepAlive: Bool {
         if version.major == 1 && version.minor >= 1 {
             return !headers.hasToken("close", in: "Connection")
         }
@@ -59,7 +59,7 @@ public struct IncomingRequest: Sendable {
     }
 
     /// The host without its port: from the authority, brackets of an IPv6 literal removed.
-    public var hostWithoutPort: String? {
+    package var hostWithoutPort: String? {
         guard let authority else { return nil }
         if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
             return String(authority[authority.index(after: authority.startIndex)..<end])
@@ -69,7 +69,7 @@ public struct IncomingRequest: Sendable {
     }
 
     /// The values of a query parameter, in order.
-    public func queryValues(_ name: String) -> [String] {
+    package func queryValues(_ name: String) -> [String] {
         queryItems.compactMap { $0.name == name ? $0.value : nil }
     }
 }

@@ -3,15 +3,15 @@
 /// The delivery actions exist for the stub engine's realistic-network features (delays, faults,
 /// slow bodies). They are part of the HTTP layer because only it owns the socket and the timers:
 /// a delay is a timer on the connection's event loop, never a sleeping thread.
-public struct OutgoingResponse: Sendable {
-    public var prepared: PreparedResponse
+package struct OutgoingResponse: Sendable {
+    package var prepared: PreparedResponse
     /// Wait this long before sending anything (timer-based).
-    public var delayMilliseconds: Int
-    public var delivery: ResponseDelivery
+    package var delayMilliseconds: Int
+    package var delivery: ResponseDelivery
     /// Close the connection after this response even if the client wanted keep-alive.
-    public var closeConnection: Bool
+    package var closeConnection: Bool
 
-    public init(_ prepared: PreparedResponse, delayMilliseconds: Int = 0,
+    package init(_ prepared: PreparedResponse, delayMilliseconds: Int = 0,
                 delivery: ResponseDelivery = .normal, closeConnection: Bool = false) {
         self.prepared = prepared
         self.delayMilliseconds = delayMilliseconds
@@ -20,11 +20,11 @@ public struct OutgoingResponse: Sendable {
     }
 
     /// A plain response built on the spot (serialised now).
-    public init(status: Int, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
+    package init(status: Int, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
         self.init(PreparedResponse(status: status, headers: headers, body: body))
     }
 
-    public static func text(_ status: Int, _ text: String) -> OutgoingResponse {
+    package static func text(_ status: Int, _ text: String) -> OutgoingResponse {
         var headers = HeaderFields()
         headers.add("Content-Type", "text/plain; charset=utf-8")
         return OutgoingResponse(status: status, headers: headers, body: Array(text.utf8))
@@ -32,7 +32,7 @@ public struct OutgoingResponse: Sendable {
 }
 
 /// How the bytes reach the wire.
-public enum ResponseDelivery: Sendable, Equatable {
+package enum ResponseDelivery: Sendable, Equatable {
     /// Head and body in one write where they fit.
     case normal
     /// The body in `chunks` pieces spread evenly over `durationMilliseconds`; framing intact.
@@ -50,18 +50,18 @@ public enum ResponseDelivery: Sendable, Equatable {
 /// A response serialised once: status line, the handler's headers and `Content-Length`.
 /// The server adds `Date`, `Server` and `Connection` per request and the final CRLF, so a stub
 /// that never changes is encoded once at load and served by copying bytes.
-public struct PreparedResponse: Sendable {
-    public let status: Int
-    public let headers: HeaderFields
+package struct PreparedResponse: Sendable {
+    package let status: Int
+    package let headers: HeaderFields
     /// Status line and header lines, each CRLF-terminated; no blank line.
-    public let head: [UInt8]
-    public let body: [UInt8]
+    package let head: [UInt8]
+    package let body: [UInt8]
     /// Where the `Content-Length` line sits in `head` (empty range when the status has no body),
     /// so a new body only rewrites that line.
     private let lengthLine: Range<Int>
 
 
-    public init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
+    package init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
         self.status = status
         var kept = HeaderFields()
         for field in headers where !ServerOwnedFields.contains(field.name) {
@@ -96,7 +96,7 @@ public struct PreparedResponse: Sendable {
 
     /// The same status and headers with another body: only the `Content-Length` line is
     /// rewritten (templated bodies change per request; their heads do not).
-    public func replacingBody(_ newBody: [UInt8]) -> PreparedResponse {
+    package func replacingBody(_ newBody: [UInt8]) -> PreparedResponse {
         guard Self.allowsBody(status) else { return self }
         var newHead: [UInt8] = []
         newHead.reserveCapacity(head.count + 4)
@@ -110,7 +110,7 @@ public struct PreparedResponse: Sendable {
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:
     /// for per-request additions (CORS) to a response prepared once at load.
-    public func adding(_ extra: HeaderFields) -> PreparedResponse {
+    package func adding(_ extra: HeaderFields) -> PreparedResponse {
         var headers = self.headers
         var head = self.head
         for field in extra where !ServerOwnedFields.contains(field.name) {
@@ -125,7 +125,7 @@ public struct PreparedResponse: Sendable {
     }
 
     /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).
-    public static func allowsBody(_ status: Int) -> Bool {
+    package static func allowsBody(_ status: Int) -> Bool {
         !(status < 200 || status == 204 || status == 304)
     }
 

@@ -5,8 +5,8 @@
 /// appended when the event was `needMore`). Bytes of a head are not consumed until the head is
 /// complete, but are scanned only once: `scanned` remembers how far the last call looked, so a
 /// slow client sending a byte at a time costs linear, not quadratic, work.
-public struct RequestParser: Sendable {
-    public enum Event: Sendable {
+package struct RequestParser: Sendable {
+    package enum Event: Sendable {
         /// Nothing complete yet: call again with more bytes.
         case needMore
         /// The head asked for `Expect: 100-continue` and its body has not arrived: send
@@ -27,7 +27,7 @@ public struct RequestParser: Sendable {
         case failed(HTTPParseError)
     }
 
-    public let limits: HTTPParserLimits
+    package let limits: HTTPParserLimits
     private var state: State = .head
     private var scanned = 0
     /// Where the head line being scanned began (0: the request line).
@@ -37,26 +37,26 @@ public struct RequestParser: Sendable {
     private var current: IncomingRequest?
     private var body: [UInt8] = []
 
-    public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+    package init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
     }
 
     /// True while a request has begun (bytes of its head or body seen) but is not complete.
-    public var isMidRequest: Bool {
+    package var isMidRequest: Bool {
         if case .head = state { return scanned > 0 }
         return true
     }
 
     /// True once a head is complete and its body is still arriving: the header timeout no
     /// longer applies, the idle timeout (no progress) does.
-    public var isReadingBody: Bool {
+    package var isReadingBody: Bool {
         switch state {
         case .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers: return true
         case .head, .failed: return false
         }
     }
 
-    public mutating func parse(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
+    package mutating func parse(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
         switch state {
         case .failed(let error):
             return (.failure(error), 0)

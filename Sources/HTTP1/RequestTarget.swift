@@ -114,9 +114,9 @@ package struct RequestTarget: Equatable {
 
 /// Percent-decoding (RFC 3986 §2.1). `+` is left alone: it means space only in HTML form bodies,
 /// and a mobile client's query `phone=+44` must arrive as sent.
-public enum PercentDecoding {
+package enum PercentDecoding {
     /// nil when `strict` and a `%` is not followed by two hex digits.
-    public static func decode<S: StringProtocol>(_ s: S, strict: Bool) -> String? {
+    package static func decode<S: StringProtocol>(_ s: S, strict: Bool) -> String? {
         guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
         var out: [UInt8] = []
         out.reserveCapacity(s.utf8.count)
@@ -137,12 +137,12 @@ public enum PercentDecoding {
     }
 
     /// Decodes what is well formed and keeps the rest as sent.
-    public static func decodeLenient<S: StringProtocol>(_ s: S) -> String {
+    package static func decodeLenient<S: StringProtocol>(_ s: S) -> String {
         decode(s, strict: false) ?? String(s)
     }
 
     /// Form decoding (`application/x-www-form-urlencoded`): `+` is a space.
-    public static func decodeForm<S: StringProtocol>(_ s: S) -> String {
+    package static func decodeForm<S: StringProtocol>(_ s: S) -> String {
         decodeLenient(s.replacingOccurrences(of: "+", with: " "))
     }
 }

@@ -7,8 +7,8 @@ import SystemSupport
 /// `start()` binds and listens on the caller's thread and throws if it cannot (a busy port is an
 /// error at once, never a hang). `stop()` stops accepting, lets in-flight responses finish within
 /// the grace period, closes everything and returns when the port is free.
-public final class HTTP1Server: @unchecked Sendable {
-    public let configuration: ServerConfiguration
+package final class HTTP1Server: @unchecked Sendable {
+    package let configuration: ServerConfiguration
     private let handler: HTTPHandler
     private let state = Locked(State())
 
@@ -22,14 +22,14 @@ public final class HTTP1Server: @unchecked Sendable {
         var stopped = DispatchGroup()
     }
 
-    public init(configuration: ServerConfiguration = ServerConfiguration(), handler: @escaping HTTPHandler) {
+    package init(configuration: ServerConfiguration = ServerConfiguration(), handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
     }
 
     /// Binds every address of `configuration.host` and starts the event loops. Calling it while
     /// running does nothing (a second call once leaked the first call's listeners and loops).
-    public func start() throws(SocketError) {
+    package func start() throws(SocketError) {
         // Claimed under the lock, so two racing calls cannot both start.
         guard state.withLock({ s -> Bool in
             guard !s.running && !s.starting else { return false }
@@ -81,14 +81,14 @@ public final class HTTP1Server: @unchecked Sendable {
     }
 
     /// The bound port (the real one when the configuration asked for 0).
-    public var port: Int { state.withLock { $0.addresses.first?.port ?? 0 } }
+    package var port: Int { state.withLock { $0.addresses.first?.port ?? 0 } }
 
     /// Every bound address, `127.0.0.1:PORT` / `[::1]:PORT`.
-    public var boundAddresses: [String] { state.withLock { $0.addresses.map(\.description) } }
+    package var boundAddresses: [String] { state.withLock { $0.addresses.map(\.description) } }
 
     /// `http://127.0.0.1:PORT` (brackets for IPv6): an address, not `localhost`, which may
     /// resolve to an address the server does not listen on.
-    public var baseURL: String {
+    package var baseURL: String {
         state.withLock { s in
             guard let a = s.addresses.first else { return "" }
             return "http://\(a.isIPv6 ? "[\(a.host)]" : a.host):\(a.port)"
@@ -96,10 +96,10 @@ public final class HTTP1Server: @unchecked Sendable {
     }
 
     /// Open client connections right now.
-    public var connectionCount: Int { state.withLock { $0.slots?.count ?? 0 } }
+    package var connectionCount: Int { state.withLock { $0.slots?.count ?? 0 } }
 
     /// Stops and returns once every loop has ended and the listeners are closed.
-    public func stop() async {
+    package func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             stopInBackground { continuation.resume() }
         }
@@ -108,14 +108,14 @@ public final class HTTP1Server: @unchecked Sendable {
     /// Stops, blocking the calling thread until every loop has ended and the listeners are
     /// closed. It waits on the calling thread itself: waiting for a block queued on a global
     /// queue would deadlock when the caller is one of that queue's (few) threads.
-    public func stopAndWait() {
+    package func stopAndWait() {
         let group = requestStop()
         group.wait()
         closeListeners()
     }
 
     /// Stops without waiting (for `deinit`s and other places that must not block).
-    public func stopInBackground() {
+    package func stopInBackground() {
         stopInBackground {}
     }
 
@@ -148,7 +148,7 @@ public final class HTTP1Server: @unchecked Sendable {
     }
 
     /// Blocks until the server has stopped (for the command line's main thread).
-    public func waitUntilStopped() {
+    package func waitUntilStopped() {
         let group = state.withLock { $0.stopped }
         group.wait()
     }

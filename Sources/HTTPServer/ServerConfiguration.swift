@@ -2,34 +2,34 @@ import HTTP1
 
 /// The seam to whatever answers requests (the stub engine, a test, the benchmark). It runs on an
 /// event-loop thread and must not block: anything slow is expressed as a response action.
-public typealias HTTPHandler = @Sendable (IncomingRequest) -> OutgoingResponse
+package typealias HTTPHandler = @Sendable (IncomingRequest) -> OutgoingResponse
 
 /// Told about every request the parser refused, for logs.
-public typealias HTTPRejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void
+package typealias HTTPRejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void
 
-public struct ServerConfiguration: Sendable {
+package struct ServerConfiguration: Sendable {
     /// Address or name to listen on. `localhost` listens on 127.0.0.1 and ::1.
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// 0 picks a free port; read it back from `HTTP1Server.port`.
-    public var port: Int = 0
-    public var limits = HTTPParserLimits()
+    package var port: Int = 0
+    package var limits = HTTPParserLimits()
     /// A request's head must arrive within this time once it has begun (408 after).
-    public var headerTimeoutMilliseconds: Int64 = 10_000
+    package var headerTimeoutMilliseconds: Int64 = 10_000
     /// A keep-alive connection with nothing to do is closed after this.
-    public var idleTimeoutMilliseconds: Int64 = 60_000
+    package var idleTimeoutMilliseconds: Int64 = 60_000
     /// Past this many open connections the server stops accepting until one closes.
-    public var maxConnections: Int = 4096
+    package var maxConnections: Int = 4096
     /// Event-loop threads; each owns its connections. Default: one per core, at most 4.
-    public var loopCount: Int = ServerConfiguration.defaultLoopCount
+    package var loopCount: Int = ServerConfiguration.defaultLoopCount
     /// How long `stop` lets in-flight responses finish before closing everything.
-    public var shutdownGraceMilliseconds: Int64 = 5_000
+    package var shutdownGraceMilliseconds: Int64 = 5_000
     /// The `Server` header's value.
-    public var serverName: String = "stubserver"
-    public var onRejection: HTTPRejectionObserver?
+    package var serverName: String = "stubserver"
+    package var onRejection: HTTPRejectionObserver?
 
-    public init() {}
+    package init() {}
 
-    public static var defaultLoopCount: Int {
+    package static var defaultLoopCount: Int {
         max(1, min(4, ProcessInfoLite.activeProcessorCount))
     }
 }

@@ -1,12 +1,12 @@
 /// Why the server could not start or a socket call failed, with what a user can do about it.
-public enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     case addressInUse(address: String)
     case permissionDenied(address: String)
     case addressNotAvailable(address: String)
     case cannotResolve(host: String, reason: String)
     case system(call: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .addressInUse(let address):
             "\(address) is already in use by another program; stop it, pick another port, or use --port 0 for a free one"

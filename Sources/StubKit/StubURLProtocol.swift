@@ -9,7 +9,7 @@ import SystemSupport
 /// Answers a `URLSession` from a stub engine without sockets: the same matching, near-miss
 /// reports, templates, journal and state as the server. For unit tests of a networking layer.
 ///
-///     let transport = StubURLProtocol.register(engine)
+///     let transport = StubURLProtocol.register(stubs)
 ///     let session = URLSession(configuration: transport.configuration)
 ///     let client = MyAPIClient(baseURL: transport.baseURL, session: session)
 ///
@@ -20,11 +20,12 @@ import SystemSupport
 /// are timers; faults become the `URLError`s a real network gives; redirects are delivered as
 /// plain responses.
 public final class StubURLProtocol: URLProtocol {
-    /// What a test needs to talk to a registered engine.
+    /// What a test needs to talk to registered stubs.
     public struct Transport: Sendable {
         /// `http://eN.stubkit.invalid`: point the client under test here.
         public let baseURL: URL
-        public let engine: Engine
+        /// What the transport answers from, and what it received.
+        public let stubs: Stubs
         /// A fresh ephemeral configuration whose requests to `baseURL` the engine answers.
         public var configuration: URLSessionConfiguration {
             let configuration = URLSessionConfiguration.ephemeral
@@ -33,18 +34,18 @@ public final class StubURLProtocol: URLProtocol {
         }
     }
 
-    private static let engines = Locked<(byHost: [String: Engine], next: Int)>(([:], 1))
+    private static let engines = Locked<(byHost: [String: Stubs], next: Int)>(([:], 1))
     private let cancelled = Locked(false)
 
-    /// Registers an engine under a host of its own. It stays registered until `unregister(_:)`.
-    public static func register(_ engine: Engine) -> Transport {
+    /// Registers stubs under a host of their own. It stays registered until `unregister(_:)`.
+    public static func register(_ stubs: Stubs) -> Transport {
         let host = engines.withLock { state -> String in
             let host = "e\(state.next).stubkit.invalid"
             state.next += 1
-            state.byHost[host] = engine
+            state.byHost[host] = stubs
             return host
         }
-        return Transport(baseURL: URL(string: "http://\(host)")!, engine: engine)
+        return Transport(baseURL: URL(string: "http://\(host)")!, stubs: stubs)
     }
 
     public static func unregister(_ transport: Transport) {
@@ -54,7 +55,7 @@ public final class StubURLProtocol: URLProtocol {
 
     private static func engine(for url: URL?) -> Engine? {
         guard let host = url?.host?.lowercased() else { return nil }
-        return engines.withLock { $0.byHost[host] }
+        return engines.withLock { $0.byHost[host]?.engine }
     }
 
     override public class func canInit(with request: URLRequest) -> Bool {

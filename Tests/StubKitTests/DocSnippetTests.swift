@@ -20,7 +20,7 @@ final class DocSnippetTests: XCTestCase {
         defer { server.stop() }
 
         // Add what this test needs, in code: the same shape as a stub file.
-        try server.add(StubDefinition(
+        try server.stubs.add(StubDefinition(
             request: RequestDefinition(method: "GET", path: "/v1/flags"),
             response: try .json(["newCheckout": true])))
 
@@ -30,29 +30,28 @@ final class DocSnippetTests: XCTestCase {
         XCTAssertEqual(String(decoding: data, as: UTF8.self), #"{"newCheckout":true}"#)
 
         // Verify what was sent, with the same conditions a stub's "request" takes.
-        XCTAssertEqual(try server.count(matching: RequestDefinition(method: "GET", path: "/v1/flags")), 1)
-        XCTAssertTrue(server.unmatchedRequests.isEmpty)
+        XCTAssertEqual(try server.stubs.count(matching: RequestDefinition(method: "GET", path: "/v1/flags")), 1)
+        XCTAssertTrue(server.stubs.unmatched.isEmpty)
         // end snippet
     }
 
     func testURLProtocolTransport() async throws {
         // snippet: url-protocol
-        let engine = Engine()
-        let transport = StubURLProtocol.register(engine)
+        let stubs = try Stubs()
+        let transport = StubURLProtocol.register(stubs)
         defer { StubURLProtocol.unregister(transport) }
-        try engine.addRuntimeStubs(json: Array(#"""
-            {"request": {"method": "POST", "path": "/v1/register", "body": {"json": {"username": "taken"}}},
-             "response": {"status": 409, "body": {"error_code": "E001"}}}
-            """#.utf8))
+        try stubs.add(StubDefinition(
+            request: RequestDefinition(method: "POST", path: "/v1/register", body: try .json(["username": "taken"])),
+            response: try .json(["error_code": "E001"], status: 409)))
 
-        // No sockets: the session's requests to transport.baseURL are answered by the engine.
+        // No sockets: the session's requests to transport.baseURL are answered by the stubs.
         let session = URLSession(configuration: transport.configuration)
         var request = URLRequest(url: transport.baseURL.appendingPathComponent("v1/register"))
         request.httpMethod = "POST"
         request.httpBody = Data(#"{"username": "taken"}"#.utf8)
         let (_, response) = try await session.data(for: request)
         XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 409)
-        XCTAssertEqual(engine.journal.entries.count, 1)
+        XCTAssertEqual(stubs.requests.count, 1)
         // end snippet
     }
 

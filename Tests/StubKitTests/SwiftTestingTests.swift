@@ -20,7 +20,7 @@ import Testing
         let (data, response) = try await URLSession(configuration: .ephemeral).data(from: components.url!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == #"{"lang":"\#(language)"}"#)
-        #expect(try server.count(matching: RequestDefinition(query: ["lang": .equals(language)])) == 1)
+        #expect(try server.stubs.count(matching: RequestDefinition(query: ["lang": .equals(language)])) == 1)
     }
 
     @Test func urlProtocolTransportsAreIsolated() async throws {
@@ -29,11 +29,11 @@ import Testing
                 group.addTask {
                     let server = try LocalStubServer(stubs: [StubDefinition(request: RequestDefinition(path: "/who"), response: .text("\(i)"))])
                     defer { server.stop() }
-                    let transport = StubURLProtocol.register(server.engine)
+                    let transport = StubURLProtocol.register(server.stubs)
                     defer { StubURLProtocol.unregister(transport) }
                     let (data, _) = try await URLSession(configuration: transport.configuration).data(from: transport.baseURL.appendingPathComponent("who"))
                     #expect(String(decoding: data, as: UTF8.self) == "\(i)")
-                    #expect(server.requests.count == 1)
+                    #expect(server.stubs.requests.count == 1)
                 }
             }
             try await group.waitForAll()

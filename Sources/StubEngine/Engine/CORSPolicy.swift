@@ -3,10 +3,10 @@ import HTTP1
 /// `--cors`: what a browser needs to call the stubs from a web app on another origin.
 /// Preflights are answered here (without it they are matched against stubs like any request),
 /// and every response gets the CORS headers, exposing the stub's own headers to scripts.
-public struct CORSPolicy: Sendable {
-    public var maxAgeSeconds: Int
+package struct CORSPolicy: Sendable {
+    package var maxAgeSeconds: Int
 
-    public init(maxAgeSeconds: Int = 86_400) {
+    package init(maxAgeSeconds: Int = 86_400) {
         self.maxAgeSeconds = maxAgeSeconds
     }
 

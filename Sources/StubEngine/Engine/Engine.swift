@@ -13,25 +13,25 @@ import SystemSupport
 /// one lock. The stubs are an immutable `StubCatalog`: a reload builds the new one aside and swaps
 /// it in whole, so no request sees half a folder. Matching runs outside the lock on a snapshot;
 /// a stateful stub's answer is committed under it (see `StubMatchResponder`).
-public final class Engine: Sendable {
+package final class Engine: Sendable {
     /// How an engine is set up; every field has the command line's default.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Answer CORS preflights and add CORS headers (`--cors`).
-        public var cors: CORSPolicy?
+        package var cors: CORSPolicy?
         /// Journal entries kept (`--journal N`); 0 turns the journal off.
-        public var journalCapacity = 1000
+        package var journalCapacity = 1000
         /// When set, every admin request needs `Authorization: Bearer TOKEN` (`--admin-token`).
-        public var adminToken: String?
+        package var adminToken: String?
         /// The stub folder: runtime stubs' `bodyFile`s are relative to it, and `POST /__admin/reload` reads it.
-        public var directory: String?
+        package var directory: String?
         /// Reported by `GET /__admin/health`.
-        public var version = "dev"
+        package var version = "dev"
         /// `--delay MS`: added to every answer that imitates the API (not admin, not preflights).
-        public var globalDelayMilliseconds = 0
+        package var globalDelayMilliseconds = 0
         /// Outermost wrappers of the chain (the command line's request log).
         package var wrappers: [any ResponderWrapper] = []
 
-        public init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
+        package init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
                     directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
             self.cors = cors
             self.journalCapacity = journalCapacity
@@ -44,18 +44,18 @@ public final class Engine: Sendable {
 
     let state: Locked<EngineState>
     let options: Options
-    public let journal: Journal
+    package let journal: Journal
     let startedAt = Date()
 
     /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
     /// the server sets its own address here once it listens.
     package let fallbackBaseURL = Locked("http://localhost")
 
-    public convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
+    package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
     }
 
-    public init(stubs: [Stub], options: Options) {
+    package init(stubs: [Stub], options: Options) {
         state = Locked(EngineState(fileStubs: stubs))
         self.options = options
         journal = Journal(capacity: options.journalCapacity)
@@ -67,23 +67,23 @@ public final class Engine: Sendable {
     /// first), and never changed after: read without a lock on every request.
     private nonisolated(unsafe) var chain: ResponderChain
 
-    public var catalog: StubCatalog { state.withLock { $0.catalog } }
+    package var catalog: StubCatalog { state.withLock { $0.catalog } }
 
     /// Atomically replaces the file stubs (after a reload). Runtime stubs, sequence positions
     /// and scenario states are kept.
-    public func replace(with stubs: [Stub]) {
+    package func replace(with stubs: [Stub]) {
         state.withLock { $0.replaceFileStubs(stubs) }
     }
 
     /// Adds runtime stubs (they come before file stubs of equal priority and specificity). Each
     /// is inserted into the catalog at its rank; nothing is rebuilt.
-    public func addRuntimeStubs(_ stubs: [Stub]) {
+    package func addRuntimeStubs(_ stubs: [Stub]) {
         state.withLock { $0.addRuntimeStubs(stubs) }
     }
 
     /// Removes one runtime stub; false when there is none with that id.
     @discardableResult
-    public func removeRuntimeStub(id: String) -> Bool {
+    package func removeRuntimeStub(id: String) -> Bool {
         state.withLock { s in
             guard s.runtimeStubs.contains(where: { $0.id == id }) else { return false }
             s.setRuntimeStubs(s.runtimeStubs.filter { $0.id != id })
@@ -94,7 +94,7 @@ public final class Engine: Sendable {
     /// Replaces a runtime stub in place, keeping its id; false when it is gone (a concurrent
     /// DELETE may have removed it after the caller looked it up).
     @discardableResult
-    public func replaceRuntimeStub(id: String, with stub: Stub) -> Bool {
+    package func replaceRuntimeStub(id: String, with stub: Stub) -> Bool {
         state.withLock { s in
             guard s.runtimeStubs.contains(where: { $0.id == id }) else { return false }
             s.setRuntimeStubs(s.runtimeStubs.map { $0.id == id ? stub : $0 })
@@ -102,12 +102,12 @@ public final class Engine: Sendable {
         }
     }
 
-    public func removeAllRuntimeStubs() {
+    package func removeAllRuntimeStubs() {
         state.withLock { $0.setRuntimeStubs([]) }
     }
 
     /// Runtime stubs removed, journal cleared, sequences and scenarios back to the start.
-    public func reset() {
+    package func reset() {
         state.withLock { s in
             s.setRuntimeStubs([])
             s.positions = [:]
@@ -118,7 +118,7 @@ public final class Engine: Sendable {
     }
 
     /// Every sequence back to its first response and every scenario to "Started".
-    public func resetSequencesAndScenarios() {
+    package func resetSequencesAndScenarios() {
         state.withLock {
             $0.positions = [:]
             $0.scenarios = [:]
@@ -127,7 +127,7 @@ public final class Engine: Sendable {
     }
 
     /// Each scenario the stubs name, with its current state.
-    public var scenarios: [(name: String, state: String)] {
+    package var scenarios: [(name: String, state: String)] {
         state.withLock { s in
             let names = Set(s.catalog.stubs.compactMap { $0.scenario?.name }).union(s.scenarios.keys)
             return names.sorted().map { ($0, s.scenarios[$0] ?? ScenarioRule.initialState) }
@@ -135,7 +135,7 @@ public final class Engine: Sendable {
     }
 
     /// Moves a scenario straight to a state.
-    public func setScenario(_ name: String, to newState: String) {
+    package func setScenario(_ name: String, to newState: String) {
         state.withLock {
             $0.scenarios[name] = newState
             $0.version &+= 1

@@ -3,23 +3,23 @@ import HTTP1
 import SystemSupport
 
 /// One request as the journal keeps it.
-public struct JournalEntry: Sendable {
-    public internal(set) var id: Int
+package struct JournalEntry: Sendable {
+    package internal(set) var id: Int
     /// Milliseconds since 1970.
-    public let receivedAtMilliseconds: Int
-    public let method: String
-    public let path: String
-    public let target: String
-    public let queryItems: [QueryItem]
-    public let headers: HeaderFields
+    package let receivedAtMilliseconds: Int
+    package let method: String
+    package let path: String
+    package let target: String
+    package let queryItems: [QueryItem]
+    package let headers: HeaderFields
     /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size.
-    public let body: [UInt8]
-    public let bodySize: Int
-    public let stubID: String?
-    public let stubName: String?
-    public let status: Int
-    public let durationMilliseconds: Double
-    public let nearMiss: NearMissReport?
+    package let body: [UInt8]
+    package let bodySize: Int
+    package let stubID: String?
+    package let stubName: String?
+    package let status: Int
+    package let durationMilliseconds: Double
+    package let nearMiss: NearMissReport?
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
@@ -31,17 +31,17 @@ public struct JournalEntry: Sendable {
 /// The last N requests, a ring buffer: memory stays bounded however long the server runs (bodies
 /// over 64 KiB are kept truncated, with their real size). Its own lock: recording a request does
 /// not wait for matching.
-public final class Journal: Sendable {
-    public static let maximumBodyBytes = 64 * 1024
-    public let capacity: Int
+package final class Journal: Sendable {
+    package static let maximumBodyBytes = 64 * 1024
+    package let capacity: Int
     private let state: Locked<(entries: [JournalEntry?], next: Int, nextID: Int)>
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(0, capacity)
         state = Locked((Array(repeating: nil, count: max(0, capacity)), 0, 1))
     }
 
-    public var isEnabled: Bool { capacity > 0 }
+    package var isEnabled: Bool { capacity > 0 }
 
     func record(_ request: IncomingRequest, _ outcome: Outcome, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
@@ -65,14 +65,14 @@ public final class Journal: Sendable {
     }
 
     /// Oldest first.
-    public var entries: [JournalEntry] {
+    package var entries: [JournalEntry] {
         state.withLock { s in
             guard capacity > 0 else { return [] }
             return (0..<capacity).compactMap { s.entries[(s.next + $0) % capacity] }
         }
     }
 
-    public func clear() {
+    package func clear() {
         state.withLock { s in
             s.entries = Array(repeating: nil, count: capacity)
             s.next = 0

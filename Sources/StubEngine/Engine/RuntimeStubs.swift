@@ -3,16 +3,16 @@ import HTTP1
 
 /// Problems in stub JSON given at run time (admin API, Swift embedding): the same messages a
 /// file gets, with "request body" (or the caller's label) as the file.
-public struct StubProblems: Error, Sendable, CustomStringConvertible {
-    public let problems: [StubProblem]
-    public init(problems: [StubProblem]) { self.problems = problems }
-    public var description: String { problems.filter { $0.severity == .error }.map(\.description).joined(separator: "\n") }
+package struct StubProblems: Error, Sendable, CustomStringConvertible {
+    package let problems: [StubProblem]
+    package init(problems: [StubProblem]) { self.problems = problems }
+    package var description: String { problems.filter { $0.severity == .error }.map(\.description).joined(separator: "\n") }
 }
 
 extension Engine {
     /// Decodes stub JSON (one stub, an array, or `{"stubs": [...]}`) as runtime stubs, exactly as
     /// a file is decoded. `ids` reuses ids (a replacement); otherwise each stub gets a new one.
-    public func decodeRuntimeStubs(_ json: [UInt8], ids: [String]? = nil, label: String = "request body") -> Result<[Stub], StubProblems> {
+    package func decodeRuntimeStubs(_ json: [UInt8], ids: [String]? = nil, label: String = "request body") -> Result<[Stub], StubProblems> {
         let root: JSONNode
         do {
             root = try JSONParser.parse(json, rejectDuplicateKeys: true)
@@ -32,14 +32,14 @@ extension Engine {
 
     /// Decodes and adds runtime stubs; returns their ids.
     @discardableResult
-    public func addRuntimeStubs(json: [UInt8], label: String = "request body") throws(StubProblems) -> [String] {
+    package func addRuntimeStubs(json: [UInt8], label: String = "request body") throws(StubProblems) -> [String] {
         let stubs = try decodeRuntimeStubs(json, label: label).get()
         addRuntimeStubs(stubs)
         return stubs.map(\.id)
     }
 
     /// The journal entries a request matcher (the `request` object of a stub, as JSON) matches.
-    public func journalEntries(matching json: [UInt8], label: String = "request body") throws(StubProblems) -> [JournalEntry] {
+    package func journalEntries(matching json: [UInt8], label: String = "request body") throws(StubProblems) -> [JournalEntry] {
         let node: JSONNode
         do {
             node = json.isEmpty ? .object([]) : try JSONParser.parse(json, rejectDuplicateKeys: true)

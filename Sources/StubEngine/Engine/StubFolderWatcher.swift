@@ -6,7 +6,7 @@ import SystemSupport
 /// Polling works the same on Linux and macOS (inotify and kqueue differ, and kqueue needs a
 /// descriptor per file). The fingerprint is the loader's (`FolderWalk`, `lstat`-based: 1,000 files
 /// in about a millisecond), so the watcher sees exactly the files the loader reads.
-public final class StubFolderWatcher: @unchecked Sendable {
+package final class StubFolderWatcher: @unchecked Sendable {
     private let fingerprint: @Sendable () -> [String: String]
     private let interval: TimeInterval
     private let onChange: @Sendable () -> Void
@@ -14,7 +14,7 @@ public final class StubFolderWatcher: @unchecked Sendable {
     private let started = Locked(false)
 
     /// `onChange` runs on the watcher's thread after each detected change.
-    public init(loader: StubLoader, interval: TimeInterval = 0.25,
+    package init(loader: StubLoader, interval: TimeInterval = 0.25,
                 fingerprint: (@Sendable () -> [String: String])? = nil,
                 onChange: @escaping @Sendable () -> Void) {
         self.fingerprint = fingerprint ?? { loader.fingerprint() }
@@ -23,7 +23,7 @@ public final class StubFolderWatcher: @unchecked Sendable {
     }
 
     /// Starts the polling thread; a second call does nothing (it once started a second thread).
-    public func start() {
+    package func start() {
         guard started.withLock({ wasStarted in
             defer { wasStarted = true }
             return !wasStarted
@@ -46,5 +46,5 @@ public final class StubFolderWatcher: @unchecked Sendable {
         thread.start()
     }
 
-    public func stop() { stopped.value = true }
+    package func stop() { stopped.value = true }
 }

@@ -1,26 +1,26 @@
 import Foundation
 
 /// Where a value starts in its source text, 1-based, for error messages users can jump to.
-public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public init(line: Int, column: Int) { self.line = line; self.column = column }
-    public var description: String { "\(line):\(column)" }
+package struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
+    package init(line: Int, column: Int) { self.line = line; self.column = column }
+    package var description: String { "\(line):\(column)" }
 }
 
 /// A JSON number kept as written (so a stub's `1.50` is served as `1.50`) and as a value
 /// (so matching compares `1` and `1.0` as equal).
-public struct JSONNumber: Sendable, Equatable {
-    public let text: String
-    public let value: Double
-    public init(text: String, value: Double) { self.text = text; self.value = value }
+package struct JSONNumber: Sendable, Equatable {
+    package let text: String
+    package let value: Double
+    package init(text: String, value: Double) { self.text = text; self.value = value }
 }
 
 /// A parsed JSON value with object members in source order and the position of every value.
 /// Stub files need the order (first match wins in file order) and positions (errors name a
 /// line and column); request bodies use the same type so matching is one code path.
-public struct JSONNode: Sendable {
-    public indirect enum Value: Sendable {
+package struct JSONNode: Sendable {
+    package indirect enum Value: Sendable {
         case null
         case bool(Bool)
         case number(JSONNumber)
@@ -29,30 +29,30 @@ public struct JSONNode: Sendable {
         case object([Member])
     }
 
-    public struct Member: Sendable {
-        public let key: String
-        public let keyPosition: SourcePosition
-        public let value: JSONNode
+    package struct Member: Sendable {
+        package let key: String
+        package let keyPosition: SourcePosition
+        package let value: JSONNode
     }
 
-    public let value: Value
-    public let position: SourcePosition
+    package let value: Value
+    package let position: SourcePosition
 
-    public init(_ value: Value, at position: SourcePosition = SourcePosition(line: 0, column: 0)) {
+    package init(_ value: Value, at position: SourcePosition = SourcePosition(line: 0, column: 0)) {
         self.value = value
         self.position = position
     }
 
-    public var members: [Member]? { if case .object(let m) = value { m } else { nil } }
-    public var elements: [JSONNode]? { if case .array(let e) = value { e } else { nil } }
-    public var string: String? { if case .string(let s) = value { s } else { nil } }
-    public var number: JSONNumber? { if case .number(let n) = value { n } else { nil } }
-    public var bool: Bool? { if case .bool(let b) = value { b } else { nil } }
+    package var members: [Member]? { if case .object(let m) = value { m } else { nil } }
+    package var elements: [JSONNode]? { if case .array(let e) = value { e } else { nil } }
+    package var string: String? { if case .string(let s) = value { s } else { nil } }
+    package var number: JSONNumber? { if case .number(let n) = value { n } else { nil } }
+    package var bool: Bool? { if case .bool(let b) = value { b } else { nil } }
 
-    public subscript(key: String) -> JSONNode? { members?.first { $0.key == key }?.value }
+    package subscript(key: String) -> JSONNode? { members?.first { $0.key == key }?.value }
 
     /// "an object", "a string", ...: for messages that say what was found.
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch value {
         case .null: "null"
         case .bool(let b): b ? "true" : "false"
@@ -64,7 +64,7 @@ public struct JSONNode: Sendable {
     }
 
     /// RFC 6901 JSON pointer lookup (`/user/name`, `/items/0`).
-    public func resolve(pointer: String) -> JSONNode? {
+    package func resolve(pointer: String) -> JSONNode? {
         if pointer.isEmpty { return self }
         guard pointer.hasPrefix("/") else { return nil }
         var node = self
@@ -87,7 +87,7 @@ public struct JSONNode: Sendable {
 
 extension JSONNode {
     /// Exact equality: numbers by value, object key order ignored, positions ignored.
-    public func equals(_ other: JSONNode) -> Bool {
+    package func equals(_ other: JSONNode) -> Bool {
         switch (value, other.value) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
@@ -104,7 +104,7 @@ extension JSONNode {
 
     /// The `json` body matcher: every key of `pattern` present in self with a matching value,
     /// recursively for objects; arrays and scalars must be equal.
-    public func contains(_ pattern: JSONNode) -> Bool {
+    package func contains(_ pattern: JSONNode) -> Bool {
         switch (value, pattern.value) {
         case let (.object(actual), .object(expected)):
             return expected.allSatisfy { want in

@@ -1,16 +1,16 @@
 import Foundation
 
 /// A JSON syntax error at a line and column, worded for the person who wrote the file.
-public struct JSONSyntaxError: Error, Sendable, Equatable {
-    public let position: SourcePosition
-    public let message: String
+package struct JSONSyntaxError: Error, Sendable, Equatable {
+    package let position: SourcePosition
+    package let message: String
 }
 
 /// A strict RFC 8259 parser over bytes that records where every value starts.
 /// Foundation's parser reports neither lines nor key order, and both matter for stub files.
-public struct JSONParser {
+package struct JSONParser {
     /// Deeper nesting is refused so a hostile request body cannot exhaust the stack.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// What one parse may cost. Stub files are the user's own and only bounded in depth; request
     /// bodies come from outside and are parsed for matching, templates and near-miss reports,
@@ -35,7 +35,7 @@ public struct JSONParser {
     /// When set, a repeated key in one object is an error (stub files); request bodies allow it.
     private let rejectDuplicateKeys: Bool
 
-    public static func parse(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false) throws(JSONSyntaxError) -> JSONNode {
         try parse(bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: .files)
     }
 
@@ -48,7 +48,7 @@ public struct JSONParser {
         return try parser.parseDocument()
     }
 
-    public static func parse(_ text: String, rejectDuplicateKeys: Bool = false) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ text: String, rejectDuplicateKeys: Bool = false) throws(JSONSyntaxError) -> JSONNode {
         try parse(Array(text.utf8), rejectDuplicateKeys: rejectDuplicateKeys)
     }
 

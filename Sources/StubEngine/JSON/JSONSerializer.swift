@@ -1,17 +1,17 @@
 /// Compact JSON text from a node: member order kept, numbers as written. Used once per stub at
 /// load (static bodies are never re-encoded per request) and for near-miss reports.
-public enum JSONSerializer {
-    public static func bytes(_ node: JSONNode) -> [UInt8] {
+package enum JSONSerializer {
+    package static func bytes(_ node: JSONNode) -> [UInt8] {
         var out: [UInt8] = []
         write(node, into: &out)
         return out
     }
 
-    public static func string(_ node: JSONNode) -> String {
+    package static func string(_ node: JSONNode) -> String {
         String(decoding: bytes(node), as: UTF8.self)
     }
 
-    public static func write(_ node: JSONNode, into out: inout [UInt8]) {
+    package static func write(_ node: JSONNode, into out: inout [UInt8]) {
         switch node.value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
@@ -36,7 +36,7 @@ public enum JSONSerializer {
         }
     }
 
-    public static func writeString(_ s: String, into out: inout [UInt8]) {
+    package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {
@@ -55,7 +55,7 @@ public enum JSONSerializer {
     }
 
     /// A JSON string literal for `s` (quotes included).
-    public static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out: [UInt8] = []
         writeString(s, into: &out)
         return String(decoding: out, as: UTF8.self)

@@ -3,29 +3,29 @@ import SystemSupport
 
 /// The outcome of loading a stub folder: the stubs and every problem found.
 /// A folder with any error must not be served (see `isServable`).
-public struct StubLoadResult: Sendable {
-    public let stubs: [Stub]
-    public let problems: [StubProblem]
-    public let fileCount: Int
+package struct StubLoadResult: Sendable {
+    package let stubs: [Stub]
+    package let problems: [StubProblem]
+    package let fileCount: Int
 
-    public var errors: [StubProblem] { problems.filter { $0.severity == .error } }
-    public var warnings: [StubProblem] { problems.filter { $0.severity == .warning } }
-    public var isServable: Bool { !problems.contains { $0.severity == .error } }
+    package var errors: [StubProblem] { problems.filter { $0.severity == .error } }
+    package var warnings: [StubProblem] { problems.filter { $0.severity == .warning } }
+    package var isServable: Bool { !problems.contains { $0.severity == .error } }
 }
 
 /// Loads every `*.json` below a folder, recursively, in sorted path order; files inside a
 /// folder named `__files` are bodies, not stubs. Hidden files (editor swap files) are skipped.
-public struct StubLoader: Sendable {
-    public let directory: URL
+package struct StubLoader: Sendable {
+    package let directory: URL
     /// How the folder is named in messages: as the user typed it.
-    public let displayName: String
+    package let displayName: String
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.displayName = directory
         self.directory = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
     }
 
-    public func load() -> StubLoadResult {
+    package func load() -> StubLoadResult {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
             return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
@@ -67,7 +67,7 @@ public struct StubLoader: Sendable {
     /// The stub files' paths relative to the folder, sorted. The walk is `FolderWalk`'s, the
     /// same the reload watcher fingerprints: links to folders are followed, each real folder
     /// once, so a link loop (`x -> .`) neither hangs the loader nor loads a file twice.
-    public func stubFiles() -> [String] {
+    package func stubFiles() -> [String] {
         FolderWalk.entries(directory.path, skipDirectory: { _, name in name == "__files" })
             .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !Self.isInBodyFolder($0.path) }
             .map(\.path)
@@ -85,7 +85,7 @@ public struct StubLoader: Sendable {
 
     /// A cheap summary of the folder (every file's path, size and modification time, body files
     /// included) that changes whenever a reload could change what is served.
-    public func fingerprint() -> [String: String] {
+    package func fingerprint() -> [String: String] {
         FolderWalk.fingerprint(directory.path)
     }
 }

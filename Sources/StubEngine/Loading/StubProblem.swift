@@ -1,17 +1,17 @@
 /// One thing wrong (or worth a warning) in a stub folder: which file, where in it, what.
-public struct StubProblem: Sendable, Equatable, CustomStringConvertible {
-    public enum Severity: String, Sendable { case error, warning }
+package struct StubProblem: Sendable, Equatable, CustomStringConvertible {
+    package enum Severity: String, Sendable { case error, warning }
 
-    public let severity: Severity
+    package let severity: Severity
     /// The file as the user would type it (relative to the working directory when possible).
-    public let file: String
+    package let file: String
     /// Line and column, when known (always for syntax errors, usually for the rest).
-    public let position: SourcePosition?
+    package let position: SourcePosition?
     /// `$.stubs[2].response.status`, for errors in well-formed JSON.
-    public let jsonPath: String?
-    public let message: String
+    package let jsonPath: String?
+    package let message: String
 
-    public init(_ severity: Severity, file: String, position: SourcePosition? = nil, jsonPath: String? = nil, message: String) {
+    package init(_ severity: Severity, file: String, position: SourcePosition? = nil, jsonPath: String? = nil, message: String) {
         self.severity = severity
         self.file = file
         self.position = position
@@ -21,7 +21,7 @@ public struct StubProblem: Sendable, Equatable, CustomStringConvertible {
 
     /// `stubs/login.json:12:5: error: $.response.status: expected ...`: the compiler format,
     /// so editors and terminals make it clickable.
-    public var description: String {
+    package var description: String {
         var s = file
         if let position { s += ":\(position.line):\(position.column)" }
         s += ": \(severity.rawValue): "

@@ -2,17 +2,17 @@ import HTTP1
 
 /// Why no stub answered a request: the closest stubs and, for each, what differed.
 /// Clearer than a diff of whole requests: one line per failed condition, expected against actual.
-public struct NearMissReport: Sendable {
-    public struct Candidate: Sendable {
-        public let name: String
-        public let source: String
-        public let mismatches: [Mismatch]
+package struct NearMissReport: Sendable {
+    package struct Candidate: Sendable {
+        package let name: String
+        package let source: String
+        package let mismatches: [Mismatch]
     }
 
-    public let method: String
-    public let target: String
-    public let candidates: [Candidate]
-    public let stubCount: Int
+    package let method: String
+    package let target: String
+    package let candidates: [Candidate]
+    package let stubCount: Int
 
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
     static func build(for facts: RequestFacts, in catalog: StubCatalog, scenarioStates: [String: String] = [:],
@@ -81,7 +81,7 @@ public struct NearMissReport: Sendable {
     }
 
     /// For the console and for clients that do not accept JSON.
-    public var text: String {
+    package var text: String {
         var lines = ["No stub matched \(method) \(target)"]
         if candidates.isEmpty {
             lines.append(stubCount == 0 ? "There are no stubs loaded." : "No stub came close.")
@@ -99,7 +99,7 @@ public struct NearMissReport: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public var json: String {
+    package var json: String {
         var out = "{\"error\":\"no stub matched\",\"request\":{\"method\":\(JSONSerializer.quoted(method)),\"target\":\(JSONSerializer.quoted(target))},\"closest\":["
         out += candidates.map { c in
             "{\"name\":\(JSONSerializer.quoted(c.name)),\"source\":\(JSONSerializer.quoted(c.source)),\"mismatches\":["

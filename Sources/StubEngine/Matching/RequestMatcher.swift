@@ -1,11 +1,11 @@
 import HTTP1
 
 /// One condition a stub sets that a request did not meet, for near-miss reports.
-public struct Mismatch: Sendable, Equatable {
+package struct Mismatch: Sendable, Equatable {
     /// `method`, `path`, `query.lang`, `header.Content-Type`, `body`, ...
-    public let condition: String
-    public let expected: String
-    public let actual: String
+    package let condition: String
+    package let expected: String
+    package let actual: String
 }
 
 /// Decides whether a stub's conditions hold for a request.

@@ -5,13 +5,13 @@
 /// whose path starts with a literal segment by that segment; only the rest (no path, a regex, a
 /// leading `{name}`) are checked for every request. Each bucket is kept in selection order, so
 /// the first match in a bucket is that bucket's best.
-public struct StubCatalog: Sendable {
-    public private(set) var stubs: [Stub]
+package struct StubCatalog: Sendable {
+    package private(set) var stubs: [Stub]
     private var exact: [String: [Int]]
     private var byLeadingSegment: [String: [Int]]
     private var unindexed: [Int]
 
-    public init(_ stubs: [Stub]) {
+    package init(_ stubs: [Stub]) {
         self.stubs = stubs
         statefulCount = stubs.filter(\.isStateful).count
         var exact: [String: [Int]] = [:]
@@ -33,7 +33,7 @@ public struct StubCatalog: Sendable {
         self.unindexed = unindexed.sorted(by: byRank)
     }
 
-    public static let empty = StubCatalog([])
+    package static let empty = StubCatalog([])
 
     /// Adds one stub without rebuilding: its index goes into its bucket at its rank (after any
     /// equal rank, so earlier additions keep winning ties). Adding 10,000 runtime stubs one
@@ -60,7 +60,7 @@ public struct StubCatalog: Sendable {
     }
 
     /// Whether any stub has a sequence or a scenario: then matching needs the engine's state.
-    public var isStateful: Bool { statefulCount > 0 }
+    package var isStateful: Bool { statefulCount > 0 }
     private var statefulCount: Int
 
     /// Indices of the stubs most likely to be near misses first (the request path's bucket, its
@@ -81,7 +81,7 @@ public struct StubCatalog: Sendable {
         return order
     }
 
-    public var count: Int { stubs.count }
+    package var count: Int { stubs.count }
 
     /// The stub that answers, with its path captures, or nil.
     /// `eligible` filters on state the catalog does not hold (scenario states).

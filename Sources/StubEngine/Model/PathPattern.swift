@@ -1,8 +1,8 @@
 /// The `path` or `pathPattern` condition, compiled at load: an all-literal path is one string
 /// comparison; other paths are split into segments, so matching is a walk over the request's
 /// segments with no parsing and no regex for the common forms.
-public struct PathPattern: Sendable {
-    public enum Segment: Sendable, Equatable {
+package struct PathPattern: Sendable {
+    package enum Segment: Sendable, Equatable {
         case literal(String)
         /// `{name}`: one segment, captured for templates.
         case parameter(String)
@@ -20,24 +20,24 @@ public struct PathPattern: Sendable {
 
     let kind: Kind
     /// As written in the stub.
-    public let source: String
+    package let source: String
     /// How specific the pattern is, for choosing among several matches: a literal path beats
     /// `{name}`, which beats `*`, which beats `**`, which beats a regular expression.
-    public let specificityClass: Int
-    public let literalSegmentCount: Int
+    package let specificityClass: Int
+    package let literalSegmentCount: Int
     /// The `{name}`s, for checking template variables at load.
-    public let parameterNames: Set<String>
+    package let parameterNames: Set<String>
     /// The first segment when it is literal and the path is not: the key of the prefix index.
-    public let leadingLiteral: String?
+    package let leadingLiteral: String?
     /// The segments as written (literal paths too; empty for a regex), for the near-miss report's
     /// cheap first pass over a large catalog.
     let segmentList: [Segment]
 
-    public static func segments(source: String, _ segments: [Segment]) -> PathPattern {
+    package static func segments(source: String, _ segments: [Segment]) -> PathPattern {
         PathPattern(source: source, segments: segments)
     }
 
-    public static func regex(_ regex: CompiledRegex) -> PathPattern {
+    package static func regex(_ regex: CompiledRegex) -> PathPattern {
         PathPattern(regex: regex)
     }
 
@@ -69,9 +69,9 @@ public struct PathPattern: Sendable {
     }
 
     /// The whole decoded path when every segment is literal: the key of the exact-path index.
-    public var literalPath: String? { if case .literal(let path) = kind { path } else { nil } }
+    package var literalPath: String? { if case .literal(let path) = kind { path } else { nil } }
 
-    public var isRegex: Bool { if case .regex = kind { true } else { false } }
+    package var isRegex: Bool { if case .regex = kind { true } else { false } }
 
     /// Matches a decoded request path; returns the `{name}` captures, or nil when it fails.
     /// `segments` is only evaluated for segment patterns.
@@ -121,7 +121,7 @@ public struct PathPattern: Sendable {
 
     /// A decoded path split into segments after the leading slash. "/" is one empty segment,
     /// so a trailing slash stays significant ("/a/" is ["a", ""]).
-    public static func split(_ path: String) -> [Substring] {
+    package static func split(_ path: String) -> [Substring] {
         guard path.hasPrefix("/") else { return [Substring(path)] }
         return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
     }

@@ -1,11 +1,11 @@
 import HTTP1
 
 /// Where a stub came from: a file (and its index there) or the admin API.
-public enum StubSource: Sendable, Equatable, CustomStringConvertible {
+package enum StubSource: Sendable, Equatable, CustomStringConvertible {
     case file(path: String, index: Int)
     case runtime(id: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .file(let path, let index): "\(path)#\(index)"
         case .runtime(let id): "runtime:\(id)"
@@ -14,23 +14,23 @@ public enum StubSource: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One stub, validated and compiled: everything the request path needs is precomputed.
-public struct Stub: Sendable {
-    public let name: String
-    public let source: StubSource
+package struct Stub: Sendable {
+    package let name: String
+    package let source: StubSource
     /// 1 is highest; default 5.
-    public let priority: Int
-    public let request: RequestPattern
+    package let priority: Int
+    package let request: RequestPattern
     /// One response, or a sequence (`responses`): successive matches get the next one.
-    public let responses: [StubResponse]
-    public let afterLast: SequenceEnd
+    package let responses: [StubResponse]
+    package let afterLast: SequenceEnd
     /// Matches only while the named scenario is in a state; may move it on.
-    public let scenario: ScenarioRule?
+    package let scenario: ScenarioRule?
     /// Position in load order (file order, then index in file); the last tie-breaker.
-    public let order: Int
+    package let order: Int
     /// The stub as written (JSON), for the admin API's listing.
-    public let definition: JSONNode?
+    package let definition: JSONNode?
 
-    public init(name: String, source: StubSource, priority: Int, request: RequestPattern,
+    package init(name: String, source: StubSource, priority: Int, request: RequestPattern,
                 responses: [StubResponse], afterLast: SequenceEnd = .repeatLast, scenario: ScenarioRule? = nil,
                 order: Int, definition: JSONNode? = nil) {
         precondition(!responses.isEmpty, "a stub has at least one response")
@@ -53,33 +53,33 @@ public struct Stub: Sendable {
     }
 
     /// Ranks stubs that all match: lower sorts first and wins. Computed once, compared often.
-    public let rank: StubRank
+    package let rank: StubRank
 
     /// The first (or only) response.
-    public var response: StubResponse { responses[0] }
+    package var response: StubResponse { responses[0] }
 
     /// A stable id: `file:PATH#INDEX` for file stubs, the assigned id for runtime stubs.
     /// Stored: the journal records it for every request.
-    public let id: String
+    package let id: String
 
     /// Whether answering changes engine state (a sequence position or a scenario).
-    public var isStateful: Bool { responses.count > 1 || scenario != nil }
+    package var isStateful: Bool { responses.count > 1 || scenario != nil }
 }
 
 /// What a sequence does after its last response.
-public enum SequenceEnd: String, Sendable {
+package enum SequenceEnd: String, Sendable {
     case repeatLast
     case cycle
 }
 
 /// `"scenario": {"name": "checkout", "when": "Started", "then": "paid"}`.
-public struct ScenarioRule: Sendable, Equatable {
-    public static let initialState = "Started"
-    public let name: String
-    public let when: String
-    public let then: String?
+package struct ScenarioRule: Sendable, Equatable {
+    package static let initialState = "Started"
+    package let name: String
+    package let when: String
+    package let then: String?
 
-    public init(name: String, when: String, then: String?) {
+    package init(name: String, when: String, then: String?) {
         self.name = name
         self.when = when
         self.then = then
@@ -92,7 +92,7 @@ extension StubSource {
 
 /// The selection order from the contract as one comparable value: priority, then the more
 /// specific path, then more conditions, then runtime stubs before file stubs, then load order.
-public struct StubRank: Sendable, Comparable {
+package struct StubRank: Sendable, Comparable {
     let priority: Int
     let pathClass: Int
     let literalSegments: Int
@@ -100,7 +100,7 @@ public struct StubRank: Sendable, Comparable {
     let isRuntime: Bool
     let order: Int
 
-    public static func < (a: StubRank, b: StubRank) -> Bool {
+    package static func < (a: StubRank, b: StubRank) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }
         if a.pathClass != b.pathClass { return a.pathClass > b.pathClass }
         if a.literalSegments != b.literalSegments { return a.literalSegments > b.literalSegments }
@@ -111,16 +111,16 @@ public struct StubRank: Sendable, Comparable {
 }
 
 /// The request conditions of a stub. Absent keys are nil: they match everything.
-public struct RequestPattern: Sendable {
+package struct RequestPattern: Sendable {
     /// nil is ANY.
-    public let methods: [String]?
-    public let path: PathPattern?
-    public let host: ValueMatcher?
-    public let query: [(name: String, matcher: ValueMatcher)]
-    public let headers: [(name: String, matcher: ValueMatcher)]
-    public let body: BodyMatcher?
+    package let methods: [String]?
+    package let path: PathPattern?
+    package let host: ValueMatcher?
+    package let query: [(name: String, matcher: ValueMatcher)]
+    package let headers: [(name: String, matcher: ValueMatcher)]
+    package let body: BodyMatcher?
 
-    public init(methods: [String]? = nil, path: PathPattern? = nil, host: ValueMatcher? = nil,
+    package init(methods: [String]? = nil, path: PathPattern? = nil, host: ValueMatcher? = nil,
                 query: [(name: String, matcher: ValueMatcher)] = [],
                 headers: [(name: String, matcher: ValueMatcher)] = [], body: BodyMatcher? = nil) {
         self.methods = methods
@@ -131,20 +131,20 @@ public struct RequestPattern: Sendable {
         self.body = body
     }
 
-    public var conditionCount: Int {
+    package var conditionCount: Int {
         (methods == nil ? 0 : 1) + (path == nil ? 0 : 1) + (host == nil ? 0 : 1)
             + query.count + headers.count + (body == nil ? 0 : 1)
     }
 }
 
 /// A condition on the request body.
-public enum BodyMatcher: Sendable {
+package enum BodyMatcher: Sendable {
     case json(JSONNode)
     case jsonEquals(JSONNode)
     case text(ValueMatcher)
     case form([(name: String, matcher: ValueMatcher)])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .json(let node): "JSON containing \(JSONSerializer.string(node))"
         case .jsonEquals(let node): "JSON equal to \(JSONSerializer.string(node))"

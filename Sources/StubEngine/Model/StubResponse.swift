@@ -2,11 +2,11 @@ import HTTP1
 
 /// What a stub answers, compiled at load: the head and body are serialised once into a
 /// `PreparedResponse`, so serving a static stub copies bytes and nothing more.
-public struct StubResponse: Sendable {
-    public let prepared: PreparedResponse
-    public let delay: Delay?
-    public let fault: Fault?
-    public let dribble: Dribble?
+package struct StubResponse: Sendable {
+    package let prepared: PreparedResponse
+    package let delay: Delay?
+    package let fault: Fault?
+    package let dribble: Dribble?
     /// Set when the stub opted in with `"template": true` and uses `{{...}}`.
     let template: ResponseTemplate?
 
@@ -19,9 +19,9 @@ public struct StubResponse: Sendable {
         self.template = template
     }
 
-    public var isTemplated: Bool { template != nil }
+    package var isTemplated: Bool { template != nil }
 
-    public var status: Int { prepared.status }
+    package var status: Int { prepared.status }
 
     /// The response for one request: the delay is drawn per request when it is a range.
     func makeResponse(_ context: @autoclosure () -> TemplateContext) -> OutgoingResponse {
@@ -41,7 +41,7 @@ public struct StubResponse: Sendable {
     }
 }
 
-public enum Delay: Sendable, Equatable {
+package enum Delay: Sendable, Equatable {
     case fixed(Int)
     case uniform(min: Int, max: Int)
 
@@ -53,7 +53,7 @@ public enum Delay: Sendable, Equatable {
     }
 }
 
-public enum Fault: String, Sendable, CaseIterable {
+package enum Fault: String, Sendable, CaseIterable {
     case reset, empty, garbage, hang
 
     /// Bytes that are not HTTP: what a misbehaving proxy or a crashed backend might send.
@@ -66,7 +66,7 @@ public enum Fault: String, Sendable, CaseIterable {
     }
 }
 
-public struct Dribble: Sendable, Equatable {
-    public let chunks: Int
-    public let durationMilliseconds: Int
+package struct Dribble: Sendable, Equatable {
+    package let chunks: Int
+    package let durationMilliseconds: Int
 }

@@ -1,6 +1,6 @@
 /// A condition on one string (a header, a query parameter, the host, a form field).
-public struct ValueMatcher: Sendable {
-    public enum Kind: Sendable {
+package struct ValueMatcher: Sendable {
+    package enum Kind: Sendable {
         case equals(String)
         case contains(String)
         case matches(CompiledRegex)
@@ -8,10 +8,10 @@ public struct ValueMatcher: Sendable {
         case absent
     }
 
-    public let kind: Kind
-    public let caseInsensitive: Bool
+    package let kind: Kind
+    package let caseInsensitive: Bool
 
-    public init(_ kind: Kind, caseInsensitive: Bool = false) {
+    package init(_ kind: Kind, caseInsensitive: Bool = false) {
         self.kind = kind
         self.caseInsensitive = caseInsensitive
         switch kind {
@@ -26,7 +26,7 @@ public struct ValueMatcher: Sendable {
 
     /// Whether the values a request carries for this name satisfy the matcher.
     /// A repeated name matches when any value does; `absent` holds only when there is none.
-    public func matches(_ values: [String]) -> Bool {
+    package func matches(_ values: [String]) -> Bool {
         switch kind {
         case .present: return !values.isEmpty
         case .absent: return values.isEmpty
@@ -34,7 +34,7 @@ public struct ValueMatcher: Sendable {
         }
     }
 
-    public func matches(_ value: String) -> Bool {
+    package func matches(_ value: String) -> Bool {
         switch kind {
         case .equals:
             return caseInsensitive ? value.lowercased() == foldedOperand : value == foldedOperand
@@ -51,7 +51,7 @@ public struct ValueMatcher: Sendable {
     }
 
     /// How the expectation reads in a near-miss report.
-    public var description: String {
+    package var description: String {
         let suffix = caseInsensitive ? " (ignoring case)" : ""
         switch kind {
         case .equals(let s): return "\"\(s)\"\(suffix)"

@@ -2,12 +2,12 @@ import Foundation
 
 /// A regular expression compiled once at load, matched against whole values.
 /// NSRegularExpression is immutable and documented thread-safe, hence the unchecked Sendable.
-public final class CompiledRegex: @unchecked Sendable {
-    public let pattern: String
+package final class CompiledRegex: @unchecked Sendable {
+    package let pattern: String
     private let regex: NSRegularExpression
 
     /// Throws the compiler's message when the pattern is invalid.
-    public init(_ pattern: String, caseInsensitive: Bool = false) throws {
+    package init(_ pattern: String, caseInsensitive: Bool = false) throws {
         self.pattern = pattern
         var options: NSRegularExpression.Options = []
         if caseInsensitive { options.insert(.caseInsensitive) }
@@ -15,7 +15,7 @@ public final class CompiledRegex: @unchecked Sendable {
         regex = try NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: options)
     }
 
-    public func matchesWhole(_ value: String) -> Bool {
+    package func matchesWhole(_ value: String) -> Bool {
         regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import HTTP1
+import StubEngine
+
+/// One request the stubs received, from the journal: what the app sent and what answered it.
+public struct RecordedRequest: Sendable {
+    /// Increasing in arrival order; unique per `Stubs`.
+    public let id: Int
+    public let receivedAt: Date
+    public let method: String
+    /// The decoded path, without the query.
+    public let path: String
+    /// The target as sent (path and query, percent-encoding kept).
+    public let target: String
+    /// Query parameters in order, decoded (`+` stays `+`).
+    public let query: [(name: String, value: String)]
+    /// Header fields in order, names as sent; repeats kept.
+    public let headers: [(name: String, value: String)]
+    /// The body (the first 64 KiB of a larger one; see `bodySize`).
+    public let body: Data
+    /// The body's real size, when the journal kept only its start.
+    public let bodySize: Int
+    /// The name of the stub that answered; nil when none did (see `nearMiss`).
+    public let stubName: String?
+    /// The status sent, or nil for a fault that sent none (`reset`, `empty`, `hang`).
+    public let status: Int?
+    /// How long the answer took, its delay included.
+    public let duration: Duration
+    /// For a request no stub matched: the closest stubs and what differed, as the 404 said it.
+    public let nearMiss: String?
+
+    init(_ entry: JournalEntry) {
+        id = entry.id
+        receivedAt = Date(timeIntervalSince1970: Double(entry.receivedAtMilliseconds) / 1000)
+        method = entry.method
+        path = entry.path
+        target = entry.target
+        query = entry.queryItems.map { ($0.name, $0.value) }
+        headers = entry.headers.fields.map { ($0.name, $0.value) }
+        body = Data(entry.body)
+        bodySize = entry.bodySize
+        stubName = entry.stubName
+        status = entry.status
+        duration = .microseconds(Int64((entry.durationMilliseconds * 1000).rounded()))
+        nearMiss = entry.nearMiss?.text
+    }
+
+    /// The URL the client asked for, as the server saw it (its Host and target).
+    public var url: URL? { URL(string: "http://" + (header("Host") ?? "localhost") + target) }
+
+    /// Whether a stub answered.
+    public var matched: Bool { stubName != nil }
+
+    /// The first value of a header (any case).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The first value of a query parameter.
+    public func query(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// The body as UTF-8 text; nil when it is not UTF-8.
+    public var bodyText: String? { String(data: body, encoding: .utf8) }
+
+    /// The body decoded from JSON.
+    public func json<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONDecoder().decode(T.self, from: body)
+    }
+}
