@@ -42,6 +42,8 @@ let package = Package(
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
+        // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
+        .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

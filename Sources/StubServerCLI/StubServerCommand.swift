@@ -3,8 +3,8 @@ import StubEngine
 
 /// The `stubserver` program: finds the command, parses its arguments, runs it. Returns the exit
 /// status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
-public enum StubServerCommand {
-    public static func main(_ arguments: [String]) -> Int32 {
+package enum StubServerCommand {
+    package static func main(_ arguments: [String]) -> Int32 {
         let console = Console()
         let arguments = Array(arguments.dropFirst())
         switch arguments.first {
@@ -79,6 +79,6 @@ public enum StubServerCommand {
     }
 }
 
-public enum StubServerVersion {
-    public static let current = "0.2.0"
+package enum StubServerVersion {
+    package static let current = "0.2.0"
 }

@@ -20,7 +20,7 @@ struct Option: Sendable, Equatable {
 }
 
 /// A usage mistake: one line, a hint, exit status 2.
-public struct UsageError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct UsageError: Error, Equatable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,132 @@
+/// StubKit: stubserver inside Swift test suites.
+///
+/// `Stubs` holds the stubs a test works with and what the app sent them; `LocalStubServer` serves
+/// them over real sockets on 127.0.0.1 (port 0), `StubURLProtocol` answers a `URLSession` from
+/// them without sockets. Both transports use the same engine as the `stubserver` command: the
+/// same stub format, matching, near-miss reports, templates, sequences, scenarios and journal.
+///
+/// The public API is exactly the list below; `scripts/check-api` fails when the code and the
+/// list differ (`scripts/check-api --update` rewrites it), so nothing becomes public by accident.
+///
+/// <!-- public API: begin -->
+/// - `BodyMatcherDefinition`
+/// - `BodyMatcherDefinition.contains(_:caseInsensitive:)`
+/// - `BodyMatcherDefinition.equals(_:caseInsensitive:)`
+/// - `BodyMatcherDefinition.form(_:)`
+/// - `BodyMatcherDefinition.json(_:)`
+/// - `BodyMatcherDefinition.jsonEquals(_:)`
+/// - `BodyMatcherDefinition.matches(_:caseInsensitive:)`
+/// - `DribbleDefinition`
+/// - `DribbleDefinition.chunks`
+/// - `DribbleDefinition.durationMs`
+/// - `DribbleDefinition.init(chunks:durationMs:)`
+/// - `HeaderValue`
+/// - `HeaderValue.init(stringLiteral:)`
+/// - `HeaderValue.many(_:)`
+/// - `HeaderValue.one(_:)`
+/// - `JSONValue`
+/// - `JSONValue.array(_:)`
+/// - `JSONValue.bool(_:)`
+/// - `JSONValue.init(encoding:)`
+/// - `JSONValue.null`
+/// - `JSONValue.number(_:)`
+/// - `JSONValue.object(_:)`
+/// - `JSONValue.string(_:)`
+/// - `LocalStubServer`
+/// - `LocalStubServer.baseURL`
+/// - `LocalStubServer.init(_:)`
+/// - `LocalStubServer.init(directory:stubs:)`
+/// - `LocalStubServer.port`
+/// - `LocalStubServer.stop()`
+/// - `LocalStubServer.stubs`
+/// - `Matcher`
+/// - `Matcher.absent`
+/// - `Matcher.contains(_:caseInsensitive:)`
+/// - `Matcher.equals(_:caseInsensitive:)`
+/// - `Matcher.init(stringLiteral:)`
+/// - `Matcher.matches(_:caseInsensitive:)`
+/// - `Matcher.present`
+/// - `RecordedRequest`
+/// - `RecordedRequest.body`
+/// - `RecordedRequest.bodySize`
+/// - `RecordedRequest.bodyText`
+/// - `RecordedRequest.duration`
+/// - `RecordedRequest.header(_:)`
+/// - `RecordedRequest.headers`
+/// - `RecordedRequest.id`
+/// - `RecordedRequest.json(_:)`
+/// - `RecordedRequest.matched`
+/// - `RecordedRequest.method`
+/// - `RecordedRequest.nearMiss`
+/// - `RecordedRequest.path`
+/// - `RecordedRequest.query`
+/// - `RecordedRequest.query(_:)`
+/// - `RecordedRequest.receivedAt`
+/// - `RecordedRequest.status`
+/// - `RecordedRequest.stubName`
+/// - `RecordedRequest.target`
+/// - `RecordedRequest.url`
+/// - `RequestDefinition`
+/// - `RequestDefinition.body`
+/// - `RequestDefinition.headers`
+/// - `RequestDefinition.host`
+/// - `RequestDefinition.init(method:path:pathPattern:host:query:headers:body:)`
+/// - `RequestDefinition.method`
+/// - `RequestDefinition.path`
+/// - `RequestDefinition.pathPattern`
+/// - `RequestDefinition.query`
+/// - `ResponseDefinition`
+/// - `ResponseDefinition.body`
+/// - `ResponseDefinition.bodyBase64`
+/// - `ResponseDefinition.bodyFile`
+/// - `ResponseDefinition.delay`
+/// - `ResponseDefinition.dribble`
+/// - `ResponseDefinition.fault`
+/// - `ResponseDefinition.headers`
+/// - `ResponseDefinition.init(status:headers:body:bodyFile:bodyBase64:template:delay:fault:dribble:)`
+/// - `ResponseDefinition.json(_:status:headers:)`
+/// - `ResponseDefinition.status`
+/// - `ResponseDefinition.template`
+/// - `ResponseDefinition.text(_:status:headers:)`
+/// - `ScenarioDefinition`
+/// - `ScenarioDefinition.init(name:when:then:)`
+/// - `ScenarioDefinition.name`
+/// - `ScenarioDefinition.then`
+/// - `ScenarioDefinition.when`
+/// - `StubDefinition`
+/// - `StubDefinition.after`
+/// - `StubDefinition.init(name:priority:request:response:responses:after:scenario:)`
+/// - `StubDefinition.name`
+/// - `StubDefinition.priority`
+/// - `StubDefinition.request`
+/// - `StubDefinition.response`
+/// - `StubDefinition.responses`
+/// - `StubDefinition.scenario`
+/// - `StubError`
+/// - `StubError.description`
+/// - `StubError.errorDescription`
+/// - `StubError.messages`
+/// - `StubURLProtocol`
+/// - `StubURLProtocol.Transport`
+/// - `StubURLProtocol.Transport.baseURL`
+/// - `StubURLProtocol.Transport.configuration`
+/// - `StubURLProtocol.Transport.stubs`
+/// - `StubURLProtocol.canInit(with:)`
+/// - `StubURLProtocol.canonicalRequest(for:)`
+/// - `StubURLProtocol.register(_:)`
+/// - `StubURLProtocol.startLoading()`
+/// - `StubURLProtocol.stopLoading()`
+/// - `StubURLProtocol.unregister(_:)`
+/// - `Stubs`
+/// - `Stubs.add(_:)`
+/// - `Stubs.count(matching:)`
+/// - `Stubs.init(directory:_:journalCapacity:)`
+/// - `Stubs.remove(_:)`
+/// - `Stubs.requests`
+/// - `Stubs.requests(matching:)`
+/// - `Stubs.reset()`
+/// - `Stubs.scenarios`
+/// - `Stubs.setScenario(_:to:)`
+/// - `Stubs.unmatched`
+/// <!-- public API: end -->
+enum StubKit {}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// docs/architecture.md is the rule book: each module imports only what its row of the table
+/// allows, libc only where the doc says, and no source file grows past 400 lines.
+@Suite struct ArchitectureTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let libc: Set<String> = ["Glibc", "Musl", "Darwin"]
+
+    /// Module name to the imports its row allows (the backticked names of the last column).
+    static func allowedImports() throws -> [String: Set<String>] {
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        var table: [String: Set<String>] = [:]
+        for line in doc.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4 else { continue }
+            let module = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            table[module] = Set(backticked(cells[cells.count - 2]))
+        }
+        return table
+    }
+
+    static func backticked(_ text: String) -> [String] {
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    static func sources(of module: String) -> [URL] {
+        let folder = root.appendingPathComponent("Sources/\(module)")
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        return files.filter { $0.pathExtension == "swift" }
+    }
+
+    static func imports(in file: URL) throws -> [String] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+            guard words.first == "import", words.count >= 2 else { return nil }
+            return String(words[1])
+        }
+    }
+
+    @Test func everyModuleImportsOnlyWhatTheDocAllows() throws {
+        let allowed = try Self.allowedImports()
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path)
+        #expect(Set(modules) == Set(allowed.keys), "docs/architecture.md has a row for every module and no other")
+        for module in modules {
+            let rules = allowed[module] ?? []
+            for file in Self.sources(of: module) {
+                let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
+                for name in try Self.imports(in: file) {
+                    let inPlatformFolder = relative.hasPrefix("Sources/HTTPServer/Platform/")
+                    let ok = rules.contains(name) || (Self.libc.contains(name) && inPlatformFolder)
+                    #expect(ok, "\(relative) imports \(name), which docs/architecture.md does not allow for \(module)")
+                }
+            }
+        }
+    }
+
+    @Test func libcOnlyInThePlatformPlaces() throws {
+        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+            for file in Self.sources(of: module) {
+                let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
+                let libc = try Self.imports(in: file).filter(Self.libc.contains)
+                guard !libc.isEmpty else { continue }
+                #expect(relative.hasPrefix("Sources/SystemSupport/") || relative.hasPrefix("Sources/HTTPServer/Platform/"),
+                        "\(relative) imports \(libc)")
+                #expect(Set(libc) == Self.libc, "\(relative) imports every libc behind #if canImport, not only \(libc)")
+            }
+        }
+    }
+
+    @Test func noSourceFileIsLongerThan400Lines() throws {
+        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+            for file in Self.sources(of: module) {
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count
+                #expect(lines <= 400, "\(file.lastPathComponent) has \(lines) lines")
+            }
+        }
+    }
+}
