@@ -87,14 +87,17 @@ enum ResponseHeadParser {
         throws(ResponseParseError) -> ResponseHead {
         let lengths = try contentLength(headers)
         let codings = try transferCodings(headers)
+        // Rule 2, checked before rule 1 because a 204 is a 2xx too (found by fuzzing): any 2xx
+        // to CONNECT turns the connection into a tunnel after the head (RFC 9110 §9.3.6). The
+        // proxy does not relay tunnels.
+        if request == .connect && (200...299).contains(line.status) {
+            throw .malformed("a 2xx answer to CONNECT (tunnels are not proxied)")
+        }
         let framing: ResponseFraming
         if line.status < 200 || line.status == 204 || line.status == 304 || request == .head {
             // Rule 1: no body, whatever the fields say. A response to HEAD or a 304 describes
             // the representation GET would have returned, so its Content-Length is kept.
             framing = .none
-        } else if request == .connect && line.status < 300 {
-            // Rule 2: the connection becomes a tunnel. The proxy does not relay tunnels.
-            throw .malformed("a 2xx answer to CONNECT (tunnels are not proxied)")
         } else if let codings {
             // Rules 3 and 4: Transfer-Encoding wins over Content-Length; chunked framing only
             // when chunked is the final coding, otherwise the body runs until the close.

@@ -298,3 +298,14 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(verdict("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n")?.kind == .tooLarge)
     }
 }
+
+/// Regressions found by the libFuzzer target (scripts/fuzz response).
+@Suite struct ResponseParserFuzzRegressionTests {
+    /// A 204 is a 2xx: as an answer to CONNECT it opens a tunnel (RFC 9110 §9.3.6) like a 200,
+    /// so it is refused too, not read as a bodiless response.
+    @Test(arguments: [200, 204, 299])
+    func anyTwoHundredToConnectIsRefused(_ status: Int) {
+        let d = ResponseDriver.everyWay("HTTP/1.1 \(status) X\r\nContent-Length: 10\r\n\r\n", methods: ["CONNECT"])
+        #expect(d.failure?.reason.contains("CONNECT") == true, "\(status): \(d.records)")
+    }
+}
