@@ -65,18 +65,19 @@ enum ResponseHeadParser {
 
     /// A line starting with SP or HTAB continues the previous field (obs-fold). A proxy MUST
     /// either refuse the response (502) or replace each obs-fold with SP; we replace, since the
-    /// unfolded value holds no CR or LF and our own framing is what goes downstream. Returns the
-    /// value with the continuation appended after one SP (nothing when it is only whitespace).
-    static func unfold(_ value: String, _ buf: Bytes, _ line: Range<Int>) throws(ResponseParseError) -> String {
+    /// unfolded value holds no CR or LF and our own framing is what goes downstream. Appends the
+    /// continuation to `value` after one SP (nothing when it is only whitespace), in place, so
+    /// thousands of folded lines cost linear time, not a copy of the value each.
+    static func unfold(_ value: inout String, _ buf: Bytes, _ line: Range<Int>) throws(ResponseParseError) {
         var start = line.lowerBound, end = line.upperBound
         for i in line where !ByteClass.fieldValue[Int(buf[i])] {
             throw .malformed(buf[i] == ByteClass.cr ? "bare CR in header value" : "invalid character in header value")
         }
         while start < end, buf[start] == ByteClass.space || buf[start] == ByteClass.tab { start += 1 }
         while end > start, buf[end - 1] == ByteClass.space || buf[end - 1] == ByteClass.tab { end -= 1 }
-        guard start < end else { return value }
-        let more = RequestHeadParser.string(buf, start..<end)
-        return value.isEmpty ? more : value + " " + more
+        guard start < end else { return }
+        if !value.isEmpty { value += " " }
+        value += RequestHeadParser.string(buf, start..<end)
     }
 
     // MARK: the complete head

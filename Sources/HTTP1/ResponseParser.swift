@@ -211,8 +211,10 @@ package struct ResponseParser: Sendable {
         let first = input[line.lowerBound]
         if first == ByteClass.space || first == ByteClass.tab {
             // §2.2: whitespace before the first field MUST be refused or ignored; refused.
-            guard let field = pendingField else { throw .malformed("whitespace before the first header field") }
-            pendingField = (field.name, try ResponseHeadParser.unfold(field.value, input, line))
+            guard var field = pendingField else { throw .malformed("whitespace before the first header field") }
+            pendingField = nil // the value is then uniquely referenced and grows in place
+            try ResponseHeadParser.unfold(&field.value, input, line)
+            pendingField = field
             return
         }
         if let field = pendingField { headers.add(field.name, field.value) }
@@ -359,7 +361,8 @@ package struct ResponseParser: Sendable {
         let first = input[line.lowerBound]
         if first == ByteClass.space || first == ByteClass.tab {
             guard trailerFieldSeen else { throw .malformed("whitespace before the first trailer field") }
-            _ = try ResponseHeadParser.unfold("", input, line)
+            var ignored = ""
+            try ResponseHeadParser.unfold(&ignored, input, line)
             return
         }
         do {

@@ -309,3 +309,16 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(d.failure?.reason.contains("CONNECT") == true, "\(status): \(d.records)")
     }
 }
+
+extension ResponseParserLeniencyTests {
+    /// Unfolding appends in place: a head made of thousands of folded lines parses in linear time.
+    @Test func manyFoldedLinesAreLinear() throws {
+        let folds = String(repeating: " a\r\n", count: 16_000)
+        let clock = ContinuousClock()
+        var d = ResponseDriver()
+        let elapsed = clock.measure { d.feed("HTTP/1.1 200 OK\r\nX: start\r\n" + folds + "Content-Length: 0\r\n\r\n") }
+        let value = try #require(d.heads.first?.headers["X"])
+        #expect(value.utf8.count == 5 + 16_000 * 2)
+        #expect(elapsed < .seconds(2))
+    }
+}
