@@ -10,7 +10,7 @@
 //     checked against the exact bytes the parser consumed for it (a small reference decoder);
 //  2. run through the target helpers (dot-segment removal, percent-decoding, query parsing,
 //     request-target and authority syntax), each compared with a reference or a law;
-//  3. turned into a date (HTTPDate) and a response (PreparedResponse, with arbitrary header
+//  3. turned into a date (DateFormats.imfFixdate) and a response (PreparedResponse, with arbitrary header
 //     values), whose serialised head must be well-formed line by line.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 //
@@ -384,7 +384,7 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
 // MARK: - dates and responses
 
 /// Days since 1970-01-01 from a civil date (Howard Hinnant's days_from_civil), the inverse of
-/// HTTPDate.civil, written independently.
+/// DateFormats.civil, written independently.
 private func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
     let y = m <= 2 ? y0 - 1 : y0
     let era = (y >= 0 ? y : y - 399) / 400
@@ -400,7 +400,7 @@ private func fuzzDate(_ input: [UInt8]) {
     // Years 1000...9999, so the year has four digits and the layout is fixed.
     let low = -30_610_224_000, high = 253_402_300_799
     let seconds = low + Int(word % UInt64(high - low + 1))
-    let date = Array(HTTPDate.format(epochSeconds: seconds).utf8)
+    let date = Array(DateFormats.imfFixdate(epochSeconds: seconds).utf8)
     precondition(date.count == 29, "IMF-fixdate of \(date.count) bytes")
     let text = String(decoding: date, as: UTF8.self)
     func number(_ r: Range<Int>) -> Int { Int(String(decoding: date[r], as: UTF8.self))! }
@@ -416,7 +416,7 @@ private func fuzzDate(_ input: [UInt8]) {
     precondition(String(decoding: date[0..<3], as: UTF8.self) == weekdays[((dayNumber % 7) + 7) % 7], "weekday in \(text)")
     // civil(fromDays:) over a wider range: the independent inverse gives the day back.
     let wide = Int(Int64(bitPattern: word) % 1_000_000_000)
-    let (y, m, d) = HTTPDate.civil(fromDays: wide)
+    let (y, m, d) = DateFormats.civil(fromDays: wide)
     precondition((1...12).contains(m) && (1...31).contains(d) && daysFromCivil(y, m, d) == wide, "civil(fromDays: \(wide))")
 }
 

@@ -244,7 +244,7 @@ private func checkHead(_ head: ResponseHead, bytes: [UInt8], method: String, lim
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { preconditionFailure("a field line without a colon") }
         fields.append((text(line[..<colon]), text(trimmed(line[(colon + 1)...]))))
     }
-    precondition(head.headers == HTTPHeaders(fields), "fields differ from their lines")
+    precondition(head.headers == HeaderFields(fields), "fields differ from their lines")
     precondition(head.headers.count <= limits.maxHeaderCount, "more fields than the limit")
     for field in head.headers {
         precondition(!field.name.isEmpty && field.name.utf8.allSatisfy { ByteClass.token[Int($0)] }, "field name not a token")
@@ -360,7 +360,7 @@ private func dechunk(_ s: [UInt8], complete: Bool) -> [Range<Int>] {
 private func fuzzEncoder(_ input: [UInt8]) {
     let value = String(String.UnicodeScalarView(input.prefix(64).map { Unicode.Scalar($0) }))
     let unsafe = value.utf8.contains { !ByteClass.fieldValue[Int($0)] }
-    let headers = HTTPHeaders([("Host", "h"), ("X-Fuzz", value)])
+    let headers = HeaderFields([("Host", "h"), ("X-Fuzz", value)])
     do {
         _ = try RequestHeadEncoder().encode(method: "GET", target: "/", headers: headers)
         precondition(!unsafe, "an unsafe value was encoded")

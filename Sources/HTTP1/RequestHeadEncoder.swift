@@ -26,7 +26,7 @@ package struct RequestHeadEncoder: Sendable {
     }
 
     /// The complete head, `HTTP/1.1`, ending with the empty line.
-    package func encode(method: String, target: String, headers: HTTPHeaders) throws(RequestEncodingError) -> [UInt8] {
+    package func encode(method: String, target: String, headers: HeaderFields) throws(RequestEncodingError) -> [UInt8] {
         var out: [UInt8] = []
         try append(method: method, target: target, headers: headers, to: &out)
         return out
@@ -34,7 +34,7 @@ package struct RequestHeadEncoder: Sendable {
 
     /// Appends the head to `out` (say, before the first body bytes, for one write). On a throw
     /// `out` is unchanged.
-    package func append(method: String, target: String, headers: HTTPHeaders, to out: inout [UInt8]) throws(RequestEncodingError) {
+    package func append(method: String, target: String, headers: HeaderFields, to out: inout [UInt8]) throws(RequestEncodingError) {
         guard !method.isEmpty, method.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
             throw RequestEncodingError("method is not a token")
         }
@@ -69,7 +69,7 @@ package struct RequestHeadEncoder: Sendable {
         out.append(contentsOf: head)
     }
 
-    private static func checkFraming(_ headers: HTTPHeaders) throws(RequestEncodingError) {
+    private static func checkFraming(_ headers: HeaderFields) throws(RequestEncodingError) {
         let lengths = headers.values("Content-Length")
         let codings = headers.values("Transfer-Encoding")
         guard lengths.isEmpty || codings.isEmpty else {

@@ -28,7 +28,7 @@ package struct ResponseHead: Sendable, Equatable {
     /// The reason phrase as sent, possibly empty (RFC 9112 §4: a client SHOULD ignore it).
     package var reason: String
     /// Field values are trimmed of surrounding whitespace; obs-fold is replaced by one SP.
-    package var headers: HTTPHeaders
+    package var headers: HeaderFields
     package var framing: ResponseFraming
     /// Whether the connection may carry another exchange after this response ends (RFC 9112
     /// §9.3): not after `Connection: close`, nor an HTTP/1.0 response without `keep-alive`, nor
@@ -40,7 +40,7 @@ package struct ResponseHead: Sendable, Equatable {
     /// message, and the proxy MUST NOT forward the `Content-Length` field (RFC 9112 §6.3 rule 3).
     package var mustDropContentLength: Bool
 
-    package init(version: HTTPVersion, status: Int, reason: String, headers: HTTPHeaders,
+    package init(version: HTTPVersion, status: Int, reason: String, headers: HeaderFields,
                  framing: ResponseFraming, connectionReusable: Bool, mustDropContentLength: Bool) {
         self.version = version
         self.status = status

@@ -84,7 +84,7 @@ enum ResponseHeadParser {
 
     /// Framing and reuse, once every field is known. Throws what makes the response impossible
     /// to relay safely.
-    static func finish(_ line: StatusLine, headers: HTTPHeaders, answering request: ExpectedResponse)
+    static func finish(_ line: StatusLine, headers: HeaderFields, answering request: ExpectedResponse)
         throws(ResponseParseError) -> ResponseHead {
         let lengths = try contentLength(headers)
         let codings = try transferCodings(headers)
@@ -121,7 +121,7 @@ enum ResponseHeadParser {
     /// (`5, 5`); differing or invalid values are an unrecoverable error, which a proxy answers
     /// with 502. Checked in every response, bodiless or not: a HEAD or 304 response's
     /// Content-Length is forwarded, so it must mean something.
-    static func contentLength(_ headers: HTTPHeaders) throws(ResponseParseError) -> Int? {
+    static func contentLength(_ headers: HeaderFields) throws(ResponseParseError) -> Int? {
         var length: Int?
         for value in headers.values("Content-Length") {
             for part in value.split(separator: ",", omittingEmptySubsequences: false) {
@@ -142,7 +142,7 @@ enum ResponseHeadParser {
     /// Empty list elements are skipped (RFC 9110 §5.6.1.2). Each coding must be a bare token:
     /// parameters are refused rather than guessed at, since framing depends on the last name.
     /// `chunked` twice is refused (RFC 9112 §6.1: a sender MUST NOT apply it more than once).
-    static func transferCodings(_ headers: HTTPHeaders) throws(ResponseParseError) -> [String]? {
+    static func transferCodings(_ headers: HeaderFields) throws(ResponseParseError) -> [String]? {
         let values = headers.values("Transfer-Encoding")
         guard !values.isEmpty else { return nil }
         var codings: [String] = []
@@ -167,7 +167,7 @@ enum ResponseHeadParser {
     /// body's end), nor after an HTTP/1.0 message with Transfer-Encoding (§6.1: treat its
     /// framing as faulty and close after it). A `Connection` value that is not a token list
     /// cannot be read with confidence, so it too means close.
-    static func connectionReusable(_ version: HTTPVersion, _ headers: HTTPHeaders, framing: ResponseFraming,
+    static func connectionReusable(_ version: HTTPVersion, _ headers: HeaderFields, framing: ResponseFraming,
                                    hasTransferEncoding: Bool) -> Bool {
         var close = false, keepAlive = false
         for value in headers.values("Connection") {

@@ -59,7 +59,7 @@ package struct ResponseParser: Sendable {
     /// Empty lines before the status line, consumed but counted against `maxHeadBytes`.
     private var skipped = 0
     private var statusLine: StatusLine?
-    private var headers = HTTPHeaders()
+    private var headers = HeaderFields()
     /// The last field line, kept back until the next line shows it is not continued (obs-fold).
     private var pendingField: (name: String, value: String)?
     private var informational = 0
@@ -141,7 +141,7 @@ package struct ResponseParser: Sendable {
 
     private mutating func fail(_ error: ResponseParseError) -> (event: Event, consumed: Int) {
         state = .failed(error)
-        headers = HTTPHeaders()
+        headers = HeaderFields()
         pendingField = nil
         return (.failure(error), 0)
     }
@@ -153,7 +153,7 @@ package struct ResponseParser: Sendable {
         lineStart = 0
         skipped = 0
         statusLine = nil
-        headers = HTTPHeaders()
+        headers = HeaderFields()
         pendingField = nil
     }
 

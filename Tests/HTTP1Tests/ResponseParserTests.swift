@@ -10,7 +10,7 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(head.version == .http1_1)
         #expect(head.status == 201)
         #expect(head.reason == "Created Here")
-        #expect(head.headers == HTTPHeaders([("Set-Cookie", "a=1"), ("content-TYPE", "text/plain"), ("Set-Cookie", "b=2"), ("Content-Length", "5")]))
+        #expect(head.headers == HeaderFields([("Set-Cookie", "a=1"), ("content-TYPE", "text/plain"), ("Set-Cookie", "b=2"), ("Content-Length", "5")]))
         #expect(head.framing == .length(5))
         #expect(head.connectionReusable)
         #expect(!head.mustDropContentLength)
@@ -138,7 +138,7 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         let d = ResponseDriver.everyWay("HTTP/1.1 200\nContent-Length: 2\r\nX: y\n\nok")
         let head = try #require(d.heads.first)
         #expect(head.reason == "")
-        #expect(head.headers == HTTPHeaders([("Content-Length", "2"), ("X", "y")]))
+        #expect(head.headers == HeaderFields([("Content-Length", "2"), ("X", "y")]))
         #expect(d.body == bytes("ok"))
         #expect(ResponseDriver.everyWay("HTTP/1.1 204 \r\n\r\n").heads.first?.reason == "")
     }
