@@ -20,10 +20,12 @@ let package = Package(
     targets: [
         // Platform services that are not HTTP: the one lock type, the one folder walk, signals.
         .target(name: "SystemSupport", swiftSettings: strict),
+        // epoll for Linux: Glibc's Swift module does not export it. Empty on other platforms.
+        .target(name: "CSystemLinux"),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
         .target(name: "HTTP1", swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport", .target(name: "CSystemLinux", condition: .when(platforms: [.linux]))], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol

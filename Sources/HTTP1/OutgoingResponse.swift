@@ -45,6 +45,21 @@ package enum ResponseDelivery: Sendable, Equatable {
     case rawThenClose([UInt8])
     /// Never answer; hold the connection until the client leaves or the server stops.
     case hang
+    /// The body comes in pieces from a producer (the prepared response's head was made for it
+    /// with `PreparedResponse(status:headers:streamLength:)`).
+    case stream(BodyStream)
+}
+
+extension ResponseDelivery {
+    package static func == (a: ResponseDelivery, b: ResponseDelivery) -> Bool {
+        switch (a, b) {
+        case (.normal, .normal), (.reset, .reset), (.closeWithoutResponse, .closeWithoutResponse), (.hang, .hang): true
+        case let (.dribble(c1, d1), .dribble(c2, d2)): c1 == c2 && d1 == d2
+        case let (.rawThenClose(x), .rawThenClose(y)): x == y
+        case let (.stream(x), .stream(y)): x === y
+        default: false
+        }
+    }
 }
 
 /// A response serialised once: status line, the handler's headers and `Content-Length`.
@@ -58,7 +73,7 @@ package struct PreparedResponse: Sendable {
     package let body: [UInt8]
     /// Where the `Content-Length` line sits in `head` (empty range when the status has no body),
     /// so a new body only rewrites that line.
-    private let lengthLine: Range<Int>
+    let lengthLine: Range<Int>
 
 
     package init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
@@ -106,6 +121,19 @@ package struct PreparedResponse: Sendable {
         newHead.append(contentsOf: head[lengthLine.upperBound...])
         return PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
                                 lengthLine: lengthLine.lowerBound..<end)
+    }
+
+    /// The head of a streamed response: `Content-Length` when the length is known, none when it
+    /// is not (the server then frames the body: chunked for HTTP/1.1, until close for 1.0).
+    package init(status: Int, reason: String? = nil, headers: HeaderFields, streamLength: Int?) {
+        let prepared = PreparedResponse(status: status, reason: reason, headers: headers, body: [])
+        guard Self.allowsBody(status) else { self = prepared; return }
+        var head = Array(prepared.head[..<prepared.lengthLine.lowerBound])
+        let start = head.count
+        if let streamLength { head.append(contentsOf: "Content-Length: \(streamLength)\r\n".utf8) }
+        let end = head.count
+        head.append(contentsOf: prepared.head[prepared.lengthLine.upperBound...])
+        self.init(status: status, headers: prepared.headers, head: head, body: [], lengthLine: start..<end)
     }
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:

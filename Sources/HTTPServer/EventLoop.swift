@@ -2,19 +2,23 @@ import Foundation
 import HTTP1
 import SystemSupport
 
-/// One thread running `poll` over its own connections, the shared listeners and a wake-up pipe.
+/// One thread running a selector over its own connections and its mailbox.
 ///
-/// Every loop polls the listeners; a non-blocking accept that loses the race gets EAGAIN, which
-/// is harmless. Everything a loop owns (connections, timers, the read buffer) is touched only by
-/// its thread; other threads reach it only through `requestStop`, which writes to the pipe.
-final class EventLoop: ConnectionContext, @unchecked Sendable {
-    let handler: HTTPHandler
+/// Everything a loop owns (connections, timers, the read buffer) is touched only by its thread;
+/// other threads reach it only through its `Mailbox`. Loop 0 also accepts: it watches the
+/// listeners and hands each new connection to the loops in turn, so one connection wakes one
+/// loop (no thundering herd) whatever the selector.
+final class EventLoop: @unchecked Sendable {
+    let index: Int
+    let handler: Handler
     let configuration: ServerConfiguration
+    let mailbox: Mailbox
+    let shared: LoopGroupState
+    private let selector: any Selector
     private let listeners: [Int32]
-    private let connectionSlots: ConnectionSlots
-    private let wakeup: (read: Int32, write: Int32)
-    private let stopRequest = Locked(false)
     private let finished: @Sendable () -> Void
+    /// Every loop of the server (this one included), set before any starts.
+    var group: [EventLoop] = []
 
     private(set) var now: Int64 = Posix.monotonicMilliseconds()
     private(set) var isStopping = false
@@ -23,10 +27,11 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     private var timers = TimerQueue()
     private var nextConnectionID: UInt64
     private var acceptPausedUntil: Int64 = 0
+    private var listenerInterest: Interest = []
+    private var nextAssignee = 0
     private var nextSweep: Int64 = 0
-    private let readBuffer: UnsafeMutableRawBufferPointer
-    private var pollSet: [Posix.PollDescriptor] = []
-    private var pollOwners: [Connection?] = []
+    let readBuffer: UnsafeMutableRawBufferPointer
+    private var events: [ReadyEvent] = []
 
     private var dateSecond = -1
     /// The end of a head, formatted once per second: `Date`, `Server`, the `Connection` field the
@@ -35,22 +40,30 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     private(set) var headEndKeepAlive10: [UInt8] = []
     private(set) var headEndClose: [UInt8] = []
 
-    init(index: Int, handler: @escaping HTTPHandler, configuration: ServerConfiguration,
-         listeners: [Int32], slots: ConnectionSlots, finished: @escaping @Sendable () -> Void) throws(SocketError) {
+    init(index: Int, handler: @escaping Handler, configuration: ServerConfiguration, listeners: [Int32],
+         shared: LoopGroupState, finished: @escaping @Sendable () -> Void) throws(SocketError) {
+        self.index = index
         self.handler = handler
         self.configuration = configuration
-        self.listeners = listeners
-        self.connectionSlots = slots
+        self.listeners = index == 0 ? listeners : []
+        self.shared = shared
         self.finished = finished
-        self.wakeup = try Posix.makePipe()
+        self.mailbox = try Mailbox(onError: configuration.onLoopError)
+        self.selector = try Selectors.make(configuration.selector)
         self.nextConnectionID = UInt64(index) << 48
         self.readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        do {
+            try selector.add(mailbox.wakeRead, .read)
+            for fd in self.listeners { try selector.add(fd, []) }
+        } catch {
+            selector.close()
+            readBuffer.deallocate()
+            throw error
+        }
     }
 
     deinit {
         readBuffer.deallocate()
-        Posix.close(wakeup.read)
-        Posix.close(wakeup.write)
     }
 
     func start(name: String) {
@@ -64,12 +77,7 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     }
 
     /// From any thread: stop accepting and wind down within the grace period.
-    func requestStop() {
-        stopRequest.withLock { $0 = true }
-        Posix.writeByte(wakeup.write)
-    }
-
-    // MARK: ConnectionContext
+    func requestStop() { mailbox.post(.stop) }
 
     func scheduleTimer(at deadline: Int64, for connection: Connection) {
         timers.schedule(at: deadline, connectionID: connection.id, fd: connection.fd)
@@ -90,121 +98,167 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
     private func run() {
         refreshDate()
         while true {
-            buildPollSet()
-            let ready = Posix.poll(&pollSet, timeoutMilliseconds: pollTimeout())
+            updateListenerInterest()
+            do {
+                try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)
+            } catch {
+                configuration.onLoopError?("event loop \(index): \(error)")
+                Thread.sleep(forTimeInterval: 0.01) // never spin on a broken selector
+            }
             now = Posix.monotonicMilliseconds()
             refreshDate()
-            if ready > 0 { dispatchReadiness() }
+            for event in events { dispatch(event) }
             fireTimers()
             if now >= nextSweep { sweep() }
             if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
         }
-        for connection in connections.values { connection.close() }
-        connectionSlots.release(connections.count)
-        connections.removeAll()
-    }
-
-    /// Whether to watch the listeners: with room, or, when the server is full, while this loop
-    /// holds an idle connection it can close to make room (see `acceptConnections`).
-    private var accepting: Bool {
-        guard !isStopping, now >= acceptPausedUntil else { return false }
-        return connectionSlots.hasRoom || hasEvictable
-    }
-
-    /// Recomputed at every sweep while the server is full.
-    private var hasEvictable = false
-
-    private func buildPollSet() {
-        pollSet.removeAll(keepingCapacity: true)
-        pollOwners.removeAll(keepingCapacity: true)
-        pollSet.append(Posix.pollDescriptor(wakeup.read, Posix.pollIn))
-        pollOwners.append(nil)
-        if accepting {
-            for fd in listeners {
-                pollSet.append(Posix.pollDescriptor(fd, Posix.pollIn))
-                pollOwners.append(nil)
-            }
+        for connection in Array(connections.values) {
+            connection.close()
+            remove(connection)
         }
-        for connection in connections.values {
-            pollSet.append(Posix.pollDescriptor(connection.fd, connection.pollEvents))
-            pollOwners.append(connection)
-        }
+        selector.close()
+        group = [] // the loops refer to each other; let them go
     }
 
-    private func pollTimeout() -> Int32 {
+    private func waitTimeout() -> Int32 {
         var deadline = nextSweep
         if let t = timers.earliest { deadline = min(deadline, t) }
         if acceptPausedUntil > now { deadline = min(deadline, acceptPausedUntil) }
-        if !connectionSlots.hasRoom { deadline = min(deadline, now + 50) } // another loop may free a slot
         let wait = deadline - Posix.monotonicMilliseconds()
         return Int32(clamping: max(0, min(wait, 1000)))
     }
 
-    private func dispatchReadiness() {
-        for index in pollSet.indices {
-            let revents = pollSet[index].revents
-            guard revents != 0 else { continue }
-            let fd = pollSet[index].fd
-            guard let connection = pollOwners[index] else {
-                if fd == wakeup.read { handleWakeup() } else { acceptConnections(from: fd) }
-                continue
-            }
-            if connection.isClosed { continue }
-            if revents & Posix.pollOut != 0 { connection.flush(self) }
-            if revents & (Posix.pollIn | Posix.pollErrorOrHangup) != 0, !connection.isClosed {
-                connection.handleReadable(readBuffer, context: self)
-            }
-            if connection.isClosed { remove(connection) }
+    private func dispatch(_ event: ReadyEvent) {
+        if event.fd == mailbox.wakeRead { handleMessages(); return }
+        if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
+        guard let connection = connections[event.fd], !connection.isClosed else { return }
+        if event.writable { connection.flush() }
+        if (event.readable || event.failed) && !connection.isClosed { connection.handleReadable() }
+        settle(connection)
+    }
+
+    /// After anything happened to a connection: forget it if it closed, else tell the selector
+    /// if what it waits for changed (only then: no per-wake rebuild).
+    func settle(_ connection: Connection) {
+        if connection.isClosed { remove(connection); return }
+        let wanted = connection.interest
+        guard wanted != connection.registeredInterest else { return }
+        do {
+            try selector.change(connection.fd, from: connection.registeredInterest, to: wanted)
+            connection.registeredInterest = wanted
+        } catch {
+            configuration.onLoopError?("event loop \(index): \(error); closing the connection")
+            connection.close()
+            remove(connection)
         }
     }
 
-    private func handleWakeup() {
-        Posix.drain(wakeup.read)
-        guard stopRequest.withLock({ $0 }), !isStopping else { return }
+    private func handleMessages() {
+        for message in mailbox.take() {
+            switch message {
+            case .adopt(let fd, let peer):
+                adopt(fd: fd, peer: peer)
+            case .evictOne:
+                // The accepting loop is full and has no idle connection: make room here.
+                if let victim = longestIdleConnection() {
+                    victim.close()
+                    remove(victim)
+                }
+            case .deliver(let id, let fd, let response):
+                guard let connection = connections[fd], connection.id == id else { continue }
+                connection.completePending(response)
+                settle(connection)
+            case .streamReady(let id, let fd):
+                guard let connection = connections[fd], connection.id == id else { continue }
+                connection.pumpStream()
+                settle(connection)
+            case .stop:
+                beginStopping()
+            }
+        }
+    }
+
+    private func beginStopping() {
+        guard !isStopping else { return }
         isStopping = true
         stopDeadline = now + configuration.shutdownGraceMilliseconds
         for connection in Array(connections.values) {
-            connection.beginShutdown(self)
-            if connection.isClosed { remove(connection) }
+            connection.beginShutdown()
+            settle(connection)
         }
     }
 
-    /// Accepts pending connections. When the server is at `maxConnections`, a new client does
-    /// not wait for an idle keep-alive connection to time out: the connection is accepted first
-    /// (so only the loop that wins it acts) and this loop's longest-idle connection is closed to
-    /// make room, as nginx does with idle keep-alive connections. Without an idle connection to
-    /// close, the new one waits in the backlog until a slot frees.
+    // MARK: accepting (loop 0)
+
+    private func updateListenerInterest() {
+        guard !listeners.isEmpty else { return }
+        let wanted: Interest = !isStopping && now >= acceptPausedUntil && (shared.slots.hasRoom || shared.anyEvictable) ? .read : []
+        guard wanted != listenerInterest else { return }
+        for fd in listeners { try? selector.change(fd, from: listenerInterest, to: wanted) }
+        listenerInterest = wanted
+    }
+
+    /// Accepts pending connections and hands them to the loops in turn. When the server is at
+    /// `maxConnections`, a new client does not wait for an idle keep-alive connection to time
+    /// out: this loop closes its longest-idle connection to make room (as nginx does), or asks a
+    /// loop that has one to close it and checks again shortly. With none idle, new clients wait
+    /// in the backlog until a slot frees.
     private func acceptConnections(from listener: Int32) {
         for _ in 0..<64 {
             var victim: Connection?
-            if !connectionSlots.reserve() {
-                guard let idle = longestIdleConnection() else {
-                    hasEvictable = false
+            if !shared.slots.reserve() {
+                if let local = longestIdleConnection() {
+                    victim = local
+                } else {
+                    if let loop = shared.loopWithEvictable(preferring: index), loop != index {
+                        group[loop].mailbox.post(.evictOne)
+                    }
                     acceptPausedUntil = now + 50
                     return
                 }
-                victim = idle
             }
             switch Sockets.accept(listener) {
             case .accepted(let fd, let peer):
                 if let victim {
+                    // Accepted first, so only a client that is really there costs a connection.
                     victim.close()
-                    remove(victim)              // releases the victim's slot...
-                    connectionSlots.forceReserve() // ...which the new connection takes
+                    remove(victim)
+                    shared.slots.forceReserve()
+                    adopt(fd: fd, peer: peer)
+                } else {
+                    let target = group[nextAssignee % group.count]
+                    nextAssignee &+= 1
+                    if target === self { adopt(fd: fd, peer: peer) } else { target.mailbox.post(.adopt(fd: fd, peer: peer)) }
                 }
-                nextConnectionID += 1
-                connections[fd] = Connection(id: nextConnectionID, fd: fd, peer: peer,
-                                             limits: configuration.limits, now: now)
             case .wouldBlock:
-                if victim == nil { connectionSlots.release(1) }
+                if victim == nil { shared.slots.release(1) }
                 return
             case .outOfDescriptors:
-                if victim == nil { connectionSlots.release(1) }
+                if victim == nil { shared.slots.release(1) }
                 acceptPausedUntil = now + 100
                 return
             case .retry:
-                if victim == nil { connectionSlots.release(1) }
+                if victim == nil { shared.slots.release(1) }
             }
+        }
+    }
+
+    private func adopt(fd: Int32, peer: String) {
+        guard !isStopping else {
+            Posix.close(fd)
+            shared.slots.release(1)
+            return
+        }
+        nextConnectionID += 1
+        let connection = Connection(id: nextConnectionID, fd: fd, peer: peer, loop: self)
+        do {
+            try selector.add(fd, connection.interest)
+            connection.registeredInterest = connection.interest
+            connections[fd] = connection
+        } catch {
+            configuration.onLoopError?("event loop \(index): \(error); refusing a connection")
+            Posix.close(fd)
+            shared.slots.release(1)
         }
     }
 
@@ -218,35 +272,67 @@ final class EventLoop: ConnectionContext, @unchecked Sendable {
         return best
     }
 
+    // MARK: time
+
     private func fireTimers() {
         for entry in timers.popDue(now: now) {
             guard let connection = connections[entry.fd], connection.id == entry.connectionID else { continue }
-            connection.timerFired(self)
-            if connection.isClosed { remove(connection) }
+            connection.timerFired()
+            settle(connection)
         }
     }
 
     /// Timeouts are checked a few times a second; they are coarse by nature.
     private func sweep() {
         nextSweep = now + 250
-        hasEvictable = !connectionSlots.hasRoom && connections.values.contains { $0.isEvictable }
+        var evictable = 0
         for connection in Array(connections.values) {
-            connection.checkTimeouts(self)
-            if isStopping && !connection.isClosed { connection.beginShutdown(self) }
-            if connection.isClosed { remove(connection) }
+            connection.checkTimeouts()
+            if isStopping && !connection.isClosed { connection.beginShutdown() }
+            settle(connection)
+            if connection.isEvictable { evictable += 1 }
         }
+        shared.setEvictable(evictable, loop: index)
     }
 
     private func remove(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
         connections[connection.fd] = nil
-        connectionSlots.release(1)
+        selector.remove(connection.fd, connection.registeredInterest)
+        shared.slots.release(1)
+    }
+}
+
+/// What the loops of one server share: the connection cap, how many idle connections each
+/// holds (for making room when full), and the open long-lived streams.
+final class LoopGroupState: Sendable {
+    let slots: ConnectionSlots
+    private let evictable: Locked<[Int]>
+    let streams = Locked(0)
+
+    init(loops: Int, maxConnections: Int) {
+        slots = ConnectionSlots(limit: maxConnections)
+        evictable = Locked(Array(repeating: 0, count: loops))
+    }
+
+    func setEvictable(_ count: Int, loop: Int) { evictable.withLock { $0[loop] = count } }
+
+    var anyEvictable: Bool { evictable.withLock { $0.contains { $0 > 0 } } }
+
+    /// A loop holding an idle connection, `preferring` that one when it does.
+    func loopWithEvictable(preferring: Int) -> Int? {
+        evictable.withLock { counts in
+            if counts[preferring] > 0 { counts[preferring] -= 1; return preferring }
+            guard let index = counts.firstIndex(where: { $0 > 0 }) else { return nil }
+            counts[index] -= 1
+            return index
+        }
     }
 }
 
 /// The server-wide connection cap, shared by the loops. Taken only at accept and close, never
 /// per request.
-final class ConnectionSlots: @unchecked Sendable {
+final class ConnectionSlots: Sendable {
     private let limit: Int
     private let used = Locked(0)
 

@@ -7,24 +7,30 @@ import SystemSupport
 /// `start()` binds and listens on the caller's thread and throws if it cannot (a busy port is an
 /// error at once, never a hang). `stop()` stops accepting, lets in-flight responses finish within
 /// the grace period, closes everything and returns when the port is free.
-package final class HTTP1Server: @unchecked Sendable {
+package final class HTTP1Server: Sendable {
     package let configuration: ServerConfiguration
-    private let handler: HTTPHandler
+    private let handler: Handler
     private let state = Locked(State())
 
     private struct State {
         var listeners: [Int32] = []
         var addresses: [SocketAddress] = []
         var loops: [EventLoop] = []
-        var slots: ConnectionSlots?
+        var shared: LoopGroupState?
         var running = false
         var starting = false
         var stopped = DispatchGroup()
     }
 
-    package init(configuration: ServerConfiguration = ServerConfiguration(), handler: @escaping HTTPHandler) {
+    package init(configuration: ServerConfiguration = ServerConfiguration(), handler: @escaping Handler) {
         self.configuration = configuration
         self.handler = handler
+    }
+
+    /// For handlers that always answer at once.
+    package convenience init(configuration: ServerConfiguration = ServerConfiguration(),
+                             respond: @escaping @Sendable (IncomingRequest) -> OutgoingResponse) {
+        self.init(configuration: configuration) { .now(respond($0)) }
     }
 
     /// Binds every address of `configuration.host` and starts the event loops. Calling it while
@@ -45,7 +51,7 @@ package final class HTTP1Server: @unchecked Sendable {
             for var address in addresses {
                 // Every address gets the port the first one was given (port 0 picks it once).
                 if port != 0 { address.setPort(port) }
-                let fd = try Sockets.listen(on: address, v6Only: addresses.count > 1)
+                let fd = try Sockets.listen(on: address, v6Only: addresses.count > 1, backlog: configuration.listenBacklog)
                 listeners.append(fd)
                 if let local = Sockets.localAddress(fd) {
                     bound.append(local)
@@ -56,24 +62,28 @@ package final class HTTP1Server: @unchecked Sendable {
             listeners.forEach(Posix.close)
             throw error
         }
-        let slots = ConnectionSlots(limit: configuration.maxConnections)
+        let loopCount = max(1, configuration.loopCount)
+        let shared = LoopGroupState(loops: loopCount, maxConnections: configuration.maxConnections)
         let group = DispatchGroup()
         var loops: [EventLoop] = []
         do throws(SocketError) {
-            for index in 0..<max(1, configuration.loopCount) {
-                group.enter()
+            for index in 0..<loopCount {
                 loops.append(try EventLoop(index: index, handler: handler, configuration: configuration,
-                                           listeners: listeners, slots: slots, finished: { group.leave() }))
+                                           listeners: listeners, shared: shared, finished: { group.leave() }))
             }
         } catch {
             listeners.forEach(Posix.close)
             throw error
         }
+        for loop in loops {
+            loop.group = loops
+            group.enter()
+        }
         state.withLock {
             $0.listeners = listeners
             $0.addresses = bound
             $0.loops = loops
-            $0.slots = slots
+            $0.shared = shared
             $0.running = true
             $0.stopped = group
         }
@@ -96,7 +106,10 @@ package final class HTTP1Server: @unchecked Sendable {
     }
 
     /// Open client connections right now.
-    package var connectionCount: Int { state.withLock { $0.slots?.count ?? 0 } }
+    package var connectionCount: Int { state.withLock { $0.shared?.slots.count ?? 0 } }
+
+    /// Open long-lived streams (server-sent events) right now.
+    package var streamCount: Int { state.withLock { $0.shared?.streams.value ?? 0 } }
 
     /// Stops and returns once every loop has ended and the listeners are closed.
     package func stop() async {

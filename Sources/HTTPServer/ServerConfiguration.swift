@@ -1,11 +1,12 @@
 import HTTP1
 
 /// The seam to whatever answers requests (the stub engine, a test, the benchmark). It runs on an
-/// event-loop thread and must not block: anything slow is expressed as a response action.
-package typealias HTTPHandler = @Sendable (IncomingRequest) -> OutgoingResponse
+/// event-loop thread and must not block: it answers at once (`.now`) or promises an answer
+/// (`.later`) that may be completed from any thread.
+package typealias Handler = @Sendable (IncomingRequest) -> Reply
 
 /// Told about every request the parser refused, for logs.
-package typealias HTTPRejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void
+package typealias RejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void
 
 package struct ServerConfiguration: Sendable {
     /// Address or name to listen on. `localhost` listens on 127.0.0.1 and ::1.
@@ -15,26 +16,32 @@ package struct ServerConfiguration: Sendable {
     package var limits = HTTPParserLimits()
     /// A request's head must arrive within this time once it has begun (408 after).
     package var headerTimeoutMilliseconds: Int64 = 10_000
-    /// A keep-alive connection with nothing to do is closed after this.
+    /// A keep-alive connection with nothing to do is closed after this; a request body that
+    /// makes no progress for this long gets 408.
     package var idleTimeoutMilliseconds: Int64 = 60_000
-    /// Past this many open connections the server stops accepting until one closes.
+    /// A client that takes nothing of a response for this long is closed: a reader that never
+    /// reads cannot pin a connection slot forever.
+    package var writeTimeoutMilliseconds: Int64 = 30_000
+    /// Past this many open connections the server stops accepting until one closes (or closes
+    /// its longest-idle connection for a new client).
     package var maxConnections: Int = 4096
+    /// Connections the kernel queues before the server accepts them.
+    package var listenBacklog: Int32 = 1024
     /// Event-loop threads; each owns its connections. Default: one per core, at most 4.
     package var loopCount: Int = ServerConfiguration.defaultLoopCount
+    /// epoll on Linux, kqueue on macOS; poll everywhere.
+    package var selector: SelectorKind = .platformDefault
     /// How long `stop` lets in-flight responses finish before closing everything.
     package var shutdownGraceMilliseconds: Int64 = 5_000
     /// The `Server` header's value.
     package var serverName: String = "stubserver"
-    package var onRejection: HTTPRejectionObserver?
+    package var onRejection: RejectionObserver?
+    /// Told about failures of the loop itself (a selector that cannot wait); the loop goes on.
+    package var onLoopError: (@Sendable (String) -> Void)?
 
     package init() {}
 
     package static var defaultLoopCount: Int {
-        max(1, min(4, ProcessInfoLite.activeProcessorCount))
+        max(1, min(4, Posix.processorCount()))
     }
-}
-
-/// Core count without Foundation.
-enum ProcessInfoLite {
-    static var activeProcessorCount: Int { Posix.processorCount() }
 }

@@ -25,7 +25,7 @@ public final class LocalStubServer: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.loopCount = 1
-        server = HTTP1Server(configuration: configuration) { engine.handle($0).response }
+        server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         do {
             try server.start()
         } catch {

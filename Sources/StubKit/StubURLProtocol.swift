@@ -36,6 +36,8 @@ public final class StubURLProtocol: URLProtocol {
 
     private static let engines = Locked<(byHost: [String: Stubs], next: Int)>(([:], 1))
     private let cancelled = Locked(false)
+    /// A promised answer or a streamed body in progress, cancelled by `stopLoading`.
+    private let inFlight = Locked<(pending: PendingResponse?, stream: BodyStream?)>((nil, nil))
 
     /// Registers stubs under a host of their own. It stays registered until `unregister(_:)`.
     public static func register(_ stubs: Stubs) -> Transport {
@@ -69,15 +71,34 @@ public final class StubURLProtocol: URLProtocol {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
             return
         }
-        let response: OutgoingResponse
+        let reply: Reply
         do {
-            response = engine.handle(try Self.httpRequest(from: request, url: url)).response
+            reply = engine.handle(try Self.httpRequest(from: request, url: url)).reply
         } catch {
             // What the server answers a target it cannot parse.
-            response = .text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n")
+            reply = .now(.text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n"))
         }
         // URLProtocol is not Sendable; the client tolerates calls from another thread, and
         // `cancelled` is the only state shared with stopLoading.
+        let unchecked = UncheckedSendable(self)
+        switch reply {
+        case .now(let response):
+            schedule(response, url: url)
+        case .later(let pending):
+            inFlight.withLock { $0.pending = pending }
+            pending.whenComplete { response in unchecked.value.schedule(response, url: url) }
+        }
+    }
+
+    override public func stopLoading() {
+        cancelled.value = true
+        let (pending, stream) = inFlight.withLock { ($0.pending, $0.stream) }
+        pending?.cancel()
+        stream?.cancel()
+    }
+
+    /// Delivers now, or after the response's delay (a timer, not a sleeping thread).
+    private func schedule(_ response: OutgoingResponse, url: URL) {
         let unchecked = UncheckedSendable(self)
         let send: @Sendable () -> Void = {
             guard !unchecked.value.cancelled.value else { return }
@@ -90,11 +111,8 @@ public final class StubURLProtocol: URLProtocol {
         }
     }
 
-    override public func stopLoading() {
-        cancelled.value = true
-    }
-
     private func deliver(_ response: OutgoingResponse, url: URL) {
+        var stream: BodyStream?
         switch response.delivery {
         case .reset, .closeWithoutResponse:
             client?.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
@@ -104,6 +122,8 @@ public final class StubURLProtocol: URLProtocol {
             return
         case .hang:
             return // the session's timeout ends it, as it would on a real network
+        case .stream(let s):
+            stream = s
         case .normal, .dribble:
             break
         }
@@ -112,16 +132,44 @@ public final class StubURLProtocol: URLProtocol {
         for field in prepared.headers {
             fields[field.name] = fields[field.name].map { "\($0), \(field.value)" } ?? field.value
         }
-        if PreparedResponse.allowsBody(prepared.status) { fields["Content-Length"] = String(prepared.body.count) }
+        if PreparedResponse.allowsBody(prepared.status) {
+            if let stream { stream.length.map { fields["Content-Length"] = String($0) } } else { fields["Content-Length"] = String(prepared.body.count) }
+        }
         guard let http = HTTPURLResponse(url: url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
             client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
             return
         }
         client?.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
+        if let stream, request.httpMethod != "HEAD" {
+            forward(stream)
+            return
+        }
+        stream?.cancel()
         if request.httpMethod != "HEAD", !prepared.body.isEmpty {
             client?.urlProtocol(self, didLoad: Data(prepared.body))
         }
         client?.urlProtocolDidFinishLoading(self)
+    }
+
+    /// A streamed body, piece by piece as the producer writes it.
+    private func forward(_ stream: BodyStream) {
+        inFlight.withLock { $0.stream = stream }
+        let unchecked = UncheckedSendable(self)
+        let queue = DispatchQueue(label: "stubkit.stream")
+        stream.attach {
+            queue.async {
+                let me = unchecked.value
+                guard !me.cancelled.value else { return }
+                let batch = stream.take(unsent: 0)
+                for piece in batch.pieces where !piece.isEmpty { me.client?.urlProtocol(me, didLoad: Data(piece)) }
+                stream.drained(unsent: 0)
+                if batch.aborted {
+                    me.client?.urlProtocol(me, didFailWithError: URLError(.networkConnectionLost))
+                } else if batch.finished {
+                    me.client?.urlProtocolDidFinishLoading(me)
+                }
+            }
+        }
     }
 
     /// The URLRequest as the HTTP server would have parsed it: the target goes through the

@@ -14,11 +14,21 @@ struct RequestLog: ResponderWrapper {
         guard format != .quiet else { return next(facts) }
         let started = DispatchTime.now().uptimeNanoseconds
         let outcome = next(facts)
-        record(facts.request, outcome, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+        switch outcome.reply {
+        case .now(let response):
+            record(facts.request, outcome.kind, response, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+        case .later(let pending):
+            // Logged when the answer exists; a client that left first is logged as such.
+            let log = self, request = facts.request, kind = outcome.kind
+            pending.observe { response in
+                log.record(request, kind, response, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+            }
+        }
         return outcome
     }
 
-    func record(_ request: IncomingRequest, _ outcome: Outcome, microseconds: Int) {
+    func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, microseconds: Int) {
+        let outcome = Logged(kind: kind, response: response)
         switch format {
         case .quiet: return
         case .json: console.log(json(request, outcome, microseconds))
@@ -26,25 +36,36 @@ struct RequestLog: ResponderWrapper {
         }
     }
 
+    /// What a line says of the answer: its kind, and its response unless the client left first.
+    struct Logged {
+        let kind: OutcomeKind
+        let response: OutgoingResponse?
+        var status: Int? { response?.prepared.status }
+        var delayMilliseconds: Int { response?.delayMilliseconds ?? 0 }
+        var stub: Stub? { if case .stub(let stub) = kind { stub } else { nil } }
+        var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report } else { nil } }
+    }
+
     private func milliseconds(_ microseconds: Int) -> String {
         String(format: "%.2fms", Double(microseconds) / 1000)
     }
 
-    private func text(_ request: IncomingRequest, _ outcome: Outcome, _ microseconds: Int) -> String {
-        let status = outcome.response.prepared.status
-        let statusText = console.paint(String(status), status >= 500 ? "31" : status >= 400 ? "33" : "32")
-        var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
-        if let stub = outcome.stub {
-            line += "\"\(stub.name)\""
-        } else if outcome.isPreflight {
-            line += "CORS preflight"
-        } else if outcome.isAdmin {
-            line += "admin"
+    private func text(_ request: IncomingRequest, _ outcome: Logged, _ microseconds: Int) -> String {
+        let statusText: String
+        if let status = outcome.status {
+            statusText = console.paint(String(status), status >= 500 ? "31" : status >= 400 ? "33" : "32")
         } else {
-            line += console.paint("NO MATCH", "1;31")
+            statusText = console.paint("---", "2") + " (client left)"
+        }
+        var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
+        switch outcome.kind {
+        case .stub(let stub): line += "\"\(stub.name)\""
+        case .preflight: line += "CORS preflight"
+        case .admin: line += "admin"
+        case .noMatch: line += console.paint("NO MATCH", "1;31")
         }
         line += " \(milliseconds(microseconds))"
-        if outcome.response.delayMilliseconds > 0 { line += " (+\(outcome.response.delayMilliseconds)ms delay)" }
+        if outcome.delayMilliseconds > 0 { line += " (+\(outcome.delayMilliseconds)ms delay)" }
         if let report = outcome.nearMiss {
             // The console shows what the client got: the closest stubs and what differed.
             let indented = report.text.split(separator: "\n").dropFirst().map { "    " + $0 }
@@ -56,16 +77,16 @@ struct RequestLog: ResponderWrapper {
         return line
     }
 
-    private func json(_ request: IncomingRequest, _ outcome: Outcome, _ microseconds: Int) -> String {
+    private func json(_ request: IncomingRequest, _ outcome: Logged, _ microseconds: Int) -> String {
         var fields = [
             "\"time\":\(JSONSerializer.quoted(LogTime.rfc3339()))",
             "\"method\":\(JSONSerializer.quoted(request.method))",
             "\"target\":\(JSONSerializer.quoted(request.target))",
-            "\"status\":\(outcome.response.prepared.status)",
+            "\"status\":\(outcome.status.map(String.init) ?? "null")",
             "\"stub\":\(outcome.stub.map { JSONSerializer.quoted($0.name) } ?? "null")",
             "\"ms\":\(String(format: "%.3f", Double(microseconds) / 1000))",
         ]
-        if outcome.response.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.response.delayMilliseconds)") }
+        if outcome.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.delayMilliseconds)") }
         if let report = outcome.nearMiss { fields.append("\"nearMiss\":\(report.json)") }
         if verbose, outcome.nearMiss != nil, !request.body.isEmpty {
             fields.append("\"body\":\(JSONSerializer.quoted(String(decoding: request.body.prefix(2048), as: UTF8.self)))")

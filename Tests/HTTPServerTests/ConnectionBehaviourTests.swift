@@ -45,18 +45,18 @@ import HTTP1
         try await withServer { server in
             var configuration = ServerConfiguration()
             configuration.port = server.port
-            let second = HTTP1Server(configuration: configuration, handler: echoHandler)
+            let second = HTTP1Server(configuration: configuration, respond: echoHandler)
             #expect(throws: SocketError.addressInUse(address: "127.0.0.1:\(server.port)")) { try second.start() }
         }
     }
 
     @Test func stopFreesThePort() async throws {
         var configuration = ServerConfiguration()
-        let first = HTTP1Server(configuration: configuration, handler: echoHandler)
+        let first = HTTP1Server(configuration: configuration, respond: echoHandler)
         try first.start()
         configuration.port = first.port
         await first.stop()
-        let second = HTTP1Server(configuration: configuration, handler: echoHandler)
+        let second = HTTP1Server(configuration: configuration, respond: echoHandler)
         try second.start()
         await second.stop()
     }

@@ -7,7 +7,7 @@ import SystemSupport
 
 /// The delivery actions the stub engine builds on, each checked on the wire.
 @Suite struct ResponseActionTests {
-    static let actionHandler: HTTPHandler = { request in
+    static let actionHandler: Respond = { request in
         var response = OutgoingResponse.text(200, "body-of-\(request.path)")
         switch request.path {
         case "/delay": response.delayMilliseconds = 300
@@ -86,7 +86,7 @@ import SystemSupport
     @Test func hangHoldsUntilTheClientLeavesAndStopReleasesIt() async throws {
         var configuration = ServerConfiguration()
         configuration.shutdownGraceMilliseconds = 10_000
-        let server = HTTP1Server(configuration: configuration, handler: Self.actionHandler)
+        let server = HTTP1Server(configuration: configuration, respond: Self.actionHandler)
         try server.start()
         let leaving = try WireConnection(port: server.port)
         leaving.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")

@@ -8,9 +8,9 @@ final class AdminAPITests: XCTestCase {
                        headers: [(String, String)] = [], file: StaticString = #filePath, line: UInt = #line) -> (status: Int, json: JSONNode) {
         let outcome = e.handle(makeRequest(method, target, headers: headers, body: body, file: file, line: line))
         XCTAssertTrue(outcome.isAdmin, file: file, line: line)
-        XCTAssertEqual(outcome.response.prepared.headers["Content-Type"], "application/json", file: file, line: line)
-        let json = (try? JSONParser.parse(outcome.response.prepared.body)) ?? .null
-        return (outcome.response.prepared.status, json)
+        XCTAssertEqual(outcome.answered.prepared.headers["Content-Type"], "application/json", file: file, line: line)
+        let json = (try? JSONParser.parse(outcome.answered.prepared.body)) ?? .null
+        return (outcome.answered.prepared.status, json)
     }
 
     func testHealth() {
@@ -29,7 +29,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(added.status, 201)
         let ids = added.json["ids"]?.elements?.compactMap(\.string) ?? []
         XCTAssertEqual(ids.count, 2)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).response.bodyText, "runtime", "runtime before file at equal rank")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).answered.bodyText, "runtime", "runtime before file at equal rank")
 
         let list = admin(e, "GET", "/__admin/stubs").json["stubs"]?.elements ?? []
         XCTAssertEqual(list.count, 3)
@@ -42,10 +42,10 @@ final class AdminAPITests: XCTestCase {
         let replaced = admin(e, "PUT", "/__admin/stubs/\(ids[0])", body: #"{"name": "rt2", "request": {"path": "/x"}, "response": {"body": "replaced"}}"#)
         XCTAssertEqual(replaced.status, 200)
         XCTAssertEqual(replaced.json["id"]?.string, ids[0], "ids are stable across PUT")
-        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).response.bodyText, "replaced")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).answered.bodyText, "replaced")
 
         XCTAssertEqual(admin(e, "DELETE", "/__admin/stubs/\(ids[0])").status, 200)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).response.bodyText, "file")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).answered.bodyText, "file")
         XCTAssertEqual(admin(e, "DELETE", "/__admin/stubs/\(ids[0])").status, 404)
         let fileID = e.catalog.stubs.first { $0.name == "file" }!.id
         XCTAssertEqual(admin(e, "DELETE", "/__admin/stubs/\(fileID.replacingOccurrences(of: "#", with: "%23"))").status, 400)
@@ -57,7 +57,7 @@ final class AdminAPITests: XCTestCase {
         let e = engine(#"{"request": {"path": "/f"}, "response": {}}"#)
         _ = admin(e, "POST", "/__admin/stubs", body: #"{"request": {"path": "/rt"}, "response": {"body": "still here"}}"#)
         e.replace(with: loadStubs(#"{"request": {"path": "/g"}, "response": {}}"#))
-        XCTAssertEqual(e.handle(makeRequest("GET", "/rt")).response.bodyText, "still here")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/rt")).answered.bodyText, "still here")
     }
 
     func testABadRuntimeStubGetsTheSameMessagesAsABadFile() {
@@ -147,7 +147,7 @@ final class AdminAPITests: XCTestCase {
         _ = e.handle(makeRequest("GET", "/s"))
         XCTAssertEqual(admin(e, "POST", "/__admin/scenarios/reset").status, 200)
         XCTAssertEqual(e.scenarios.first?.state, "Started")
-        XCTAssertEqual(e.handle(makeRequest("GET", "/s")).response.bodyText, "1")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/s")).answered.bodyText, "1")
         _ = admin(e, "POST", "/__admin/stubs", body: #"{"response": {}}"#)
         XCTAssertEqual(admin(e, "POST", "/__admin/reset").status, 200)
         XCTAssertEqual(e.catalog.count, 2, "reset removes runtime stubs")
@@ -160,12 +160,12 @@ final class AdminAPITests: XCTestCase {
         let e = Engine(stubs: folder.load().stubs, options: .init(directory: folder.path))
         folder.write("a.json", #"{"request": {"path": "/a"}, "response": {"body": "two"}}"#)
         XCTAssertEqual(admin(e, "POST", "/__admin/reload").status, 200)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/a")).response.bodyText, "two")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/a")).answered.bodyText, "two")
         folder.write("a.json", "{")
         let failed = admin(e, "POST", "/__admin/reload")
         XCTAssertEqual(failed.status, 400)
         XCTAssertEqual(failed.json["errors"]?.elements?.count, 1)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/a")).response.bodyText, "two")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/a")).answered.bodyText, "two")
     }
 
     func testUnknownRoutesAndMethods() {
@@ -183,7 +183,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(admin(e, "GET", "/__admin/health").status, 401)
         XCTAssertEqual(admin(e, "GET", "/__admin/health", headers: [("Authorization", "Bearer wrong")]).status, 401)
         XCTAssertEqual(admin(e, "GET", "/__admin/health", headers: [("Authorization", "Bearer s3cret")]).status, 200)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/open")).response.prepared.status, 200, "stub routes never need it")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/open")).answered.prepared.status, 200, "stub routes never need it")
     }
 }
 

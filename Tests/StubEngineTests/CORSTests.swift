@@ -13,8 +13,8 @@ final class CORSTests: XCTestCase {
         ]))
         XCTAssertTrue(outcome.isPreflight)
         XCTAssertNil(outcome.stub)
-        let headers = outcome.response.prepared.headers
-        XCTAssertEqual(outcome.response.prepared.status, 204)
+        let headers = outcome.answered.prepared.headers
+        XCTAssertEqual(outcome.answered.prepared.status, 204)
         XCTAssertEqual(headers["Access-Control-Allow-Origin"], "http://localhost:3000")
         XCTAssertEqual(headers["Access-Control-Allow-Credentials"], "true")
         XCTAssertTrue(headers["Access-Control-Allow-Methods"]?.contains("PUT") ?? false)
@@ -24,15 +24,15 @@ final class CORSTests: XCTestCase {
 
     func testEveryResponseGetsCORSHeadersExposingTheStubsHeaders() {
         let e = Engine(stubs: loadStubs(stubs), cors: CORSPolicy())
-        let withOrigin = e.handle(makeRequest("GET", "/users", headers: [("Origin", "https://app.example")])).response
+        let withOrigin = e.handle(makeRequest("GET", "/users", headers: [("Origin", "https://app.example")])).answered
         XCTAssertEqual(withOrigin.prepared.headers["Access-Control-Allow-Origin"], "https://app.example")
         XCTAssertEqual(withOrigin.prepared.headers["Access-Control-Expose-Headers"], "X-Total, ETag, Content-Type")
         XCTAssertEqual(withOrigin.prepared.headers["Vary"], "Origin")
         XCTAssertTrue(String(decoding: withOrigin.prepared.head, as: UTF8.self).contains("\r\nAccess-Control-Allow-Origin: https://app.example\r\n"))
         XCTAssertEqual(withOrigin.bodyText, "[1,2]")
-        let noOrigin = e.handle(makeRequest("GET", "/users")).response
+        let noOrigin = e.handle(makeRequest("GET", "/users")).answered
         XCTAssertEqual(noOrigin.prepared.headers["Access-Control-Allow-Origin"], "*")
-        let miss = e.handle(makeRequest("GET", "/nope", headers: [("Origin", "https://app.example")])).response
+        let miss = e.handle(makeRequest("GET", "/nope", headers: [("Origin", "https://app.example")])).answered
         XCTAssertEqual(miss.prepared.status, 404)
         XCTAssertEqual(miss.prepared.headers["Access-Control-Allow-Origin"], "https://app.example", "a browser must be able to read the near-miss report")
     }
@@ -42,7 +42,7 @@ final class CORSTests: XCTestCase {
         let outcome = e.handle(makeRequest("OPTIONS", "/users", headers: [("Origin", "http://x"), ("Access-Control-Request-Method", "GET")]))
         XCTAssertFalse(outcome.isPreflight)
         XCTAssertEqual(outcome.stub?.name, "users")
-        XCTAssertNil(outcome.response.prepared.headers["Access-Control-Allow-Origin"])
+        XCTAssertNil(outcome.answered.prepared.headers["Access-Control-Allow-Origin"])
     }
 
     func testPlainOPTIONSIsNotAPreflight() {

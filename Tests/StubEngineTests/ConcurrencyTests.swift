@@ -35,7 +35,7 @@ final class ConcurrencyTests: XCTestCase {
                     _ = e.scenarios
                 default:
                     let outcome = e.handle(requests[i % requests.count])
-                    XCTAssertTrue([200, 404].contains(outcome.response.prepared.status))
+                    XCTAssertTrue([200, 404].contains(outcome.answered.prepared.status))
                 }
             }
         }

@@ -6,11 +6,11 @@ final class EngineTests: XCTestCase {
     func testRenderedResponseIsThePreparedStub() {
         let e = engine(#"{"request": {"path": "/x"}, "response": {"status": 201, "headers": {"X-Id": "7"}, "body": {"ok": true}}}"#)
         let outcome = e.handle(makeRequest("GET", "/x"))
-        XCTAssertEqual(outcome.response.prepared.status, 201)
-        XCTAssertEqual(outcome.response.bodyText, #"{"ok":true}"#)
-        XCTAssertEqual(outcome.response.prepared.headers["X-Id"], "7")
-        XCTAssertEqual(outcome.response.delivery, .normal)
-        XCTAssertEqual(outcome.response.delayMilliseconds, 0)
+        XCTAssertEqual(outcome.answered.prepared.status, 201)
+        XCTAssertEqual(outcome.answered.bodyText, #"{"ok":true}"#)
+        XCTAssertEqual(outcome.answered.prepared.headers["X-Id"], "7")
+        XCTAssertEqual(outcome.answered.delivery, .normal)
+        XCTAssertEqual(outcome.answered.delayMilliseconds, 0)
     }
 
     func testDelaysFaultsAndDribbleBecomeDeliveryActions() {
@@ -23,16 +23,16 @@ final class EngineTests: XCTestCase {
          {"request": {"path": "/hang"}, "response": {"fault": "hang"}},
          {"request": {"path": "/slow"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": 1000}}}]
         """)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/fixed")).response.delayMilliseconds, 250)
-        for _ in 0..<20 { XCTAssertTrue((10...20).contains(e.handle(makeRequest("GET", "/range")).response.delayMilliseconds)) }
-        XCTAssertEqual(e.handle(makeRequest("GET", "/reset")).response.delivery, .reset)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/empty")).response.delivery, .closeWithoutResponse)
-        guard case .rawThenClose(let bytes) = e.handle(makeRequest("GET", "/garbage")).response.delivery else {
+        XCTAssertEqual(e.handle(makeRequest("GET", "/fixed")).answered.delayMilliseconds, 250)
+        for _ in 0..<20 { XCTAssertTrue((10...20).contains(e.handle(makeRequest("GET", "/range")).answered.delayMilliseconds)) }
+        XCTAssertEqual(e.handle(makeRequest("GET", "/reset")).answered.delivery, .reset)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/empty")).answered.delivery, .closeWithoutResponse)
+        guard case .rawThenClose(let bytes) = e.handle(makeRequest("GET", "/garbage")).answered.delivery else {
             return XCTFail("garbage must write raw bytes")
         }
         XCTAssertFalse(bytes.starts(with: Array("HTTP/".utf8)))
-        XCTAssertEqual(e.handle(makeRequest("GET", "/hang")).response.delivery, .hang)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/slow")).response.delivery, .dribble(chunks: 5, durationMilliseconds: 1000))
+        XCTAssertEqual(e.handle(makeRequest("GET", "/hang")).answered.delivery, .hang)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/slow")).answered.delivery, .dribble(chunks: 5, durationMilliseconds: 1000))
     }
 
     func testNearMissListsTheClosestStubsWithWhatDiffered() {
@@ -44,13 +44,13 @@ final class EngineTests: XCTestCase {
         """)
         let typo = e.handle(makeRequest("GET", "/v1/user/42"))
         XCTAssertNil(typo.stub)
-        XCTAssertEqual(typo.response.prepared.status, 404)
+        XCTAssertEqual(typo.answered.prepared.status, 404)
         let report = try! XCTUnwrap(typo.nearMiss)
         XCTAssertEqual(report.candidates.first?.name, "Profile")
         XCTAssertEqual(report.candidates.first?.mismatches, [Mismatch(condition: "path", expected: "/v1/users/{id}", actual: "/v1/user/42")])
         XCTAssertFalse(report.candidates.contains { $0.name == "Unrelated" }, "other method and other path is not close")
-        XCTAssertTrue(typo.response.bodyText.contains("path: expected /v1/users/{id}, got /v1/user/42"), typo.response.bodyText)
-        XCTAssertEqual(typo.response.prepared.headers["Content-Type"], "text/plain; charset=utf-8")
+        XCTAssertTrue(typo.answered.bodyText.contains("path: expected /v1/users/{id}, got /v1/user/42"), typo.answered.bodyText)
+        XCTAssertEqual(typo.answered.prepared.headers["Content-Type"], "text/plain; charset=utf-8")
 
         let login = e.handle(makeRequest("POST", "/login", headers: [("Accept", "application/json"), ("X-Client", "android")],
                                          body: #"{"user": {"name": "bob"}}"#))
@@ -58,8 +58,8 @@ final class EngineTests: XCTestCase {
             Mismatch(condition: "header.X-Client", expected: "\"ios\"", actual: "\"android\""),
             Mismatch(condition: "body.user.name", expected: "\"ann\"", actual: "\"bob\""),
         ])
-        XCTAssertEqual(login.response.prepared.headers["Content-Type"], "application/json")
-        let parsed = try! JSONParser.parse(login.response.prepared.body)
+        XCTAssertEqual(login.answered.prepared.headers["Content-Type"], "application/json")
+        let parsed = try! JSONParser.parse(login.answered.prepared.body)
         XCTAssertEqual(parsed.resolve(pointer: "/closest/0/name")?.string, "Login")
         XCTAssertEqual(parsed.resolve(pointer: "/closest/0/mismatches/1/condition")?.string, "body.user.name")
 
@@ -70,7 +70,7 @@ final class EngineTests: XCTestCase {
 
     func testNearMissWithNoStubs() {
         let outcome = Engine().handle(makeRequest("GET", "/"))
-        XCTAssertTrue(outcome.response.bodyText.contains("There are no stubs loaded"))
+        XCTAssertTrue(outcome.answered.bodyText.contains("There are no stubs loaded"))
     }
 
     func testReplaceSwapsEveryStubAtOnce() {

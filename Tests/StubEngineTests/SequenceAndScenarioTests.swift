@@ -7,14 +7,14 @@ import SystemSupport
 final class SequenceAndScenarioTests: XCTestCase {
     func testSequenceRepeatsItsLastResponseByDefault() {
         let e = engine(#"{"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}, {"status": 503, "body": "3"}]}"#)
-        let bodies = (0..<5).map { _ in e.handle(makeRequest("GET", "/s")).response.bodyText }
+        let bodies = (0..<5).map { _ in e.handle(makeRequest("GET", "/s")).answered.bodyText }
         XCTAssertEqual(bodies, ["1", "2", "3", "3", "3"])
-        XCTAssertEqual(e.handle(makeRequest("GET", "/s")).response.prepared.status, 503)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/s")).answered.prepared.status, 503)
     }
 
     func testSequenceCycles() {
         let e = engine(#"{"request": {"path": "/s"}, "responses": [{"body": "a"}, {"body": "b"}], "after": "cycle"}"#)
-        XCTAssertEqual((0..<5).map { _ in e.handle(makeRequest("GET", "/s")).response.bodyText }, ["a", "b", "a", "b", "a"])
+        XCTAssertEqual((0..<5).map { _ in e.handle(makeRequest("GET", "/s")).answered.bodyText }, ["a", "b", "a", "b", "a"])
     }
 
     func testResetStartsSequencesAndScenariosOver() {
@@ -26,7 +26,7 @@ final class SequenceAndScenarioTests: XCTestCase {
         _ = e.handle(makeRequest("POST", "/pay"))
         XCTAssertEqual(e.scenarios.first?.state, "paid")
         e.resetSequencesAndScenarios()
-        XCTAssertEqual(e.handle(makeRequest("GET", "/s")).response.bodyText, "1")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/s")).answered.bodyText, "1")
         XCTAssertEqual(e.scenarios.first?.state, "Started")
     }
 
@@ -37,17 +37,17 @@ final class SequenceAndScenarioTests: XCTestCase {
          {"name": "cart full", "request": {"method": "GET", "path": "/cart"}, "scenario": {"name": "checkout", "when": "has-item"}, "response": {"body": "1 item"}},
          {"name": "pay", "request": {"method": "POST", "path": "/pay"}, "scenario": {"name": "checkout", "when": "has-item", "then": "paid"}, "response": {"body": "paid"}}]
         """)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).response.bodyText, "empty")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).answered.bodyText, "empty")
         let early = e.handle(makeRequest("POST", "/pay"))
         XCTAssertNil(early.stub, "not in the state the stub needs")
         XCTAssertEqual(early.nearMiss?.candidates.first?.mismatches,
                        [Mismatch(condition: "scenario.checkout", expected: "state \"has-item\"", actual: "\"Started\"")])
         XCTAssertEqual(e.handle(makeRequest("POST", "/cart")).stub?.name, "add")
-        XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).response.bodyText, "1 item")
-        XCTAssertEqual(e.handle(makeRequest("POST", "/pay")).response.bodyText, "paid")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).answered.bodyText, "1 item")
+        XCTAssertEqual(e.handle(makeRequest("POST", "/pay")).answered.bodyText, "paid")
         XCTAssertEqual(e.scenarios.map(\.state), ["paid"])
         e.setScenario("checkout", to: "has-item")
-        XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).response.bodyText, "1 item")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).answered.bodyText, "1 item")
     }
 
     func testConcurrentRequestsNeverShareASequenceStep() {
@@ -57,7 +57,7 @@ final class SequenceAndScenarioTests: XCTestCase {
         let request = makeRequest("GET", "/s")
         let seen = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: count) { _ in
-            let body = e.handle(request).response.bodyText
+            let body = e.handle(request).answered.bodyText
             seen.withLock { $0.append(body) }
         }
         XCTAssertEqual(Set(seen.value).count, count, "every step served exactly once")
@@ -71,7 +71,7 @@ final class SequenceAndScenarioTests: XCTestCase {
         let request = makeRequest("GET", "/claim")
         let winners = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 200) { _ in
-            if e.handle(request).response.bodyText == "yours" { winners.withLock { $0 += 1 } }
+            if e.handle(request).answered.bodyText == "yours" { winners.withLock { $0 += 1 } }
         }
         XCTAssertEqual(winners.value, 1)
     }

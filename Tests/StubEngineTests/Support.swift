@@ -84,3 +84,11 @@ extension Engine {
 extension OutgoingResponse {
     var bodyText: String { String(decoding: prepared.body, as: UTF8.self) }
 }
+
+extension Outcome {
+    /// The response of an outcome answered at once (every engine answer but a promised one).
+    var answered: OutgoingResponse {
+        guard let response else { preconditionFailure("the engine promised an answer instead of giving one") }
+        return response
+    }
+}

@@ -10,7 +10,7 @@ final class TemplateTests: XCTestCase {
           "body": "id={{request.path.id}} q={{request.query.q}} ua={{request.headers.User-Agent}} name={{request.json./user/name}} raw={{request.body}} missing=[{{request.query.nope}}]"}}
         """#)
         let response = e.handle(makeRequest("POST", "/users/42/echo?q=swift", headers: [("User-Agent", "App/1")],
-                                            body: #"{"user":{"name":"ann"}}"#)).response
+                                            body: #"{"user":{"name":"ann"}}"#)).answered
         XCTAssertEqual(response.bodyText, #"id=42 q=swift ua=App/1 name=ann raw={"user":{"name":"ann"}} missing=[]"#)
         XCTAssertEqual(response.prepared.headers["X-Echo"], "POST /users/42/echo")
         XCTAssertEqual(response.prepared.headers["Location"], "http://api.example.com:8080/users/42")
@@ -22,13 +22,13 @@ final class TemplateTests: XCTestCase {
           "body": {"said": "{{request.body}}", "count": "{{request.json./n}}", "greeting": "hi {{request.query.name}}!", "static": [1, "x"]}}}
         """#)
         let nasty = "quote\" backslash\\ newline\n tab\t </script> \u{1}"
-        let response = e.handle(makeRequest("POST", "/echo?name=%22bob%22", body: nasty)).response
+        let response = e.handle(makeRequest("POST", "/echo?name=%22bob%22", body: nasty)).answered
         let parsed = try JSONParser.parse(response.prepared.body)
         XCTAssertEqual(parsed["said"]?.string, nasty)
         XCTAssertEqual(parsed["count"]?.string, "", "a string that is exactly one {{...}} stays a string")
         XCTAssertEqual(parsed["greeting"]?.string, "hi \"bob\"!")
         XCTAssertEqual(JSONSerializer.string(parsed["static"]!), #"[1,"x"]"#)
-        let numeric = e.handle(makeRequest("POST", "/echo", body: #"{"n": 5}"#)).response
+        let numeric = e.handle(makeRequest("POST", "/echo", body: #"{"n": 5}"#)).answered
         XCTAssertEqual(try JSONParser.parse(numeric.prepared.body)["count"]?.string, "5")
     }
 
@@ -37,7 +37,7 @@ final class TemplateTests: XCTestCase {
         {"response": {"template": true, "body": "{{now}}|{{now +1d}}|{{now -90m}}|{{uuid}}|{{randomInt 5 7}}"}}
         """#)
         let before = Int(Date().timeIntervalSince1970)
-        let parts = e.handle(makeRequest("GET", "/")).response.bodyText.split(separator: "|").map(String.init)
+        let parts = e.handle(makeRequest("GET", "/")).answered.bodyText.split(separator: "|").map(String.init)
         XCTAssertEqual(parts.count, 5)
         let formatter = ISO8601DateFormatter()
         let now = try XCTUnwrap(formatter.date(from: parts[0])).timeIntervalSince1970
@@ -47,7 +47,7 @@ final class TemplateTests: XCTestCase {
         XCTAssertNotNil(UUID(uuidString: parts[3]))
         XCTAssertEqual(parts[3], parts[3].lowercased())
         XCTAssertTrue((5...7).contains(Int(parts[4]) ?? 0))
-        XCTAssertNotEqual(e.handle(makeRequest("GET", "/")).response.bodyText.split(separator: "|")[3], Substring(parts[3]))
+        XCTAssertNotEqual(e.handle(makeRequest("GET", "/")).answered.bodyText.split(separator: "|")[3], Substring(parts[3]))
     }
 
     func testRFC3339Arithmetic() {
@@ -61,7 +61,7 @@ final class TemplateTests: XCTestCase {
 
     func testTemplatesAreOffByDefaultAndStaticStubsKeepTheirBytes() {
         let e = engine(#"[{"request": {"path": "/a"}, "response": {"body": "{{request.path}}"}}, {"request": {"path": "/b"}, "response": {"template": true, "body": "plain"}}]"#)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/a")).response.bodyText, "{{request.path}}")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/a")).answered.bodyText, "{{request.path}}")
         XCTAssertFalse(e.catalog.stubs[0].response.isTemplated)
         XCTAssertFalse(e.catalog.stubs[1].response.isTemplated, "nothing to substitute: served as static bytes")
     }
@@ -77,8 +77,8 @@ final class TemplateTests: XCTestCase {
         let result = folder.load()
         XCTAssertEqual(result.problems, [])
         let e = Engine(stubs: result.stubs)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/u/a%22b")).response.bodyText, #"{"id":"a\"b","n":1}"#)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/page?title=Hi")).response.bodyText, "<h1>Hi</h1>")
+        XCTAssertEqual(e.handle(makeRequest("GET", "/u/a%22b")).answered.bodyText, #"{"id":"a\"b","n":1}"#)
+        XCTAssertEqual(e.handle(makeRequest("GET", "/page?title=Hi")).answered.bodyText, "<h1>Hi</h1>")
     }
 
     func testTemplateErrorsAreLoadErrorsWithTheirPath() {

@@ -20,7 +20,7 @@ final class HardeningTests: XCTestCase {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configure(&configuration)
-        let server = HTTP1Server(configuration: configuration) { engine.handle($0).response }
+        let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         try server.start()
         addTeardownBlock { server.stopAndWait() }
         return (server, engine)

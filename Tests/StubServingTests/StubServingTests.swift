@@ -19,7 +19,7 @@ final class StubServingTests: XCTestCase {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configure(&configuration)
-        let server = HTTP1Server(configuration: configuration) { engine.handle($0).response }
+        let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         try server.start()
         engine.fallbackBaseURL.value = server.baseURL
         addTeardownBlock { server.stopAndWait() }

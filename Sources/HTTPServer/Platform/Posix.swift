@@ -14,16 +14,35 @@ enum IOResult: Equatable {
     case failed(Int32)
 }
 
-/// The syscall funnel: every call retries EINTR, captures errno at once and maps EAGAIN to
-/// `.wouldBlock`. Nothing outside Platform/ touches libc.
+/// The syscall funnel: every call retries EINTR here and nowhere else, captures errno at once,
+/// maps EAGAIN to `.wouldBlock`, and reports every other failure (never as "nothing happened").
+/// Nothing outside Platform/ touches libc.
 enum Posix {
+    /// Runs `call` until it does not fail with EINTR; a -1 with any other errno throws.
+    static func retryingEINTR<T: BinaryInteger>(_ name: String, _ call: () -> T) throws(SocketError) -> T {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            let e = errno
+            if e == EINTR { continue }
+            throw .system(call: name, errno: e)
+        }
+    }
+
     // MARK: descriptors
 
-    static func setNonBlockingAndCloseOnExec(_ fd: Int32) {
+    /// Non-blocking and close-on-exec; false (errno kept) if either could not be set.
+    @discardableResult
+    static func setNonBlockingAndCloseOnExec(_ fd: Int32) -> Bool {
         let flags = fcntl(fd, F_GETFL, 0)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
-        let fdFlags = fcntl(fd, F_GETFD, 0)
-        if fdFlags >= 0 { _ = fcntl(fd, F_SETFD, fdFlags | FD_CLOEXEC) }
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return false }
+        return setCloseOnExec(fd)
+    }
+
+    @discardableResult
+    static func setCloseOnExec(_ fd: Int32) -> Bool {
+        let flags = fcntl(fd, F_GETFD, 0)
+        return flags >= 0 && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0
     }
 
     /// Closes once; EINTR is not retried (the descriptor is gone either way on Linux and Darwin).
@@ -40,19 +59,23 @@ enum Posix {
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
     }
 
-    static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
+    @discardableResult
+    static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) -> Bool {
         var v = value
-        _ = setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
+        return setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size)) == 0
     }
 
     /// Per accepted socket: non-blocking (Linux does not inherit it from the listener),
-    /// TCP_NODELAY (no 40 ms Nagle/delayed-ACK stalls) and, on Darwin, SO_NOSIGPIPE.
-    static func configureAccepted(_ fd: Int32) {
-        setNonBlockingAndCloseOnExec(fd)
+    /// TCP_NODELAY (no 40 ms Nagle/delayed-ACK stalls) and, on Darwin, SO_NOSIGPIPE. False when
+    /// the socket cannot be made non-blocking (it must then be closed: a blocking socket would
+    /// stall the loop); the other two are optimisations and only reported by their result.
+    static func configureAccepted(_ fd: Int32) -> Bool {
+        guard setNonBlockingAndCloseOnExec(fd) else { return false }
         setOption(fd, LibC.ipprotoTCP, TCP_NODELAY, 1)
         #if canImport(Darwin)
-        setOption(fd, SOL_SOCKET, SO_NOSIGPIPE, 1)
+        guard setOption(fd, SOL_SOCKET, SO_NOSIGPIPE, 1) else { return false }
         #endif
+        return true
     }
 
     // MARK: I/O
@@ -101,41 +124,36 @@ enum Posix {
         }
     }
 
-    // MARK: polling
-
-    typealias PollDescriptor = pollfd
-    static let pollIn = Int16(POLLIN)
-    static let pollOut = Int16(POLLOUT)
-    static let pollErrorOrHangup = Int16(POLLERR | POLLHUP | POLLNVAL)
-
-    static func pollDescriptor(_ fd: Int32, _ events: Int16) -> pollfd {
-        pollfd(fd: fd, events: events, revents: 0)
-    }
-
-    /// Waits for readiness; EINTR counts as a wake with nothing ready.
-    static func poll(_ fds: inout [pollfd], timeoutMilliseconds: Int32) -> Int {
-        let n = fds.withUnsafeMutableBufferPointer { buf in
-            pollFunction(buf.baseAddress, nfds_t(buf.count), timeoutMilliseconds)
-        }
-        return n < 0 ? 0 : Int(n)
-    }
+    // MARK: wake-ups
 
     /// A non-blocking, close-on-exec pipe (pipe2 is not exported by Glibc's Swift module).
     static func makePipe() throws(SocketError) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .system(call: "pipe", errno: errno) }
-        setNonBlockingAndCloseOnExec(fds[0])
-        setNonBlockingAndCloseOnExec(fds[1])
+        guard setNonBlockingAndCloseOnExec(fds[0]), setNonBlockingAndCloseOnExec(fds[1]) else {
+            let e = errno
+            close(fds[0])
+            close(fds[1])
+            throw .system(call: "fcntl on the wake-up pipe", errno: e)
+        }
         return (fds[0], fds[1])
     }
 
-    static func writeByte(_ fd: Int32) {
+    /// One byte into a wake-up pipe. A full pipe already holds a wake-up (EAGAIN is success);
+    /// anything else is a broken pipe the caller must hear about.
+    static func wake(_ fd: Int32) throws(SocketError) {
         var b: UInt8 = 1
-        _ = write(fd, &b, 1)
+        while true {
+            if write(fd, &b, 1) == 1 { return }
+            let e = errno
+            if e == EINTR { continue }
+            if e == EAGAIN || e == EWOULDBLOCK { return }
+            throw .system(call: "write to the wake-up pipe", errno: e)
+        }
     }
 
     static func drain(_ fd: Int32) {
-        var buf = [UInt8](repeating: 0, count: 64)
+        var buf = [UInt8](repeating: 0, count: 256)
         while buf.withUnsafeMutableBytes({ readFunction(fd, $0.baseAddress, $0.count) }) > 0 {}
     }
 
@@ -151,22 +169,14 @@ enum Posix {
     /// Unix seconds, for the Date header.
     static func wallClockSeconds() -> Int { Int(time(nil)) }
 
-    // MARK: process
-
-    /// For the command-line tool only: a library must not change the host's signal handling.
-    static func ignoreSIGPIPE() { _ = signal(SIGPIPE, SIG_IGN) }
-
-    /// Raises the soft descriptor limit to the hard one (macOS starts at 256).
-    static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        guard getrlimit(LibC.rlimitNoFile, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = min(limit.rlim_max, 65_536)
-        _ = setrlimit(LibC.rlimitNoFile, &limit)
-    }
-
     static func errorDescription(_ code: Int32) -> String {
         guard let s = strerror(code) else { return "errno \(code)" }
         return String(cString: s)
+    }
+
+    static func processorCount() -> Int {
+        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return n > 0 ? Int(n) : 1
     }
 
     // Module-qualified C functions: inside `Posix` the short names would resolve to our own.
@@ -174,23 +184,16 @@ enum Posix {
     private static let closeFunction = Glibc.close
     private static let sendFunction = Glibc.send
     private static let readFunction = Glibc.read
-    private static let pollFunction = Glibc.poll
+    static let pollFunction = Glibc.poll
     #elseif canImport(Musl)
     private static let closeFunction = Musl.close
     private static let sendFunction = Musl.send
     private static let readFunction = Musl.read
-    private static let pollFunction = Musl.poll
+    static let pollFunction = Musl.poll
     #else
     private static let closeFunction = Darwin.close
     private static let sendFunction = Darwin.send
     private static let readFunction = Darwin.read
-    private static let pollFunction = Darwin.poll
+    static let pollFunction = Darwin.poll
     #endif
-}
-
-extension Posix {
-    static func processorCount() -> Int {
-        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return n > 0 ? Int(n) : 1
-    }
 }

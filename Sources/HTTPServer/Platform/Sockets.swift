@@ -85,6 +85,42 @@ struct SocketAddress: CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// 0.0.0.0 or ::.
+    var isWildcard: Bool {
+        withUnsafeBytes(of: storage) { raw in
+            if isIPv6 {
+                let a = raw.load(as: sockaddr_in6.self).sin6_addr
+                return withUnsafeBytes(of: a) { $0.allSatisfy { $0 == 0 } }
+            }
+            return raw.load(as: sockaddr_in.self).sin_addr.s_addr == 0
+        }
+    }
+
+    static func wildcard(family: Int32, port: Int) -> SocketAddress {
+        var address = SocketAddress()
+        withUnsafeMutableBytes(of: &address.storage) { raw in
+            if family == AF_INET6 {
+                var a = sockaddr_in6()
+                #if canImport(Darwin)
+                a.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+                #endif
+                a.sin6_family = sa_family_t(AF_INET6)
+                a.sin6_port = UInt16(port).bigEndian
+                raw.storeBytes(of: a, as: sockaddr_in6.self)
+            } else {
+                var a = sockaddr_in()
+                #if canImport(Darwin)
+                a.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+                #endif
+                a.sin_family = sa_family_t(AF_INET)
+                a.sin_port = UInt16(port).bigEndian
+                raw.storeBytes(of: a, as: sockaddr_in.self)
+            }
+        }
+        address.length = socklen_t(family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        return address
+    }
+
     /// `127.0.0.1:8080` or `[::1]:8080`.
     var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
@@ -93,31 +129,68 @@ struct SocketAddress: CustomStringConvertible {
 enum Sockets {
     /// socket, SO_REUSEADDR, bind, listen: synchronous, so a busy port throws at start.
     /// Never SO_REUSEPORT: on macOS it lets two servers share a port silently.
-    static func listen(on address: SocketAddress, v6Only: Bool) throws(SocketError) -> Int32 {
+    static func listen(on address: SocketAddress, v6Only: Bool, backlog: Int32) throws(SocketError) -> Int32 {
+        #if canImport(Darwin)
+        // BSD's SO_REUSEADDR lets a specific address (127.0.0.1:8080) bind beside another
+        // process listening on the wildcard (0.0.0.0:8080), which would then get some of our
+        // connections. Binding the wildcard with the same option fails only if someone holds
+        // it (not for TIME_WAIT leftovers of our own last run), so try that first.
+        if !address.isWildcard, address.port != 0 {
+            try checkWildcardIsFree(like: address)
+        }
+        #endif
         let fd = socket(address.family, LibC.sockStream, 0)
         guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
-        Posix.setNonBlockingAndCloseOnExec(fd)
-        Posix.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-        if address.isIPv6 { Posix.setOption(fd, LibC.ipprotoIPv6, IPV6_V6ONLY, v6Only ? 1 : 0) }
-        var addr = address
-        let bound = withUnsafePointer(to: &addr.storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bindFunction(fd, $0, addr.length) }
-        }
-        if bound != 0 {
+        guard Posix.setNonBlockingAndCloseOnExec(fd), Posix.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1) else {
             let e = errno
             Posix.close(fd)
-            if e == EADDRINUSE { throw .addressInUse(address: address.description) }
-            if e == EACCES { throw .permissionDenied(address: address.description) }
-            if e == EADDRNOTAVAIL { throw .addressNotAvailable(address: address.description) }
-            throw .system(call: "bind \(address)", errno: e)
+            throw .system(call: "fcntl/setsockopt on the listener", errno: e)
         }
-        guard listenFunction(fd, SOMAXCONN) == 0 else {
+        if address.isIPv6, !Posix.setOption(fd, LibC.ipprotoIPv6, IPV6_V6ONLY, v6Only ? 1 : 0) {
+            let e = errno
+            Posix.close(fd)
+            throw .system(call: "setsockopt IPV6_V6ONLY", errno: e)
+        }
+        try bind(fd, address)
+        guard listenFunction(fd, backlog) == 0 else {
             let e = errno
             Posix.close(fd)
             throw .system(call: "listen", errno: e)
         }
         return fd
     }
+
+    /// Binds or closes the descriptor and throws what a user can act on.
+    private static func bind(_ fd: Int32, _ address: SocketAddress) throws(SocketError) {
+        var addr = address
+        let bound = withUnsafePointer(to: &addr.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bindFunction(fd, $0, addr.length) }
+        }
+        guard bound != 0 else { return }
+        let e = errno
+        Posix.close(fd)
+        if e == EADDRINUSE { throw .addressInUse(address: address.description) }
+        if e == EACCES { throw .permissionDenied(address: address.description) }
+        if e == EADDRNOTAVAIL { throw .addressNotAvailable(address: address.description) }
+        throw .system(call: "bind \(address)", errno: e)
+    }
+
+    #if canImport(Darwin)
+    private static func checkWildcardIsFree(like address: SocketAddress) throws(SocketError) {
+        let wildcard = SocketAddress.wildcard(family: address.family, port: address.port)
+        let probe = socket(address.family, LibC.sockStream, 0)
+        guard probe >= 0 else { return }
+        Posix.setOption(probe, SOL_SOCKET, SO_REUSEADDR, 1)
+        if wildcard.isIPv6 { Posix.setOption(probe, LibC.ipprotoIPv6, IPV6_V6ONLY, 1) }
+        do throws(SocketError) {
+            try bind(probe, wildcard)
+        } catch {
+            if case .addressInUse = error { throw .addressInUse(address: address.description) }
+            return
+        }
+        Posix.close(probe)
+    }
+    #endif
 
     /// The address the kernel bound, which carries the real port after binding port 0.
     static func localAddress(_ fd: Int32) -> SocketAddress? {
@@ -149,7 +222,11 @@ enum Sockets {
             }
             address.length = length
             if fd >= 0 {
-                Posix.configureAccepted(fd)
+                // A socket we cannot make non-blocking would stall the loop: drop it.
+                guard Posix.configureAccepted(fd) else {
+                    Posix.close(fd)
+                    return .retry
+                }
                 return .accepted(fd: fd, peer: address.description)
             }
             let e = errno

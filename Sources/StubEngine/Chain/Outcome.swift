@@ -14,14 +14,24 @@ package enum OutcomeKind: Sendable {
     case noMatch(NearMissReport)
 }
 
-/// The engine's answer to one request: the response and what produced it.
+/// The engine's answer to one request: the response (now, or promised) and what produced it.
 package struct Outcome: Sendable {
-    package var response: OutgoingResponse
+    package var reply: Reply
     package var kind: OutcomeKind
 
     package init(response: OutgoingResponse, kind: OutcomeKind) {
-        self.response = response
+        self.reply = .now(response)
         self.kind = kind
+    }
+
+    package init(pending: PendingResponse, kind: OutcomeKind) {
+        self.reply = .later(pending)
+        self.kind = kind
+    }
+
+    /// The response, when it is there already.
+    package var response: OutgoingResponse? {
+        if case .now(let response) = reply { response } else { nil }
     }
 
     /// The stub that answered, if one did.

@@ -10,8 +10,18 @@ struct JournalRecorder: ResponderWrapper {
         let started = DispatchTime.now().uptimeNanoseconds
         let outcome = next(facts)
         guard !outcome.isAdmin else { return outcome }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-        journal.record(facts.request, outcome, durationMilliseconds: elapsed + Double(outcome.response.delayMilliseconds))
+        switch outcome.reply {
+        case .now(let response):
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+            journal.record(facts.request, outcome.kind, response, durationMilliseconds: elapsed + Double(response.delayMilliseconds))
+        case .later(let pending):
+            // Recorded when the answer exists (or with no status, if the client left first).
+            let journal = self.journal, request = facts.request, kind = outcome.kind
+            pending.observe { response in
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+                journal.record(request, kind, response, durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0))
+            }
+        }
         return outcome
     }
 }
@@ -23,7 +33,15 @@ struct GlobalDelay: ResponderWrapper {
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
         var outcome = next(facts)
-        if outcome.imitatesTheAPI { outcome.response.delayMilliseconds += milliseconds }
+        guard outcome.imitatesTheAPI else { return outcome }
+        switch outcome.reply {
+        case .now(var response):
+            response.delayMilliseconds += milliseconds
+            outcome.reply = .now(response)
+        case .later(let pending):
+            let milliseconds = self.milliseconds
+            pending.adjust { $0.delayMilliseconds += milliseconds }
+        }
         return outcome
     }
 }
@@ -39,7 +57,14 @@ struct CORSResponder: Responder, ResponderWrapper {
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
         var outcome = next(facts)
-        if outcome.imitatesTheAPI { outcome.response = policy.decorate(outcome.response, for: facts.request) }
+        guard outcome.imitatesTheAPI else { return outcome }
+        switch outcome.reply {
+        case .now(let response):
+            outcome.reply = .now(policy.decorate(response, for: facts.request))
+        case .later(let pending):
+            let policy = self.policy, request = facts.request
+            pending.adjust { $0 = policy.decorate($0, for: request) }
+        }
         return outcome
     }
 }

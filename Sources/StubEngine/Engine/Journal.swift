@@ -43,16 +43,19 @@ package final class Journal: Sendable {
 
     package var isEnabled: Bool { capacity > 0 }
 
-    func record(_ request: IncomingRequest, _ outcome: Outcome, durationMilliseconds: Double) {
+    /// `response` is nil when the client left before a promised answer came.
+    func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
+        let stub: Stub? = if case .stub(let stub) = kind { stub } else { nil }
+        let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report } else { nil }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
         var entry = JournalEntry(
             id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
             path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
             body: request.body.count > Self.maximumBodyBytes ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
-            bodySize: request.body.count, stubID: outcome.stub?.id, stubName: outcome.stub?.name,
-            status: outcome.response.prepared.status, durationMilliseconds: durationMilliseconds, nearMiss: outcome.nearMiss)
+            bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
+            status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss)
         let replaced: JournalEntry? = state.withLock { s in
             entry.id = s.nextID
             s.nextID += 1

@@ -36,7 +36,7 @@ struct ServeCommand: Command {
             directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
         engineOptions.wrappers = [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         let engine = Engine(stubs: result.stubs, options: engineOptions)
-        let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).response }
+        let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).reply }
         // Before any thread starts, so every thread inherits the blocked signals.
         ProcessSignals.onTermination { [console] _ in
             console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")

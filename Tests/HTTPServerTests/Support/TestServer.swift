@@ -3,28 +3,51 @@ import Foundation
 import HTTP1
 @testable import HTTPServer
 
-/// Starts a real server on an ephemeral port for one test and always stops it.
+typealias Respond = @Sendable (IncomingRequest) -> OutgoingResponse
+
+/// Starts a real server on an ephemeral port for one test and always stops it, once per
+/// selector this platform has (epoll and poll on Linux, kqueue and poll on macOS), so the
+/// fallback selector is exercised by every connection test too.
 func withServer(
     _ configure: (inout ServerConfiguration) -> Void = { _ in },
-    handler: @escaping HTTPHandler = echoHandler,
+    handler: @escaping Respond = echoHandler,
     _ body: (HTTP1Server) async throws -> Void
 ) async throws {
-    var configuration = ServerConfiguration()
-    configuration.port = 0
-    configure(&configuration)
-    let server = HTTP1Server(configuration: configuration, handler: handler)
-    try server.start()
-    do {
-        try await body(server)
-    } catch {
+    try await withServer(configure, reply: { .now(handler($0)) }, body)
+}
+
+/// The same, with a handler that may answer later.
+func withServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in },
+    reply: @escaping Handler,
+    _ body: (HTTP1Server) async throws -> Void
+) async throws {
+    for selector in SelectorKind.available {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.selector = selector
+        configure(&configuration)
+        let server = HTTP1Server(configuration: configuration, handler: reply)
+        try server.start()
+        do {
+            try await body(server)
+        } catch {
+            await server.stop()
+            throw SelectorFailure(selector: selector, error: error)
+        }
         await server.stop()
-        throw error
     }
-    await server.stop()
+}
+
+/// Which selector a failing run used.
+struct SelectorFailure: Error, CustomStringConvertible {
+    let selector: SelectorKind
+    let error: any Error
+    var description: String { "with the \(selector) selector: \(error)" }
 }
 
 /// Answers `METHOD PATH body-length` so tests can see which request a response belongs to.
-let echoHandler: HTTPHandler = { request in
+let echoHandler: Respond = { request in
     .text(200, "\(request.method) \(request.path) \(request.body.count)")
 }
 

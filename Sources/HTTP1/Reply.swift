@@ -1,0 +1,118 @@
+#if canImport(SystemSupport)
+import SystemSupport
+#endif
+
+/// What a handler gives back for one request: the response now (the fast path: nothing is
+/// allocated or handed between threads), or a promise of it.
+package enum Reply: Sendable {
+    case now(OutgoingResponse)
+    case later(PendingResponse)
+}
+
+/// A response that arrives later: a proxy waiting for its upstream, an admin call reading disk.
+///
+/// The responder creates it, returns `.later(pending)` and calls `complete(_:)` once, from any
+/// thread. The server delivers the response on the connection's own loop, in order with the
+/// other responses of that connection. If the client goes away or the server stops first, the
+/// pending response is cancelled: `isCancelled` turns true and `onCancel` handlers run, so a
+/// proxy can drop its upstream request.
+///
+/// Wrappers of the engine's chain (journal, log, delay, CORS) cannot change a response that does
+/// not exist yet; they register `adjust` (changes applied at completion, in registration order:
+/// innermost wrapper first) and `observe` (told the final response, or nil if cancelled).
+package final class PendingResponse: Sendable {
+    private struct State {
+        var response: OutgoingResponse?
+        var completed = false
+        var cancelled = false
+        var delivered = false
+        var deliver: (@Sendable (OutgoingResponse) -> Void)?
+        var cancelHandlers: [@Sendable () -> Void] = []
+        var adjustments: [@Sendable (inout OutgoingResponse) -> Void] = []
+        var observers: [@Sendable (OutgoingResponse?) -> Void] = []
+    }
+
+    private let state = Locked(State())
+
+    package init() {}
+
+    // MARK: The responder's side
+
+    /// Completes with `response`; only the first call counts, and none after a cancellation.
+    package func complete(_ response: OutgoingResponse) {
+        let (deliver, final, observers) = state.withLock { s -> ((@Sendable (OutgoingResponse) -> Void)?, OutgoingResponse?, [@Sendable (OutgoingResponse?) -> Void]) in
+            guard !s.completed, !s.cancelled else { return (nil, nil, []) }
+            s.completed = true
+            var adjusted = response
+            for adjust in s.adjustments { adjust(&adjusted) }
+            s.response = adjusted
+            guard let deliver = s.deliver else { return (nil, nil, []) }
+            s.delivered = true
+            return (deliver, adjusted, s.observers)
+        }
+        if let deliver, let final {
+            observers.forEach { $0(final) }
+            deliver(final)
+        }
+    }
+
+    /// True once the client has gone or the server is stopping: stop working on the answer.
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Runs `handler` when the response is cancelled (at once if it already is).
+    package func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { s -> Bool in
+            if s.cancelled { return true }
+            if !s.completed { s.cancelHandlers.append(handler) }
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    // MARK: Wrappers
+
+    package func adjust(_ change: @escaping @Sendable (inout OutgoingResponse) -> Void) {
+        state.withLock { $0.adjustments.append(change) }
+    }
+
+    package func observe(_ observer: @escaping @Sendable (OutgoingResponse?) -> Void) {
+        let cancelled = state.withLock { s -> Bool in
+            if !s.cancelled { s.observers.append(observer) }
+            return s.cancelled
+        }
+        if cancelled { observer(nil) }
+    }
+
+    // MARK: The server's side
+
+    /// Called once, with the completed response (at once, on this thread, if it is already
+    /// complete; else on the thread that completes it).
+    package func whenComplete(_ deliver: @escaping @Sendable (OutgoingResponse) -> Void) {
+        let (ready, observers) = state.withLock { s -> (OutgoingResponse?, [@Sendable (OutgoingResponse?) -> Void]) in
+            guard !s.cancelled, !s.delivered else { return (nil, []) }
+            guard s.completed, let response = s.response else {
+                s.deliver = deliver
+                return (nil, [])
+            }
+            s.delivered = true
+            return (response, s.observers)
+        }
+        if let ready {
+            observers.forEach { $0(ready) }
+            deliver(ready)
+        }
+    }
+
+    /// The client went away or the server is stopping. Does nothing once delivered.
+    package func cancel() {
+        let (handlers, observers) = state.withLock { s -> ([@Sendable () -> Void], [@Sendable (OutgoingResponse?) -> Void]) in
+            guard !s.cancelled, !s.delivered else { return ([], []) }
+            s.cancelled = true
+            s.deliver = nil
+            defer { s.cancelHandlers = []; s.observers = [] }
+            return (s.cancelHandlers, s.observers)
+        }
+        handlers.forEach { $0() }
+        observers.forEach { $0(nil) }
+    }
+}

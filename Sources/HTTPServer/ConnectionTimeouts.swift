@@ -1,0 +1,87 @@
+import HTTP1
+
+/// Time and ending: the header, idle and write-stall timeouts, shutdown, close.
+extension Connection {
+    /// Applies the timeouts of every state; called a few times a second.
+    func checkTimeouts() {
+        let now = loop.now
+        let configuration = loop.configuration
+        if !output.isEmpty, now - lastWriteProgress >= configuration.writeTimeoutMilliseconds {
+            // A client that reads nothing of its response cannot hold the slot forever.
+            close()
+            return
+        }
+        switch phase {
+        case .lingering(let until):
+            if now >= until { close() }
+        case .active:
+            guard output.isEmpty, !closeWhenFlushed else { return }
+            if parser.isReadingBody {
+                // A body that stops arriving: no progress for the idle timeout.
+                if now - lastActivity >= configuration.idleTimeoutMilliseconds {
+                    reject(HTTPParseError(.requestTimeout, "the request body stopped arriving"))
+                    flush()
+                }
+            } else if let started = requestStartedAt {
+                if now - started >= configuration.headerTimeoutMilliseconds {
+                    reject(HTTPParseError(.requestTimeout, "the request did not arrive in time"))
+                    flush()
+                }
+            } else if now - lastActivity >= configuration.idleTimeoutMilliseconds {
+                close()
+            }
+        default:
+            // Awaiting an answer, streaming (long-lived streams are exempt from the idle
+            // timeout), delayed, dribbling, hanging: the write-stall timeout above is the bound.
+            return
+        }
+    }
+
+    /// Between requests with nothing owed and no request begun: the connection a full server
+    /// may close to make room for a new client (longest idle first).
+    var isEvictable: Bool {
+        if case .lingering = phase { return true }
+        guard case .active = phase else { return false }
+        return output.isEmpty && pending.isEmpty && !parser.isMidRequest && !closeWhenFlushed
+    }
+
+    /// At shutdown: idle connections go now; long-lived streams are ended; the rest close after
+    /// their current response (or at the end of the grace period).
+    func beginShutdown() {
+        switch phase {
+        case .lingering, .hanging:
+            close()
+        case .active:
+            if output.isEmpty, !parser.isMidRequest, pending.isEmpty { close() } else { closeWhenFlushed = true }
+        case .streaming(let state) where state.stream.isLongLived:
+            // Server-sent events never end on their own: end them properly, then close.
+            state.stream.cancel()
+            pumpStream()
+            if case .streaming = phase { endStream(state, complete: true) }
+            closeWhenFlushed = true
+            flush()
+        default:
+            return
+        }
+    }
+
+    /// Closes the descriptor once; an answer still awaited or streamed is cancelled, so its
+    /// responder knows the client is gone.
+    func close() {
+        switch phase {
+        case .closed:
+            return
+        case .awaiting(let promise, _):
+            promise.cancel()
+        case .streaming(let state):
+            if state.stream.isLongLived { loop.shared.streams.withLock { $0 -= 1 } }
+            state.stream.cancel()
+        default:
+            break
+        }
+        phase = .closed
+        output.removeAll()
+        pending = []
+        Posix.close(fd)
+    }
+}
