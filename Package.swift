@@ -36,7 +36,7 @@ let package = Package(
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // A fixed-response server for the benchmark until the stub engine serves.
-        .executableTarget(name: "benchserver", dependencies: ["HTTPServer"], swiftSettings: strict),
+        .executableTarget(name: "benchserver", dependencies: ["HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // A raw-socket client for tests that need exact bytes on the wire. Test-only.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport", "benchserver"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

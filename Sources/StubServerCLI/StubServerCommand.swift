@@ -1,10 +1,13 @@
 import Foundation
 import StubEngine
+import SystemSupport
 
 /// The `stubserver` program: finds the command, parses its arguments, runs it. Returns the exit
 /// status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
 package enum StubServerCommand {
     package static func main(_ arguments: [String]) -> Int32 {
+        // Enough descriptors for --max-connections (macOS starts a process at 256).
+        DescriptorLimit.raise()
         let console = Console()
         let arguments = Array(arguments.dropFirst())
         switch arguments.first {

@@ -60,6 +60,39 @@ import HTTP1
         try second.start()
         await second.stop()
     }
+
+    // Issue 12: BSD's SO_REUSEADDR lets a specific address bind beside a wildcard listener of
+    // another process; a busy port must be an error at start on every platform.
+    @Test func aPortTakenOnTheWildcardAddressIsBusy() async throws {
+        var wildcard = ServerConfiguration()
+        wildcard.host = "0.0.0.0"
+        let other = HTTP1Server(configuration: wildcard, respond: echoHandler)
+        try other.start()
+        var ours = ServerConfiguration()
+        ours.host = "127.0.0.1"
+        ours.port = other.port
+        let server = HTTP1Server(configuration: ours, respond: echoHandler)
+        #expect(throws: SocketError.addressInUse(address: "127.0.0.1:\(other.port)")) { try server.start() }
+        await other.stop()
+    }
+
+    // ...while a restart right after a stop, with connections just closed (TIME_WAIT), binds.
+    @Test func aRestartRightAfterAStopBinds() async throws {
+        var configuration = ServerConfiguration()
+        let first = HTTP1Server(configuration: configuration, respond: echoHandler)
+        try first.start()
+        configuration.port = first.port
+        for _ in 0..<3 {
+            let c = try WireConnection(port: first.port)
+            c.send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            _ = c.readUntilClose()
+        }
+        await first.stop()
+        let second = HTTP1Server(configuration: configuration, respond: echoHandler)
+        try second.start()
+        #expect(second.port == configuration.port)
+        await second.stop()
+    }
 }
 
 @Suite struct PersistenceTests {

@@ -8,9 +8,10 @@ final class AdminAPITests: XCTestCase {
                        headers: [(String, String)] = [], file: StaticString = #filePath, line: UInt = #line) -> (status: Int, json: JSONNode) {
         let outcome = e.handle(makeRequest(method, target, headers: headers, body: body, file: file, line: line))
         XCTAssertTrue(outcome.isAdmin, file: file, line: line)
-        XCTAssertEqual(outcome.answered.prepared.headers["Content-Type"], "application/json", file: file, line: line)
-        let json = (try? JSONParser.parse(outcome.answered.prepared.body)) ?? .null
-        return (outcome.answered.prepared.status, json)
+        let response = outcome.answered
+        XCTAssertEqual(response.prepared.headers["Content-Type"], "application/json", file: file, line: line)
+        let json = (try? JSONParser.parse(response.prepared.body)) ?? .null
+        return (response.prepared.status, json)
     }
 
     func testHealth() {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 @testable import StubEngine
+import SystemSupport
 import XCTest
 
 /// Parses a raw request with the real parser, so tests see exactly what the server would hand
@@ -87,8 +88,22 @@ extension OutgoingResponse {
 
 extension Outcome {
     /// The response of an outcome answered at once (every engine answer but a promised one).
+    /// A promised answer (admin routes that read the disk) is waited for.
     var answered: OutgoingResponse {
-        guard let response else { preconditionFailure("the engine promised an answer instead of giving one") }
-        return response
+        switch reply {
+        case .now(let response):
+            return response
+        case .later(let pending):
+            let done = DispatchSemaphore(value: 0)
+            let box = Locked<OutgoingResponse?>(nil)
+            pending.whenComplete { response in
+                box.value = response
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + 10) == .success, let response = box.value else {
+                preconditionFailure("a promised answer never came")
+            }
+            return response
+        }
     }
 }

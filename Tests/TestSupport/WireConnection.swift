@@ -14,7 +14,9 @@ public final class WireConnection {
     private var buffer: [UInt8] = []
     public private(set) var sawReset = false
 
-    public init(port: Int, host: String = "127.0.0.1") throws {
+    /// - `receiveBuffer`: SO_RCVBUF before connecting, for a client that reads slowly and must
+    ///   not let the kernel hide it behind a large buffer.
+    public init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         #if canImport(Glibc)
@@ -27,6 +29,9 @@ public final class WireConnection {
         defer { freeaddrinfo(ai) }
         let s = socket(ai.pointee.ai_family, ai.pointee.ai_socktype, 0)
         guard s >= 0 else { throw Failure.connect(errno) }
+        if var size = receiveBuffer {
+            setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         guard connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 else {
             let e = errno
             _ = Self.systemClose(s)
@@ -68,10 +73,10 @@ public final class WireConnection {
 
     /// Reads what arrives within the deadline; false on EOF or reset.
     @discardableResult
-    private func fill(timeoutMilliseconds: Int32) -> Bool {
+    private func fill(timeoutMilliseconds: Int32, max: Int = 65_536) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, timeoutMilliseconds) > 0 else { return true }
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var chunk = [UInt8](repeating: 0, count: Swift.min(max, 65_536))
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n > 0 { buffer += chunk[0..<n]; return true }
         if n < 0 && errno == ECONNRESET { sawReset = true }
@@ -88,6 +93,17 @@ public final class WireConnection {
             }
         }
         return (buffer, false)
+    }
+
+    /// Everything until the bytes end with `suffix` (or the server closes, or the deadline).
+    public func readUntil(suffix: String, timeoutMilliseconds: Int = 5_000) -> [UInt8] {
+        let end = Array(suffix.utf8)
+        let deadline = Self.now() + timeoutMilliseconds
+        while !buffer.reversed().starts(with: end.reversed()), Self.now() < deadline {
+            if !fill(timeoutMilliseconds: 50) { break }
+        }
+        defer { buffer = [] }
+        return buffer
     }
 
     /// True when the server closes within the deadline (EOF or reset), reading past any data.
@@ -113,6 +129,15 @@ public final class WireConnection {
             }
             guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
         }
+    }
+
+    /// Up to `max` bytes: what is buffered first, else one read within the deadline. Empty at
+    /// end of file or when nothing came.
+    public func readSome(max: Int, timeoutMilliseconds: Int32 = 5_000) -> [UInt8] {
+        if buffer.isEmpty { _ = fill(timeoutMilliseconds: timeoutMilliseconds, max: max) }
+        let n = Swift.min(max, buffer.count)
+        defer { buffer.removeFirst(n) }
+        return Array(buffer[0..<n])
     }
 
     /// True when nothing arrives within the window (the server is holding the response).

@@ -17,18 +17,15 @@ enum LibC {
     static let msgNoSignal = Int32(MSG_NOSIGNAL)
     static let ipprotoTCP = Int32(IPPROTO_TCP)
     static let ipprotoIPv6 = Int32(IPPROTO_IPV6)
-    static let rlimitNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #elseif canImport(Musl)
     static let sockStream = Int32(SOCK_STREAM)
     static let msgNoSignal = Int32(MSG_NOSIGNAL)
     static let ipprotoTCP = Int32(IPPROTO_TCP)
     static let ipprotoIPv6 = Int32(IPPROTO_IPV6)
-    static let rlimitNoFile = Int32(RLIMIT_NOFILE)
     #else
     static let sockStream = SOCK_STREAM
     static let msgNoSignal: Int32 = 0 // Darwin has no MSG_NOSIGNAL: SO_NOSIGPIPE is set per socket
     static let ipprotoTCP = IPPROTO_TCP
     static let ipprotoIPv6 = IPPROTO_IPV6
-    static let rlimitNoFile = RLIMIT_NOFILE
     #endif
 }

@@ -7,6 +7,15 @@ struct AdminAPI {
     static let prefix = "/__admin"
     let engine: Engine
 
+    /// Reloading reads the folder; adding or replacing stubs may read body files.
+    static func mayReadDisk(_ request: IncomingRequest) -> Bool {
+        switch request.method {
+        case "POST": request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
+        case "PUT": request.path.contains("/stubs/")
+        default: false
+        }
+    }
+
     static func claims(_ path: String) -> Bool {
         path.hasPrefix(prefix) && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
     }

@@ -55,12 +55,21 @@ struct NearMissResponder: FallbackResponder {
     }
 }
 
-/// The admin API claims `/__admin` and everything below it.
+/// The admin API claims `/__admin` and everything below it. Routes that may read the disk
+/// (reloading the folder, runtime stubs with body files) run on the engine's admin queue and
+/// answer later: disk work never runs on an event loop's thread.
 struct AdminResponder: Responder {
     unowned let engine: Engine
 
     func respond(to facts: RequestFacts) -> Outcome? {
-        guard AdminAPI.claims(facts.request.path) else { return nil }
-        return Outcome(response: AdminAPI(engine: engine).handle(facts.request), kind: .admin)
+        let request = facts.request
+        guard AdminAPI.claims(request.path) else { return nil }
+        guard AdminAPI.mayReadDisk(request) else {
+            return Outcome(response: AdminAPI(engine: engine).handle(request), kind: .admin)
+        }
+        let pending = PendingResponse()
+        let engine = self.engine
+        engine.adminQueue.async { pending.complete(AdminAPI(engine: engine).handle(request)) }
+        return Outcome(pending: pending, kind: .admin)
     }
 }

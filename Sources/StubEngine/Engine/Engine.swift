@@ -46,6 +46,8 @@ package final class Engine: Sendable {
     let options: Options
     package let journal: Journal
     let startedAt = Date()
+    /// Where admin work that reads the disk runs, one at a time, off the event loops.
+    let adminQueue = DispatchQueue(label: "stubserver.admin")
 
     /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
     /// the server sets its own address here once it listens.

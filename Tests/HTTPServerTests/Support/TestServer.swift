@@ -2,6 +2,7 @@ import TestSupport
 import Foundation
 import HTTP1
 @testable import HTTPServer
+import SystemSupport
 
 typealias Respond = @Sendable (IncomingRequest) -> OutgoingResponse
 
@@ -22,6 +23,8 @@ func withServer(
     reply: @escaping Handler,
     _ body: (HTTP1Server) async throws -> Void
 ) async throws {
+    // Tests open hundreds of sockets; macOS starts a process at 256 descriptors.
+    DescriptorLimit.raise()
     for selector in SelectorKind.available {
         var configuration = ServerConfiguration()
         configuration.port = 0
