@@ -33,6 +33,12 @@ public struct JSONNode: Sendable {
         public let key: String
         public let keyPosition: SourcePosition
         public let value: JSONNode
+        /// For readers of other formats (the YAML importer) that build nodes with positions.
+        public init(key: String, keyPosition: SourcePosition, value: JSONNode) {
+            self.key = key
+            self.keyPosition = keyPosition
+            self.value = value
+        }
     }
 
     public let value: Value
