@@ -110,10 +110,10 @@ extension YAMLParser {
         let scalar = try parseScalar(parent: n, flow: false)
         skipBlanks()
         if at(index) == Ch.colon && isBlankOrBreakOrEnd(at(index + 1)) {
+            if scalar.multiLine { throw keyOnOneLine() }
             guard compact else {
-                throw fail("a mapping cannot start on the same line as the key or '---' before it; put it on the next line, indented (or quote the value if it contains ': ')")
+                throw fail("a mapping cannot start on the same line as the key or '---' before it; put it on the next line, indented (or quote the value if it contains ': ')", at: start)
             }
-            if scalar.multiLine { throw fail("a mapping key must be on one line", at: start) }
             if tabbed { throw tabIndentation(at: start) }
             let key = try makeKey(scalar, anchor: inlineAnchor)
             index += 1
@@ -159,7 +159,7 @@ extension YAMLParser {
 
     /// A key at the start of a mapping line, through its ':'.
     mutating func parseBlockKey(parent m: Int) throws(YAMLSyntaxError) -> Key {
-        if Ch.isBlank(at(index)) { skipBlanks(); throw tabIndentation() }
+        if Ch.isBlank(at(index)) { throw tabIndentation() }
         let c = at(index), next = at(index + 1)
         if c == Ch.dash && isBlankOrBreakOrEnd(next) {
             throw fail("a sequence entry ('- ') where a mapping key was expected; check the indentation")
@@ -182,7 +182,7 @@ extension YAMLParser {
             if scalar.multiLine { throw fail("a mapping key must be on one line (or is the ':' after the key missing?)", at: start) }
             throw fail("expected ':' after the key \(quoted(scalar.keyText ?? scalar.text)); each entry of a mapping is 'key: value'")
         }
-        if scalar.multiLine { throw fail("a mapping key must be on one line", at: start) }
+        if scalar.multiLine { throw keyOnOneLine() }
         let key = try makeKey(scalar, anchor: anchor)
         index += 1
         return key
@@ -263,6 +263,11 @@ extension YAMLParser {
 
     mutating func tabIndentation(at position: SourcePosition? = nil) -> YAMLSyntaxError {
         fail("a tab is used as indentation here; YAML indentation must be spaces", at: position)
+    }
+
+    /// At a ':' after a plain scalar that ran on over lines: most often a line indented by mistake.
+    mutating func keyOnOneLine() -> YAMLSyntaxError {
+        fail("a mapping key must be on one line; here a value runs on into a more indented line that has ': ' (check that line's indentation)")
     }
 
     mutating func complexKey() -> YAMLSyntaxError {

@@ -30,7 +30,7 @@ enum YAMLCoreSchema {
                 let digit: UInt64
                 switch c {
                 case UInt8(ascii: "0")...UInt8(ascii: "7"): digit = UInt64(c - UInt8(ascii: "0"))
-                case UInt8(ascii: "8"), UInt8(ascii: "9") where !octal: digit = UInt64(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "8")...UInt8(ascii: "9") where !octal: digit = UInt64(c - UInt8(ascii: "0"))
                 case UInt8(ascii: "a")...UInt8(ascii: "f") where !octal: digit = UInt64(c - UInt8(ascii: "a") + 10)
                 case UInt8(ascii: "A")...UInt8(ascii: "F") where !octal: digit = UInt64(c - UInt8(ascii: "A") + 10)
                 default: return .value(.string(text))
