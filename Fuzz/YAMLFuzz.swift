@@ -9,6 +9,8 @@
 //  2. an accepted document serialises (JSONSerializer) to JSON that JSONParser accepts and that
 //     equals it; every value's and key's position lies within the input; reading that JSON
 //     again as YAML gives the same data;
+//     the same JSON laid out over lines (LF, CRLF or CR; indented with spaces or tabs; spaces
+//     around ':' and ','), as people and tools write it, reads the same too;
 //  3. differential: JSON is YAML 1.2, so any input JSONParser accepts is accepted by the YAML
 //     reader with equal data. Two documented exceptions: JSONParser accepts invalid UTF-8
 //     inside strings (YAML text must be UTF-8, so the reader refuses it) and repeated keys
@@ -68,6 +70,42 @@ private func isValidUTF8(_ input: [UInt8]) -> Bool {
     }
 }
 
+/// JSON over several lines, laid out as `style` (taken from the input) says.
+private func layOut(_ node: JSONNode, style: UInt8, level: Int, into out: inout [UInt8]) {
+    let newline: [UInt8] = [[0x0A], [0x0D, 0x0A], [0x0D], [0x0A]][Int(style & 3)]
+    let unit: [UInt8] = style & 4 == 0 ? [0x20, 0x20] : [0x09]
+    func breakLine(_ level: Int) {
+        out += newline
+        for _ in 0..<level { out += unit }
+    }
+    switch node.value {
+    case .array(let elements) where !elements.isEmpty:
+        out.append(UInt8(ascii: "["))
+        for (i, element) in elements.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")); if style & 8 != 0 { out.append(0x20) } }
+            breakLine(level + 1)
+            layOut(element, style: style, level: level + 1, into: &out)
+        }
+        breakLine(level)
+        out.append(UInt8(ascii: "]"))
+    case .object(let members) where !members.isEmpty:
+        out.append(UInt8(ascii: "{"))
+        for (i, member) in members.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            breakLine(level + 1)
+            JSONSerializer.writeString(member.key, into: &out)
+            if style & 16 != 0 { out.append(0x20) }
+            out.append(UInt8(ascii: ":"))
+            if style & 32 != 0 { breakLine(level + 2) } else if style & 8 != 0 { out.append(0x20) }
+            layOut(member.value, style: style, level: level + 1, into: &out)
+        }
+        breakLine(level)
+        out.append(UInt8(ascii: "}"))
+    default:
+        JSONSerializer.write(node, into: &out)
+    }
+}
+
 private func read(_ input: [UInt8]) -> Result<JSONNode, YAMLSyntaxError> {
     Result { () throws(YAMLSyntaxError) -> JSONNode in try YAMLReader.parse(input) }
 }
@@ -82,6 +120,9 @@ private func fuzzYAML(_ input: [UInt8]) {
     case .success(let node):
         var budget = 10_000
         checkPositions(node, lengths, &budget)
+        // Aliases may expand to a million values; walking those on every run would make the
+        // fuzzer crawl, and small trees exercise the same code.
+        guard budget > 0 else { break }
         let json = JSONSerializer.bytes(node)
         guard let back = try? JSONParser.parse(json) else {
             preconditionFailure("the serialised document is not JSON: \(String(decoding: json, as: UTF8.self))")
@@ -91,6 +132,13 @@ private func fuzzYAML(_ input: [UInt8]) {
         switch read(json) {
         case .success(let again): precondition(again.equals(node), "the serialised document reads differently as YAML")
         case .failure(let error): preconditionFailure("the serialised document is refused as YAML: \(error)")
+        }
+        var laidOut: [UInt8] = []
+        layOut(node, style: input.last ?? 0, level: 0, into: &laidOut)
+        switch read(laidOut) {
+        case .success(let again): precondition(again.equals(node), "the laid-out JSON reads differently as YAML")
+        case .failure(let error):
+            preconditionFailure("the laid-out JSON is refused as YAML: \(error)\n\(String(decoding: laidOut, as: UTF8.self))")
         }
     }
     // Differential: every JSON text is a YAML document with the same data.

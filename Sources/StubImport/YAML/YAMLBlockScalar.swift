@@ -83,7 +83,7 @@ extension YAMLParser {
             } else if pendingBreaks == 1 {
                 out.append(Ch.space)
             } else {
-                out.append(contentsOf: repeatElement(Ch.lf, count: pendingBreaks - 1))
+                out.append(contentsOf: repeatElement(Ch.lf, count: max(0, pendingBreaks - 1)))
             }
             out.append(contentsOf: bytes[j..<e])
             sawText = true
