@@ -213,7 +213,7 @@ final class YAMLConformanceTests: XCTestCase {
         }
         var summary = "YAML test suite: \(ids.count) cases; \(passed) read as their in.json, \(refused) error cases refused, "
         summary += "\(noVerdict) without expected data (in.yaml only, read only to check nothing traps); skipped:"
-        for reason in Reason.allCases { summary += " \(skippedBy[reason] ?? 0) \(reason)," }
+        summary += Reason.allCases.map { " \(skippedBy[$0] ?? 0) \($0)" }.joined(separator: ",")
         print(summary)
     }
 }

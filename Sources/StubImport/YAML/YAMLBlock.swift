@@ -265,9 +265,10 @@ extension YAMLParser {
         fail("a tab is used as indentation here; YAML indentation must be spaces", at: position)
     }
 
-    /// At a ':' after a plain scalar that ran on over lines: most often a line indented by mistake.
+    /// At a ':' after a scalar that spans lines: most often a plain value that ran on into a
+    /// line indented by mistake.
     mutating func keyOnOneLine() -> YAMLSyntaxError {
-        fail("a mapping key must be on one line; here a value runs on into a more indented line that has ': ' (check that line's indentation)")
+        fail("a mapping key must be on one line; this ':' follows a value that spans lines (is this line indented more than it should be?)")
     }
 
     mutating func complexKey() -> YAMLSyntaxError {
