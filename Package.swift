@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "StubKit", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The command line: arguments, serving, validate, request log. Testable as a library.
         .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly YAML).
+        .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // A fixed-response server for the benchmark until the stub engine serves.
@@ -43,6 +45,7 @@ let package = Package(
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),

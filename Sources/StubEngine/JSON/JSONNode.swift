@@ -33,6 +33,12 @@ package struct JSONNode: Sendable {
         package let key: String
         package let keyPosition: SourcePosition
         package let value: JSONNode
+        /// For readers of other formats (the YAML importer) that build nodes with positions.
+        package init(key: String, keyPosition: SourcePosition, value: JSONNode) {
+            self.key = key
+            self.keyPosition = keyPosition
+            self.value = value
+        }
     }
 
     package let value: Value
