@@ -1,4 +1,4 @@
-#if canImport(Engine)
+#if canImport(StubEngine)
 import StubEngine
 #endif
 
