@@ -9,6 +9,12 @@ package enum Reply: Sendable {
     case later(PendingResponse)
 }
 
+/// Where a completed pending response goes: the server's event loop (its mailbox). A protocol
+/// rather than a closure, so handing a response over allocates nothing per request.
+package protocol PendingResponseReceiver: AnyObject, Sendable {
+    func receive(_ response: OutgoingResponse, connection: UInt64, fd: Int32)
+}
+
 /// A response that arrives later: a proxy waiting for its upstream, an admin call reading disk.
 ///
 /// The responder creates it, returns `.later(pending)` and calls `complete(_:)` once, from any
@@ -27,6 +33,9 @@ package final class PendingResponse: Sendable {
         var cancelled = false
         var delivered = false
         var deliver: (@Sendable (OutgoingResponse) -> Void)?
+        var receiver: (any PendingResponseReceiver)?
+        var connection: UInt64 = 0
+        var fd: Int32 = -1
         var cancelHandlers: [@Sendable () -> Void] = []
         var adjustments: [@Sendable (inout OutgoingResponse) -> Void] = []
         var observers: [@Sendable (OutgoingResponse?) -> Void] = []
@@ -40,20 +49,25 @@ package final class PendingResponse: Sendable {
 
     /// Completes with `response`; only the first call counts, and none after a cancellation.
     package func complete(_ response: OutgoingResponse) {
-        let (deliver, final, observers) = state.withLock { s -> ((@Sendable (OutgoingResponse) -> Void)?, OutgoingResponse?, [@Sendable (OutgoingResponse?) -> Void]) in
-            guard !s.completed, !s.cancelled else { return (nil, nil, []) }
+        var deliver: (@Sendable (OutgoingResponse) -> Void)?
+        var receiver: (any PendingResponseReceiver)?
+        var observers: [@Sendable (OutgoingResponse?) -> Void] = []
+        var connection: UInt64 = 0
+        var fd: Int32 = -1
+        let final: OutgoingResponse? = state.withLock { s in
+            guard !s.completed, !s.cancelled else { return nil }
             s.completed = true
             var adjusted = response
             for adjust in s.adjustments { adjust(&adjusted) }
             s.response = adjusted
-            guard let deliver = s.deliver else { return (nil, nil, []) }
+            guard s.deliver != nil || s.receiver != nil else { return nil }
             s.delivered = true
-            return (deliver, adjusted, s.observers)
+            (deliver, receiver, observers, connection, fd) = (s.deliver, s.receiver, s.observers, s.connection, s.fd)
+            return adjusted
         }
-        if let deliver, let final {
-            observers.forEach { $0(final) }
-            deliver(final)
-        }
+        guard let final else { return }
+        observers.forEach { $0(final) }
+        if let receiver { receiver.receive(final, connection: connection, fd: fd) } else { deliver?(final) }
     }
 
     /// True once the client has gone or the server is stopping: stop working on the answer.
@@ -103,12 +117,31 @@ package final class PendingResponse: Sendable {
         }
     }
 
+    /// The server's fast form of `whenComplete`: the response goes to `receiver` with the
+    /// connection it belongs to, without a closure per request.
+    package func whenComplete(send receiver: any PendingResponseReceiver, connection: UInt64, fd: Int32) {
+        let (ready, observers) = state.withLock { s -> (OutgoingResponse?, [@Sendable (OutgoingResponse?) -> Void]) in
+            guard !s.cancelled, !s.delivered else { return (nil, []) }
+            guard s.completed, let response = s.response else {
+                (s.receiver, s.connection, s.fd) = (receiver, connection, fd)
+                return (nil, [])
+            }
+            s.delivered = true
+            return (response, s.observers)
+        }
+        if let ready {
+            observers.forEach { $0(ready) }
+            receiver.receive(ready, connection: connection, fd: fd)
+        }
+    }
+
     /// The client went away or the server is stopping. Does nothing once delivered.
     package func cancel() {
         let (handlers, observers) = state.withLock { s -> ([@Sendable () -> Void], [@Sendable (OutgoingResponse?) -> Void]) in
             guard !s.cancelled, !s.delivered else { return ([], []) }
             s.cancelled = true
             s.deliver = nil
+            s.receiver = nil
             defer { s.cancelHandlers = []; s.observers = [] }
             return (s.cancelHandlers, s.observers)
         }

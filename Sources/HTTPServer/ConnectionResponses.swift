@@ -18,8 +18,7 @@ extension Connection {
             begin(response, exchange)
         case .later(let promise):
             phase = .awaiting(promise, exchange)
-            let mailbox = loop.mailbox, id = self.id, fd = self.fd
-            promise.whenComplete { response in mailbox.post(.deliver(connection: id, fd: fd, response)) }
+            promise.whenComplete(send: loop.mailbox, connection: id, fd: fd)
         }
     }
 

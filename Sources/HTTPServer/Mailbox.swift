@@ -4,7 +4,7 @@ import SystemSupport
 /// How other threads reach an event loop: a locked queue of messages and a wake-up pipe the loop
 /// watches. Posting writes to the pipe only when the queue was empty, so a burst of completions
 /// costs one wake-up.
-final class Mailbox: Sendable {
+final class Mailbox: PendingResponseReceiver {
     enum Message: Sendable {
         /// A connection accepted by the accepting loop, handed to this one.
         case adopt(fd: Int32, peer: String)
@@ -47,6 +47,10 @@ final class Mailbox: Sendable {
         } catch {
             onError?("event loop wake-up failed: \(error)")
         }
+    }
+
+    func receive(_ response: OutgoingResponse, connection: UInt64, fd: Int32) {
+        post(.deliver(connection: connection, fd: fd, response))
     }
 
     /// On the loop: the pipe is drained before the queue is taken, so a message posted in

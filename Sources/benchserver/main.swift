@@ -24,6 +24,32 @@ let response = OutgoingResponse(PreparedResponse(status: 200, headers: headers,
                                                  body: Array(#"{"id":42,"name":"swift-senpai","plan":"pro"}"#.utf8)))
 let completions = DispatchQueue(label: "benchserver.completions")
 
+/// The deferred route's responder: a thread that completes pending answers in batches, the way
+/// a proxy's upstream loop would, so the benchmark measures the server's seam (the promise, the
+/// mailbox, the wake-up), not one dispatch per request.
+final class Completer: Sendable {
+    private let queue = Locked<[PendingResponse]>([])
+    private let signal = DispatchSemaphore(value: 0)
+
+    init() {
+        let thread = Thread { [self] in
+            while true {
+                signal.wait()
+                let batch = queue.withLock { q -> [PendingResponse] in defer { q.removeAll(keepingCapacity: true) }; return q }
+                for pending in batch { pending.complete(response) }
+            }
+        }
+        thread.name = "benchserver.completer"
+        thread.start()
+    }
+
+    func add(_ pending: PendingResponse) {
+        let first = queue.withLock { q -> Bool in q.append(pending); return q.count == 1 }
+        if first { signal.signal() }
+    }
+}
+let completer = Completer()
+
 /// Writes `total` pattern bytes in 64 KiB pieces, waiting for room whenever `write` says so.
 final class PatternProducer: Sendable {
     let stream: BodyStream
@@ -58,7 +84,7 @@ let server = HTTP1Server(configuration: configuration) { request in
     switch request.path {
     case "/deferred":
         let pending = PendingResponse()
-        completions.async { pending.complete(response) }
+        completer.add(pending)
         return .later(pending)
     case "/stream":
         let total = request.queryItems.first { $0.name == "bytes" }.flatMap { Int($0.value) } ?? 1 << 20

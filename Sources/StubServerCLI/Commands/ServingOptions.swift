@@ -25,6 +25,7 @@ struct ServingOptions: Sendable, Equatable {
     var maxTargetBytes = 8 * 1024
     var headerTimeoutSeconds = 10.0
     var idleTimeoutSeconds = 60.0
+    var writeTimeoutSeconds = 30.0
     var maxConnections = 4096
 
     static let options: [Option] = [
@@ -44,6 +45,7 @@ struct ServingOptions: Sendable, Equatable {
         .value("--max-target", "SIZE", "longest request target (default: 8K)"),
         .value("--header-timeout", "S", "seconds a client has to send its request headers (default: 10)"),
         .value("--idle-timeout", "S", "seconds an idle keep-alive connection stays open (default: 60)"),
+        .value("--write-timeout", "S", "seconds a client may take nothing of a response before it is closed (default: 30)"),
         .value("--max-connections", "N", "open connections at most (default: 4096)"),
     ]
 
@@ -74,6 +76,7 @@ struct ServingOptions: Sendable, Equatable {
         maxTargetBytes = try a.byteSize("--max-target") ?? maxTargetBytes
         headerTimeoutSeconds = try a.seconds("--header-timeout") ?? headerTimeoutSeconds
         idleTimeoutSeconds = try a.seconds("--idle-timeout") ?? idleTimeoutSeconds
+        writeTimeoutSeconds = try a.seconds("--write-timeout") ?? writeTimeoutSeconds
         maxConnections = try a.integer("--max-connections", in: 1...1_000_000) ?? maxConnections
     }
 
@@ -87,6 +90,7 @@ struct ServingOptions: Sendable, Equatable {
         c.limits.maxTargetBytes = maxTargetBytes
         c.headerTimeoutMilliseconds = Int64(headerTimeoutSeconds * 1000)
         c.idleTimeoutMilliseconds = Int64(idleTimeoutSeconds * 1000)
+        c.writeTimeoutMilliseconds = Int64(writeTimeoutSeconds * 1000)
         c.maxConnections = maxConnections
         return c
     }
