@@ -14,7 +14,7 @@ package enum StubSource: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One stub, validated and compiled: everything the request path needs is precomputed.
-package struct Stub: Sendable {
+package final class Stub: Sendable {
     package let name: String
     package let source: StubSource
     /// 1 is highest; default 5.
