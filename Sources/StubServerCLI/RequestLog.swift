@@ -43,7 +43,7 @@ struct RequestLog: ResponderWrapper {
         var status: Int? { response?.prepared.status }
         var delayMilliseconds: Int { response?.delayMilliseconds ?? 0 }
         var stub: Stub? { if case .stub(let stub) = kind { stub } else { nil } }
-        var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report } else { nil } }
+        var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report.resolved } else { nil } }
     }
 
     private func milliseconds(_ microseconds: Int) -> String {

@@ -88,11 +88,12 @@ extension OutgoingResponse {
 
 extension Outcome {
     /// The response of an outcome answered at once (every engine answer but a promised one).
-    /// A promised answer (admin routes that read the disk) is waited for.
+    /// A promised answer (admin routes that read the disk) is waited for, and a streamed body
+    /// (admin listings) is collected into the prepared body.
     var answered: OutgoingResponse {
         switch reply {
         case .now(let response):
-            return response
+            return collected(response)
         case .later(let pending):
             let done = DispatchSemaphore(value: 0)
             let box = Locked<OutgoingResponse?>(nil)
@@ -103,7 +104,21 @@ extension Outcome {
             guard done.wait(timeout: .now() + 10) == .success, let response = box.value else {
                 preconditionFailure("a promised answer never came")
             }
-            return response
+            return collected(response)
         }
+    }
+
+    private func collected(_ response: OutgoingResponse) -> OutgoingResponse {
+        guard case .stream(let stream) = response.delivery else { return response }
+        let done = DispatchSemaphore(value: 0)
+        let body = Locked<[UInt8]>([])
+        stream.attach {
+            let batch = stream.take(unsent: 0)
+            body.withLock { b in batch.pieces.forEach { b += $0 } }
+            stream.drained(unsent: 0)
+            if batch.finished || batch.aborted { done.signal() }
+        }
+        guard done.wait(timeout: .now() + 10) == .success else { preconditionFailure("a streamed body never ended") }
+        return OutgoingResponse(status: response.prepared.status, headers: response.prepared.headers, body: body.value)
     }
 }

@@ -95,15 +95,40 @@ public final class WireConnection {
         return (buffer, false)
     }
 
-    /// Everything until the bytes end with `suffix` (or the server closes, or the deadline).
+    /// Everything up to and including the first `suffix` (or all that came, if the server
+    /// closes or the deadline passes first); bytes after it stay for the next read.
     public func readUntil(suffix: String, timeoutMilliseconds: Int = 5_000) -> [UInt8] {
         let end = Array(suffix.utf8)
         let deadline = Self.now() + timeoutMilliseconds
-        while !buffer.reversed().starts(with: end.reversed()), Self.now() < deadline {
-            if !fill(timeoutMilliseconds: 50) { break }
+        var searchFrom = 0
+        while true {
+            if let at = Self.find(end, in: buffer, from: searchFrom) {
+                let result = Array(buffer[..<(at + end.count)])
+                buffer.removeFirst(at + end.count)
+                return result
+            }
+            searchFrom = max(0, buffer.count - end.count + 1)
+            guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { break }
         }
         defer { buffer = [] }
         return buffer
+    }
+
+    /// Reads and discards until the bytes seen end with `suffix`; returns how many were read.
+    /// For large bodies whose content does not matter: memory stays flat.
+    public func discardUntil(suffix: String, timeoutMilliseconds: Int = 30_000) -> Int {
+        let end = Array(suffix.utf8)
+        let deadline = Self.now() + timeoutMilliseconds
+        var count = 0
+        var tail: [UInt8] = []
+        while Self.now() < deadline {
+            count += buffer.count
+            tail = Array((tail + buffer).suffix(end.count))
+            buffer.removeAll(keepingCapacity: true)
+            if tail == end { return count }
+            if !fill(timeoutMilliseconds: 50) { return count }
+        }
+        return count
     }
 
     /// True when the server closes within the deadline (EOF or reset), reading past any data.
@@ -159,9 +184,9 @@ public final class WireConnection {
         return Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000
     }
 
-    public static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
-        guard hay.count >= needle.count else { return nil }
-        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<(i + needle.count)]) == needle {
+    public static func find(_ needle: [UInt8], in hay: [UInt8], from start: Int = 0) -> Int? {
+        guard hay.count >= needle.count, start <= hay.count - needle.count else { return nil }
+        for i in start...(hay.count - needle.count) where hay[i] == needle[0] && hay[i..<(i + needle.count)].elementsEqual(needle) {
             return i
         }
         return nil

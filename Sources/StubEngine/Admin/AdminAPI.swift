@@ -59,7 +59,7 @@ struct AdminAPI {
         case ("POST", "/requests/find"): return findRequests(request, countOnly: false)
         case ("POST", "/requests/count"): return findRequests(request, countOnly: true)
         case ("GET", "/requests/unmatched"):
-            return Self.json(200, .object([("requests", .array(engine.journal.entries.filter { $0.stubID == nil }.map(AdminJSON.entry)))]))
+            return StreamedJSON.list("requests", engine.journal.entries.filter { $0.stubID == nil }, encode: AdminJSON.entry)
         case ("GET", "/scenarios"):
             return Self.json(200, .object([("scenarios", .array(engine.scenarios.map {
                 .object([("name", .string($0.name)), ("state", .string($0.state))])
@@ -104,7 +104,7 @@ struct AdminAPI {
 
     private func listStubs() -> OutgoingResponse {
         let stubs = engine.catalog.stubs.sorted { $0.rank < $1.rank }
-        return Self.json(200, .object([("stubs", .array(stubs.map(AdminJSON.stub)))]))
+        return StreamedJSON.list("stubs", stubs, encode: AdminJSON.stub)
     }
 
     private func getStub(_ id: String) -> OutgoingResponse {
@@ -171,7 +171,7 @@ struct AdminAPI {
             guard let n = Int(limit), n >= 0 else { return Self.error(400, "limit must be a number of 0 or more") }
             entries = Array(entries.suffix(n))
         }
-        return Self.json(200, .object([("requests", .array(entries.map(AdminJSON.entry)))]))
+        return StreamedJSON.list("requests", entries, encode: AdminJSON.entry)
     }
 
     private func findRequests(_ request: IncomingRequest, countOnly: Bool) -> OutgoingResponse {
@@ -182,7 +182,7 @@ struct AdminAPI {
             return Self.problems(error.problems)
         }
         if countOnly { return Self.json(200, .object([("count", .number(matching.count))])) }
-        return Self.json(200, .object([("requests", .array(matching.map(AdminJSON.entry)))]))
+        return StreamedJSON.list("requests", matching, encode: AdminJSON.entry)
     }
 
     private func setScenario(_ name: String, _ request: IncomingRequest) -> OutgoingResponse {

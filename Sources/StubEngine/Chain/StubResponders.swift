@@ -1,3 +1,4 @@
+import Dispatch
 import HTTP1
 import SystemSupport
 
@@ -45,14 +46,35 @@ struct StubMatchResponder: Responder {
 }
 
 /// No stub matched: a 404 that names the closest stubs and what differed.
+///
+/// The report's work is bounded (`NearMissReport.fullyScored` stubs in full after a cheap pass),
+/// and with a large catalog it is done off the event loop: the 404 is a pending answer that a
+/// background queue completes, so unmatched requests never hold up matched ones.
 struct NearMissResponder: FallbackResponder {
     let state: Locked<EngineState>
+    /// Catalogs larger than this get their report off the event loop.
+    static let offLoopAbove = 1_000
 
     func respond(to facts: RequestFacts) -> Outcome {
         let (catalog, scenarios) = facts.unmatched ?? state.withLock { ($0.catalog, $0.scenarios) }
-        let report = NearMissReport.build(for: facts, in: catalog, scenarioStates: scenarios)
-        return Outcome(response: report.response(for: facts.request), kind: .noMatch(report))
+        guard catalog.count > Self.offLoopAbove else {
+            let report = NearMissReport.build(for: facts, in: catalog, scenarioStates: scenarios)
+            return Outcome(response: report.response(for: facts.request), kind: .noMatch(report))
+        }
+        // The kind must be known now; the report it carries is filled in before the answer goes
+        // out, so the journal and the log, which record at the answer, see the real one.
+        let pending = PendingResponse()
+        let request = facts.request
+        let (placeholder, box) = NearMissReport.pending(for: request, stubCount: catalog.count)
+        Self.queue.async {
+            let report = NearMissReport.build(for: RequestFacts(request), in: catalog, scenarioStates: scenarios)
+            box.value = report
+            pending.complete(report.response(for: request))
+        }
+        return Outcome(pending: pending, kind: .noMatch(placeholder))
     }
+
+    private static let queue = DispatchQueue(label: "stubserver.near-miss", attributes: .concurrent)
 }
 
 /// The admin API claims `/__admin` and everything below it. Routes that may read the disk

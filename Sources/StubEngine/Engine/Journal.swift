@@ -47,7 +47,7 @@ package final class Journal: Sendable {
     func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
         let stub: Stub? = if case .stub(let stub) = kind { stub } else { nil }
-        let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report } else { nil }
+        let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
         var entry = JournalEntry(

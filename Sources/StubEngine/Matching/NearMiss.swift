@@ -1,4 +1,5 @@
 import HTTP1
+import SystemSupport
 
 /// Why no stub answered a request: the closest stubs and, for each, what differed.
 /// Clearer than a diff of whole requests: one line per failed condition, expected against actual.
@@ -13,6 +14,26 @@ package struct NearMissReport: Sendable {
     package let target: String
     package let candidates: [Candidate]
     package let stubCount: Int
+    /// For a report computed off the event loop: filled before the 404 goes out, so whoever
+    /// looks at the outcome once it is answered (journal, log) reads the real report.
+    private let later: Locked<NearMissReport?>?
+
+    init(method: String, target: String, candidates: [Candidate], stubCount: Int, later: Locked<NearMissReport?>? = nil) {
+        self.method = method
+        self.target = target
+        self.candidates = candidates
+        self.stubCount = stubCount
+        self.later = later
+    }
+
+    /// The report itself: the one computed later, once it is.
+    package var resolved: NearMissReport { later?.value ?? self }
+
+    /// A report to be computed off the loop, and the box it goes in.
+    static func pending(for request: IncomingRequest, stubCount: Int) -> (NearMissReport, Locked<NearMissReport?>) {
+        let box = Locked<NearMissReport?>(nil)
+        return (NearMissReport(method: request.method, target: request.target, candidates: [], stubCount: stubCount, later: box), box)
+    }
 
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
     static func build(for facts: RequestFacts, in catalog: StubCatalog, scenarioStates: [String: String] = [:],
