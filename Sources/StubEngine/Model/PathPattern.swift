@@ -75,7 +75,7 @@ package struct PathPattern: Sendable {
 
     /// Matches a decoded request path; returns the `{name}` captures, or nil when it fails.
     /// `segments` is only evaluated for segment patterns.
-    func match(_ path: String, segments requestSegments: @autoclosure () -> [Substring]) -> [String: String]? {
+    package func match(_ path: String, segments requestSegments: @autoclosure () -> [Substring]) -> [String: String]? {
         switch kind {
         case .literal(let literal):
             return path == literal ? [:] : nil
