@@ -37,6 +37,14 @@ package final class BodyStream: Sendable {
         var notify: (@Sendable () -> Void)?
         var writableHandler: (@Sendable () -> Void)?
         var cancelHandlers: [@Sendable () -> Void] = []
+
+        /// Once the body is over, the producer's handlers go: they usually hold the producer,
+        /// which holds the stream, and the cycle would keep both (and what the producer was
+        /// writing) alive for good.
+        mutating func dropProducerHandlers() {
+            writableHandler = nil
+            cancelHandlers = []
+        }
     }
 
     private let state = Locked(State())
@@ -72,6 +80,7 @@ package final class BodyStream: Sendable {
         let notify = state.withLock { s -> (@Sendable () -> Void)? in
             guard !s.cancelled, !s.finished, !s.aborted else { return nil }
             s.finished = true
+            s.dropProducerHandlers()
             return s.notify
         }
         notify?()
@@ -82,6 +91,7 @@ package final class BodyStream: Sendable {
         let notify = state.withLock { s -> (@Sendable () -> Void)? in
             guard !s.cancelled, !s.finished, !s.aborted else { return nil }
             s.aborted = true
+            s.dropProducerHandlers()
             return s.notify
         }
         notify?()
@@ -153,7 +163,7 @@ package final class BodyStream: Sendable {
             s.pieces = []
             s.queued = 0
             s.notify = nil
-            defer { s.cancelHandlers = [] }
+            defer { s.dropProducerHandlers() }
             return s.cancelHandlers
         }
         handlers.forEach { $0() }

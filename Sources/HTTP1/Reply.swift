@@ -60,6 +60,9 @@ package final class PendingResponse: Sendable {
             var adjusted = response
             for adjust in s.adjustments { adjust(&adjusted) }
             s.response = adjusted
+            // Completed: cancelling is no longer possible, and its handlers may hold the responder.
+            s.cancelHandlers = []
+            s.adjustments = []
             guard s.deliver != nil || s.receiver != nil else { return nil }
             s.delivered = true
             (deliver, receiver, observers, connection, fd) = (s.deliver, s.receiver, s.observers, s.connection, s.fd)
