@@ -22,17 +22,23 @@ let package = Package(
         .target(name: "SystemSupport", swiftSettings: strict),
         // epoll for Linux: Glibc's Swift module does not export it. Empty on other platforms.
         .target(name: "CSystemLinux"),
+        // TLS for https upstreams: the system's OpenSSL, loaded at run time (Linux). No headers
+        // or libraries needed to build; on other platforms it reports itself unavailable.
+        .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
         .target(name: "HTTP1", swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport", .target(name: "CSystemLinux", condition: .when(platforms: [.linux]))], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport", "CTLS", .target(name: "CSystemLinux", condition: .when(platforms: [.linux]))], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
+        // Forwarding to upstreams: the engine's transport over the server's HTTP client (and
+        // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPServer.
+        .target(name: "StubProxy", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
-        .target(name: "StubKit", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The command line: arguments, serving, validate, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly YAML).
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.

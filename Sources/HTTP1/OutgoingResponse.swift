@@ -74,14 +74,22 @@ package struct PreparedResponse: Sendable {
     /// Where the `Content-Length` line sits in `head` (empty range when the status has no body),
     /// so a new body only rewrites that line.
     let lengthLine: Range<Int>
-
+    /// The head carries its own `Date` and `Server` (a proxied response, relayed as it came):
+    /// the server adds neither.
+    package private(set) var carriesDateAndServer = false
 
     package init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
+        self.init(status: status, reason: reason, headers: headers, body: body, keepingDateAndServer: false)
+    }
+
+    private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
         self.status = status
         var kept = HeaderFields()
-        for field in headers where !ServerOwnedFields.contains(field.name) {
+        for field in headers {
+            if keepingDateAndServer ? ServerOwnedFields.isFraming(field.name) : ServerOwnedFields.contains(field.name) { continue }
             kept.add(field.name, Self.sanitised(field.value))
         }
+        carriesDateAndServer = keepingDateAndServer
         self.headers = kept
         self.body = Self.allowsBody(status) ? body : []
         var head: [UInt8] = []
@@ -119,14 +127,16 @@ package struct PreparedResponse: Sendable {
         newHead.append(contentsOf: "Content-Length: \(newBody.count)\r\n".utf8)
         let end = newHead.count
         newHead.append(contentsOf: head[lengthLine.upperBound...])
-        return PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
+        var replaced = PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
                                 lengthLine: lengthLine.lowerBound..<end)
+        replaced.carriesDateAndServer = carriesDateAndServer
+        return replaced
     }
 
     /// The head of a streamed response: `Content-Length` when the length is known, none when it
     /// is not (the server then frames the body: chunked for HTTP/1.1, until close for 1.0).
-    package init(status: Int, reason: String? = nil, headers: HeaderFields, streamLength: Int?) {
-        let prepared = PreparedResponse(status: status, reason: reason, headers: headers, body: [])
+    package init(status: Int, reason: String? = nil, headers: HeaderFields, streamLength: Int?, keepingDateAndServer: Bool = false) {
+        let prepared = PreparedResponse(status: status, reason: reason, headers: headers, body: [], keepingDateAndServer: keepingDateAndServer)
         guard Self.allowsBody(status) else { self = prepared; return }
         var head = Array(prepared.head[..<prepared.lengthLine.lowerBound])
         let start = head.count
@@ -134,6 +144,7 @@ package struct PreparedResponse: Sendable {
         let end = head.count
         head.append(contentsOf: prepared.head[prepared.lengthLine.upperBound...])
         self.init(status: status, headers: prepared.headers, head: head, body: [], lengthLine: start..<end)
+        carriesDateAndServer = keepingDateAndServer
     }
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:
@@ -149,7 +160,9 @@ package struct PreparedResponse: Sendable {
             head.append(contentsOf: value.utf8)
             head.append(contentsOf: "\r\n".utf8)
         }
-        return PreparedResponse(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine)
+        var added = PreparedResponse(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine)
+        added.carriesDateAndServer = carriesDateAndServer
+        return added
     }
 
     /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).

@@ -247,7 +247,10 @@ final class Connection {
         if output.isEmpty { lastWriteProgress = loop.now }
         output.append(copying: prepared.head)
         if chunked { output.append(copying: Self.chunkedLine) }
-        if !exchange.keepAlive {
+        if prepared.carriesDateAndServer {
+            // A relayed response keeps the upstream's Date and Server.
+            output.append(copying: !exchange.keepAlive ? Self.bareEndClose : exchange.version.minor == 0 ? Self.bareEndKeepAlive10 : Self.bareEnd)
+        } else if !exchange.keepAlive {
             output.append(copying: loop.headEndClose)
         } else if exchange.version.minor == 0 {
             output.append(copying: loop.headEndKeepAlive10)
@@ -262,4 +265,7 @@ final class Connection {
     }
 
     private static let chunkedLine = Array("Transfer-Encoding: chunked\r\n".utf8)
+    private static let bareEnd = Array("\r\n".utf8)
+    private static let bareEndKeepAlive10 = Array("Connection: keep-alive\r\n\r\n".utf8)
+    private static let bareEndClose = Array("Connection: close\r\n\r\n".utf8)
 }

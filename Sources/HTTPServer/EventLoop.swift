@@ -14,7 +14,7 @@ final class EventLoop: @unchecked Sendable {
     let configuration: ServerConfiguration
     let mailbox: Mailbox
     let shared: LoopGroupState
-    private let selector: any Selector
+    let selector: any Selector
     private let listeners: [Int32]
     private let finished: @Sendable () -> Void
     /// Every loop of the server (this one included), set before any starts.
@@ -24,8 +24,13 @@ final class EventLoop: @unchecked Sendable {
     private(set) var isStopping = false
     private var stopDeadline: Int64 = .max
     private var connections: [Int32: Connection] = [:]
-    private var timers = TimerQueue()
-    private var nextConnectionID: UInt64
+    var timers = TimerQueue()
+    var nextConnectionID: UInt64
+    /// Connections to upstreams (the HTTP client), by descriptor, and the idle ones by upstream.
+    var upstreams: [Int32: UpstreamConnection] = [:]
+    var idleUpstreams: [ClientEndpoint: [UpstreamConnection]] = [:]
+    /// The loop's thread, once it runs: work for this loop that arrives on it runs at once.
+    private(set) var threadID: UInt = 0
     private var acceptPausedUntil: Int64 = 0
     private var listenerInterest: Interest = []
     private var nextAssignee = 0
@@ -68,6 +73,7 @@ final class EventLoop: @unchecked Sendable {
 
     func start(name: String) {
         let thread = Thread { [self] in
+            threadID = Posix.currentThreadID()
             run()
             finished()
         }
@@ -116,6 +122,10 @@ final class EventLoop: @unchecked Sendable {
             connection.close()
             remove(connection)
         }
+        for upstream in Array(upstreams.values) {
+            upstream.close()
+            removeUpstream(upstream)
+        }
         selector.close()
         group = [] // the loops refer to each other; let them go
     }
@@ -131,6 +141,7 @@ final class EventLoop: @unchecked Sendable {
     private func dispatch(_ event: ReadyEvent) {
         if event.fd == mailbox.wakeRead { handleMessages(); return }
         if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
+        if let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream); return }
         guard let connection = connections[event.fd], !connection.isClosed else { return }
         if event.writable { connection.flush() }
         if (event.readable || event.failed) && !connection.isClosed { connection.handleReadable() }
@@ -172,6 +183,8 @@ final class EventLoop: @unchecked Sendable {
                 guard let connection = connections[fd], connection.id == id else { continue }
                 connection.pumpStream()
                 settle(connection)
+            case .task(let work):
+                work()
             case .stop:
                 beginStopping()
             }
@@ -185,6 +198,11 @@ final class EventLoop: @unchecked Sendable {
         for connection in Array(connections.values) {
             connection.beginShutdown()
             settle(connection)
+        }
+        // Idle upstream connections serve no one any more.
+        for upstream in idleUpstreams.values.flatMap({ $0 }) {
+            upstream.close()
+            removeUpstream(upstream)
         }
     }
 
@@ -276,9 +294,13 @@ final class EventLoop: @unchecked Sendable {
 
     private func fireTimers() {
         for entry in timers.popDue(now: now) {
-            guard let connection = connections[entry.fd], connection.id == entry.connectionID else { continue }
-            connection.timerFired()
-            settle(connection)
+            if let connection = connections[entry.fd], connection.id == entry.connectionID {
+                connection.timerFired()
+                settle(connection)
+            } else if let upstream = upstreams[entry.fd], upstream.id == entry.connectionID {
+                upstream.timerFired()
+                settleUpstream(upstream)
+            }
         }
     }
 

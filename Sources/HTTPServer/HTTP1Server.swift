@@ -105,6 +105,9 @@ package final class HTTP1Server: Sendable {
         }
     }
 
+    /// The event loops, while running (the HTTP client runs its exchanges on them).
+    var eventLoops: [EventLoop] { state.withLock { $0.loops } }
+
     /// Open client connections right now.
     package var connectionCount: Int { state.withLock { $0.shared?.slots.count ?? 0 } }
 

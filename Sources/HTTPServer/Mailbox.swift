@@ -15,6 +15,8 @@ final class Mailbox: PendingResponseReceiver {
         case deliver(connection: UInt64, fd: Int32, OutgoingResponse)
         /// A streamed body of a connection has something to take.
         case streamReady(connection: UInt64, fd: Int32)
+        /// Work that must run on this loop (the HTTP client's exchanges).
+        case task(@Sendable () -> Void)
         case stop
     }
 

@@ -42,7 +42,14 @@ struct RequestLog: ResponderWrapper {
         let response: OutgoingResponse?
         var status: Int? { response?.prepared.status }
         var delayMilliseconds: Int { response?.delayMilliseconds ?? 0 }
-        var stub: Stub? { if case .stub(let stub) = kind { stub } else { nil } }
+        var stub: Stub? {
+            switch kind {
+            case .stub(let stub): stub
+            case .proxied(_, let stub): stub
+            default: nil
+            }
+        }
+        var proxy: ProxyReport? { if case .proxied(let report, _) = kind { report } else { nil } }
         var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report.resolved } else { nil } }
     }
 
@@ -63,6 +70,12 @@ struct RequestLog: ResponderWrapper {
         case .preflight: line += "CORS preflight"
         case .admin: line += "admin"
         case .noMatch: line += console.paint("NO MATCH", "1;31")
+        case .proxied(let report, let stub):
+            let result = report.result
+            line += console.paint("PROXY", "36") + " \(report.upstream)"
+            if let stub { line += " for \"\(stub.name)\"" }
+            if let error = result.error { line += " (\(error))" }
+            else if let status = result.status, let ms = result.milliseconds { line += " (upstream \(status) in \(ms)ms)" }
         }
         line += " \(milliseconds(microseconds))"
         if outcome.delayMilliseconds > 0 { line += " (+\(outcome.delayMilliseconds)ms delay)" }
@@ -87,6 +100,14 @@ struct RequestLog: ResponderWrapper {
             "\"ms\":\(String(format: "%.3f", Double(microseconds) / 1000))",
         ]
         if outcome.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.delayMilliseconds)") }
+        if let proxy = outcome.proxy {
+            let result = proxy.result
+            var parts = ["\"upstream\":\(JSONSerializer.quoted(proxy.upstream))"]
+            if let status = result.status { parts.append("\"status\":\(status)") }
+            if let ms = result.milliseconds { parts.append("\"ms\":\(ms)") }
+            if let error = result.error { parts.append("\"error\":\(JSONSerializer.quoted(error))") }
+            fields.append("\"proxy\":{" + parts.joined(separator: ",") + "}")
+        }
         if let report = outcome.nearMiss { fields.append("\"nearMiss\":\(report.json)") }
         if verbose, outcome.nearMiss != nil, !request.body.isEmpty {
             fields.append("\"body\":\(JSONSerializer.quoted(String(decoding: request.body.prefix(2048), as: UTF8.self)))")

@@ -197,3 +197,30 @@ enum Posix {
     static let pollFunction = Darwin.poll
     #endif
 }
+
+extension Posix {
+    /// The calling thread's identity, to tell whether code runs on a given event loop.
+    static func currentThreadID() -> UInt {
+        #if canImport(Glibc)
+        UInt(pthread_self()) // pthread_t is an unsigned long
+        #else
+        UInt(bitPattern: pthread_self()) // a pointer on Darwin and Musl
+        #endif
+    }
+}
+
+extension Posix {
+    /// Whether the peer of an idle connection has closed it (a read would give end of file),
+    /// without taking any byte: checked before an idle upstream connection is reused.
+    static func peerHasClosed(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if n == 0 { return true }
+            if n > 0 { return false } // unexpected data on an idle connection: not usable either, but not closed
+            let e = errno
+            if e == EINTR { continue }
+            return !(e == EAGAIN || e == EWOULDBLOCK)
+        }
+    }
+}

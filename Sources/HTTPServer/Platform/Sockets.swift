@@ -253,3 +253,103 @@ enum Sockets {
     private static let acceptFunction = Darwin.accept
     #endif
 }
+
+/// Outgoing connections, for the HTTP client.
+enum ClientSockets {
+    enum ConnectResult {
+        /// Connected at once (loopback often is) or in progress: watch for writability, then
+        /// ask `connectionError`.
+        case started(fd: Int32, inProgress: Bool)
+        case failed(errno: Int32)
+    }
+
+    /// A non-blocking TCP connect to a numeric address.
+    static func connect(to address: SocketAddress) -> ConnectResult {
+        let fd = socket(address.family, LibC.sockStream, 0)
+        guard fd >= 0 else { return .failed(errno: errno) }
+        guard Posix.setNonBlockingAndCloseOnExec(fd) else {
+            let e = errno
+            Posix.close(fd)
+            return .failed(errno: e)
+        }
+        Posix.setOption(fd, LibC.ipprotoTCP, TCP_NODELAY, 1)
+        #if canImport(Darwin)
+        Posix.setOption(fd, SOL_SOCKET, SO_NOSIGPIPE, 1)
+        #endif
+        var addr = address
+        while true {
+            let rc = withUnsafePointer(to: &addr.storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectFunction(fd, $0, addr.length) }
+            }
+            if rc == 0 { return .started(fd: fd, inProgress: false) }
+            let e = errno
+            if e == EINTR { continue }
+            if e == EINPROGRESS { return .started(fd: fd, inProgress: true) }
+            Posix.close(fd)
+            return .failed(errno: e)
+        }
+    }
+
+    /// After a connect in progress became writable: 0 when it succeeded, else its errno.
+    static func connectionError(_ fd: Int32) -> Int32 {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return errno }
+        return error
+    }
+
+    /// Addresses of a host name, for connecting (blocking: call it off the event loops).
+    static func resolve(host: String, port: Int) -> Result<[SocketAddress], SocketError> {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICSERV
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = LibC.sockStream
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &result)
+        guard rc == 0, let first = result else {
+            let reason = rc == 0 ? "no address" : String(cString: gai_strerror(rc))
+            return .failure(.cannotResolve(host: host, reason: reason))
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [SocketAddress] = []
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let info = node {
+            if let sa = info.pointee.ai_addr, info.pointee.ai_family == AF_INET || info.pointee.ai_family == AF_INET6 {
+                var address = SocketAddress()
+                address.length = info.pointee.ai_addrlen
+                withUnsafeMutableBytes(of: &address.storage) { dst in
+                    dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(info.pointee.ai_addrlen)))
+                }
+                addresses.append(address)
+            }
+            node = info.pointee.ai_next
+        }
+        return addresses.isEmpty ? .failure(.cannotResolve(host: host, reason: "no address")) : .success(addresses)
+    }
+
+    /// A numeric address (`127.0.0.1`, `::1`) without a lookup, so loopback upstreams never
+    /// wait for a resolver.
+    static func numeric(host: String, port: Int) -> SocketAddress? {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = LibC.sockStream
+        var result: UnsafeMutablePointer<addrinfo>?
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard getaddrinfo(bare, String(port), &hints, &result) == 0, let info = result, let sa = info.pointee.ai_addr else { return nil }
+        defer { freeaddrinfo(info) }
+        var address = SocketAddress()
+        address.length = info.pointee.ai_addrlen
+        withUnsafeMutableBytes(of: &address.storage) { dst in
+            dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(info.pointee.ai_addrlen)))
+        }
+        return address
+    }
+
+    #if canImport(Glibc)
+    private static let connectFunction = Glibc.connect
+    #elseif canImport(Musl)
+    private static let connectFunction = Musl.connect
+    #else
+    private static let connectFunction = Darwin.connect
+    #endif
+}

@@ -43,6 +43,14 @@ enum AdminJSON {
         members.append(("stub", e.stubID.map { .object([("id", .string($0)), ("name", .string(e.stubName ?? ""))]) } ?? .null))
         members.append(("status", .number(e.status)))
         members.append(("durationMs", .number(e.durationMilliseconds, decimals: 3)))
+        if let proxy = e.proxy {
+            let result = proxy.result
+            var fields: [(String, JSONNode)] = [("upstream", .string(proxy.upstream))]
+            if let status = result.status { fields.append(("status", .number(status))) }
+            if let ms = result.milliseconds { fields.append(("ms", .number(Int(ms)))) }
+            if let error = result.error { fields.append(("error", .string(error))) }
+            members.append(("proxy", .object(fields)))
+        }
         if let nearMiss = e.nearMiss, let parsed = try? JSONParser.parse(nearMiss.json) {
             members.append(("nearMiss", parsed["closest"] ?? .null))
         }

@@ -12,6 +12,9 @@ package enum OutcomeKind: Sendable {
     case stub(Stub)
     /// No stub matched; the report says what came closest.
     case noMatch(NearMissReport)
+    /// Forwarded to an upstream: for no stub (`--proxy`), or for a stub whose response is
+    /// `"proxy"`. The report fills in as the upstream answers.
+    case proxied(ProxyReport, stub: Stub?)
 }
 
 /// The engine's answer to one request: the response (now, or promised) and what produced it.
@@ -35,7 +38,13 @@ package struct Outcome: Sendable {
     }
 
     /// The stub that answered, if one did.
-    package var stub: Stub? { if case .stub(let stub) = kind { stub } else { nil } }
+    package var stub: Stub? {
+        switch kind {
+        case .stub(let stub): stub
+        case .proxied(_, let stub): stub
+        default: nil
+        }
+    }
     /// Why no stub answered, when none did.
     package var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report } else { nil } }
     package var isAdmin: Bool { if case .admin = kind { true } else { false } }
@@ -45,7 +54,7 @@ package struct Outcome: Sendable {
     /// preflight): only these get the global delay and CORS decoration.
     package var imitatesTheAPI: Bool {
         switch kind {
-        case .stub, .noMatch: true
+        case .stub, .noMatch, .proxied: true
         case .admin, .preflight: false
         }
     }

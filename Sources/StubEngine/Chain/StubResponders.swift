@@ -6,6 +6,7 @@ import SystemSupport
 struct StubMatchResponder: Responder {
     let state: Locked<EngineState>
     let fallbackBaseURL: Locked<String>
+    let upstream: Locked<(any UpstreamTransport)?>
 
     func respond(to facts: RequestFacts) -> Outcome? {
         let (chosen, catalog, scenarios) = choose(facts)
@@ -13,6 +14,15 @@ struct StubMatchResponder: Responder {
             // The fallback reports against exactly what this request was matched against.
             facts.unmatched = (catalog, scenarios)
             return nil
+        }
+        if let rule = chosen.response.proxy {
+            let outcome = ProxyResponder.forward(facts.request, rule: rule, transport: upstream.value, stub: chosen.stub)
+            // The stub's own delay still applies, on top of the upstream's time.
+            if let delay = chosen.response.delay, case .later(let pending) = outcome.reply {
+                let milliseconds = delay.draw()
+                pending.adjust { $0.delayMilliseconds += milliseconds }
+            }
+            return outcome
         }
         let response = chosen.response.makeResponse(
             TemplateContext(facts: facts, captures: chosen.captures, fallbackBaseURL: fallbackBaseURL.value))

@@ -52,6 +52,7 @@ package enum StubEncoder {
             switch key {
             case "delay": return reordered(value, StubFormat.delayRangeKeys)
             case "dribble": return reordered(value, StubFormat.dribbleKeys)
+            case "proxy": return reordered(value, StubFormat.proxyKeys)
             default: return value
             }
         }

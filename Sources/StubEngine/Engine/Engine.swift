@@ -30,6 +30,8 @@ package final class Engine: Sendable {
         package var globalDelayMilliseconds = 0
         /// Outermost wrappers of the chain (the command line's request log).
         package var wrappers: [any ResponderWrapper] = []
+        /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404.
+        package var proxy: ProxyRule?
 
         package init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
                     directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
@@ -52,6 +54,10 @@ package final class Engine: Sendable {
     /// `{{request.baseUrl}}` for a request that names no host (HTTP/1.0 without `Host`):
     /// the server sets its own address here once it listens.
     package let fallbackBaseURL = Locked("http://localhost")
+
+    /// What forwards requests to upstreams (the server's HTTP client, URLSession for https),
+    /// set once the server that carries it exists.
+    package let upstream = Locked<(any UpstreamTransport)?>(nil)
 
     package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
@@ -161,7 +167,9 @@ package final class Engine: Sendable {
             wrappers.append(CORSResponder(policy: cors))
             responders.append(CORSResponder(policy: cors))
         }
-        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL))
-        return ResponderChain(wrappers: wrappers, responders: responders, fallback: NearMissResponder(state: engine.state))
+        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL, upstream: engine.upstream))
+        let fallback: any FallbackResponder = options.proxy.map { ProxyResponder(rule: $0, transport: engine.upstream) }
+            ?? NearMissResponder(state: engine.state)
+        return ResponderChain(wrappers: wrappers, responders: responders, fallback: fallback)
     }
 }

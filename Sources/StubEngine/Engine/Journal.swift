@@ -20,6 +20,8 @@ package struct JournalEntry: Sendable {
     package let status: Int
     package let durationMilliseconds: Double
     package let nearMiss: NearMissReport?
+    /// For a forwarded request: the upstream, its status and time (or why it failed).
+    package let proxy: ProxyReport?
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
@@ -46,7 +48,13 @@ package final class Journal: Sendable {
     /// `response` is nil when the client left before a promised answer came.
     func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
-        let stub: Stub? = if case .stub(let stub) = kind { stub } else { nil }
+        let stub: Stub?
+        let proxy: ProxyReport?
+        switch kind {
+        case .stub(let s): (stub, proxy) = (s, nil)
+        case .proxied(let report, let s): (stub, proxy) = (s, report)
+        default: (stub, proxy) = (nil, nil)
+        }
         let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
@@ -55,7 +63,8 @@ package final class Journal: Sendable {
             path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
             body: request.body.count > Self.maximumBodyBytes ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
-            status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss)
+            status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
+            proxy: proxy)
         let replaced: JournalEntry? = state.withLock { s in
             entry.id = s.nextID
             s.nextID += 1

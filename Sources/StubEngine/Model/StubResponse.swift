@@ -9,14 +9,17 @@ package struct StubResponse: Sendable {
     package let dribble: Dribble?
     /// Set when the stub opted in with `"template": true` and uses `{{...}}`.
     let template: ResponseTemplate?
+    /// `"proxy"`: forwarded to an upstream instead of answered from the stub.
+    package let proxy: ProxyRule?
 
     init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil,
-         template: ResponseTemplate? = nil) {
+         template: ResponseTemplate? = nil, proxy: ProxyRule? = nil) {
         self.prepared = prepared
         self.delay = delay
         self.fault = fault
         self.dribble = dribble
         self.template = template
+        self.proxy = proxy
     }
 
     package var isTemplated: Bool { template != nil }

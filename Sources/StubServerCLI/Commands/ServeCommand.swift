@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import StubEngine
+import StubProxy
 import SystemSupport
 
 /// Serving: load the stubs (refusing a folder with errors), listen, print the ready line, log
@@ -10,7 +11,7 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let synopsis = ["[serve] [--dir DIR] [--port N] [--host ADDR] [options]"]
     static let summary = "serve the stubs in DIR"
-    static let options = ServingOptions.options
+    static let options = ServingOptions.options + ProxyOptions.options
     static let details = """
     Flags take their value as --flag value or --flag=value.
     Exit status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
@@ -18,9 +19,11 @@ struct ServeCommand: Command {
     """
 
     let options: ServingOptions
+    let proxy: ProxyOptions
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         options = try ServingOptions(arguments)
+        proxy = try ProxyOptions(arguments)
     }
 
     func run(_ console: Console) -> Int32 {
@@ -35,8 +38,15 @@ struct ServeCommand: Command {
             cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
             directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
         engineOptions.wrappers = [RequestLog(format: options.log, verbose: options.verbose, console: console)]
+        engineOptions.proxy = proxy.rule
         let engine = Engine(stubs: result.stubs, options: engineOptions)
         let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).reply }
+        do {
+            try ProxyTransports.install(on: engine, server: server, caFile: proxy.caFile)
+        } catch {
+            console.err("stubserver: \(error)")
+            return 1
+        }
         // Before any thread starts, so every thread inherits the blocked signals.
         ProcessSignals.onTermination { [console] _ in
             console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
@@ -64,7 +74,8 @@ struct ServeCommand: Command {
                 console.err("stubserver: warning: the admin API (/__admin/) is open to them too: anyone can add stubs and read the journal; use --admin-token")
             }
         }
-        console.out("stubserver listening on \(server.baseURL) (\(plural(engine.catalog.count, "stub")) from \(options.directory))")
+        let forwarding = proxy.upstream.map { "; forwarding the rest to \($0)" } ?? ""
+        console.out("stubserver listening on \(server.baseURL) (\(plural(engine.catalog.count, "stub")) from \(options.directory)\(forwarding))")
         console.startFlushing()
 
         var watcher: StubFolderWatcher?

@@ -74,7 +74,8 @@ enum ResponseDecoder {
                 template = TemplateCompiler.compileTemplate(&c, node, path, prepared: prepared, pathParameters: pathParameters)
             }
         }
-        return StubResponse(prepared: prepared, delay: delay, fault: fault, dribble: dribble, template: template)
+        let proxy = node["proxy"].flatMap { ProxyDecoder.decodeProxy(&c, node, $0, path + ".proxy") }
+        return StubResponse(prepared: prepared, delay: delay, fault: fault, dribble: dribble, template: template, proxy: proxy)
     }
 
     /// `"template": true`: body and header values become templates, checked now so an unknown

@@ -1,0 +1,121 @@
+import HTTP1
+
+/// The HTTP client's side of an event loop: upstream connections share the loop's selector,
+/// timers and read buffer with its server connections.
+extension EventLoop {
+    /// Runs on this loop: takes an idle connection to the upstream, or connects a new one.
+    func startExchange(_ exchange: UpstreamExchange, address: SocketAddress?) {
+        guard !exchange.task.isCancelled else { return }
+        guard !isStopping else {
+            exchange.answer(.failure(.connect("the server is stopping")))
+            return
+        }
+        if let idle = takeIdleUpstream(exchange.endpoint) {
+            idle.begin(exchange, reused: true)
+            settleUpstream(idle)
+            return
+        }
+        guard let address = address ?? exchange.address.value ?? ClientSockets.numeric(host: exchange.endpoint.host, port: exchange.endpoint.port) else {
+            exchange.answer(.failure(.connect("\(exchange.endpoint): no address")))
+            return
+        }
+        exchange.address.value = address
+        switch ClientSockets.connect(to: address) {
+        case .failed(let code):
+            exchange.answer(.failure(.connect("\(exchange.endpoint): \(Posix.errorDescription(code))")))
+        case .started(let fd, let inProgress):
+            var session: TLSSession?
+            if exchange.endpoint.tls {
+                do {
+                    session = try TLSSession(context: exchange.client.trust.context().get(), host: exchange.endpoint.host)
+                } catch {
+                    Posix.close(fd)
+                    exchange.answer(.failure(error))
+                    return
+                }
+            }
+            nextConnectionID += 1
+            let upstream = UpstreamConnection(id: nextConnectionID, fd: fd, endpoint: exchange.endpoint, loop: self,
+                                              connecting: inProgress, tls: session)
+            do {
+                try selector.add(fd, [])
+            } catch {
+                Posix.close(fd)
+                exchange.answer(.failure(.connect("\(error)")))
+                return
+            }
+            upstreams[fd] = upstream
+            upstream.begin(exchange, reused: false)
+            scheduleUpstreamTimer(at: now + exchange.timeoutMilliseconds, for: upstream)
+            settleUpstream(upstream)
+        }
+    }
+
+    func handleUpstreamEvent(_ event: ReadyEvent, _ upstream: UpstreamConnection) {
+        if event.writable || (event.failed && upstream.phase == .connecting) { upstream.handleWritable() }
+        if (event.readable || event.failed) && !upstream.isClosed { upstream.handleReadable() }
+        settleUpstream(upstream)
+    }
+
+    func settleUpstream(_ upstream: UpstreamConnection) {
+        if upstream.isClosed { removeUpstream(upstream); return }
+        let wanted = upstream.interest
+        guard wanted != upstream.registeredInterest else { return }
+        do {
+            try selector.change(upstream.fd, from: upstream.registeredInterest, to: wanted)
+            upstream.registeredInterest = wanted
+        } catch {
+            upstream.close()
+            removeUpstream(upstream)
+        }
+    }
+
+    func removeUpstream(_ upstream: UpstreamConnection) {
+        guard upstreams[upstream.fd] === upstream else { return }
+        upstreams[upstream.fd] = nil
+        idleUpstreams[upstream.endpoint]?.removeAll { $0 === upstream }
+        selector.remove(upstream.fd, upstream.registeredInterest)
+    }
+
+    func scheduleUpstreamTimer(at deadline: Int64, for upstream: UpstreamConnection) {
+        timers.schedule(at: deadline, connectionID: upstream.id, fd: upstream.fd)
+    }
+
+    /// A response ended on a reusable connection: keep it for the next request to that upstream
+    /// (at most the client's limit per upstream; the rest close).
+    func poolUpstream(_ upstream: UpstreamConnection) {
+        var idle = idleUpstreams[upstream.endpoint] ?? []
+        guard idle.count < (upstream.exchange?.client.maxIdlePerEndpoint ?? 32) else {
+            upstream.close()
+            return
+        }
+        idle.append(upstream)
+        idleUpstreams[upstream.endpoint] = idle
+    }
+
+    private func takeIdleUpstream(_ endpoint: ClientEndpoint) -> UpstreamConnection? {
+        while var idle = idleUpstreams[endpoint], let last = idle.popLast() {
+            idleUpstreams[endpoint] = idle
+            // The upstream may have closed it since (its own idle timeout).
+            if Posix.peerHasClosed(last.fd) {
+                last.close()
+                removeUpstream(last)
+                continue
+            }
+            return last
+        }
+        return nil
+    }
+
+    func cancelUpstream(id: UInt64, fd: Int32) {
+        guard let upstream = upstreams[fd], upstream.id == id, upstream.phase != .idle else { return }
+        upstream.cancel()
+        settleUpstream(upstream)
+    }
+
+    func resumeUpstream(id: UInt64, fd: Int32) {
+        guard let upstream = upstreams[fd], upstream.id == id else { return }
+        upstream.resume()
+        settleUpstream(upstream)
+    }
+}

@@ -1,0 +1,191 @@
+import Dispatch
+import HTTP1
+import SystemSupport
+
+/// Where an outgoing request goes.
+package struct ClientEndpoint: Hashable, Sendable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    /// Over TLS (an https upstream): the session verifies the server as `host`.
+    package var tls: Bool
+    package init(host: String, port: Int, tls: Bool = false) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+    }
+    package var description: String { host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// An outgoing request: sent as given (the caller decides every header; the client adds only
+/// the framing its body needs).
+package struct ClientRequest: Sendable {
+    package var method: String
+    package var target: String
+    package var headers: HeaderFields
+    package var body: [UInt8]
+    package init(method: String, target: String, headers: HeaderFields, body: [UInt8] = []) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An upstream's answer: its head as received, and its body as a stream (nil when it has none).
+package struct ClientResponse: Sendable {
+    package var head: ResponseHead
+    package var body: BodyStream?
+    /// From sending the request to receiving the head.
+    package var milliseconds: Int64
+}
+
+package enum ClientFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No connection: refused, unreachable, the name does not resolve.
+    case connect(String)
+    /// No response head within the timeout.
+    case timeout(Int64)
+    /// The upstream closed or sent something that is not an HTTP/1.1 response.
+    case response(String)
+
+    package var description: String {
+        switch self {
+        case .connect(let reason): "cannot connect: \(reason)"
+        case .timeout(let ms): "no response within \(ms) ms"
+        case .response(let reason): reason
+        }
+    }
+}
+
+/// One exchange in flight; cancelling it closes its upstream connection (the client that
+/// wanted the answer has gone).
+package final class ClientTask: Sendable {
+    private let state = Locked<(cancelled: Bool, onCancel: (@Sendable () -> Void)?)>((false, nil))
+    package init() {}
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package func cancel() {
+        let handler = state.withLock { s -> (@Sendable () -> Void)? in
+            guard !s.cancelled else { return nil }
+            s.cancelled = true
+            defer { s.onCancel = nil }
+            return s.onCancel
+        }
+        handler?()
+    }
+    func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if !s.cancelled { s.onCancel = handler }
+            return s.cancelled
+        }
+        if now { handler() }
+    }
+    func done() { state.withLock { $0.onCancel = nil } }
+}
+
+/// An HTTP/1.1 client on the server's own event loops (for the proxy): non-blocking connects,
+/// requests written and responses parsed (`ResponseParser`) on the loop, bodies streamed to the
+/// caller with back-pressure (reading the upstream pauses while the client is slow), and a
+/// bounded pool of idle keep-alive connections per upstream on each loop. Names resolve off the
+/// loops (and are cached for half a minute); numeric addresses connect at once.
+package final class HTTPClient: Sendable {
+    private let server: HTTP1Server
+    package let maxIdlePerEndpoint: Int
+    /// For https endpoints (see `TLSTrust`).
+    package let trust: TLSTrust
+    private let names = Locked<[String: (addresses: [SocketAddress], until: Int64)]>([:])
+    private let next = Locked(0)
+
+    package init(server: HTTP1Server, trust: TLSTrust = TLSTrust(), maxIdlePerEndpoint: Int = 32) {
+        self.server = server
+        self.trust = trust
+        self.maxIdlePerEndpoint = maxIdlePerEndpoint
+    }
+
+    /// Sends `request`; `completion` is called once, on an event loop, with the response head
+    /// (the body then streams) or why there is none.
+    @discardableResult
+    package func send(_ request: ClientRequest, to endpoint: ClientEndpoint, timeoutMilliseconds: Int64,
+                      completion: @escaping @Sendable (Result<ClientResponse, ClientFailure>) -> Void) -> ClientTask {
+        let task = ClientTask()
+        let exchange = UpstreamExchange(request: request, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds,
+                                        completion: completion, task: task, client: self)
+        guard let loop = pickLoop() else {
+            completion(.failure(.connect("the server is not running")))
+            return task
+        }
+        if endpoint.tls, case .failure(let failure) = trust.context() {
+            completion(.failure(failure))
+            return task
+        }
+        if let address = ClientSockets.numeric(host: endpoint.host, port: endpoint.port) {
+            run(on: loop) { loop.startExchange(exchange, address: address) }
+        } else if let cached = cachedAddress(endpoint) {
+            run(on: loop) { loop.startExchange(exchange, address: cached) }
+        } else {
+            DispatchQueue.global().async { [self] in
+                switch ClientSockets.resolve(host: endpoint.host, port: endpoint.port) {
+                case .success(let addresses):
+                    let expiry = Posix.monotonicMilliseconds() + 30_000
+                    names.withLock { $0[endpoint.host] = (addresses, expiry) }
+                    loop.mailbox.post(.task { loop.startExchange(exchange, address: addresses[0]) })
+                case .failure(let error):
+                    completion(.failure(.connect("\(error)")))
+                }
+            }
+        }
+        return task
+    }
+
+    /// The loop the caller runs on (a handler proxying a request), else the next in turn.
+    private func pickLoop() -> EventLoop? {
+        let loops = server.eventLoops
+        guard !loops.isEmpty else { return nil }
+        let me = Posix.currentThreadID()
+        if let mine = loops.first(where: { $0.threadID == me }) { return mine }
+        let n = next.withLock { n -> Int in defer { n &+= 1 }; return n }
+        return loops[n % loops.count]
+    }
+
+    private func run(on loop: EventLoop, _ work: @escaping @Sendable () -> Void) {
+        if loop.threadID == Posix.currentThreadID() { work() } else { loop.mailbox.post(.task(work)) }
+    }
+
+    private func cachedAddress(_ endpoint: ClientEndpoint) -> SocketAddress? {
+        names.withLock { cache in
+            guard let entry = cache[endpoint.host], entry.until > Posix.monotonicMilliseconds() else { return nil }
+            var address = entry.addresses[0]
+            address.setPort(endpoint.port)
+            return address
+        }
+    }
+}
+
+/// One request on its way: what to send, where, and whom to tell.
+final class UpstreamExchange: Sendable {
+    let request: ClientRequest
+    let endpoint: ClientEndpoint
+    let timeoutMilliseconds: Int64
+    let completion: @Sendable (Result<ClientResponse, ClientFailure>) -> Void
+    let task: ClientTask
+    let client: HTTPClient
+    /// Whether the completion has been called (it is called once).
+    let answered = Locked(false)
+    /// The address connected to, kept for a retry on a new connection.
+    let address = Locked<SocketAddress?>(nil)
+    /// A request that may be sent again when a reused connection turns out closed.
+    var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(request.method) }
+
+    init(request: ClientRequest, endpoint: ClientEndpoint, timeoutMilliseconds: Int64,
+         completion: @escaping @Sendable (Result<ClientResponse, ClientFailure>) -> Void, task: ClientTask, client: HTTPClient) {
+        self.request = request
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.completion = completion
+        self.task = task
+        self.client = client
+    }
+
+    func answer(_ result: Result<ClientResponse, ClientFailure>) {
+        let first = answered.withLock { done -> Bool in defer { done = true }; return !done }
+        if first { completion(result) }
+    }
+}

@@ -1,0 +1,357 @@
+import HTTP1
+
+/// One connection to an upstream, confined to its event loop's thread like a server
+/// `Connection`: it connects, writes one request at a time, parses the response and streams its
+/// body to the caller, then goes back to the loop's pool of idle connections when the response
+/// allows it (RFC 9112 §9.3).
+final class UpstreamConnection {
+    enum Phase { case connecting, handshaking, sending, awaitingHead, body, idle, closed }
+
+    let id: UInt64
+    let fd: Int32
+    let endpoint: ClientEndpoint
+    unowned let loop: EventLoop
+    var phase: Phase
+    var registeredInterest: Interest = []
+    private var parser = ResponseParser()
+    /// Bytes for the socket: the request as it is, or the TLS session's ciphertext.
+    private var outbound: [UInt8] = []
+    private var sent = 0
+    /// Over TLS: the session, the request not yet given to it, and room for plaintext out.
+    private let tls: TLSSession?
+    private var plaintext: [UInt8] = []
+    private let plainBuffer: UnsafeMutableRawBufferPointer?
+    private var pending: [UInt8] = []
+    private(set) var exchange: UpstreamExchange?
+    private var stream: BodyStream?
+    private var head: ResponseHead?
+    /// Reading paused: the caller's stream is full (back-pressure toward the upstream).
+    private var paused = false
+    private var startedAt: Int64 = 0
+    private(set) var lastProgress: Int64
+    /// Used before: a closed-while-idle surprise is retried once for idempotent requests.
+    private var reused = false
+
+    init(id: UInt64, fd: Int32, endpoint: ClientEndpoint, loop: EventLoop, connecting: Bool, tls: TLSSession?) {
+        self.id = id
+        self.fd = fd
+        self.endpoint = endpoint
+        self.loop = loop
+        self.tls = tls
+        // TLS records carry at most 16 KiB of plaintext.
+        self.plainBuffer = tls == nil ? nil : .allocate(byteCount: 16 * 1024, alignment: 16)
+        self.phase = connecting ? .connecting : (tls == nil ? .sending : .handshaking)
+        self.lastProgress = loop.now
+    }
+
+    deinit { plainBuffer?.deallocate() }
+
+    var isClosed: Bool { phase == .closed }
+
+    var interest: Interest {
+        var wanted: Interest
+        switch phase {
+        case .connecting: return .write
+        case .handshaking, .sending, .awaitingHead, .idle: wanted = .read
+        case .body: wanted = paused ? [] : .read
+        case .closed: return []
+        }
+        if sent < outbound.count { wanted.insert(.write) }
+        return wanted
+    }
+
+    // MARK: exchanges
+
+    /// Starts an exchange on this connection (new, or taken from the pool).
+    func begin(_ exchange: UpstreamExchange, reused: Bool) {
+        self.exchange = exchange
+        self.reused = reused
+        startedAt = loop.now
+        lastProgress = loop.now
+        head = nil
+        var headers = exchange.request.headers
+        let body = exchange.request.body
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(exchange.request.method) {
+            headers.set("Content-Length", String(body.count))
+        }
+        var request: [UInt8]
+        do {
+            request = try RequestHeadEncoder(unsafeValues: .replaceWithSpace).encode(method: exchange.request.method,
+                                                                                     target: exchange.request.target, headers: headers)
+        } catch {
+            fail(.response("the request cannot be sent: \(error)"), retry: false)
+            return
+        }
+        request += body
+        if tls == nil { outbound = request; sent = 0 } else { plaintext = request }
+        parser.expectResponse(toMethod: exchange.request.method)
+        let task = exchange.task, mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
+        task.whenCancelled { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
+        switch phase {
+        case .connecting:
+            return
+        case .handshaking:
+            advanceHandshake()
+        default:
+            phase = .sending
+            encrypt()
+            flush()
+        }
+    }
+
+    /// The caller gave up (its client left): this connection's byte stream is mid-exchange and
+    /// cannot be reused.
+    func cancel() {
+        stream?.cancel()
+        close()
+    }
+
+    // MARK: readiness
+
+    func handleWritable() {
+        switch phase {
+        case .connecting:
+            let error = ClientSockets.connectionError(fd)
+            guard error == 0 else {
+                fail(.connect("\(endpoint): \(Posix.errorDescription(error))"), retry: false)
+                return
+            }
+            if tls == nil {
+                phase = .sending
+                flush()
+            } else {
+                phase = .handshaking
+                advanceHandshake()
+            }
+        case .closed:
+            return
+        default:
+            flush()
+        }
+    }
+
+    /// Sends what the socket takes of `outbound`; once the whole request has gone, waits for
+    /// the head.
+    private func flush() {
+        while sent < outbound.count {
+            let result = outbound.withUnsafeBytes { Posix.send(fd, UnsafeRawBufferPointer(rebasing: $0[sent...])) }
+            switch result {
+            case .bytes(let n):
+                sent += n
+                lastProgress = loop.now
+            case .wouldBlock:
+                return
+            case .endOfFile, .failed:
+                fail(.response("\(endpoint) closed the connection while the request was sent"), retry: reused)
+                return
+            }
+        }
+        outbound = []
+        sent = 0
+        if phase == .sending && plaintext.isEmpty { phase = .awaitingHead }
+    }
+
+    func handleReadable() {
+        switch Posix.read(fd, into: loop.readBuffer) {
+        case .wouldBlock:
+            return
+        case .endOfFile, .failed:
+            inputEnded()
+        case .bytes(let n):
+            lastProgress = loop.now
+            let bytes = UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<n])
+            if let tls { decrypt(bytes, tls) } else { receive(bytes) }
+        }
+    }
+
+    /// The upstream closed its side: the response ends here (a body delimited by the close),
+    /// or it is cut short.
+    private func inputEnded() {
+        switch phase {
+        case .idle:
+            close()
+        case .connecting, .handshaking:
+            fail(.connect("\(endpoint) closed the connection during the TLS handshake"), retry: false)
+        default:
+            handle(parser.endOfInput(), input: UnsafeBufferPointer(start: nil, count: 0))
+            if !isClosed && phase != .idle { close() }
+        }
+    }
+
+    /// Response bytes (plaintext): parsed now, or kept until the rest of a head arrives.
+    private func receive(_ bytes: UnsafeRawBufferPointer) {
+        if phase == .idle { close(); return } // bytes nobody asked for: the stream is off
+        if pending.isEmpty {
+            let used = bytes.withMemoryRebound(to: UInt8.self) { parse($0) }
+            if used < bytes.count, !isClosed { pending.append(contentsOf: bytes[used...]) }
+        } else {
+            pending.append(contentsOf: bytes)
+            let used = pending.withUnsafeBufferPointer { parse($0) }
+            if isClosed { pending = [] } else { pending.removeFirst(used) }
+        }
+    }
+
+    // MARK: TLS
+
+    private func advanceHandshake() {
+        guard let tls else { return }
+        switch tls.handshake() {
+        case .done:
+            phase = exchange == nil ? .idle : .sending
+            encrypt()
+        case .needInput:
+            break
+        case .closed:
+            fail(.connect("\(endpoint) ended the TLS session during the handshake"), retry: false)
+            return
+        case .failed(let reason):
+            fail(.connect("\(endpoint): TLS handshake failed: \(reason)"), retry: false)
+            return
+        }
+        tls.takeOutgoing(into: &outbound)
+        flush()
+    }
+
+    /// Gives the request to the session (after the handshake it takes all of it).
+    private func encrypt() {
+        guard let tls, !plaintext.isEmpty, phase != .handshaking else { return }
+        var offset = 0
+        while offset < plaintext.count {
+            let (count, step) = plaintext.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            if case .failed(let reason) = step {
+                fail(.response("\(endpoint): TLS: \(reason)"), retry: false)
+                return
+            }
+            guard count > 0 else { break }
+            offset += count
+        }
+        plaintext.removeFirst(offset)
+        tls.takeOutgoing(into: &outbound)
+    }
+
+    /// Ciphertext from the socket: the handshake goes on, or plaintext comes out and is parsed.
+    private func decrypt(_ bytes: UnsafeRawBufferPointer, _ tls: TLSSession) {
+        guard tls.feed(bytes) else {
+            fail(.response("\(endpoint): TLS: the session took no input"), retry: false)
+            return
+        }
+        if phase == .handshaking {
+            advanceHandshake()
+            if phase == .handshaking || isClosed { return }
+        }
+        guard let plainBuffer else { return }
+        reading: while !isClosed {
+            let (count, step) = tls.read(into: plainBuffer)
+            if count > 0 {
+                receive(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<count]))
+                continue
+            }
+            switch step {
+            case .done, .needInput:
+                break reading
+            case .closed:
+                inputEnded()
+                return
+            case .failed(let reason):
+                fail(.response("\(endpoint): TLS: \(reason)"), retry: false)
+                return
+            }
+        }
+        guard !isClosed else { return }
+        tls.takeOutgoing(into: &outbound)
+        flush()
+    }
+
+    /// Parses what has arrived; returns the bytes consumed.
+    private func parse(_ input: UnsafeBufferPointer<UInt8>) -> Int {
+        var offset = 0
+        while !isClosed, phase != .idle {
+            let (event, consumed) = parser.parse(UnsafeBufferPointer(rebasing: input[offset...]))
+            let base = offset
+            offset += consumed
+            if case .needMore = event, consumed == 0 { return offset }
+            handle(event, input: input, base: base)
+        }
+        return offset
+    }
+
+    private func handle(_ event: ResponseParser.Event, input: UnsafeBufferPointer<UInt8>, base: Int = 0) {
+        switch event {
+        case .needMore, .informational:
+            return
+        case .head(let received):
+            head = received
+            let milliseconds = loop.now - startedAt
+            if received.framing == .none {
+                exchange?.answer(.success(ClientResponse(head: received, body: nil, milliseconds: milliseconds)))
+            } else {
+                let stream = BodyStream(length: { if case .length(let n) = received.framing { n } else { nil } }())
+                let mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
+                stream.onWritable { mailbox.post(.task { loop.resumeUpstream(id: id, fd: fd) }) }
+                stream.onCancel { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
+                self.stream = stream
+                phase = .body
+                exchange?.answer(.success(ClientResponse(head: received, body: stream, milliseconds: milliseconds)))
+            }
+        case .body(let range):
+            let piece = Array(UnsafeBufferPointer(rebasing: input[(base + range.lowerBound)..<(base + range.upperBound)]))
+            if let stream, !stream.write(piece) { paused = !stream.isCancelled }
+        case .end:
+            stream?.finish()
+            stream = nil
+            let reusable = head?.connectionReusable ?? false
+            exchange?.task.done()
+            exchange = nil
+            if reusable && !loop.isStopping { phase = .idle; loop.poolUpstream(self) } else { close() }
+        case .failure(let error):
+            fail(.response("\(endpoint): \(error.reason)"), retry: error.kind == .noResponse && reused)
+        }
+    }
+
+    /// The caller's stream has room again.
+    func resume() {
+        paused = false
+    }
+
+    // MARK: ending
+
+    /// Before a response head: the caller hears why (or, for an idempotent request on a reused
+    /// connection the upstream had closed, it is sent again on a new one). After it: the body is
+    /// cut off (the client sees it end early, as it would from the upstream).
+    private func fail(_ failure: ClientFailure, retry: Bool) {
+        let exchange = self.exchange
+        self.exchange = nil
+        if let stream {
+            stream.abort()
+            self.stream = nil
+        } else if let exchange {
+            if retry, exchange.isIdempotent, head == nil {
+                close()
+                loop.startExchange(exchange, address: nil)
+                return
+            }
+            exchange.answer(.failure(failure))
+        }
+        close()
+    }
+
+    /// A timer of this connection: no head in time, or a body that stopped arriving.
+    func timerFired() {
+        guard let exchange, !isClosed else { return }
+        let timeout = exchange.timeoutMilliseconds
+        if loop.now - lastProgress >= timeout || (head == nil && loop.now - startedAt >= timeout) {
+            fail(.timeout(timeout), retry: false)
+        } else {
+            loop.scheduleUpstreamTimer(at: min(lastProgress, head == nil ? startedAt : lastProgress) + timeout, for: self)
+        }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        phase = .closed
+        stream?.abort()
+        stream = nil
+        exchange?.task.done()
+        Posix.close(fd)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTP1
+
+/// What changes between the client and the upstream, both ways (docs/proxy.md):
+/// - hop-by-hop fields go (`Connection` and the names it lists, `Keep-Alive`, `Proxy-*`, `TE`,
+///   `Trailer`, `Transfer-Encoding`, `Upgrade`); the framing is each side's own;
+/// - `Host` becomes the upstream's authority unless the rule preserves it;
+/// - `X-Forwarded-For` (appended to), `X-Forwarded-Proto` and `X-Forwarded-Host` are added;
+/// - `Expect` goes: the server has answered `100 Continue` and read the body already;
+/// - everything else, repeated fields and the casing of names included, passes as it came; no
+///   cookie jar, no decompression, redirects not followed (a 3xx goes back as it came).
+package enum ForwardingRules {
+    static let hopByHop = ["Connection", "Keep-Alive", "TE", "Trailer", "Transfer-Encoding", "Upgrade"]
+
+    /// True for a field that belongs to one connection, not to the message.
+    static func isHopByHop(_ name: String, listedIn connection: [String]) -> Bool {
+        hopByHop.contains { asciiCaseInsensitiveEquals($0, name) }
+            || name.lowercased().hasPrefix("proxy-")
+            || connection.contains { asciiCaseInsensitiveEquals($0, name) }
+    }
+
+    /// Names the `Connection` fields list (they are hop-by-hop too).
+    static func listedInConnection(_ headers: HeaderFields) -> [String] {
+        headers.values("Connection").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    package static func request(_ request: IncomingRequest, rule: ProxyRule) -> ForwardedRequest {
+        let listed = listedInConnection(request.headers)
+        var headers = HeaderFields()
+        for field in request.headers where !isHopByHop(field.name, listedIn: listed) {
+            if asciiCaseInsensitiveEquals(field.name, "Host") && !rule.preserveHost { continue }
+            if asciiCaseInsensitiveEquals(field.name, "Content-Length") || asciiCaseInsensitiveEquals(field.name, "Expect") { continue }
+            if rule.removeHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) { continue }
+            headers.add(field.name, field.value)
+        }
+        if !rule.preserveHost { headers.add("Host", rule.upstream.authority) }
+        let client = Self.clientAddress(request.peer)
+        if let previous = headers["X-Forwarded-For"] {
+            headers.set("X-Forwarded-For", client.isEmpty ? previous : "\(previous), \(client)")
+        } else if !client.isEmpty {
+            headers.add("X-Forwarded-For", client)
+        }
+        if !headers.contains("X-Forwarded-Proto") { headers.add("X-Forwarded-Proto", "http") }
+        if !headers.contains("X-Forwarded-Host"), let host = request.headers["Host"] { headers.add("X-Forwarded-Host", host) }
+        for (name, value) in rule.setHeaders { headers.set(name, value) }
+        return ForwardedRequest(upstream: rule.upstream, method: request.method, target: target(request, rule: rule),
+                                headers: headers, body: request.body, timeoutMilliseconds: rule.timeoutMilliseconds)
+    }
+
+    /// The base path, then the request's target as sent (percent-encoding kept), less the
+    /// stripped prefix.
+    static func target(_ request: IncomingRequest, rule: ProxyRule) -> String {
+        var target = request.target
+        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+            // Absolute-form: the path and query only.
+            let afterScheme = target.drop { $0 != "/" }.dropFirst(2)
+            target = String(afterScheme.drop { $0 != "/" && $0 != "?" })
+            if !target.hasPrefix("/") { target = "/" + target }
+        }
+        if let prefix = rule.stripPrefix, !prefix.isEmpty, target.hasPrefix(prefix) {
+            let rest = target.dropFirst(prefix.count)
+            if rest.isEmpty || rest.hasPrefix("/") || rest.hasPrefix("?") {
+                target = rest.hasPrefix("/") ? String(rest) : "/" + rest
+            }
+        }
+        return rule.upstream.basePath + target
+    }
+
+    /// `127.0.0.1:5000` → `127.0.0.1`; `[::1]:5000` → `::1`.
+    static func clientAddress(_ peer: String) -> String {
+        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<close]) }
+        if let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon { return String(peer[..<colon]) }
+        return peer
+    }
+
+    /// The upstream's response for the client: hop-by-hop fields dropped, the rest (Date and
+    /// Server included) as they came. `bodyLength` frames the body sent on (nil: chunked).
+    package static func response(status: Int, reason: String, headers upstream: HeaderFields, bodyLength: Int?) -> PreparedResponse {
+        let listed = listedInConnection(upstream)
+        var headers = HeaderFields()
+        for field in upstream where !isHopByHop(field.name, listedIn: listed) {
+            if asciiCaseInsensitiveEquals(field.name, "Content-Length") { continue }
+            headers.add(field.name, field.value)
+        }
+        return PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: headers,
+                                streamLength: bodyLength, keepingDateAndServer: true)
+    }
+
+    /// `502` (nothing usable came back) or `504` (nothing came back in time), with a JSON body
+    /// naming the upstream and why.
+    package static func failure(status: Int, upstream: UpstreamURL, reason: String) -> OutgoingResponse {
+        let body = JSONNode.object([
+            ("error", .string(status == 504 ? "the upstream did not answer in time" : "the upstream could not be reached or answered badly")),
+            ("upstream", .string(upstream.description)),
+            ("reason", .string(reason)),
+        ])
+        var headers = HeaderFields()
+        headers.add("Content-Type", "application/json")
+        headers.add("X-Stubserver-Proxy", "error")
+        return OutgoingResponse(status: status, headers: headers, body: JSONSerializer.bytes(body))
+    }
+}

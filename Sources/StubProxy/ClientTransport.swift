@@ -1,0 +1,58 @@
+import HTTP1
+import HTTPServer
+import StubEngine
+
+/// Forwards over the server's own HTTP/1.1 client: http upstreams always, https ones through
+/// TLS (the system's OpenSSL) where it is available. Bytes, repeated fields and name casing go
+/// through as they came; nothing is decoded, followed or remembered.
+package final class ClientTransport: UpstreamTransport {
+    private let client: HTTPClient
+    /// For https when TLS is not available here (macOS; a Linux without libssl).
+    private let fallback: (any UpstreamTransport)?
+
+    package init(client: HTTPClient, fallback: (any UpstreamTransport)? = nil) {
+        self.client = client
+        self.fallback = fallback
+    }
+
+    package func forward(_ request: ForwardedRequest, answer: PendingResponse, report: ProxyReport) {
+        let secure = request.upstream.scheme == "https"
+        if secure, let fallback, !client.trust.isAvailable {
+            fallback.forward(request, answer: answer, report: report)
+            return
+        }
+        let endpoint = ClientEndpoint(host: request.upstream.bareHost, port: request.upstream.port, tls: secure)
+        let outgoing = ClientRequest(method: request.method, target: request.target, headers: request.headers, body: request.body)
+        let upstream = request.upstream
+        let isHead = request.method == "HEAD"
+        let task = client.send(outgoing, to: endpoint, timeoutMilliseconds: request.timeoutMilliseconds) { result in
+            switch result {
+            case .success(let response):
+                report.record(status: response.head.status, milliseconds: response.milliseconds)
+                answer.complete(Self.relay(response, isHead: isHead))
+            case .failure(let failure):
+                let status = if case .timeout = failure { 504 } else { 502 }
+                report.record(status: status, milliseconds: nil, error: failure.description)
+                answer.complete(ForwardingRules.failure(status: status, upstream: upstream, reason: failure.description))
+            }
+        }
+        answer.onCancel { task.cancel() }
+    }
+
+    /// The upstream's response for the client: its head through the forwarding rules, its body
+    /// streamed (with its length when the upstream gave one; chunked otherwise).
+    static func relay(_ response: ClientResponse, isHead: Bool) -> OutgoingResponse {
+        let head = response.head
+        var length: Int?
+        switch head.framing {
+        case .length(let n): length = n
+        case .none:
+            // A HEAD answer describes the body it would have had: its length goes through.
+            if isHead, !head.mustDropContentLength, let declared = head.headers["Content-Length"] { length = Int(declared) }
+        case .chunked, .untilClose: length = nil
+        }
+        let prepared = ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length)
+        if let body = response.body { return OutgoingResponse(prepared, delivery: .stream(body)) }
+        return OutgoingResponse(prepared)
+    }
+}
