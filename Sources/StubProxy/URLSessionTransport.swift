@@ -39,6 +39,8 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
         let upstream: UpstreamURL
         let started = DispatchTime.now()
         var stream: BodyStream?
+        /// Set under the transport's lock: the head came, so the timeout no longer applies.
+        var headArrived = false
         init(answer: PendingResponse, report: ProxyReport, upstream: UpstreamURL) {
             self.answer = answer
             self.report = report
@@ -78,9 +80,24 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
         }
         if !request.body.isEmpty { outgoing.httpBody = Data(request.body) }
         let task = session.dataTask(with: outgoing)
-        exchanges.withLock { $0[task.taskIdentifier] = Exchange(answer: answer, report: report, upstream: request.upstream) }
+        let exchange = Exchange(answer: answer, report: report, upstream: request.upstream)
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
         answer.onCancel { task.cancel() }
         task.resume()
+        // URLSession on Linux times out after its configuration's interval, not the request's:
+        // the rule's timeout for the head is kept here, the same on every platform.
+        let id = task.taskIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(request.timeoutMilliseconds))) { [self] in
+            let expired = exchanges.withLock { exchanges -> Exchange? in
+                guard let waiting = exchanges[id], !waiting.headArrived else { return nil }
+                exchanges[id] = nil
+                return waiting
+            }
+            guard let waiting = expired else { return }
+            task.cancel()
+            fail(waiting.answer, waiting.report, waiting.upstream, status: 504,
+                 reason: "no response within \(request.timeoutMilliseconds) ms")
+        }
     }
 
     private func fail(_ answer: PendingResponse, _ report: ProxyReport, _ upstream: UpstreamURL, status: Int, reason: String) {
@@ -97,7 +114,12 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
 
     package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        guard let exchange = exchanges.withLock({ $0[dataTask.taskIdentifier] }), let http = response as? HTTPURLResponse else {
+        let id = dataTask.taskIdentifier
+        let arrived = exchanges.withLock { exchanges -> Exchange? in
+            exchanges[id]?.headArrived = true
+            return exchanges[id]
+        }
+        guard let exchange = arrived, let http = response as? HTTPURLResponse else {
             completionHandler(.cancel)
             return
         }

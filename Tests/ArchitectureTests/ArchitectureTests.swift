@@ -48,7 +48,7 @@ import Testing
                 let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
                 for name in try Self.imports(in: file) {
                     let inPlatformFolder = relative.hasPrefix("Sources/HTTPServer/Platform/")
-                    let platformOnly = Self.libc.contains(name) || name == "CSystemLinux"
+                    let platformOnly = Self.libc.contains(name) || name == "CSystemLinux" || name == "CTLS"
                     let ok = rules.contains(name) && (!platformOnly || module != "HTTPServer" || inPlatformFolder)
                     #expect(ok, "\(relative) imports \(name), which docs/architecture.md does not allow for \(module)")
                 }

@@ -143,8 +143,13 @@ public final class WireConnection {
             if let end = Self.find([13, 10, 13, 10], in: buffer) {
                 let head = String(decoding: buffer[0..<end], as: UTF8.self)
                 var response = WireResponse(head: head)
-                let bodyLength = (isHead || response.status < 200 || response.status == 204 || response.status == 304)
-                    ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+                let bodiless = isHead || response.status < 200 || response.status == 204 || response.status == 304
+                if !bodiless, response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+                    buffer.removeFirst(end + 4)
+                    response.body = try readChunkedBody(deadline: deadline)
+                    return response
+                }
+                let bodyLength = bodiless ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
                 while buffer.count < end + 4 + bodyLength {
                     guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
                 }
@@ -153,6 +158,33 @@ public final class WireConnection {
                 return response
             }
             guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
+        }
+    }
+
+    /// A chunked body's data (extensions and trailers skipped); throws if the stream ends first.
+    private func readChunkedBody(deadline: Int) throws -> [UInt8] {
+        var body: [UInt8] = []
+        func line() throws -> String {
+            while true {
+                if let end = Self.find([13, 10], in: buffer) {
+                    defer { buffer.removeFirst(end + 2) }
+                    return String(decoding: buffer[0..<end], as: UTF8.self)
+                }
+                guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
+            }
+        }
+        while true {
+            let sizeText = try line().split(separator: ";").first.map(String.init) ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { throw Failure.timeout }
+            if size == 0 {
+                while try !line().isEmpty {}
+                return body
+            }
+            while buffer.count < size + 2 {
+                guard Self.now() < deadline, fill(timeoutMilliseconds: 50) else { throw Failure.timeout }
+            }
+            body += buffer[0..<size]
+            buffer.removeFirst(size + 2)
         }
     }
 
@@ -176,6 +208,13 @@ public final class WireConnection {
         var l = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
         close()
+    }
+
+    /// Waits without a connection to watch (between polls of some other condition).
+    @discardableResult
+    public static func staysSilentFor(milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: -1, events: 0, revents: 0)
+        return poll(&p, 1, milliseconds) == 0
     }
 
     public static func now() -> Int {

@@ -1,0 +1,105 @@
+import Foundation
+import HTTP1
+import StubEngine
+import TestSupport
+import XCTest
+
+/// Upstreams that are not there, do not answer, or lose their client: the proxy answers 502 or
+/// 504 with a JSON body that names the upstream and why, promptly, and keeps serving others.
+final class FailureTests: XCTestCase {
+    /// A port nothing listens on: bound, then closed.
+    private func closedPort() throws -> Int {
+        let upstream = try ScriptedUpstream { _ in [] }
+        let port = upstream.port
+        upstream.stop()
+        return port
+    }
+
+    func testClosedPortGives502Quickly() throws {
+        let port = try closedPort()
+        let proxy = try ProxyHarness(self, upstream: "http://127.0.0.1:\(port)")
+        let start = WireConnection.now()
+        let response = try proxy.exchange("GET /x HTTP/1.1\r\nHost: a\r\n\r\n")
+        let elapsed = WireConnection.now() - start
+        XCTAssertEqual(response.status, 502)
+        XCTAssertLessThan(elapsed, 100)
+        let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: String]
+        XCTAssertEqual(body?["upstream"], "http://127.0.0.1:\(port)")
+        XCTAssertTrue(body?["reason"]?.contains("refused") ?? false, "\(body ?? [:])")
+        XCTAssertEqual(response.header("X-Stubserver-Proxy"), "error")
+    }
+
+    func testSilentUpstreamGives504AtTheTimeoutWhileOthersAreServed() throws {
+        let silent = try ScriptedUpstream { _ in [.hang] }
+        let proxy = try ProxyHarness(self, upstream: upstreamURL(silent),
+                                     stubs: #"{"request": {"path": "/alive"}, "response": {"body": "yes"}}"#) { rule in
+            rule.timeoutMilliseconds = 1_000
+        }
+        let waiting = try proxy.connect()
+        let start = WireConnection.now()
+        waiting.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        // Meanwhile, stubs answer at once.
+        let other = try proxy.connect()
+        for _ in 0..<3 {
+            let before = WireConnection.now()
+            other.send("GET /alive HTTP/1.1\r\nHost: a\r\n\r\n")
+            XCTAssertEqual(try other.readResponse().text, "yes")
+            XCTAssertLessThan(WireConnection.now() - before, 100)
+        }
+        let response = try waiting.readResponse(timeoutMilliseconds: 5_000)
+        let elapsed = WireConnection.now() - start
+        XCTAssertEqual(response.status, 504)
+        XCTAssertGreaterThanOrEqual(elapsed, 1_000)
+        XCTAssertLessThanOrEqual(elapsed, 1_100, "within 10% of the timeout")
+        XCTAssertTrue(response.text.contains("did not answer in time"))
+    }
+
+    func testUnresolvableNameGives502() throws {
+        let proxy = try ProxyHarness(self, upstream: "http://no-such-host.invalid:9")
+        let response = try proxy.exchange("GET /x HTTP/1.1\r\nHost: a\r\n\r\n")
+        XCTAssertEqual(response.status, 502)
+        XCTAssertTrue(response.text.contains("no-such-host.invalid"))
+    }
+
+    func testGarbageFromUpstreamGives502() throws {
+        let upstream = try ScriptedUpstream { _ in [.send(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)), .close] }
+        let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
+        let response = try proxy.exchange("GET /x HTTP/1.1\r\nHost: a\r\n\r\n")
+        XCTAssertEqual(response.status, 502)
+    }
+
+    func testClientLeavingMidBodyClosesTheUpstreamConnection() throws {
+        let upstream = try ScriptedUpstream { _ in
+            [.send(Array("HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n".utf8) + [UInt8](repeating: 1, count: 1 << 16)), .hang]
+        }
+        let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
+        let c = try proxy.connect()
+        c.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n")
+        _ = c.readUntil(suffix: "\r\n\r\n")
+        c.close()
+        // The upstream's hang step returns once the proxy closes its side.
+        let deadline = WireConnection.now() + 3_000
+        var closed = false
+        while WireConnection.now() < deadline {
+            if openUpstreamConnections(upstream) == 0 { closed = true; break }
+            _ = WireConnection.staysSilentFor(milliseconds: 20)
+        }
+        XCTAssertTrue(closed, "the proxy dropped the upstream request")
+    }
+
+    private func openUpstreamConnections(_ upstream: ScriptedUpstream) -> Int { upstream.openConnectionCount }
+
+    func testJournalMarksProxiedRequests() throws {
+        let upstream = try ScriptedUpstream { _ in [.response(201, body: Array("made".utf8))] }
+        let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
+        _ = try proxy.exchange("POST /orders HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}")
+        let journal = try proxy.exchange("GET /__admin/requests HTTP/1.1\r\nHost: a\r\n\r\n")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(journal.body)) as? [String: Any])
+        let entries = try XCTUnwrap(object["requests"] as? [[String: Any]])
+        let entry = try XCTUnwrap(entries.first { ($0["path"] as? String) == "/orders" })
+        let proxied = try XCTUnwrap(entry["proxy"] as? [String: Any], "\(entry)")
+        XCTAssertEqual(proxied["upstream"] as? String, upstreamURL(upstream))
+        XCTAssertEqual(proxied["status"] as? Int, 201)
+        XCTAssertNotNil(proxied["ms"] ?? proxied["milliseconds"])
+    }
+}
