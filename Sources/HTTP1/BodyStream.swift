@@ -37,6 +37,7 @@ package final class BodyStream: Sendable {
         var notify: (@Sendable () -> Void)?
         var writableHandler: (@Sendable () -> Void)?
         var cancelHandlers: [@Sendable () -> Void] = []
+        var tap: (@Sendable (Tapped) -> Void)?
 
         /// Once the body is over, the producer's handlers go: they usually hold the producer,
         /// which holds the stream, and the cycle would keep both (and what the producer was
@@ -48,6 +49,14 @@ package final class BodyStream: Sendable {
     }
 
     private let state = Locked(State())
+
+    /// What a tap sees: each piece as written, then how the body ended.
+    package enum Tapped: Sendable {
+        case bytes([UInt8])
+        case finished
+        /// Aborted by the producer or cancelled by the client: the body is incomplete.
+        case broken
+    }
 
     package init(length: Int? = nil, isLongLived: Bool = false) {
         self.length = length
@@ -62,39 +71,50 @@ package final class BodyStream: Sendable {
     @discardableResult
     package func write(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty else { return !isCancelled }
-        let (notify, room) = state.withLock { s -> ((@Sendable () -> Void)?, Bool) in
-            guard !s.cancelled, !s.finished, !s.aborted else { return (nil, false) }
+        let (notify, room, tap) = state.withLock { s -> ((@Sendable () -> Void)?, Bool, (@Sendable (Tapped) -> Void)?) in
+            guard !s.cancelled, !s.finished, !s.aborted else { return (nil, false, nil) }
             let wasEmpty = s.pieces.isEmpty
             s.pieces.append(bytes)
             s.queued += bytes.count
             let room = s.queued + s.unsent < Self.highWater
             if !room { s.waitingForRoom = true }
-            return (wasEmpty ? s.notify : nil, room)
+            return (wasEmpty ? s.notify : nil, room, s.tap)
         }
+        tap?(.bytes(bytes))
         notify?()
         return room
     }
 
     /// Ends the body after what was written.
     package func finish() {
-        let notify = state.withLock { s -> (@Sendable () -> Void)? in
-            guard !s.cancelled, !s.finished, !s.aborted else { return nil }
+        let (notify, tap) = state.withLock { s -> ((@Sendable () -> Void)?, (@Sendable (Tapped) -> Void)?) in
+            guard !s.cancelled, !s.finished, !s.aborted else { return (nil, nil) }
             s.finished = true
             s.dropProducerHandlers()
-            return s.notify
+            defer { s.tap = nil }
+            return (s.notify, s.tap)
         }
+        tap?(.finished)
         notify?()
     }
 
     /// Breaks the response off: the connection closes without ending the body properly.
     package func abort() {
-        let notify = state.withLock { s -> (@Sendable () -> Void)? in
-            guard !s.cancelled, !s.finished, !s.aborted else { return nil }
+        let (notify, tap) = state.withLock { s -> ((@Sendable () -> Void)?, (@Sendable (Tapped) -> Void)?) in
+            guard !s.cancelled, !s.finished, !s.aborted else { return (nil, nil) }
             s.aborted = true
             s.dropProducerHandlers()
-            return s.notify
+            defer { s.tap = nil }
+            return (s.notify, s.tap)
         }
+        tap?(.broken)
         notify?()
+    }
+
+    /// Sees every piece written from now on and how the body ends (the recorder keeps proxied
+    /// bodies this way). Set it before the producer writes; one tap per stream.
+    package func tap(_ observer: @escaping @Sendable (Tapped) -> Void) {
+        state.withLock { $0.tap = observer }
     }
 
     /// Runs on the connection's loop whenever the client has taken enough after `write`
@@ -157,15 +177,16 @@ package final class BodyStream: Sendable {
 
     /// The client went away, or the server stops.
     package func cancel() {
-        let handlers = state.withLock { s -> [@Sendable () -> Void] in
-            guard !s.cancelled else { return [] }
+        let (handlers, tap) = state.withLock { s -> ([@Sendable () -> Void], (@Sendable (Tapped) -> Void)?) in
+            guard !s.cancelled else { return ([], nil) }
             s.cancelled = true
             s.pieces = []
             s.queued = 0
             s.notify = nil
-            defer { s.dropProducerHandlers() }
-            return s.cancelHandlers
+            defer { s.dropProducerHandlers(); s.tap = nil }
+            return (s.cancelHandlers, s.finished || s.aborted ? nil : s.tap)
         }
+        tap?(.broken)
         handlers.forEach { $0() }
     }
 }
