@@ -136,7 +136,7 @@ def open_mode(checks, browser, server, screenshots):
     checks.check("the fault's row names the fault", fault_row == "reset", fault_row)
     delayed_taken = browser.js("""return [...document.querySelectorAll('#request-list .row')]
         .find(r => r.querySelector('.target').textContent.includes('probe=33'))?.querySelector('.taken').textContent""")
-    checks.check("the delayed row shows its delay", delayed_taken is not None and "300 delay" in delayed_taken, delayed_taken)
+    checks.check("the delayed row shows its delay", delayed_taken is not None and "+300 ms delay" in delayed_taken, delayed_taken)
     counts = browser.text("#counts")
     checks.check("the counts say what is shown", counts.startswith("50 shown"), counts)
 

@@ -141,6 +141,9 @@ package final class Journal: Sendable {
         }
     }
 
+    /// How many times the journal was cleared: a reader that saw another number missed a clear.
+    package var clearCount: Int { state.withLock { $0.clears } }
+
     /// The id of the newest entry ever recorded (0 before the first), cleared or not.
     package var lastID: Int { state.withLock { $0.nextID - 1 } }
 

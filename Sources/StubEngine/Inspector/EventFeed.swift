@@ -66,7 +66,7 @@ final class EventFeed: JournalListener {
         self.limits = limits
         self.maxBacklog = limits.maxBacklog ?? max(64, journal.capacity / 2)
         self.onEnd = onEnd
-        position = Locked(Position(cursor: cursor, clears: journal.read(after: Int.max).clears, reportsGaps: reportsGaps))
+        position = Locked(Position(cursor: cursor, clears: journal.clearCount, reportsGaps: reportsGaps))
     }
 
     /// Starts the stream: the preamble at once, then what the page missed, then live entries.

@@ -5,20 +5,17 @@ enum InspectorScriptDetail {
     static let js = #"""
 // ---- one request in full ----------------------------------------------------------------
 const detail = $("#detail");
-let shownEntry = null;
 
 async function openEntry(id) {
   let entry;
   try {
     entry = await api(`requests/${id}`);
   } catch (error) {
-    shownEntry = null;
     detail.replaceChildren(h("p", { class: "empty" }, error.status === 404
       ? `Request #${id} has left the journal (it keeps the last ${serverInfo.journal}).` : error.message));
     return;
   }
   if (requests.selectedId !== id) return; // another row was opened meanwhile
-  shownEntry = entry;
   renderEntry(entry);
 }
 

@@ -31,7 +31,7 @@ function startEvents() {
     serverInfo.journal = hello.journal;
     setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
   });
-  events.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+  events.addEventListener("message", receive);
   events.addEventListener("cleared", () => clearRequests("The journal was cleared."));
   events.addEventListener("gap", (event) => {
     const gap = JSON.parse(event.data);
@@ -55,20 +55,25 @@ function stopEvents() {
   events = null;
 }
 
-function receive(entry) {
-  if (entry.id <= requests.lastId) return; // already here (never expected: ids are checked)
-  requests.lastId = entry.id;
+/**
+ * One journal entry. Its id is the event's id, so the entry itself is parsed only if it will be
+ * shown: a server far busier than anyone can read costs the page little.
+ */
+function receive(event) {
+  const id = Number(event.lastEventId);
+  if (id <= requests.lastId) return; // already here (never expected: ids are checked)
+  requests.lastId = id;
   requests.received += 1;
-  requests.pending.push(entry);
+  requests.pending.push(event.data);
   // A hidden tab gets no animation frames: keep only what could be shown anyway.
-  if (requests.pending.length > keep) requests.pending.splice(0, requests.pending.length - keep);
+  if (requests.pending.length > 2 * keep) requests.pending = requests.pending.slice(-keep);
   if (!requests.frame) requests.frame = requestAnimationFrame(flush);
 }
 
 /** Moves the pending entries into the list: one DOM update per frame, whatever the rate. */
 function flush() {
   requests.frame = 0;
-  const batch = requests.pending;
+  const batch = requests.pending.slice(-keep).map((data) => JSON.parse(data));
   requests.pending = [];
   requests.rows.push(...batch);
   const excess = requests.rows.length - keep;
@@ -104,7 +109,7 @@ function answeredBy(entry) {
 
 function timeTaken(entry) {
   const total = `${entry.durationMs < 10 ? entry.durationMs.toFixed(2) : Math.round(entry.durationMs)} ms`;
-  return entry.delayMs ? `${total} (${entry.delayMs} delay)` : total;
+  return entry.delayMs ? `${total} (+${entry.delayMs} ms delay)` : total;
 }
 
 function rowFor(entry) {
