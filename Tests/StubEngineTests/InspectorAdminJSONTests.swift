@@ -89,6 +89,33 @@ final class InspectorAdminJSONTests: XCTestCase {
         XCTAssertEqual(admin(e, "GET", "/__admin/scenarios").json["sequences"]?.elements?.first?["next"]?.number?.value, 1, "repeats the last")
     }
 
+    /// An event is the entry's summary: the same keys, the same values as the full entry.
+    func testTheEventSummaryAgreesWithTheFullEntry() throws {
+        let e = engine(#"[{"name": "Slow \"one\"", "request": {"path": "/s"}, "response": {"delay": 7, "fault": "empty"}}]"#)
+        _ = e.handle(makeRequest("GET", "/s?q=%C3%A9&x=1"))
+        _ = e.handle(makeRequest("POST", "/none/%07%22"))
+        var encoder = EventEncoder()
+        for entry in e.journal.entries {
+            var bytes: [UInt8] = []
+            encoder.append(entry, to: &bytes)
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertTrue(text.hasPrefix("id: \(entry.id)\ndata: {"), text)
+            XCTAssertTrue(text.hasSuffix("}\n\n"), text)
+            let summary = try JSONParser.parse(Array(text.dropFirst("id: \(entry.id)\ndata: ".count).dropLast(2).utf8))
+            let full = AdminJSON.entry(entry)
+            for key in ["id", "receivedAt", "method", "path", "target", "status", "durationMs", "delayMs", "fault"] {
+                XCTAssertEqual(summary[key].map(JSONSerializer.string), full[key].map(JSONSerializer.string), key)
+            }
+            XCTAssertTrue(summary["stub"]!.equals(full["stub"]!))
+        }
+        for (value, text) in [(0.0, "0"), (0.1204, "0.12"), (2.5, "2.5"), (3.0, "3"), (0.0049, "0.005"), (1234.5678, "1234.568")] {
+            var out: [UInt8] = []
+            EventEncoder.appendMilliseconds(value, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), text)
+            XCTAssertEqual(JSONSerializer.string(.number(value, decimals: 3)), text, "the journal's own formatting")
+        }
+    }
+
     func testThePageStaysUnder150KB() {
         XCTAssertLessThan(InspectorAssets.weight, 150 * 1024)
     }

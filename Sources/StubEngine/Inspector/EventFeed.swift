@@ -106,7 +106,7 @@ final class EventFeed: JournalListener {
         if blocked {
             guard journal.lastID - at.cursor > maxBacklog else { return }
             var farewell: [UInt8] = []
-            EventEncoding.append(event: "dropped", data: "{\"reason\":\"more than \(maxBacklog) requests behind\"}", to: &farewell)
+            EventEncoder.append(event: "dropped", data: "{\"reason\":\"more than \(maxBacklog) requests behind\"}", to: &farewell)
             end(sending: farewell)
             return
         }
@@ -114,15 +114,16 @@ final class EventFeed: JournalListener {
         var out: [UInt8] = []
         if read.clears != at.clears {
             at.clears = read.clears
-            EventEncoding.append(event: "cleared", data: "{}", to: &out)
+            EventEncoder.append(event: "cleared", data: "{}", to: &out)
         }
         if at.reportsGaps, read.evictedThrough > at.cursor {
             // The ring overwrote entries this page never got: say which, then go on.
-            EventEncoding.append(event: "gap", data: "{\"after\":\(at.cursor),\"through\":\(read.evictedThrough)}", to: &out)
+            EventEncoder.append(event: "gap", data: "{\"after\":\(at.cursor),\"through\":\(read.evictedThrough)}", to: &out)
         }
         at.reportsGaps = true
         out.reserveCapacity(out.count + read.entries.count * 256)
-        for entry in read.entries { EventEncoding.append(entry, to: &out) }
+        var encoder = EventEncoder()
+        for entry in read.entries { encoder.append(entry, to: &out) }
         at.cursor = max(at.cursor, read.entries.last?.id ?? 0, read.evictedThrough)
         position.value = at
         guard !out.isEmpty else { return }
@@ -146,7 +147,7 @@ final class EventFeed: JournalListener {
             guard let self else { return }
             let (ended, blocked) = flags.withLock { ($0.ended, $0.blocked) }
             guard !ended else { return }
-            if !blocked, !stream.write(EventEncoding.heartbeat) { flags.withLock { $0.blocked = true } }
+            if !blocked, !stream.write(EventEncoder.heartbeat) { flags.withLock { $0.blocked = true } }
             scheduleHeartbeat()
         }
     }

@@ -30,7 +30,7 @@ extension AdminAPI {
             reportsGaps = !restarted && asked > 0
         }
         var preamble = Array("retry: \(limits.retryMilliseconds)\n\n".utf8)
-        EventEncoding.append(event: "hello", data: "{\"lastId\":\(newest),\"journal\":\(journal.capacity),\"restarted\":\(restarted)}", to: &preamble)
+        EventEncoder.append(event: "hello", data: "{\"lastId\":\(newest),\"journal\":\(journal.capacity),\"restarted\":\(restarted)}", to: &preamble)
 
         let stream = BodyStream(length: nil, isLongLived: true)
         let openFeeds = engine.openFeeds
