@@ -185,6 +185,13 @@ def open_mode(checks, browser, server, screenshots):
     draft = json.loads(browser.js("return document.querySelector('#stub-json').value"))
     checks.check("the draft is pre-filled from the request and the near miss",
                  draft["request"] == {"method": "GET", "path": "/v1/user/0", "query": {"probe": "0"}} and draft["response"].get("status") == 401, draft)
+    downloads = tempfile.mkdtemp(prefix="inspector-downloads-")
+    browser.allow_downloads(downloads)
+    browser.click("#stub-download")
+    downloaded = os.path.join(downloads, "get-v1-user-0-from-the-inspector.json")
+    checks.check("the draft downloads as a stub file", until(lambda: os.path.exists(downloaded) and json.load(open(downloaded)) == draft, 5),
+                 os.listdir(downloads))
+    shutil.rmtree(downloads, ignore_errors=True)
     browser.click("#stub-save")
     until(lambda: "Saved as runtime stub" in browser.text("#notice"), 5)
     status, _, _ = http(base, unmatched_path)
