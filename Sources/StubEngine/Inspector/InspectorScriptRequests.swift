@@ -20,10 +20,17 @@ const requests = {
 };
 const list = $("#request-list");
 let events = null;
+// Past this many entries a second no one can follow the list, and reading them all would take
+// the browser's whole time (and, on a laptop, the app's and the server's). The page then takes
+// a sample: it closes the stream and reconnects a second later with Last-Event-ID, getting what
+// the journal still holds, and says so.
+const liveLimit = 5000;
+const rate = { windowStart: 0, count: 0, sampling: false, timer: 0 };
 
 function startEvents() {
   stopEvents();
-  setConnection("connecting…");
+  rate.count = 0;
+  if (!rate.sampling) setConnection("connecting…");
   // since=: the first connection gets what the journal holds; the browser's own reconnections
   // send Last-Event-ID, which the server prefers, so nothing is lost or repeated.
   events = new EventSource(new URL(`events?since=${requests.lastId}`, adminRoot));
@@ -31,7 +38,7 @@ function startEvents() {
     const hello = JSON.parse(event.data);
     if (hello.restarted) clearRequests("The server restarted: showing its new journal.");
     serverInfo.journal = hello.journal;
-    setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
+    if (!rate.sampling) setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
   });
   events.addEventListener("message", receive);
   events.addEventListener("cleared", () => clearRequests("The journal was cleared."));
@@ -55,6 +62,25 @@ function startEvents() {
 function stopEvents() {
   if (events) events.close();
   events = null;
+  clearTimeout(rate.timer);
+}
+
+/** Counts arrivals per second; above `liveLimit`, switches to a sample a second. */
+function countArrival() {
+  const now = performance.now();
+  if (now - rate.windowStart > 1000) {
+    if (rate.sampling && rate.count <= liveLimit && events) {
+      rate.sampling = false;
+      setConnection("live", "live");
+    }
+    rate.windowStart = now;
+    rate.count = 0;
+  }
+  if (++rate.count <= liveLimit || !events) return;
+  rate.sampling = true;
+  stopEvents();
+  setConnection(`over ${liveLimit} requests a second: showing a sample each second`, "live");
+  rate.timer = setTimeout(startEvents, 1000);
 }
 
 /**
@@ -66,6 +92,7 @@ function receive(event) {
   if (id <= requests.lastId) return; // already here (never expected: ids are checked)
   requests.lastId = id;
   requests.received += 1;
+  countArrival();
   requests.pending.push(event.data);
   // A hidden tab gets no animation frames: keep only what could be shown anyway.
   if (requests.pending.length > 2 * keep) requests.pending = requests.pending.slice(-keep);
