@@ -29,6 +29,8 @@ const rate = { windowStart: 0, count: 0, sampling: false, timer: 0 };
 
 function startEvents() {
   stopEvents();
+  // A new window: a sample ends only after a whole second under the limit.
+  rate.windowStart = performance.now();
   rate.count = 0;
   if (!rate.sampling) setConnection("connecting…");
   // since=: the first connection gets what the journal holds; the browser's own reconnections
@@ -48,15 +50,27 @@ function startEvents() {
     showCounts();
   });
   events.addEventListener("dropped", () => setConnection("catching up…"));
-  events.addEventListener("error", () => {
+  events.addEventListener("error", (event) => {
+    if (event.target !== events) return; // a stream this page already closed
     if (events.readyState === EventSource.CLOSED) {
-      // Refused (logged out, server restarted without our session): ask why, then retry.
+      // Refused (logged out, a restart lost our session, too many streams): the browser will
+      // not retry by itself, so ask why, then reconnect or show the login.
       setConnection("disconnected", "down");
-      setTimeout(() => { if (started) boot(); }, 2000);
+      rate.timer = setTimeout(reconnect, 2000);
     } else {
-      setConnection("reconnecting…", "down");
+      setConnection("reconnecting…", "down"); // the browser retries by itself
     }
   });
+}
+
+async function reconnect() {
+  try {
+    const session = await api("ui/session");
+    if (session.tokenRequired && !session.authenticated) showLogin();
+    else if (started) startEvents();
+  } catch {
+    rate.timer = setTimeout(reconnect, 2000); // the server is away: try again
+  }
 }
 
 function stopEvents() {
