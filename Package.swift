@@ -26,7 +26,7 @@ let package = Package(
         // or libraries needed to build; on other platforms it reports itself unavailable.
         .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
-        .target(name: "HTTP1", swiftSettings: strict),
+        .target(name: "HTTP1", dependencies: ["SystemSupport"], swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
         .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport", "CTLS", .target(name: "CSystemLinux", condition: .when(platforms: [.linux]))], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.

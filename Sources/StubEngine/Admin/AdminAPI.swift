@@ -29,15 +29,23 @@ struct AdminAPI {
         ("POST", "/__admin/reload"), ("POST", "/__admin/reset"),
         ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"),
         ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
-        ("GET", "/__admin/requests/unmatched"),
+        ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
         ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
+        ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
     ]
 
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
-        if let token = engine.options.adminToken, !Self.authorized(request, token: token) {
-            var response = Self.error(401, "this server needs Authorization: Bearer TOKEN on admin requests (--admin-token)")
+        // The inspector's page and login first: a browser must reach them without the token.
+        if InspectorRoutes.claims(request.path) { return InspectorRoutes(engine: engine).handle(request) }
+        switch AdminAccess.verdict(for: request, token: engine.options.adminToken, sessions: engine.sessions) {
+        case .allowed:
+            break
+        case .unauthorized:
+            var response = Self.error(401, "this server needs Authorization: Bearer TOKEN on admin requests (--admin-token), or the inspector's login")
             response.prepared = response.prepared.adding(HeaderFields([("WWW-Authenticate", "Bearer")]))
             return response
+        case .crossSiteRefused:
+            return InspectorRoutes.crossSiteRefusal
         }
         let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
@@ -60,10 +68,8 @@ struct AdminAPI {
         case ("POST", "/requests/count"): return findRequests(request, countOnly: true)
         case ("GET", "/requests/unmatched"):
             return StreamedJSON.list("requests", engine.journal.entries.filter { $0.stubID == nil }, encode: AdminJSON.entry)
-        case ("GET", "/scenarios"):
-            return Self.json(200, .object([("scenarios", .array(engine.scenarios.map {
-                .object([("name", .string($0.name)), ("state", .string($0.state))])
-            }))]))
+        case ("GET", "/scenarios"): return scenarios()
+        case ("GET", "/events"): return events(request)
         case ("POST", "/scenarios/reset"):
             engine.resetSequencesAndScenarios()
             return Self.json(200, .object([("reset", .bool(true))]))
@@ -78,6 +84,13 @@ struct AdminAPI {
             case "DELETE": return deleteStub(id)
             default: return methodNotAllowed(request, allowed: ["GET", "PUT", "DELETE"])
             }
+        }
+        if rest.hasPrefix("/requests/"), let id = Int(rest.dropFirst("/requests/".count)) {
+            guard request.method == "GET" else { return methodNotAllowed(request, allowed: ["GET"]) }
+            guard let entry = engine.journal.entry(id: id) else {
+                return Self.error(404, "no journal entry \(id): the journal keeps the last \(engine.journal.capacity) requests")
+            }
+            return Self.json(200, AdminJSON.entry(entry))
         }
         if rest.hasPrefix("/scenarios/"), rest.count > "/scenarios/".count {
             guard request.method == "PUT" else { return methodNotAllowed(request, allowed: ["PUT"]) }
@@ -185,6 +198,27 @@ struct AdminAPI {
         return StreamedJSON.list("requests", matching, encode: AdminJSON.entry)
     }
 
+    /// Each scenario with its state and every state its stubs name; each sequence with the
+    /// index of the response it gives next.
+    private func scenarios() -> OutgoingResponse {
+        let known = engine.catalog.stubs.compactMap(\.scenario)
+        let scenarios: [JSONNode] = engine.scenarios.map { scenario in
+            var states = [ScenarioRule.initialState]
+            for rule in known where rule.name == scenario.name {
+                for state in [rule.when, rule.then].compactMap({ $0 }) where !states.contains(state) { states.append(state) }
+            }
+            if !states.contains(scenario.state) { states.append(scenario.state) }
+            return .object([("name", .string(scenario.name)), ("state", .string(scenario.state)),
+                            ("states", .array(states.map { .string($0) }))])
+        }
+        let sequences: [JSONNode] = engine.sequences.map { sequence in
+            .object([("id", .string(sequence.stub.id)), ("name", .string(sequence.stub.name)),
+                     ("next", .number(sequence.next)), ("responses", .number(sequence.stub.responses.count)),
+                     ("afterLast", .string(sequence.stub.afterLast.rawValue))])
+        }
+        return Self.json(200, .object([("scenarios", .array(scenarios)), ("sequences", .array(sequences))]))
+    }
+
     private func setScenario(_ name: String, _ request: IncomingRequest) -> OutgoingResponse {
         guard let node = try? JSONParser.parse(request.body), let state = node["state"]?.string, !state.isEmpty else {
             return Self.error(400, "expected a body like {\"state\": \"paid\"}")
@@ -228,8 +262,13 @@ struct AdminAPI {
         guard let header = request.headers["Authorization"] else { return false }
         let scheme = header.prefix { $0 != " " }
         guard asciiCaseInsensitiveEquals(scheme, "Bearer") else { return false }
-        let given = Array(header.dropFirst(scheme.count).drop { $0 == " " }.utf8)
-        let expected = Array(token.utf8)
+        return constantTimeEquals(String(header.dropFirst(scheme.count).drop { $0 == " " }), token)
+    }
+
+    /// Whether two secrets are equal, taking the same time wherever they differ.
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let given = Array(a.utf8)
+        let expected = Array(b.utf8)
         var difference = given.count ^ expected.count
         for i in 0..<max(given.count, expected.count) {
             let a = i < given.count ? given[i] : 0

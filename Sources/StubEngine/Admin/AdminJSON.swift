@@ -10,6 +10,10 @@ enum AdminJSON {
             ("source", .string(sourceText(stub.source))),
             ("priority", .number(stub.priority)),
         ]
+        // Where to edit it: the file and the line the stub starts on.
+        if case .file(let path, _) = stub.source, let line = stub.definition?.position.line, line > 0 {
+            members.append(("location", .string("\(path):\(line)")))
+        }
         for key in ["request", "response", "responses", "after", "scenario"] {
             if let value = stub.definition?[key] { members.append((key, value)) }
         }
@@ -29,17 +33,11 @@ enum AdminJSON {
             ("receivedAt", .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: true))),
             ("method", .string(e.method)),
             ("path", .string(e.path)),
+            ("target", .string(e.target)),
             ("query", grouped(e.queryItems.map { ($0.name, $0.value) })),
             ("headers", grouped(e.headers.map { ($0.name, $0.value) })),
         ]
-        if let text = String(bytes: e.body, encoding: .utf8) {
-            members.append(("body", .string(text)))
-        } else {
-            var base64 = ""
-            base64 = Base64.encode(e.body)
-            members.append(("bodyBase64", .string(base64)))
-        }
-        if e.bodySize > e.body.count { members.append(("bodySize", .number(e.bodySize))) }
+        members += body(e.body, size: e.bodySize)
         members.append(("stub", e.stubID.map { .object([("id", .string($0)), ("name", .string(e.stubName ?? ""))]) } ?? .null))
         members.append(("status", .number(e.status)))
         members.append(("durationMs", .number(e.durationMilliseconds, decimals: 3)))
@@ -51,10 +49,44 @@ enum AdminJSON {
             if let error = result.error { fields.append(("error", .string(error))) }
             members.append(("proxy", .object(fields)))
         }
-        if let nearMiss = e.nearMiss, let parsed = try? JSONParser.parse(nearMiss.json) {
-            members.append(("nearMiss", parsed["closest"] ?? .null))
+        if let response = e.response {
+            if response.delayMilliseconds > 0 { members.append(("delayMs", .number(response.delayMilliseconds))) }
+            if let fault = response.fault { members.append(("fault", .string(fault))) }
+            var answer: [(String, JSONNode)] = [
+                ("status", .number(e.status)),
+                ("headers", grouped(response.headers.map { ($0.name, $0.value) })),
+            ]
+            answer += body(response.body, size: response.bodySize)
+            members.append(("response", .object(answer)))
         }
+        if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
         return .object(members)
+    }
+
+    /// `body` as text, or `bodyBase64` when it is not UTF-8; `bodySize` when cut (or unknown).
+    private static func body(_ bytes: [UInt8], size: Int?) -> [(String, JSONNode)] {
+        var members: [(String, JSONNode)] = []
+        if let text = String(bytes: bytes, encoding: .utf8) {
+            members.append(("body", .string(text)))
+        } else {
+            members.append(("bodyBase64", .string(Base64.encode(bytes))))
+        }
+        if let size, size > bytes.count { members.append(("bodySize", .number(size))) }
+        return members
+    }
+
+    /// The closest stubs of a near-miss report, as in the 404's JSON body, each with its id.
+    static func closest(_ report: NearMissReport) -> JSONNode {
+        .array(report.candidates.map { candidate in
+            .object([
+                ("id", .string(candidate.id)),
+                ("name", .string(candidate.name)),
+                ("source", .string(candidate.source)),
+                ("mismatches", .array(candidate.mismatches.map {
+                    .object([("condition", .string($0.condition)), ("expected", .string($0.expected)), ("actual", .string($0.actual))])
+                })),
+            ])
+        })
     }
 
     /// Name to array of values, in first-seen order; names as received.
@@ -67,7 +99,6 @@ enum AdminJSON {
         }
         return .object(order.map { ($0, .array(values[$0]!.map { .string($0) })) })
     }
-
 }
 
 enum Base64 {

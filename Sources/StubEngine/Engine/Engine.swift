@@ -32,6 +32,8 @@ package final class Engine: Sendable {
         package var wrappers: [any ResponderWrapper] = []
         /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404.
         package var proxy: ProxyRule?
+        /// The inspector's event streams (`GET /__admin/events`).
+        package var events = EventFeedLimits()
 
         package init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
                     directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
@@ -48,6 +50,10 @@ package final class Engine: Sendable {
     let options: Options
     package let journal: Journal
     let startedAt = Date()
+    /// The inspector's logged-in browsers (with `--admin-token`).
+    let sessions = AdminSessions()
+    /// Event streams open now (`GET /__admin/events`), bounded by `options.events.maxFeeds`.
+    package let openFeeds = Locked(0)
     /// Where admin work that reads the disk runs, one at a time, off the event loops.
     let adminQueue = DispatchQueue(label: "stubserver.admin")
 
@@ -139,6 +145,17 @@ package final class Engine: Sendable {
         state.withLock { s in
             let names = Set(s.catalog.stubs.compactMap { $0.scenario?.name }).union(s.scenarios.keys)
             return names.sorted().map { ($0, s.scenarios[$0] ?? ScenarioRule.initialState) }
+        }
+    }
+
+    /// Each sequence (a stub with several responses), in match order, with the index of the
+    /// response it gives next (past the last: it repeats the last or cycles, as it says).
+    package var sequences: [(stub: Stub, next: Int)] {
+        state.withLock { s in
+            s.catalog.stubs.filter { $0.responses.count > 1 }.sorted { $0.rank < $1.rank }.map { stub in
+                let position = s.positions[stub.id] ?? 0
+                return (stub, stub.afterLast == .cycle ? position % stub.responses.count : min(position, stub.responses.count - 1))
+            }
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import HTTP1
 import SystemSupport
 
-/// One request as the journal keeps it.
+/// One request as the journal keeps it, with what was answered.
 package struct JournalEntry: Sendable {
     package internal(set) var id: Int
     /// Milliseconds since 1970.
@@ -22,6 +22,8 @@ package struct JournalEntry: Sendable {
     package let nearMiss: NearMissReport?
     /// For a forwarded request: the upstream, its status and time (or why it failed).
     package let proxy: ProxyReport?
+    /// The answer as the stub (or the near-miss report) gave it; nil when the client left first.
+    package let response: JournalResponse?
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
@@ -30,17 +32,67 @@ package struct JournalEntry: Sendable {
     }
 }
 
+/// What a journal entry keeps of its response: enough for the inspector to show it and to make
+/// a stub from it. The server's own fields (`Date`, `Server`, framing) are not in `headers`.
+package struct JournalResponse: Sendable {
+    package let headers: HeaderFields
+    /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size (nil when streamed).
+    package let body: [UInt8]
+    package let bodySize: Int?
+    package let delayMilliseconds: Int
+    /// `reset`, `empty`, `garbage`, `hang`: the stub's fault, when the client got no response.
+    package let fault: String?
+
+    init(_ response: OutgoingResponse) {
+        headers = response.prepared.headers
+        let whole = response.prepared.body
+        // An array shared with the stub costs nothing to keep; only a large body is copied, cut.
+        body = whole.count > Journal.maximumBodyBytes ? Array(whole.prefix(Journal.maximumBodyBytes)) : whole
+        delayMilliseconds = response.delayMilliseconds
+        switch response.delivery {
+        case .reset: fault = "reset"
+        case .closeWithoutResponse: fault = "empty"
+        case .rawThenClose: fault = "garbage"
+        case .hang: fault = "hang"
+        case .normal, .dribble, .stream: fault = nil
+        }
+        if case .stream(let stream) = response.delivery { bodySize = stream.length } else { bodySize = whole.count }
+    }
+}
+
+/// Told that the journal changed (an entry recorded, or the journal cleared). Called on the
+/// recording thread outside the journal's lock, so it must only note the change and return.
+package protocol JournalListener: AnyObject, Sendable {
+    func journalChanged()
+}
+
 /// The last N requests, a ring buffer: memory stays bounded however long the server runs (bodies
 /// over 64 KiB are kept truncated, with their real size). Its own lock: recording a request does
 /// not wait for matching.
+///
+/// Listeners (the inspector's event streams) are told of changes and read what they have not
+/// seen yet by id (`read(after:)`): the ring itself is every listener's queue, so a request costs
+/// nothing more while nobody listens and one call per listener while someone does.
 package final class Journal: Sendable {
     package static let maximumBodyBytes = 64 * 1024
     package let capacity: Int
-    private let state: Locked<(entries: [JournalEntry?], next: Int, nextID: Int)>
+
+    private struct State {
+        var entries: [JournalEntry?]
+        var next = 0
+        var nextID = 1
+        /// The newest id overwritten by the ring (not cleared): a reader behind it missed entries.
+        var evictedThrough = 0
+        /// How many times the journal was cleared, so a reader can tell.
+        var clears = 0
+        var listeners: [any JournalListener] = []
+    }
+
+    private let state: Locked<State>
 
     package init(capacity: Int) {
         self.capacity = max(0, capacity)
-        state = Locked((Array(repeating: nil, count: max(0, capacity)), 0, 1))
+        state = Locked(State(entries: Array(repeating: nil, count: max(0, capacity))))
     }
 
     package var isEnabled: Bool { capacity > 0 }
@@ -64,16 +116,18 @@ package final class Journal: Sendable {
             body: request.body.count > Self.maximumBodyBytes ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy)
-        let replaced: JournalEntry? = state.withLock { s in
+            proxy: proxy, response: response.map(JournalResponse.init))
+        let (replaced, listeners) = state.withLock { s -> (JournalEntry?, [any JournalListener]) in
             entry.id = s.nextID
             s.nextID += 1
             let old = s.entries[s.next]
+            if let old { s.evictedThrough = old.id }
             s.entries[s.next] = entry
             s.next = (s.next + 1) % capacity
-            return old
+            return (old, s.listeners)
         }
         _ = replaced
+        for listener in listeners { listener.journalChanged() }
     }
 
     /// Oldest first.
@@ -84,10 +138,66 @@ package final class Journal: Sendable {
         }
     }
 
-    package func clear() {
+    /// One entry by id, while the ring still holds it.
+    package func entry(id: Int) -> JournalEntry? {
         state.withLock { s in
-            s.entries = Array(repeating: nil, count: capacity)
-            s.next = 0
+            // Ids are consecutive in the ring, so the slot follows from the distance to the newest.
+            let distance = s.nextID - 1 - id
+            guard capacity > 0, id > 0, distance >= 0, distance < capacity else { return nil }
+            guard let entry = s.entries[(s.next - 1 - distance + capacity * 2) % capacity], entry.id == id else { return nil }
+            return entry
         }
     }
+
+    /// How many times the journal was cleared: a reader that saw another number missed a clear.
+    package var clearCount: Int { state.withLock { $0.clears } }
+
+    /// The id of the newest entry ever recorded (0 before the first), cleared or not.
+    package var lastID: Int { state.withLock { $0.nextID - 1 } }
+
+    package func clear() {
+        let listeners = state.withLock { s -> [any JournalListener] in
+            s.entries = Array(repeating: nil, count: capacity)
+            s.next = 0
+            s.clears += 1
+            return s.listeners
+        }
+        for listener in listeners { listener.journalChanged() }
+    }
+
+    // MARK: Listeners
+
+    /// What a listener has not seen yet.
+    package struct Unread: Sendable {
+        /// Entries with ids above the reader's, oldest first.
+        package var entries: [JournalEntry]
+        /// The newest id the ring overwrote: entries from the reader's id up to it are gone.
+        package var evictedThrough: Int
+        package var clears: Int
+        package var lastID: Int
+    }
+
+    /// Entries after `id`, oldest first, with what a reader needs to notice gaps and clears.
+    package func read(after id: Int) -> Unread {
+        state.withLock { s in
+            let newest = s.nextID - 1
+            let wanted = min(max(0, newest - id), capacity)
+            var entries: [JournalEntry] = []
+            entries.reserveCapacity(wanted)
+            for back in stride(from: wanted, through: 1, by: -1) {
+                if let entry = s.entries[(s.next - back + capacity) % capacity], entry.id > id { entries.append(entry) }
+            }
+            return Unread(entries: entries, evictedThrough: s.evictedThrough, clears: s.clears, lastID: newest)
+        }
+    }
+
+    package func addListener(_ listener: any JournalListener) {
+        state.withLock { $0.listeners.append(listener) }
+    }
+
+    package func removeListener(_ listener: any JournalListener) {
+        state.withLock { $0.listeners.removeAll { $0 === listener } }
+    }
+
+    package var listenerCount: Int { state.withLock { $0.listeners.count } }
 }

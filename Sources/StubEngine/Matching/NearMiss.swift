@@ -5,6 +5,8 @@ import SystemSupport
 /// Clearer than a diff of whole requests: one line per failed condition, expected against actual.
 package struct NearMissReport: Sendable {
     package struct Candidate: Sendable {
+        /// The stub's id, for the admin API (the inspector fetches the stub to make a new one).
+        package let id: String
         package let name: String
         package let source: String
         package let mismatches: [Mismatch]
@@ -71,7 +73,7 @@ package struct NearMissReport: Sendable {
         scored.sort { $0.score != $1.score ? $0.score < $1.score : $0.stub.rank < $1.stub.rank }
         let closest = scored.prefix(limit)
         return NearMissReport(method: facts.request.method, target: facts.request.target,
-                              candidates: closest.map { Candidate(name: $0.stub.name, source: $0.stub.source.description, mismatches: $0.mismatches) },
+                              candidates: closest.map { Candidate(id: $0.stub.id, name: $0.stub.name, source: $0.stub.source.description, mismatches: $0.mismatches) },
                               stubCount: catalog.count)
     }
     /// Stubs scored condition by condition per unmatched request; above this, a cheap first pass

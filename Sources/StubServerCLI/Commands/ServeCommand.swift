@@ -13,6 +13,8 @@ struct ServeCommand: Command {
     static let summary = "serve the stubs in DIR"
     static let options = ServingOptions.options + ProxyOptions.options
     static let details = """
+    The inspector, a page that shows every request live, why it did not match, the stubs and
+    the scenarios: http://HOST:PORT/__admin/ui (printed after the ready line; docs/inspector.md).
     Flags take their value as --flag value or --flag=value.
     Exit status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
     Stub format: docs/stub-format.md. Command line: docs/cli.md.
@@ -76,6 +78,10 @@ struct ServeCommand: Command {
         }
         let forwarding = proxy.upstream.map { "; forwarding the rest to \($0)" } ?? ""
         console.out("stubserver listening on \(server.baseURL) (\(plural(engine.catalog.count, "stub")) from \(options.directory)\(forwarding))")
+        // The line after the ready line (which scripts wait for, unchanged). With --log json,
+        // stdout stays one JSON object per line after the ready line, so it goes to stderr.
+        let inspector = "inspector: \(server.baseURL)/__admin/ui"
+        if options.log == .json { console.err(inspector) } else { console.out(inspector) }
         console.startFlushing()
 
         var watcher: StubFolderWatcher?

@@ -1,0 +1,104 @@
+import HTTP1
+
+/// The bytes of `GET /__admin/events` (server-sent events, WHATWG HTML §9.2): one event per
+/// journal entry with the entry's id as the event id, so a reconnecting page's `Last-Event-ID`
+/// says exactly what it has. An entry's event is its summary (what the list shows); the page
+/// fetches the whole entry (`GET /__admin/requests/{id}`) when it is opened.
+///
+/// Written straight to bytes, with no JSON tree and no string per number, because a busy server
+/// encodes tens of thousands a second for each open page. One encoder serves one batch: entries
+/// of a batch mostly share their second, so the date's first 19 characters are made once.
+struct EventEncoder {
+    private var second = Int.min
+    private var secondText: [UInt8] = []
+
+    /// `id: 12` / `data: {"id":12,...}` and the blank line that ends the event.
+    mutating func append(_ entry: JournalEntry, to out: inout [UInt8]) {
+        out.append(contentsOf: "id: ".utf8)
+        Self.appendDecimal(entry.id, to: &out)
+        out.append(contentsOf: "\ndata: {\"id\":".utf8)
+        Self.appendDecimal(entry.id, to: &out)
+        out.append(contentsOf: ",\"receivedAt\":\"".utf8)
+        appendDate(entry.receivedAtMilliseconds, to: &out)
+        out.append(contentsOf: "\",\"method\":".utf8)
+        JSONSerializer.writeString(entry.method, into: &out)
+        out.append(contentsOf: ",\"path\":".utf8)
+        JSONSerializer.writeString(entry.path, into: &out)
+        out.append(contentsOf: ",\"target\":".utf8)
+        JSONSerializer.writeString(entry.target, into: &out)
+        out.append(contentsOf: ",\"status\":".utf8)
+        Self.appendDecimal(entry.status, to: &out)
+        out.append(contentsOf: ",\"stub\":".utf8)
+        if let id = entry.stubID {
+            out.append(contentsOf: "{\"id\":".utf8)
+            JSONSerializer.writeString(id, into: &out)
+            out.append(contentsOf: ",\"name\":".utf8)
+            JSONSerializer.writeString(entry.stubName ?? "", into: &out)
+            out.append(UInt8(ascii: "}"))
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: ",\"durationMs\":".utf8)
+        Self.appendMilliseconds(entry.durationMilliseconds, to: &out)
+        if let response = entry.response {
+            if response.delayMilliseconds > 0 {
+                out.append(contentsOf: ",\"delayMs\":".utf8)
+                Self.appendDecimal(response.delayMilliseconds, to: &out)
+            }
+            if let fault = response.fault {
+                out.append(contentsOf: ",\"fault\":".utf8)
+                JSONSerializer.writeString(fault, into: &out)
+            }
+        }
+        out.append(contentsOf: "}\n\n".utf8)
+    }
+
+    /// A named event without an id (the page's `Last-Event-ID` stays the last entry's).
+    static func append(event name: String, data: String, to out: inout [UInt8]) {
+        out.append(contentsOf: "event: \(name)\ndata: \(data)\n\n".utf8)
+    }
+
+    /// A comment line: keeps proxies and browsers from closing a quiet stream.
+    static let heartbeat = Array(": keep-alive\n\n".utf8)
+
+    /// RFC 3339 with milliseconds in UTC, as in the journal's JSON.
+    private mutating func appendDate(_ epochMilliseconds: Int, to out: inout [UInt8]) {
+        let millisecond = ((epochMilliseconds % 1000) + 1000) % 1000
+        let second = (epochMilliseconds - millisecond) / 1000
+        if second != self.second {
+            self.second = second
+            secondText = Array(DateFormats.rfc3339(epochMilliseconds: second * 1000, withMilliseconds: false).utf8.dropLast())
+        }
+        out.append(contentsOf: secondText)
+        out += [UInt8(ascii: "."), digit(millisecond / 100), digit(millisecond / 10 % 10), digit(millisecond % 10), UInt8(ascii: "Z")]
+    }
+
+    /// Three decimals at most, trailing zeros dropped (`0.125`, `2.5`, `3`), as in the journal.
+    static func appendMilliseconds(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite, value >= 0, value < 1e12 else {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        let thousandths = Int((value * 1000).rounded())
+        appendDecimal(thousandths / 1000, to: &out)
+        var fraction = thousandths % 1000
+        guard fraction > 0 else { return }
+        var digits = 3
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        out.append(UInt8(ascii: "."))
+        let text = [fraction / 100, fraction / 10 % 10, fraction % 10].suffix(digits)
+        for d in text { out.append(digit(d)) }
+    }
+
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 {
+            out.append(UInt8(ascii: "-"))
+            appendDecimal(-value, to: &out)
+            return
+        }
+        if value >= 10 { appendDecimal(value / 10, to: &out) }
+        out.append(digit(value % 10))
+    }
+}
+
+private func digit(_ value: Int) -> UInt8 { UInt8(ascii: "0") + UInt8(value) }

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""The inspector in a real browser: headless Chromium (Debian's chromium and chromium-driver)
+driven by selenium, against the freshly built stubserver binary.
+
+    python3 Tests/browser/inspector_test.py [--binary PATH] [--screenshots DIR]
+
+Starts stubserver on port 0 (the port read from its ready line, never a fixed port, never a
+sleep), opens /__admin/ui and checks what issue 17 asks: 50 mixed requests (matched, unmatched,
+a fault, a delayed one) all in the list within 1 s of the last; an unmatched row shows the 404's
+mismatch lines; "make a stub from this" makes a stub that then matches; scenarios set and reset
+from the page; the keyboard; the page weight and no request to another origin; and, with
+--admin-token, no data before the login. Saves light and dark screenshots for docs/inspector.md.
+Prints one line per check and "N passed, N failed"; exits 1 if any failed.
+"""
+import argparse, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from inspector_support import Browser, StubServer, until, ROOT  # noqa: E402
+
+EXTRA_STUBS = [
+    {"name": "Slow answer", "request": {"method": "GET", "path": "/v1/slow"}, "response": {"delay": 300, "body": {"slow": True}}},
+    {"name": "Broken connection", "request": {"method": "GET", "path": "/v1/broken"}, "response": {"fault": "reset"}},
+    {"name": "Checkout: pay", "request": {"method": "POST", "path": "/v1/checkout/pay"},
+     "scenario": {"name": "checkout", "when": "Started", "then": "paid"}, "response": {"status": 201, "body": {"paid": True}}},
+    {"name": "Checkout: ship", "request": {"method": "POST", "path": "/v1/checkout/ship"},
+     "scenario": {"name": "checkout", "when": "paid", "then": "shipped"}, "response": {"status": 201}},
+    {"name": "Retry then succeed", "request": {"method": "GET", "path": "/v1/retry"},
+     "responses": [{"status": 503}, {"status": 200, "body": {"ok": True}}]},
+]
+
+
+class Checks:
+    def __init__(self):
+        self.passed, self.failed = 0, 0
+
+    def check(self, name, condition, detail=""):
+        if condition:
+            self.passed += 1
+            print(f"ok   - {name}", flush=True)
+        else:
+            self.failed += 1
+            print(f"FAIL - {name}{': ' + str(detail) if detail else ''}", flush=True)
+        return condition
+
+
+def http(base, path, method="GET", headers=None, body=None):
+    """(status, headers, text) for a request; (0, {}, error) when the connection breaks."""
+    request = urllib.request.Request(base + path, method=method, headers=headers or {},
+                                     data=body.encode() if isinstance(body, str) else body)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read().decode("utf-8", "replace")
+    except (ConnectionError, urllib.error.URLError, OSError) as error:
+        return 0, {}, str(error)
+
+
+def mixed_requests():
+    """50 requests: matched, unmatched (near misses), one fault, one delayed. Each carries a
+    probe number so its row can be found."""
+    requests = []
+    for i in range(50):
+        kind = i % 5
+        if i == 17:
+            requests.append(("GET", f"/v1/broken?probe={i}", {}, None, "fault"))
+        elif i == 33:
+            requests.append(("GET", f"/v1/slow?probe={i}", {}, None, "delayed"))
+        elif kind == 0:
+            requests.append(("GET", f"/v1/user/{i}?probe={i}", {}, None, "unmatched"))
+        elif kind == 1:
+            requests.append(("GET", f"/v1/users/{i}?probe={i}", {"Authorization": "Bearer abc"}, None, "matched"))
+        elif kind == 2:
+            requests.append(("GET", f"/v1/search?q=Swift&probe={i}", {}, None, "matched"))
+        elif kind == 3:
+            requests.append(("POST", f"/v1/register?probe={i}", {"Content-Type": "application/json"}, '{"username":"swift-senpai"}', "matched"))
+        else:
+            requests.append(("GET", f"/v1/nothing/here?probe={i}", {"Accept": "application/json"}, None, "unmatched"))
+    return requests
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", help="the stubserver binary (default: swift build --show-bin-path)")
+    parser.add_argument("--screenshots", default=os.path.join(ROOT, "docs", "images"))
+    args = parser.parse_args()
+    binary = args.binary or os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True,
+                                                        text=True, check=True).stdout.strip(), "stubserver")
+    os.makedirs(args.screenshots, exist_ok=True)
+    checks = Checks()
+    # The server runs in a scratch folder with --dir stubs, so sources read as in a real project.
+    scratch = tempfile.mkdtemp(prefix="inspector-browser-")
+    folder = os.path.join(scratch, "stubs")
+    shutil.copytree(os.path.join(ROOT, "stubs"), folder)
+    with open(os.path.join(folder, "inspector-test.json"), "w") as out:
+        json.dump(EXTRA_STUBS, out, indent=2)
+    browser = Browser()
+    try:
+        with StubServer(binary, "stubs", cwd=scratch) as server:
+            open_mode(checks, browser, server, args.screenshots)
+        with StubServer(binary, "stubs", "--admin-token", "t0k3n", cwd=scratch) as server:
+            token_mode(checks, browser, server, args.screenshots)
+    finally:
+        browser.quit()
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
+    return 1 if checks.failed else 0
+
+
+def open_mode(checks, browser, server, screenshots):
+    base = server.base
+    checks.check("the line after the ready line is the inspector's address", server.inspector_line == f"inspector: {base}/__admin/ui",
+                 server.inspector_line)
+    browser.open(base + "/__admin/ui")
+    checks.check("the page connects to the event stream", until(lambda: browser.text("#connection") == "live", 10), browser.text("#connection"))
+
+    # 50 mixed requests, then every one of them in the list within a second of the last.
+    sent, not_found_bodies = [], {}
+    for method, path, headers, body, kind in mixed_requests():
+        status, _, text = http(base, path, method, headers, body)
+        sent.append((method, path, kind, status))
+        if kind == "unmatched":
+            not_found_bodies[path] = text
+    last_answered = time.monotonic()
+    probes = {f"probe={i}" for i in range(50)}
+
+    def all_rows_shown():
+        targets = browser.js("return [...document.querySelectorAll('#request-list .row .target')].map(e => e.textContent)")
+        return probes <= {m.group(0) for t in targets for m in [re.search(r"probe=\d+", t)] if m}
+    shown = until(all_rows_shown, 5, interval=0.02)
+    elapsed = time.monotonic() - last_answered
+    checks.check("all 50 requests are in the list within 1 s of the last answer", shown and elapsed <= 1.0, f"{elapsed:.3f} s")
+    checks.check("the fault was a broken connection, the delayed one took its delay",
+                 dict((p, s) for _, p, k, s in sent if k in ("fault",)) == {"/v1/broken?probe=17": 0})
+    fault_row = browser.js("return document.querySelector('#request-list .row .status.fault')?.textContent")
+    checks.check("the fault's row names the fault", fault_row == "reset", fault_row)
+    delayed_taken = browser.js("""return [...document.querySelectorAll('#request-list .row')]
+        .find(r => r.querySelector('.target').textContent.includes('probe=33'))?.querySelector('.taken').textContent""")
+    checks.check("the delayed row shows its delay", delayed_taken is not None and "+300 ms delay" in delayed_taken, delayed_taken)
+    counts = browser.text("#counts")
+    checks.check("the counts say what is shown", counts.startswith("50 shown"), counts)
+
+    # The keyboard: Tab reaches the list, arrows move, Enter opens.
+    browser.js("document.activeElement.blur(); window.scrollTo(0, 0)")
+    reached = browser.tab_until("request-list", 30)
+    checks.check("Tab reaches the request list", reached)
+    browser.keys("Home")
+    first = browser.js("return document.querySelector('#request-list').getAttribute('aria-activedescendant')")
+    browser.keys("ArrowDown", "ArrowDown")
+    third = browser.js("return document.querySelector('#request-list').getAttribute('aria-activedescendant')")
+    checks.check("arrow keys move through the list", first and third and first != third, f"{first} -> {third}")
+    browser.keys("Enter")
+    expected_title = browser.js(f"return document.getElementById('{third}').querySelector('.method').textContent + ' ' + document.getElementById('{third}').querySelector('.target').textContent")
+    checks.check("Enter opens the request", until(lambda: browser.text("#detail h2") == expected_title, 5), f"{browser.text('#detail h2')!r} vs {expected_title!r}")
+    focus_ring = browser.js("return getComputedStyle(document.querySelector('#request-list .row.active')).outlineStyle")
+    checks.check("the active row has a visible focus ring", focus_ring == "solid", focus_ring)
+
+    # An unmatched row: the same mismatch lines as the 404's body.
+    unmatched_path = "/v1/user/0?probe=0"
+    browser.click_row(unmatched_path)
+    until(lambda: browser.count("#detail .nearmiss .mismatch") > 0, 5)
+    shown_lines = browser.js("return [...document.querySelectorAll('#detail .nearmiss .mismatch')].map(e => e.textContent)")
+    body_lines = [line.strip() for line in not_found_bodies[unmatched_path].splitlines() if ": expected " in line]
+    checks.check("an unmatched row shows the 404's mismatch lines", shown_lines == body_lines and len(body_lines) > 0,
+                 f"page {shown_lines} vs 404 {body_lines}")
+    highlighted = browser.js("return [...document.querySelectorAll('#detail .nearmiss mark.expected, #detail .nearmiss mark.actual')].length")
+    checks.check("expected and actual are highlighted", highlighted == 2 * len(body_lines), highlighted)
+    json_404 = "/v1/nothing/here?probe=4"
+    browser.click_row(json_404)
+    until(lambda: browser.text("#detail h2") == f"GET {json_404}", 5)
+    pretty = until(lambda: browser.js("return document.querySelector('#detail pre.body')?.textContent || ''").startswith('{\n  "error": "no stub matched"'), 3)
+    checks.check("a JSON body is pretty-printed", pretty, browser.js("return document.querySelector('#detail pre.body')?.textContent || ''")[:60])
+    browser.click_row(unmatched_path)
+    until(lambda: browser.count("#detail .nearmiss .mismatch") > 0, 5)
+    browser.screenshot(os.path.join(screenshots, "inspector-requests-light.png"))
+    browser.dark(True)
+    browser.screenshot(os.path.join(screenshots, "inspector-requests-dark.png"))
+    dark_background = browser.js("return getComputedStyle(document.body).backgroundColor")
+    checks.check("dark mode follows prefers-color-scheme", dark_background == "rgb(21, 24, 28)", dark_background)
+    browser.dark(False)
+
+    # Make a stub from the unmatched request: it then matches the same request.
+    browser.click("#make-stub")
+    until(lambda: browser.js("return document.querySelector('#stub-dialog').open"), 5)
+    draft = json.loads(browser.js("return document.querySelector('#stub-json').value"))
+    checks.check("the draft is pre-filled from the request and the near miss",
+                 draft["request"] == {"method": "GET", "path": "/v1/user/0", "query": {"probe": "0"}} and draft["response"].get("status") == 401, draft)
+    downloads = tempfile.mkdtemp(prefix="inspector-downloads-")
+    browser.allow_downloads(downloads)
+    browser.click("#stub-download")
+    downloaded = os.path.join(downloads, "get-v1-user-0-from-the-inspector.json")
+    checks.check("the draft downloads as a stub file", until(lambda: os.path.exists(downloaded) and json.load(open(downloaded)) == draft, 5),
+                 os.listdir(downloads))
+    shutil.rmtree(downloads, ignore_errors=True)
+    browser.click("#stub-save")
+    until(lambda: "Saved as runtime stub" in browser.text("#notice"), 5)
+    status, _, _ = http(base, unmatched_path)
+    _, _, journal = http(base, "/__admin/requests?limit=1")
+    last = json.loads(journal)["requests"][-1]
+    checks.check("the new stub matches the same request", last["stub"] and last["stub"]["name"] == "GET /v1/user/0 (from the inspector)", last.get("stub"))
+    row_answer = until(lambda: browser.js("""return [...document.querySelectorAll('#request-list .row')].find(r => r.querySelector('.stub')?.textContent === 'GET /v1/user/0 (from the inspector)') !== undefined"""), 3)
+    checks.check("its row names the new stub", row_answer)
+
+    # Filters.
+    browser.select("#filter-match", "unmatched")
+    rows = browser.js("return [...document.querySelectorAll('#request-list .row .nomatch')].length === document.querySelectorAll('#request-list .row').length && document.querySelectorAll('#request-list .row').length")
+    checks.check("the unmatched filter shows only unmatched rows", rows == 20, rows)
+    browser.select("#filter-match", "")
+    browser.type("#filter-text", "search")
+    search_rows = browser.count("#request-list .row")
+    expected_rows = sum(1 for _, path, _, _ in sent if "search" in path)
+    checks.check("the text filter", search_rows == expected_rows, f"{search_rows} rows, {expected_rows} sent")
+    browser.type("#filter-text", "")
+
+    # Stubs.
+    browser.click("#tab-stubs")
+    until(lambda: browser.count("#stub-table tbody tr") > 0, 5)
+    total = browser.count("#stub-table tbody tr")
+    browser.type("#stub-filter", "checkout")
+    checks.check("the stubs list filters by text", until(lambda: browser.count("#stub-table tbody tr") == 2, 3), browser.count("#stub-table tbody tr"))
+    source = browser.js("return document.querySelector('#stub-table tbody tr td:nth-child(2)').textContent")
+    checks.check("a file stub shows its file and line", re.search(r"inspector-test\.json:\d+$", source) is not None, source)
+    browser.type("#stub-filter", "")
+    checks.check("every stub is listed, the runtime one too", total == len(json.loads(http(base, "/__admin/stubs")[2])["stubs"]) and
+                 "runtime" in browser.text("#stub-table"), total)
+    browser.screenshot(os.path.join(screenshots, "inspector-stubs-light.png"))
+
+    # Scenarios: state moved by a request, shown, set and reset from the page.
+    http(base, "/v1/checkout/pay", "POST", {}, "")
+    browser.click("#tab-scenarios")
+    state = lambda: browser.js("return document.querySelector('[data-scenario=\"checkout\"] .state')?.textContent")
+    checks.check("the scenario's state is shown", until(lambda: state() == "paid", 5), state())
+    browser.select('[data-scenario="checkout"] select', "shipped")
+    browser.click('[data-scenario="checkout"] .inline button')
+    api_state = lambda: json.loads(http(base, "/__admin/scenarios")[2])["scenarios"][0]["state"]
+    checks.check("a state is set from the page", until(lambda: api_state() == "shipped" and state() == "shipped", 5), api_state())
+    browser.dark(True)
+    browser.screenshot(os.path.join(screenshots, "inspector-scenarios-dark.png"))
+    browser.dark(False)
+    browser.click("#scenarios-reset")
+    checks.check("scenario reset works from the page", until(lambda: api_state() == "Started" and state() == "Started", 5), api_state())
+
+    # Clear the journal.
+    browser.click("#tab-requests")
+    browser.click("#clear-journal")
+    checks.check("clear journal empties the list and the journal",
+                 until(lambda: browser.count("#request-list .row") == 0 and json.loads(http(base, "/__admin/requests")[2])["requests"] == [], 5))
+
+    # Weight and origins.
+    weight = browser.js("""return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))
+        .filter(e => /\\/__admin\\/ui(\\/app\\.(js|css))?$/.test(e.name)).reduce((sum, e) => sum + e.decodedBodySize, 0)""")
+    checks.check(f"page weight under 150 KB ({weight / 1024:.1f} KB)", 0 < weight < 150 * 1024, weight)
+    origins = browser.requested_urls()
+    foreign = [u for u in origins if not (u.startswith(base + "/") or u.startswith("data:"))]
+    checks.check(f"zero requests to another origin ({len(origins)} requests seen)", origins and not foreign, foreign)
+    errors = browser.console_errors()
+    checks.check("no errors in the console (no policy violation)", not errors, errors)
+
+
+def token_mode(checks, browser, server, screenshots):
+    base = server.base
+    browser.open(base + "/__admin/ui")
+    checks.check("with a token the page shows only the login",
+                 until(lambda: browser.visible("#login") and not browser.visible("#panel-requests") and not browser.visible("#tabs"), 5))
+    http(base, "/v1/users/1", headers={"Authorization": "Bearer abc"})
+    in_page = browser.js_async("fetch('requests').then(r => arguments[0](r.status))")
+    checks.check("data routes answer 401 before the login", in_page == 401 and http(base, "/__admin/requests")[0] == 401, in_page)
+    checks.check("no request reaches the page before the login", browser.count("#request-list .row") == 0)
+    browser.screenshot(os.path.join(screenshots, "inspector-login-light.png"))
+    browser.type("#token", "wrong")
+    browser.click("#login-form button")
+    checks.check("a wrong token is refused", until(lambda: "not this server's admin token" in browser.text("#login-error"), 5), browser.text("#login-error"))
+    browser.type("#token", "t0k3n")
+    browser.click("#login-form button")
+    checks.check("after the login the data arrives", until(lambda: browser.count("#request-list .row") == 1 and browser.text("#connection") == "live", 10),
+                 (browser.count("#request-list .row"), browser.text("#connection")))
+    checks.check("the session cookie is out of the page's reach (HttpOnly)", browser.js("return document.cookie") == "")
+    cookie = next((c for c in browser.cookies() if c["name"].startswith("stubserver_admin")), None)
+    checks.check("the cookie is HttpOnly and SameSite=Strict", cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", cookie)
+    header = {"Cookie": f"{cookie['name']}={cookie['value']}"} if cookie else {}
+    refused = http(base, "/__admin/reset", "POST", header, "")[0]
+    allowed = http(base, "/__admin/reset", "POST", dict(header, **{"X-Stubserver-UI": "1"}), "")[0]
+    checks.check("a cookie alone cannot change anything (CSRF)", refused == 403 and allowed == 200, (refused, allowed))
+    browser.click("#logout")
+    checks.check("logging out shows the login again", until(lambda: browser.visible("#login"), 5))
+    errors = [e for e in browser.console_errors() if "401" not in e and "403" not in e]
+    checks.check("no other errors in the console", not errors, errors)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
