@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver"], swiftSettings: strict),
+        .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine"], swiftSettings: strict),
         .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import StubEngine
+import StubProxy
 
 /// A stubserver in your test process: real sockets on 127.0.0.1, an ephemeral port, stubs from
 /// a folder or built in code. Each test can have its own; they share nothing.
@@ -17,8 +18,10 @@ public final class LocalStubServer: Sendable {
     public let stubs: Stubs
     private let server: HTTP1Server
 
-    /// Serves `stubs` on 127.0.0.1, on a free port.
-    public init(_ stubs: Stubs) throws(StubError) {
+    /// Serves `stubs` on 127.0.0.1, on a free port. With `proxyingUnmatchedTo`, a request no
+    /// stub matches is forwarded to that server (http or https; its path and query appended to
+    /// the URL's) instead of answered 404: stub only what the real backend lacks.
+    public init(_ stubs: Stubs, proxyingUnmatchedTo upstream: URL? = nil) throws(StubError) {
         self.stubs = stubs
         let engine = stubs.engine
         var configuration = ServerConfiguration()
@@ -26,6 +29,17 @@ public final class LocalStubServer: Sendable {
         configuration.port = 0
         configuration.loopCount = 1
         server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
+        if let upstream {
+            guard let url = UpstreamURL(upstream.absoluteString) else {
+                throw StubError(message: "cannot proxy to \(upstream.absoluteString): an http or https URL without query is needed")
+            }
+            engine.fallbackProxy.value = ProxyRule(upstream: url)
+        }
+        do {
+            try ProxyTransports.install(on: engine, server: server)
+        } catch {
+            throw StubError(message: "cannot proxy: \(error)")
+        }
         do {
             try server.start()
         } catch {
@@ -35,8 +49,8 @@ public final class LocalStubServer: Sendable {
     }
 
     /// Loads `directory` (if given), adds `stubs`, and starts listening on 127.0.0.1 on a free port.
-    public convenience init(directory: String? = nil, stubs: [StubDefinition] = []) throws(StubError) {
-        try self.init(try Stubs(directory: directory, stubs))
+    public convenience init(directory: String? = nil, stubs: [StubDefinition] = [], proxyingUnmatchedTo upstream: URL? = nil) throws(StubError) {
+        try self.init(try Stubs(directory: directory, stubs), proxyingUnmatchedTo: upstream)
     }
 
     /// `http://127.0.0.1:PORT`.

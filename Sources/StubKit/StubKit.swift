@@ -34,8 +34,8 @@
 /// - `JSONValue.string(_:)`
 /// - `LocalStubServer`
 /// - `LocalStubServer.baseURL`
-/// - `LocalStubServer.init(_:)`
-/// - `LocalStubServer.init(directory:stubs:)`
+/// - `LocalStubServer.init(_:proxyingUnmatchedTo:)`
+/// - `LocalStubServer.init(directory:stubs:proxyingUnmatchedTo:)`
 /// - `LocalStubServer.port`
 /// - `LocalStubServer.stop()`
 /// - `LocalStubServer.stubs`

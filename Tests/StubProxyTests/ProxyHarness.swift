@@ -10,6 +10,8 @@ import XCTest
 struct ProxyHarness {
     let server: HTTP1Server
     let engine: Engine
+    /// The stub folder (holding `stubs.json`).
+    let folder: URL
 
     /// `stubs`: a stub file's JSON (default none). `configure` adjusts the fallback rule.
     init(_ test: XCTestCase, upstream: String?, stubs: String = "[]", caFile: String? = nil,
@@ -21,6 +23,7 @@ struct ProxyHarness {
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.errors, [])
         var options = Engine.Options()
+        options.directory = folder.path
         if let upstream {
             var rule = ProxyRule(upstream: try XCTUnwrap(UpstreamURL(upstream)), timeoutMilliseconds: 5_000)
             configure(&rule)
@@ -36,9 +39,17 @@ struct ProxyHarness {
         test.addTeardownBlock { server.stopAndWait() }
         self.server = server
         self.engine = engine
+        self.folder = folder
     }
 
     func connect() throws -> WireConnection { try WireConnection(port: server.port) }
+
+    /// An admin call with a JSON body; the parsed answer.
+    func admin(_ method: String, _ path: String, _ body: String = "") throws -> (status: Int, json: [String: Any]) {
+        let response = try exchange("\(method) \(path) HTTP/1.1\r\nHost: a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        return (response.status, json)
+    }
 
     /// One request on a new connection, its response read (chunked or by length).
     func exchange(_ request: String, isHead: Bool = false, timeoutMilliseconds: Int = 10_000) throws -> WireResponse {

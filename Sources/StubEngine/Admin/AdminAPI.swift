@@ -11,6 +11,7 @@ struct AdminAPI {
     static func mayReadDisk(_ request: IncomingRequest) -> Bool {
         switch request.method {
         case "POST": request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
+            || request.path.hasSuffix("/recordings/stop")
         case "PUT": request.path.contains("/stubs/")
         default: false
         }
@@ -32,7 +33,7 @@ struct AdminAPI {
         ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
         ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
         ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
-    ]
+    ] + RecordingRoutes.routes
 
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
         // The inspector's page and login first: a browser must reach them without the token.
@@ -76,6 +77,7 @@ struct AdminAPI {
         default:
             break
         }
+        if rest.hasPrefix("/recordings/"), let answer = RecordingRoutes(engine: engine).handle(request, rest: rest) { return answer }
         if rest.hasPrefix("/stubs/") {
             let id = String(rest.dropFirst("/stubs/".count))
             switch request.method {

@@ -1,26 +1,45 @@
 import HTTP1
 import SystemSupport
 
-/// Forwarding to an upstream, for the stubs (`"proxy"` in a response) and as the fallback when
-/// no stub matches (`--proxy URL`, instead of the near-miss 404). The answer is a pending
-/// response the transport completes; the outcome's report fills in as the upstream answers.
-struct ProxyResponder: FallbackResponder {
-    let rule: ProxyRule
-    let transport: Locked<(any UpstreamTransport)?>
-
-    func respond(to facts: RequestFacts) -> Outcome {
-        Self.forward(facts.request, rule: rule, transport: transport.value, stub: nil)
-    }
-
-    static func forward(_ request: IncomingRequest, rule: ProxyRule, transport: (any UpstreamTransport)?, stub: Stub?) -> Outcome {
-        let report = ProxyReport(upstream: rule.upstream.description)
+/// Forwarding to an upstream, for the stubs (`"proxy"` in a response) and for requests no stub
+/// matches (`UnmatchedResponder`). The answer is a pending response the transport completes;
+/// the outcome's report fills in as the upstream answers.
+enum ProxyResponder {
+    /// `before` sees the pending answer before the request leaves (the recorder follows it
+    /// there: a transport may complete it at once).
+    static func forward(_ request: IncomingRequest, rule: ProxyRule, transport: (any UpstreamTransport)?, stub: Stub?,
+                        recorded: Bool = false, before: ((PendingResponse) -> Void)? = nil) -> Outcome {
+        let report = ProxyReport(upstream: rule.upstream.description, recorded: recorded)
         guard let transport else {
             report.record(status: 502, milliseconds: nil, error: "no transport to upstreams")
             return Outcome(response: ForwardingRules.failure(status: 502, upstream: rule.upstream, reason: "this server has no transport to upstreams"),
                            kind: .proxied(report, stub: stub))
         }
         let pending = PendingResponse()
+        before?(pending)
         transport.forward(ForwardingRules.request(request, rule: rule), answer: pending, report: report)
         return Outcome(pending: pending, kind: .proxied(report, stub: stub))
+    }
+}
+
+/// The last word for a request no stub matched: forwarded when a fallback upstream is set
+/// (`--proxy`, a recording), else the near-miss 404. A request being recorded asks the
+/// upstream for an unencoded body (`Accept-Encoding: identity`), so recorded bodies can be
+/// read and edited.
+struct UnmatchedResponder: FallbackResponder {
+    let proxy: Locked<ProxyRule?>
+    let transport: Locked<(any UpstreamTransport)?>
+    let recorder: Recorder
+    let nearMiss: NearMissResponder
+
+    func respond(to facts: RequestFacts) -> Outcome {
+        guard var rule = proxy.value else { return nearMiss.respond(to: facts) }
+        guard let recording = recorder.settings(for: facts.request) else {
+            return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil)
+        }
+        rule.setHeaders.append(("Accept-Encoding", "identity"))
+        return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil, recorded: true) { pending in
+            recorder.capture(facts.request, settings: recording, pending: pending)
+        }
     }
 }

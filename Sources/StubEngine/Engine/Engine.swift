@@ -30,7 +30,8 @@ package final class Engine: Sendable {
         package var globalDelayMilliseconds = 0
         /// Outermost wrappers of the chain (the command line's request log).
         package var wrappers: [any ResponderWrapper] = []
-        /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404.
+        /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404 (the
+        /// initial value of `fallbackProxy`).
         package var proxy: ProxyRule?
         /// The inspector's event streams (`GET /__admin/events`).
         package var events = EventFeedLimits()
@@ -65,6 +66,13 @@ package final class Engine: Sendable {
     /// set once the server that carries it exists.
     package let upstream = Locked<(any UpstreamTransport)?>(nil)
 
+    /// Where requests no stub matches go (`--proxy`, `LocalStubServer(proxyingUnmatchedTo:)`,
+    /// or a recording's upstream); nil: the near-miss 404.
+    package let fallbackProxy: Locked<ProxyRule?>
+
+    /// Captures proxied exchanges while a recording runs (`Engine+Recording.swift`).
+    package let recorder = Recorder()
+
     package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
     }
@@ -72,6 +80,7 @@ package final class Engine: Sendable {
     package init(stubs: [Stub], options: Options) {
         state = Locked(EngineState(fileStubs: stubs))
         self.options = options
+        fallbackProxy = Locked(options.proxy)
         journal = Journal(capacity: options.journalCapacity)
         chain = ResponderChain(wrappers: [], responders: [], fallback: NearMissResponder(state: state))
         chain = Self.makeChain(self, options: options)
@@ -185,8 +194,8 @@ package final class Engine: Sendable {
             responders.append(CORSResponder(policy: cors))
         }
         responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL, upstream: engine.upstream))
-        let fallback: any FallbackResponder = options.proxy.map { ProxyResponder(rule: $0, transport: engine.upstream) }
-            ?? NearMissResponder(state: engine.state)
+        let fallback = UnmatchedResponder(proxy: engine.fallbackProxy, transport: engine.upstream, recorder: engine.recorder,
+                                          nearMiss: NearMissResponder(state: engine.state))
         return ResponderChain(wrappers: wrappers, responders: responders, fallback: fallback)
     }
 }

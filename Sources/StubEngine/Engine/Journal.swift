@@ -12,7 +12,8 @@ package struct JournalEntry: Sendable {
     package let target: String
     package let queryItems: [QueryItem]
     package let headers: HeaderFields
-    /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size.
+    /// At most `Journal.maximumBodyBytes` (whole while the request is being recorded);
+    /// `bodySize` is the real size.
     package let body: [UInt8]
     package let bodySize: Int
     package let stubID: String?
@@ -113,7 +114,9 @@ package final class Journal: Sendable {
         var entry = JournalEntry(
             id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
             path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
-            body: request.body.count > Self.maximumBodyBytes ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
+            // A request being recorded keeps its whole body: it is what the recording matches on.
+            body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
+                ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
             proxy: proxy, response: response.map(JournalResponse.init))

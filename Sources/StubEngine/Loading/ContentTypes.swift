@@ -1,3 +1,5 @@
+import Foundation
+
 /// The default `Content-Type` of a body file, from its extension. A stub's own header wins.
 enum ContentTypes {
     static let byExtension: [String: String] = [
@@ -17,4 +19,56 @@ enum ContentTypes {
         guard let dot = name.lastIndex(of: "."), !name[dot...].contains("/") else { return "application/octet-stream" }
         return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
+}
+
+extension ContentTypes {
+    /// The file extension for a media type, for body files the recorder and the importers write:
+    /// the inverse of `byExtension` (its shortest common spelling), with the aliases servers send.
+    static func fileExtension(for contentType: String) -> String {
+        let essence = MediaTypes.essence(contentType)
+        if let known = extensionByType[essence] { return known }
+        if essence.hasSuffix("+json") { return "json" }
+        if essence.hasSuffix("+xml") { return "xml" }
+        if essence.hasPrefix("text/") { return "txt" }
+        return "bin"
+    }
+
+    private static let extensionByType: [String: String] = {
+        var map = ["application/javascript": "js", "application/x-javascript": "js", "text/xml": "xml",
+                   "image/vnd.microsoft.icon": "ico", "text/json": "json"]
+        // Sorted so that of two spellings (`jpg`, `jpeg`; `htm`, `html`) the choice is stable:
+        // the shorter, then the alphabetically first... except HTML, written `html` everywhere.
+        for (ext, type) in byExtension.sorted(by: { ($0.key.count, $0.key) < ($1.key.count, $1.key) }) {
+            let essence = MediaTypes.essence(type)
+            if map[essence] == nil { map[essence] = ext }
+        }
+        map["text/html"] = "html"
+        return map
+    }()
+}
+
+/// Media type names as Content-Type headers and OpenAPI documents write them.
+package enum MediaTypes {
+    /// `Application/JSON; charset=utf-8` → `application/json`.
+    package static func essence(_ mediaType: String) -> String {
+        String(mediaType.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// `application/json`, `application/problem+json`, `text/json`; `*/*` is not.
+    package static func isJSON(_ mediaType: String) -> Bool {
+        let essence = essence(mediaType)
+        guard let slash = essence.firstIndex(of: "/") else { return false }
+        let subtype = essence[essence.index(after: slash)...]
+        return subtype == "json" || subtype.hasSuffix("+json")
+    }
+
+    /// Whether a documented media type (possibly a wildcard, `image/*`, `*/*`) covers an actual one.
+    package static func covers(_ documented: String, _ actual: String) -> Bool {
+        let pattern = essence(documented), value = essence(actual)
+        if pattern == value || pattern == "*/*" || pattern == "*" { return true }
+        if pattern.hasSuffix("/*") { return value.hasPrefix(pattern.dropLast()) }
+        return false
+    }
+
+    package static func isWildcard(_ mediaType: String) -> Bool { essence(mediaType).contains("*") }
 }

@@ -49,9 +49,14 @@ package final class ProxyReport: Sendable {
     }
 
     package let upstream: String
+    /// Being recorded: the journal keeps its whole request body.
+    package let recorded: Bool
     private let state = Locked(Result())
 
-    package init(upstream: String) { self.upstream = upstream }
+    package init(upstream: String, recorded: Bool = false) {
+        self.upstream = upstream
+        self.recorded = recorded
+    }
 
     package var result: Result { state.value }
 

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Recording sessions: forwarding what no stub matches and writing what came back as stub
+/// files (`stubserver record`, `POST /__admin/recordings/start|stop`, `GET .../status`).
+extension Engine {
+    package enum RecordingError: Error, Equatable, CustomStringConvertible {
+        case alreadyRecording
+        case noUpstream
+        case notRecording
+        case cannotWrite(String)
+
+        package var description: String {
+            switch self {
+            case .alreadyRecording: "a recording is already running; stop it first"
+            case .noUpstream: "nothing to record from: give an upstream (\"to\") or start the server with --proxy"
+            case .notRecording: "no recording is running"
+            case .cannotWrite(let why): why
+            }
+        }
+    }
+
+    /// What a stopped recording wrote.
+    package struct RecordingReport: Sendable {
+        /// Relative to the output folder, stub files first then body files, in the plan's order.
+        package var written: [String]
+        package var output: String
+        package var stubCount: Int
+        package var exchangeCount: Int
+        /// Exchanges that could not be recorded, and why.
+        package var skipped: [String]
+        /// Secret fields left out, by lower-cased name.
+        package var droppedSecrets: [String: Int]
+    }
+
+    /// Starts recording: unmatched requests go to `settings.upstream` (or the server's own
+    /// `--proxy`) and are kept until `stopRecording`.
+    package func startRecording(_ settings: RecordingSettings) throws(RecordingError) {
+        var settings = settings
+        let previous = fallbackProxy.value
+        guard let rule = settings.upstream ?? previous else { throw .noUpstream }
+        settings.upstream = rule
+        guard recorder.begin(settings, previousRule: previous) else { throw .alreadyRecording }
+        fallbackProxy.value = rule
+    }
+
+    /// Stops recording and writes what it kept into the output folder (never replacing a file
+    /// there; see `StubFolderWriter`). Reads and writes the disk: call it off the event loops.
+    package func stopRecording() throws(RecordingError) -> RecordingReport {
+        guard let harvest = recorder.end() else { throw .notRecording }
+        fallbackProxy.value = harvest.previousRule
+        let output = harvest.settings.output
+        let existing = StubFolderWriter.existingNames(in: output)
+        var planner = ExchangeStubPlanner(bodyConditions: .always, keepSecrets: harvest.settings.keepSecrets,
+                                          reservedStubNames: existing.stubs, reservedBodyNames: existing.bodies)
+        let plan = planner.plan(harvest.exchanges)
+        let written: [String]
+        do {
+            written = try StubFolderWriter.write(plan, into: output)
+        } catch {
+            throw .cannotWrite(error.description)
+        }
+        return RecordingReport(written: written, output: output, stubCount: plan.stubCount, exchangeCount: harvest.exchanges.count,
+                               skipped: harvest.skipped, droppedSecrets: planner.droppedSecrets)
+    }
+}

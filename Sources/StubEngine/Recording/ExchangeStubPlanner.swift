@@ -1,0 +1,206 @@
+import HTTP1
+
+/// Recorded exchanges grouped into stubs and stub files, the one way the recorder and the HAR
+/// importer write what they saw: one file per method and path, in order of first capture; in
+/// it, one stub per set of conditions (query, the chosen request fields, the body), each
+/// answering its responses in capture order (a `responses` sequence when they differ).
+package struct ExchangeStubPlanner {
+    package enum BodyConditions: Sendable {
+        /// Every request with a body matches on it (the recorder: a replay must tell apart what
+        /// the app sent).
+        case always
+        /// Only where bodies tell exchanges with the same other conditions apart (archives,
+        /// whose bodies often carry timestamps).
+        case whenTheyDiffer
+    }
+
+    package var bodyConditions: BodyConditions
+    package var keepSecrets: Bool
+    /// Names already in the folder and in its `__files/`, never reused.
+    package var reservedStubNames: Set<String>
+    package var reservedBodyNames: Set<String>
+    /// Secret fields left out, by lower-cased name, and how often.
+    package private(set) var droppedSecrets: [String: Int] = [:]
+
+    package init(bodyConditions: BodyConditions, keepSecrets: Bool, reservedStubNames: Set<String> = [], reservedBodyNames: Set<String> = []) {
+        self.bodyConditions = bodyConditions
+        self.keepSecrets = keepSecrets
+        self.reservedStubNames = reservedStubNames
+        self.reservedBodyNames = reservedBodyNames
+    }
+
+    /// Exchanges with the same conditions but the body.
+    private struct ConditionGroup {
+        let key: String
+        /// By request body (empty: none), in order of first capture.
+        var variants: [(body: [UInt8], exchanges: [RecordedExchange])] = []
+    }
+
+    private struct StubFile {
+        let method: String
+        let path: String
+        var groups: [ConditionGroup] = []
+    }
+
+    package mutating func plan(_ exchanges: [RecordedExchange]) -> StubFolderPlan {
+        var plan = StubFolderPlan()
+        var names = FileNameAllocator(reserving: reservedStubNames)
+        var bodyNames = FileNameAllocator(reserving: reservedBodyNames)
+        var saved: [[UInt8]: String] = [:]
+        for file in Self.group(exchanges) {
+            let slug = file.path == "/" ? "\(file.method.lowercased())-root"
+                : FileNameAllocator.slug("\(file.method) \(file.path)", fallback: file.method.lowercased())
+            let name = names.allocate(slug, extension: "json")
+            let base = String(name.dropLast(".json".count))
+            var stubs: [JSONNode] = []
+            var bodyCount = 0
+            for group in file.groups {
+                let distinguish = bodyConditions == .always || group.variants.count > 1
+                for (n, variant) in group.variants.enumerated() {
+                    var responses: [JSONNode] = []
+                    for exchange in variant.exchanges {
+                        let response = self.response(exchange) { bytes, ext in
+                            // A body recorded twice (a repeated request) is one file.
+                            if let known = saved[bytes] { return known }
+                            bodyCount += 1
+                            let path = "__files/" + bodyNames.allocate("\(base)-\(bodyCount)", extension: ext)
+                            plan.files.append(.init(relativePath: path, bytes: bytes))
+                            saved[bytes] = path
+                            return path
+                        }
+                        responses.append(response)
+                    }
+                    // The same answer every time is one response, not a sequence of copies.
+                    let firstBytes = JSONSerializer.bytes(responses[0])
+                    if responses.dropFirst().allSatisfy({ JSONSerializer.bytes($0) == firstBytes }) { responses = [responses[0]] }
+                    let first = variant.exchanges[0]
+                    var title = "\(first.method) \(Self.target(first))"
+                    if group.variants.count > 1 && !variant.body.isEmpty { title += " (request body \(n + 1))" }
+                    stubs.append(stub(title, first, matchBody: distinguish && !variant.body.isEmpty, responses))
+                }
+            }
+            plan.addStubFile(name, stubs)
+        }
+        return plan
+    }
+
+    private static func group(_ exchanges: [RecordedExchange]) -> [StubFile] {
+        var files: [StubFile] = []
+        var fileIndex: [String: Int] = [:]
+        for exchange in exchanges {
+            let fileKey = "\(exchange.method) \(exchange.path)"
+            let f = fileIndex[fileKey] ?? {
+                files.append(StubFile(method: exchange.method, path: exchange.path))
+                fileIndex[fileKey] = files.count - 1
+                return files.count - 1
+            }()
+            let key = conditionKey(exchange)
+            let g = files[f].groups.firstIndex { $0.key == key } ?? {
+                files[f].groups.append(ConditionGroup(key: key))
+                return files[f].groups.count - 1
+            }()
+            if let v = files[f].groups[g].variants.firstIndex(where: { $0.body == exchange.requestBody }) {
+                files[f].groups[g].variants[v].exchanges.append(exchange)
+            } else {
+                files[f].groups[g].variants.append((exchange.requestBody, [exchange]))
+            }
+        }
+        return files
+    }
+
+    /// Exchanges with the same key are answered by one stub, bodies aside: the same method,
+    /// path, query and chosen fields, whatever the order of the parameters.
+    private static func conditionKey(_ exchange: RecordedExchange) -> String {
+        let query = exchange.query.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.flatMap { [$0.name, $0.value] }
+        let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }.flatMap { [$0.0, $0.1] }
+        return ([exchange.method, exchange.path] + query + ["|"] + fields).map { "\($0.utf8.count):\($0)" }.joined()
+    }
+
+    /// `/search?q=swift`, shortened for a stub name.
+    static func target(_ exchange: RecordedExchange) -> String {
+        var text = exchange.path
+        if !exchange.query.isEmpty { text += "?" + exchange.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
+        return text.count > 120 ? String(text.prefix(117)) + "..." : text
+    }
+
+    private mutating func stub(_ name: String, _ exchange: RecordedExchange, matchBody: Bool, _ responses: [JSONNode]) -> JSONNode {
+        var request: [(String, JSONNode)] = [("method", .string(exchange.method)), ("path", .string(Self.encodePath(exchange.path)))]
+        if !exchange.query.isEmpty {
+            request.append(("query", .object(exchange.query.map { ($0.name, JSONNode.string($0.value)) })))
+        }
+        if !exchange.requestHeaders.isEmpty {
+            request.append(("headers", .object(exchange.requestHeaders.map { field -> (String, JSONNode) in
+                let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets)
+                if verdict == .secret {
+                    droppedSecrets[field.name.lowercased(), default: 0] += 1
+                    return (field.name, .object([("present", .bool(true))]))
+                }
+                return (field.name, .object([("equals", .string(field.value))]))
+            })))
+        }
+        if matchBody, let condition = Self.bodyCondition(exchange) { request.append(("body", condition)) }
+        var members: [(String, JSONNode)] = [("name", .string(name)), ("request", .object(request))]
+        members.append(responses.count == 1 ? ("response", responses[0]) : ("responses", .array(responses)))
+        return .object(members)
+    }
+
+    /// JSON bodies as `jsonEquals` (exactly this value: `json` would let one recorded body match
+    /// another that only adds keys), text as `equals`; binary bodies are not matched on.
+    static func bodyCondition(_ exchange: RecordedExchange) -> JSONNode? {
+        if MediaTypes.isJSON(exchange.requestContentType),
+           let value = try? JSONParser.parse(exchange.requestBody, rejectDuplicateKeys: true, limits: .requestBody) {
+            return .object([("jsonEquals", value)])
+        }
+        guard let text = RecordedBodies.validUTF8(exchange.requestBody) else { return nil }
+        return .object([("equals", .string(text))])
+    }
+
+    /// `saveBody` stores a body file and returns its path (relative to the stub file).
+    private mutating func response(_ exchange: RecordedExchange, saveBody: ([UInt8], String) -> String) -> JSONNode {
+        var members: [(String, JSONNode)] = [("status", .number(exchange.status))]
+        var headers: [(name: String, values: [String])] = []
+        for field in exchange.headers {
+            switch RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets) {
+            case .keep:
+                if let i = headers.firstIndex(where: { asciiCaseInsensitiveEquals($0.name, field.name) }) {
+                    headers[i].values.append(field.value)
+                } else {
+                    headers.append((field.name, [field.value]))
+                }
+            case .secret:
+                droppedSecrets[field.name.lowercased(), default: 0] += 1
+            case .volatile, .invalid:
+                break
+            }
+        }
+        if !headers.isEmpty {
+            members.append(("headers", .object(headers.map { header in
+                (header.name, header.values.count == 1 ? .string(header.values[0]) : .array(header.values.map(JSONNode.string)))
+            })))
+        }
+        switch RecordedBodies.placement(exchange.body, contentType: exchange.contentType) {
+        case .none: break
+        case .inline(let value): members.append(("body", value))
+        case .file(let ext): members.append(("bodyFile", .string(saveBody(exchange.body, ext))))
+        }
+        return .object(members)
+    }
+
+    /// A decoded path as a stub `path` the loader decodes back to it: every `%` and the
+    /// characters the path syntax gives a meaning (`*`, `{`, `}`, `?`, `#`) percent-encoded.
+    package static func encodePath(_ path: String) -> String {
+        var out = ""
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "%": out += "%25"
+            case "*": out += "%2A"
+            case "{": out += "%7B"
+            case "}": out += "%7D"
+            case "?": out += "%3F"
+            case "#": out += "%23"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,55 @@
+/// Where a recorded response body goes in a stub, chosen so serving it gives back exactly the
+/// recorded bytes: JSON inline as JSON when its compact form is those bytes, short text inline
+/// as a string, anything else (binary, long text, JSON laid out over lines) in `__files/` with
+/// an extension from its media type.
+package enum RecordedBodies {
+    package enum Placement {
+        case none
+        case inline(JSONNode)
+        case file(extension: String)
+    }
+
+    static let inlineJSONLimit = 64 << 10
+    static let inlineTextLimit = 2 << 10
+
+    package static func placement(_ bytes: [UInt8], contentType: String) -> Placement {
+        guard !bytes.isEmpty else { return .none }
+        if MediaTypes.isJSON(contentType) {
+            // JSON stays JSON: inline as a value when that serves the same bytes, else a file
+            // (laid out over lines, escapes such as \u00e9, a bare string), never a text blob.
+            if bytes.count <= inlineJSONLimit, let value = try? JSONParser.parse(bytes, rejectDuplicateKeys: true),
+               value.string == nil, JSONSerializer.bytes(value) == bytes {
+                return .inline(value)
+            }
+            return .file(extension: fileExtension(contentType))
+        }
+        if bytes.count <= inlineTextLimit, isText(contentType), let text = validUTF8(bytes) {
+            return .inline(.string(text))
+        }
+        return .file(extension: fileExtension(contentType))
+    }
+
+    package static func isText(_ contentType: String) -> Bool {
+        let essence = MediaTypes.essence(contentType)
+        return essence.hasPrefix("text/") || MediaTypes.isJSON(essence) || essence.hasSuffix("+xml") || essence.hasSuffix("/xml")
+            || ["application/javascript", "application/x-www-form-urlencoded", "application/graphql"].contains(essence)
+    }
+
+    package static func fileExtension(_ contentType: String) -> String {
+        ContentTypes.fileExtension(for: contentType)
+    }
+
+    /// The text of bytes that are valid UTF-8 (so writing it back gives the same bytes), else nil.
+    package static func validUTF8(_ bytes: [UInt8]) -> String? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var scalars = String.UnicodeScalarView()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return String(scalars)
+            case .error: return nil
+            }
+        }
+    }
+}

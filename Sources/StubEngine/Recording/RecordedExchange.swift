@@ -1,0 +1,82 @@
+import HTTP1
+
+/// One request and the answer it got, ready to become part of a stub: what the recorder
+/// captured from a proxied exchange, or what an importer read from an archive.
+package struct RecordedExchange: Sendable {
+    package var method: String
+    /// Decoded, as the server matches it.
+    package var path: String
+    /// Each parameter's first value, in the order sent; parameters without a name left out.
+    package var query: [(name: String, value: String)]
+    /// Request fields the stub matches on (the ones asked for), values as sent.
+    package var requestHeaders: [(name: String, value: String)]
+    package var requestBody: [UInt8]
+    package var requestContentType: String
+    package var status: Int
+    /// Response fields as received, in order; `ResponseFieldRules` decides which are written.
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
+
+    package init(method: String, path: String, query: [(name: String, value: String)] = [],
+                 requestHeaders: [(name: String, value: String)] = [], requestBody: [UInt8] = [], requestContentType: String = "",
+                 status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.requestHeaders = requestHeaders
+        self.requestBody = requestBody
+        self.requestContentType = requestContentType
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The response's media type (empty when it has none).
+    package var contentType: String {
+        headers.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? ""
+    }
+
+    /// The query as the server reads it from a request: first value per name, in order.
+    package static func query(of request: IncomingRequest) -> [(name: String, value: String)] {
+        var query: [(name: String, value: String)] = []
+        for item in request.queryItems where !item.name.isEmpty && !query.contains(where: { $0.name == item.name }) {
+            query.append((item.name, item.value))
+        }
+        return query
+    }
+}
+
+/// Which fields of a recorded exchange are written into stubs.
+package enum RecordedFields {
+    /// They describe one connection or one moment, not the API: the server sets its own
+    /// framing, `Date` and `Server`, and a stub that replays `Age` or `Via` would lie.
+    package static let volatile: Set<String> = [
+        "date", "server", "content-length", "transfer-encoding", "connection", "keep-alive", "age", "via",
+        "proxy-connection", "te", "trailer", "upgrade", "proxy-authenticate",
+    ]
+    /// Credentials, sessions and tokens: never written to disk unless asked
+    /// (`--keep-secrets`), so a recording can go into a repository.
+    package static let secret: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2", "x-api-key", "api-key",
+        "x-auth-token", "x-access-token", "x-refresh-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
+    ]
+
+    package enum Verdict: Equatable {
+        case keep
+        case volatile
+        case secret
+        /// Not a field a stub can carry (a pseudo-header, a bad name, a line break in the value).
+        case invalid
+    }
+
+    package static func verdict(_ name: String, _ value: String, keepSecrets: Bool) -> Verdict {
+        if name.hasPrefix(":") { return .volatile }
+        guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            return .invalid
+        }
+        let lowered = name.lowercased()
+        if volatile.contains(lowered) { return .volatile }
+        if !keepSecrets && secret.contains(lowered) { return .secret }
+        return .keep
+    }
+}

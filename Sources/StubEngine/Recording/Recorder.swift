@@ -1,0 +1,136 @@
+import HTTP1
+import SystemSupport
+
+/// Captures proxied exchanges while a recording session runs: the request as received, the
+/// upstream's answer as it went to the client (its body tapped from the stream as it passes,
+/// so recording adds no wait), in the order the requests arrived. Writing them is the engine's
+/// (`Engine.stopRecording`).
+package final class Recorder: Sendable {
+    /// A body larger than this is passed through but not recorded (the report says so).
+    package static let maximumBodyBytes = 64 << 20
+
+    struct Session {
+        var settings: RecordingSettings
+        /// The fallback rule before the session replaced it (restored at the end).
+        var previousRule: ProxyRule?
+        var captured: [(sequence: Int, exchange: RecordedExchange)] = []
+        var nextSequence = 0
+        var inFlight: Set<Int> = []
+        var skipped: [String] = []
+    }
+
+    package struct Status: Sendable {
+        package var recording: Bool
+        package var upstream: String?
+        package var output: String?
+        package var captured: Int
+        package var inFlight: Int
+    }
+
+    /// What a session gathered, in request order.
+    package struct Harvest: Sendable {
+        package var settings: RecordingSettings
+        package var previousRule: ProxyRule?
+        package var exchanges: [RecordedExchange]
+        package var skipped: [String]
+    }
+
+    private let state = Locked<Session?>(nil)
+
+    package init() {}
+
+    package var isRecording: Bool { state.withLock { $0 != nil } }
+
+    func begin(_ settings: RecordingSettings, previousRule: ProxyRule?) -> Bool {
+        state.withLock { session in
+            guard session == nil else { return false }
+            session = Session(settings: settings, previousRule: previousRule)
+            return true
+        }
+    }
+
+    func end() -> Harvest? {
+        state.withLock { session in
+            defer { session = nil }
+            guard var s = session else { return nil }
+            if !s.inFlight.isEmpty { s.skipped.append("\(s.inFlight.count) exchange(s) still in flight when the recording stopped") }
+            let exchanges = s.captured.sorted { $0.sequence < $1.sequence }.map(\.exchange)
+            return Harvest(settings: s.settings, previousRule: s.previousRule, exchanges: exchanges, skipped: s.skipped)
+        }
+    }
+
+    package var status: Status {
+        state.withLock { s in
+            Status(recording: s != nil, upstream: s?.settings.upstream?.upstream.description, output: s?.settings.output,
+                   captured: s?.captured.count ?? 0, inFlight: s?.inFlight.count ?? 0)
+        }
+    }
+
+    /// The settings, when `request` is to be recorded.
+    func settings(for request: IncomingRequest) -> RecordingSettings? {
+        state.withLock { s in
+            guard let settings = s?.settings, settings.records(path: request.path) else { return nil }
+            return settings
+        }
+    }
+
+    /// Follows `pending` (the forwarded request's answer) and keeps the exchange once its body
+    /// has passed in full.
+    func capture(_ request: IncomingRequest, settings: RecordingSettings, pending: PendingResponse) {
+        guard let sequence = state.withLock({ s -> Int? in
+            guard s != nil else { return nil }
+            defer { s!.nextSequence += 1 }
+            s!.inFlight.insert(s!.nextSequence)
+            return s!.nextSequence
+        }) else { return }
+        let fields = settings.requestHeaders.compactMap { name in request.headers[name].map { (name: name, value: $0) } }
+        let base = RecordedExchange(method: request.method, path: request.path, query: RecordedExchange.query(of: request),
+                                    requestHeaders: fields, requestBody: request.body,
+                                    requestContentType: request.headers["Content-Type"] ?? "", status: 0)
+        // `adjust` runs when the answer completes, before any body byte is written.
+        pending.adjust { [self] response in
+            guard response.prepared.headers["X-Stubserver-Proxy"] == nil else {
+                settle(sequence, nil, skipped: nil) // the proxy's own 502 or 504: nothing to record
+                return
+            }
+            var exchange = base
+            exchange.status = response.prepared.status
+            exchange.headers = response.prepared.headers.map { ($0.name, $0.value) }
+            guard case .stream(let stream) = response.delivery else {
+                exchange.body = response.prepared.body
+                settle(sequence, exchange, skipped: nil)
+                return
+            }
+            let collector = Locked<[UInt8]?>([])
+            let head = exchange
+            stream.tap { [self] event in
+                switch event {
+                case .bytes(let piece):
+                    collector.withLock { body in
+                        guard body != nil else { return }
+                        if body!.count + piece.count > Self.maximumBodyBytes { body = nil } else { body!.append(contentsOf: piece) }
+                    }
+                case .finished:
+                    guard let body = collector.value else {
+                        settle(sequence, nil, skipped: "\(request.method) \(request.path): body over \(Self.maximumBodyBytes >> 20) MiB, not recorded")
+                        return
+                    }
+                    var whole = head
+                    whole.body = body
+                    settle(sequence, whole, skipped: nil)
+                case .broken:
+                    settle(sequence, nil, skipped: "\(request.method) \(request.path): the body was cut off, not recorded")
+                }
+            }
+        }
+        pending.onCancel { [self] in settle(sequence, nil, skipped: nil) }
+    }
+
+    private func settle(_ sequence: Int, _ exchange: RecordedExchange?, skipped: String?) {
+        state.withLock { s in
+            guard s != nil, s!.inFlight.remove(sequence) != nil else { return }
+            if let exchange { s!.captured.append((sequence, exchange)) }
+            if let skipped { s!.skipped.append(skipped) }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import StubEngine
+
+/// Recording: serve DIR's stubs, forward what they do not answer to the upstream, and on stop
+/// (Ctrl-C, SIGTERM, or `POST /__admin/recordings/stop`) write what came back as stub files
+/// into DIR. Requests DIR already answers are served from it and not recorded again, so a
+/// second session over the same folder adds only what is new.
+struct RecordCommand: Command {
+    static let name = "record"
+    static let synopsis = ["record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [options]"]
+    static let summary = "forward to URL and write what it answers as stub files in DIR"
+    static let options: [Option] = [
+        .value("--out", "DIR", "folder to serve from and write the recorded stubs into (created if missing)"),
+        .value("--include", "GLOB", "record only paths matching GLOB, such as /api/** (repeatable)", repeatable: true),
+        .value("--exclude", "GLOB", "do not record paths matching GLOB (repeatable)", repeatable: true),
+        .flag("--keep-secrets", "write Authorization, Cookie, Set-Cookie and token values (left out by default)"),
+        .value("--match-header", "NAME", "recorded stubs also match on request header NAME (repeatable)", repeatable: true),
+    ] + ProxyOptions.options + ServingOptions.options.filter { !["--dir", "--no-watch"].contains($0.name) }
+    static let details = """
+    The recorded stubs are written when recording stops: Ctrl-C, SIGTERM, or POST /__admin/recordings/stop.
+    While recording, forwarded requests ask for Accept-Encoding: identity, so bodies are written readable.
+    Walk-through and the rules for what is written: docs/proxy.md.
+    """
+
+    let serving: ServingOptions
+    let proxy: ProxyOptions
+    let settings: RecordingSettings
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        var serving = try ServingOptions(arguments)
+        proxy = try ProxyOptions(arguments)
+        guard proxy.upstream != nil else { throw UsageError("record needs --proxy URL: the server to record from") }
+        guard let out = try arguments.nonEmpty("--out", "a folder") else { throw UsageError("record needs --out DIR: where to write the stubs") }
+        serving.directory = out
+        // What the session writes must not be served during it: a repeated request has to reach
+        // the upstream again to become a sequence.
+        serving.watch = false
+        self.serving = serving
+        settings = RecordingSettings(output: out, include: try Self.globs("--include", arguments), exclude: try Self.globs("--exclude", arguments),
+                                     keepSecrets: arguments.has("--keep-secrets"),
+                                     requestHeaders: arguments.all("--match-header"))
+    }
+
+    private static func globs(_ flag: String, _ arguments: ParsedArguments) throws(UsageError) -> [PathGlob] {
+        try arguments.all(flag).map { text throws(UsageError) in
+            guard let glob = PathGlob(text) else { throw UsageError("\(flag) must be a path glob starting with /, such as /api/**, not \"\(text)\"") }
+            return glob
+        }
+    }
+
+    func run(_ console: Console) -> Int32 {
+        do {
+            try FileManager.default.createDirectory(atPath: serving.directory, withIntermediateDirectories: true)
+        } catch {
+            console.err("stubserver: cannot create \(serving.directory): \(error.localizedDescription)")
+            return 1
+        }
+        guard let run = ServingRun.start(serving, proxy, console: console) else { return 1 }
+        do {
+            try run.engine.startRecording(settings)
+        } catch {
+            console.err("stubserver: \(error)")
+            run.server.stopAndWait()
+            return 1
+        }
+        let existing = run.engine.catalog.count
+        run.announce("stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)",
+                     console: console)
+        run.server.waitUntilStopped()
+        guard run.engine.recorder.isRecording else {
+            console.flush()
+            return 0 // stopped through the admin API, which wrote and reported already
+        }
+        do {
+            let report = try run.engine.stopRecording()
+            Self.summarise(report, console: console)
+        } catch {
+            console.err("stubserver: the recording was not written: \(error)")
+            console.flush()
+            return 1
+        }
+        console.flush()
+        return 0
+    }
+
+    static func summarise(_ report: Engine.RecordingReport, console: Console) {
+        for reason in report.skipped { console.err("stubserver: not recorded: \(reason)") }
+        if !report.droppedSecrets.isEmpty {
+            let names = report.droppedSecrets.keys.sorted().joined(separator: ", ")
+            console.err("stubserver: left out secret values (\(names)); --keep-secrets writes them")
+        }
+        guard !report.written.isEmpty else {
+            console.out("stubserver recorded \(plural(report.exchangeCount, "new exchange")): nothing new to write in \(report.output)")
+            return
+        }
+        console.out("stubserver recorded \(plural(report.exchangeCount, "exchange")) as \(plural(report.stubCount, "stub")) in \(report.output):")
+        for file in report.written { console.out("  \(file)") }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HTTP1
+import HTTPServer
+import StubEngine
+import StubProxy
+import SystemSupport
+
+/// What `serve` and `record` share: the folder loaded (refused with its errors), the engine and
+/// the server built, the proxy's transport installed, signals, the port file and the warnings
+/// about listening beyond loopback.
+struct ServingRun {
+    let options: ServingOptions
+    let loader: StubLoader
+    let result: StubLoadResult
+    let engine: Engine
+    let server: HTTP1Server
+
+    /// nil, after saying why, when the folder has errors or the server cannot start.
+    static func start(_ options: ServingOptions, _ proxy: ProxyOptions, console: Console) -> ServingRun? {
+        let loader = StubLoader(directory: options.directory)
+        let result = loader.load()
+        for problem in result.problems { console.err(problem.description) }
+        guard result.isServable else {
+            console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
+            return nil
+        }
+        var engineOptions = Engine.Options(
+            cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
+            directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
+        engineOptions.wrappers = [RequestLog(format: options.log, verbose: options.verbose, console: console)]
+        engineOptions.proxy = proxy.rule
+        let engine = Engine(stubs: result.stubs, options: engineOptions)
+        let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).reply }
+        do {
+            try ProxyTransports.install(on: engine, server: server, caFile: proxy.caFile)
+        } catch {
+            console.err("stubserver: \(error)")
+            return nil
+        }
+        // Before any thread starts, so every thread inherits the blocked signals.
+        ProcessSignals.onTermination { [console] _ in
+            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
+            server.stopAndWait()
+        }
+        do {
+            try server.start()
+        } catch {
+            console.err("stubserver: cannot listen: \(error)")
+            return nil
+        }
+        engine.fallbackBaseURL.value = server.baseURL
+        if let portFile = options.portFile {
+            do {
+                try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
+            } catch {
+                console.err("stubserver: cannot write the port file \(portFile): \(error.localizedDescription)")
+                server.stopAndWait()
+                return nil
+            }
+        }
+        if !options.isLoopback {
+            console.err("stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs")
+            if options.adminToken == nil {
+                console.err("stubserver: warning: the admin API (/__admin/) is open to them too: anyone can add stubs and read the journal; use --admin-token")
+            }
+        }
+        return ServingRun(options: options, loader: loader, result: result, engine: engine, server: server)
+    }
+
+    /// The ready line scripts wait for, then the inspector's address (on stderr with
+    /// `--log json`, so stdout stays one JSON object per line after the ready line).
+    func announce(_ readyLine: String, console: Console) {
+        console.out(readyLine)
+        let inspector = "inspector: \(server.baseURL)/__admin/ui"
+        if options.log == .json { console.err(inspector) } else { console.out(inspector) }
+        console.startFlushing()
+    }
+
+    /// Reloads on change; a folder with errors keeps the last good stubs.
+    func watch(console: Console) -> StubFolderWatcher {
+        let directory = options.directory, loader = self.loader, engine = self.engine
+        // Four checks a second; two for big folders, where a check costs more (still within a second).
+        let interval = result.fileCount > 200 ? 0.5 : 0.25
+        let watcher = StubFolderWatcher(loader: loader, interval: interval) {
+            let reloaded = loader.load()
+            for problem in reloaded.problems { console.err(problem.description) }
+            if reloaded.isServable {
+                engine.replace(with: reloaded.stubs)
+                console.out("stubserver reloaded \(plural(reloaded.stubs.count, "stub")) from \(directory)")
+            } else {
+                console.err("stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))")
+            }
+        }
+        watcher.start()
+        return watcher
+    }
+}
