@@ -287,8 +287,11 @@ struct StubDecoder {
     mutating func compileRegex(_ source: String, _ node: JSONNode, _ path: String, caseInsensitive: Bool = false) -> CompiledRegex? {
         do {
             return try CompiledRegex(source, caseInsensitive: caseInsensitive)
+        } catch let syntax as RegexSyntaxError {
+            self.error(path, node, "invalid regular expression \"\(source)\": \(syntax.message) (at character \(syntax.offset))")
+            return nil
         } catch {
-            self.error(path, node, "invalid regular expression \"\(source)\"")
+            self.error(path, node, "invalid regular expression \"\(source)\": \(error)")
             return nil
         }
     }
