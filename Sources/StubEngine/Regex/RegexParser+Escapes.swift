@@ -188,6 +188,7 @@ extension RegexParser {
                 items.append(item) // a '-' after a class like \d is a literal '-' (ICU)
             case .scalar(let low):
                 guard peek() == "-", let after = peek(1), after != "]" else { ranges.append(low...low); continue }
+                if after == "-" { throw error("class difference (--) is not supported; write \\- for a literal '-'", at: pos) }
                 pos += 1
                 guard case .scalar(let high) = try parseClassAtom(classStart: start) else {
                     throw error("a range cannot end in a class such as \\d", at: atomStart)

@@ -156,12 +156,12 @@ struct RegexParser {
     }
 
     private func repetition(_ body: Parsed, min: Int, max: Int?, greedy: Bool, at start: Int) throws(RegexSyntaxError) -> Parsed {
-        let unit = Self.add(body.cost, 2)
+        // Mandatory copies cost the body; optional ones a split more; a loop adds its check.
         let cost: Int
         if let max {
-            cost = Self.add(Self.multiply(unit, max), 1)
+            cost = Self.add(Self.add(Self.multiply(body.cost, min), Self.multiply(Self.add(body.cost, 1), max - min)), 1)
         } else {
-            cost = Self.add(Self.multiply(unit, min <= 1 ? 1 : min + 1), 3)
+            cost = Self.add(Self.multiply(Self.add(body.cost, 2), min <= 1 ? 1 : min + 1), 3)
         }
         if cost > RegexLimits.maxInstructions {
             throw error("pattern too large: this repetition would compile to more than \(RegexLimits.maxInstructions) instructions", at: start)
@@ -263,7 +263,7 @@ struct RegexParser {
         }
         pos += 1
         guard let c = peek() else { throw error("unterminated group '(?'", at: start) }
-        let written = String(String.UnicodeScalarView(scalars[start..<min(pos + 3, scalars.count)]))
+        let written = String(String.UnicodeScalarView(scalars[start...pos])) // "(?R", "(?P"
         switch c {
         case ":":
             pos += 1
