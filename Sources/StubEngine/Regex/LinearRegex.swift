@@ -56,6 +56,12 @@ package struct LinearRegex: Sendable {
     /// loop whose body can match empty): the "program size" of the linear bound.
     package var stateCount: Int { program.stateCount }
 
+    /// The most steps one call may take on a text of `scalarCount` scalars: each position
+    /// visits each state at most once, and each visit or thread step is one step.
+    package static func maxSteps(stateCount: Int, scalarCount: Int) -> Int {
+        4 * (scalarCount + 1) * (stateCount + 1)
+    }
+
     /// Whether the whole text matches (ICU: `\A(?:PATTERN)\z`).
     package func matchesWhole(_ text: String) -> Bool {
         var stats = RegexRunStats()
