@@ -80,9 +80,7 @@ package struct LinearRegex: Sendable {
         if !prefix.isEmpty, !text.utf8.starts(with: prefix) { return false }
         var copy = text
         return copy.withUTF8 { buffer in
-            var vm = PikeVM(program, text: buffer, mode: .whole, captures: false)
-            defer { stats.steps += vm.steps }
-            return vm.run() != nil
+            PikeVM.run(program, text: buffer, mode: .whole, captures: false, steps: &stats.steps) != nil
         }
     }
 
@@ -100,9 +98,7 @@ package struct LinearRegex: Sendable {
                 guard let at = Self.find(literal, in: buffer) else { return nil }
                 return [at, at + literal.count] + [Int](repeating: -1, count: 2 * program.captureGroupCount)
             }
-            var vm = PikeVM(program, text: buffer, mode: .first, captures: true)
-            defer { stats.steps += vm.steps }
-            return vm.run(skipTo: prefix.first)
+            return PikeVM.run(program, text: buffer, mode: .first, captures: true, firstByte: prefix.first, steps: &stats.steps)
         }
         guard let slots, slots.count >= 2, slots[0] >= 0, slots[1] >= slots[0] else { return nil }
         let utf8 = text.utf8

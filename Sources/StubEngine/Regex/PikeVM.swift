@@ -19,172 +19,216 @@ package struct RegexRunStats: Sendable {
 struct PikeVM {
     enum Mode { case whole, first }
 
-    private struct Frame {
-        /// >= 0: explore this instruction with `k`; < 0: restore slot -1 - pc to `value`.
-        var pc: Int32
-        var k: Int32
-        var value: Int
-    }
-
-    /// Threads waiting at a position, in priority order, with their capture slots.
-    private struct ThreadList {
-        var pcs: [Int32] = []
-        var slots: [Int] = []
-        mutating func clear() { pcs.removeAll(keepingCapacity: true); slots.removeAll(keepingCapacity: true) }
+    /// Runs to the end or the first match. `whole`: whether the text matches from start to
+    /// end (the result is [] then). `first`: the leftmost-first match's slots (2 per group,
+    /// group 0 first; -1 when unset). `firstByte` is a byte every match starts with, if known.
+    ///
+    /// All working memory is one block taken here, sized from the program: the visited marks,
+    /// two thread lists (at most one thread per consuming instruction, plus the match), their
+    /// capture slots, and the walk's stack (at most one frame per state, plus the first).
+    static func run(_ program: RegexProgram, text: UnsafeBufferPointer<UInt8>, mode: Mode, captures: Bool,
+                    firstByte: UInt8? = nil, steps: inout Int) -> [Int]? {
+        let slotCount = captures ? 2 * (program.captureGroupCount + 1) : 0
+        let listCapacity = program.consumingCount + 1
+        let stackCapacity = program.stateCount + 2
+        let total = program.stateCount + 2 * listCapacity * (1 + slotCount) + 3 * stackCapacity + slotCount
+        return program.instructions.withUnsafeBufferPointer { instructions in
+            program.classes.withUnsafeBufferPointer { classes in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: total) { memory -> [Int]? in
+                    guard let block = memory.baseAddress else { return nil }
+                    block.initialize(repeating: 0, count: program.stateCount) // visited marks
+                    var vm = PikeVM(program: program, instructions: instructions, classes: classes,
+                                    text: text, mode: mode, slotCount: slotCount, block: block, listCapacity: listCapacity)
+                    let result = vm.run(firstByte: firstByte)
+                    steps += vm.steps
+                    return result
+                }
+            }
+        }
     }
 
     private let program: RegexProgram
+    private let instructions: UnsafeBufferPointer<Instruction>
+    private let classes: UnsafeBufferPointer<CharacterClass>
     private let text: UnsafeBufferPointer<UInt8>
     private let mode: Mode
     private let slotCount: Int
-    private var visited: [UInt32]
-    private var generation: UInt32 = 1
-    private var stack: [Frame] = []
-    private var scratch: [Int]
+    /// Generation (position + 1) at which each state was last visited.
+    private let visited: UnsafeMutablePointer<Int>
+    /// The two thread lists: instructions and slots, `current` and `next` swap each step.
+    private var currentPCs: UnsafeMutablePointer<Int>, nextPCs: UnsafeMutablePointer<Int>
+    private var currentSlots: UnsafeMutablePointer<Int>, nextSlots: UnsafeMutablePointer<Int>
+    private var currentCount = 0, nextCount = 0
+    /// Frames of three: pc and k to explore, or (-1 - slot, 0, value) to restore a slot.
+    private let stack: UnsafeMutablePointer<Int>
+    private let scratch: UnsafeMutablePointer<Int>
+    private var generation = 1
     private var wordBefore = false
     private(set) var steps = 0
 
-    init(_ program: RegexProgram, text: UnsafeBufferPointer<UInt8>, mode: Mode, captures: Bool) {
+    private init(program: RegexProgram, instructions: UnsafeBufferPointer<Instruction>,
+                 classes: UnsafeBufferPointer<CharacterClass>, text: UnsafeBufferPointer<UInt8>, mode: Mode,
+                 slotCount: Int, block: UnsafeMutablePointer<Int>, listCapacity: Int) {
         self.program = program
+        self.instructions = instructions
+        self.classes = classes
         self.text = text
         self.mode = mode
-        slotCount = captures ? 2 * (program.captureGroupCount + 1) : 0
-        visited = [UInt32](repeating: 0, count: program.stateCount)
-        scratch = [Int](repeating: -1, count: slotCount)
-        stack.reserveCapacity(16)
+        self.slotCount = slotCount
+        visited = block
+        currentPCs = block + program.stateCount
+        nextPCs = currentPCs + listCapacity
+        currentSlots = nextPCs + listCapacity
+        nextSlots = currentSlots + listCapacity * slotCount
+        stack = nextSlots + listCapacity * slotCount
+        scratch = stack + 3 * (program.stateCount + 2)
     }
 
-    /// Runs to the end or the first match. `whole`: whether the text matches from start to
-    /// end (the result is [] then). `first`: the leftmost-first match's slots (2 per group,
-    /// group 0 first; -1 when unset). `skipTo` is a byte every match starts with, if known.
-    mutating func run(skipTo firstByte: UInt8? = nil) -> [Int]? {
+    private mutating func run(firstByte: UInt8?) -> [Int]? {
         let end = text.count
-        var current = ThreadList(), next = ThreadList()
+        let hasWordAssertions = program.hasWordAssertions
         var found: [Int]? = nil
         var pos = 0
         while true {
             if found == nil, pos == 0 || mode == .first {
-                if current.pcs.isEmpty, let firstByte {
+                if currentCount == 0, let firstByte {
                     // Nothing alive: jump to the next place a match can start.
                     var j = pos
                     while j < end, text[j] != firstByte { j += 1 }
                     if j == end { break }
-                    if program.hasWordAssertions { advanceWordState(from: pos, to: j) }
+                    if hasWordAssertions { advanceWordState(from: pos, to: j) }
                     pos = j
                 }
-                for i in 0..<slotCount { scratch[i] = -1 }
-                addThread(&current, program.start, k: 0, at: pos)
+                // ICU's search tries a pattern that starts with (?m)^ only at line starts, a CR LF
+                // pair counting as one terminator, although the assertion holds between them.
+                let betweenCRLF = pos > 0 && pos < end && text[pos - 1] == 0x0D && text[pos] == 0x0A
+                if !(program.startsWithLineStart && betweenCRLF) {
+                    for i in 0..<slotCount { scratch[i] = -1 }
+                    addThread(toNext: false, Int(program.start), k: 0, at: pos)
+                }
             }
-            if current.pcs.isEmpty, mode == .whole || found != nil || pos >= end { break }
+            if currentCount == 0, mode == .whole || found != nil || pos >= end { break }
             if pos >= end {
                 // Only a match can be left to find.
-                for (i, pc) in current.pcs.enumerated() where program.instructions[Int(pc)].op == .match {
+                for i in 0..<currentCount where instructions[currentPCs[i]].isMatch {
                     if mode == .whole { return [] }
-                    found = Array(current.slots[(i * slotCount)..<((i + 1) * slotCount)])
+                    found = Array(UnsafeBufferPointer(start: currentSlots + i * slotCount, count: slotCount))
                     break
                 }
                 break
             }
             let (c, length) = decode(at: pos)
             let after = pos + length
-            if program.hasWordAssertions, !Self.isWordSkip(c) { wordBefore = Self.isWord(c) }
-            nextGeneration()
-            next.clear()
-            for (i, pc) in current.pcs.enumerated() {
+            if hasWordAssertions, !Self.isWordSkip(c) { wordBefore = Self.isWord(c) }
+            generation += 1
+            nextCount = 0
+            for i in 0..<currentCount {
                 steps += 1
-                let inst = program.instructions[Int(pc)]
-                var target: Int32 = -1
+                let pc = currentPCs[i]
+                let inst = instructions[pc]
+                var target = -1
                 switch inst.op {
                 case .match:
                     if mode == .whole { continue } // not at the end: not a whole match
-                    found = Array(current.slots[(i * slotCount)..<((i + 1) * slotCount)])
+                    found = Array(UnsafeBufferPointer(start: currentSlots + i * slotCount, count: slotCount))
                 case .scalar:
-                    if c == UInt32(bitPattern: inst.arg) { target = inst.next }
+                    if c == UInt32(bitPattern: inst.arg) { target = Int(inst.next) }
                 case .set:
-                    if program.classes[Int(inst.arg)].contains(c) { target = inst.next }
+                    if classes[Int(inst.arg)].contains(c) { target = Int(inst.next) }
                 case .anyButNewline:
-                    if !NamedSet.isLineTerminator(c) { target = inst.next }
+                    if !NamedSet.isLineTerminator(c) { target = Int(inst.next) }
                 case .anyDotAll:
-                    target = c == 0x0D && after < end && text[after] == 0x0A ? inst.alt : inst.next
+                    target = Int(c == 0x0D && after < end && text[after] == 0x0A ? inst.alt : inst.next)
                 case .lineBreak:
-                    if c == 0x0D && after < end && text[after] == 0x0A { target = inst.alt } else if NamedSet.isLineTerminator(c) { target = inst.next }
+                    if c == 0x0D && after < end && text[after] == 0x0A {
+                        target = Int(inst.alt)
+                    } else if NamedSet.isLineTerminator(c) {
+                        target = Int(inst.next)
+                    }
                 case .foldStep:
                     let step = program.foldSteps[Int(inst.arg)]
-                    let advance = step.advance(c)
-                    if advance > 0 { target = step.position + advance == step.length ? inst.next : pc + advance }
+                    let advance = Int(step.advance(c))
+                    if advance > 0 { target = Int(step.position) + advance == Int(step.length) ? Int(inst.next) : pc + advance }
                 default:
                     break // non-consuming instructions never wait in a list
                 }
-                if inst.op == .match { break } // lower-priority threads lose to this match
+                if inst.isMatch { break } // lower-priority threads lose to this match
                 if target >= 0 {
-                    for s in 0..<slotCount { scratch[s] = current.slots[i * slotCount + s] }
-                    addThread(&next, target, k: 0, at: after)
+                    for s in 0..<slotCount { scratch[s] = currentSlots[i * slotCount + s] }
+                    addThread(toNext: true, target, k: 0, at: after)
                 }
             }
-            swap(&current, &next)
+            swap(&currentPCs, &nextPCs)
+            swap(&currentSlots, &nextSlots)
+            currentCount = nextCount
             pos = after
         }
         return mode == .whole ? nil : found
     }
 
-    private mutating func nextGeneration() {
-        generation &+= 1
-        if generation == 0 {
-            for i in visited.indices { visited[i] = 0 }
-            generation = 1
-        }
-    }
-
     /// Follows the non-consuming instructions from `pc` depth-first, preferred branch first,
-    /// appending the consuming and match instructions reached to `list` in that order.
-    private mutating func addThread(_ list: inout ThreadList, _ pc: Int32, k: Int32, at pos: Int) {
-        stack.append(Frame(pc: pc, k: k, value: 0))
-        while let frame = stack.popLast() {
-            if frame.pc < 0 {
-                scratch[Int(-1 - frame.pc)] = frame.value
+    /// appending the consuming and match instructions reached to a list in that order.
+    private mutating func addThread(toNext: Bool, _ pc: Int, k: Int, at pos: Int) {
+        var sp = 0
+        func push(_ a: Int, _ b: Int, _ c: Int) {
+            stack[sp] = a; stack[sp + 1] = b; stack[sp + 2] = c
+            sp += 3
+        }
+        push(pc, k, 0)
+        while sp > 0 {
+            sp -= 3
+            var pc = stack[sp], k = stack[sp + 1]
+            if pc < 0 {
+                scratch[-1 - pc] = stack[sp + 2]
                 continue
             }
-            var pc = frame.pc, k = frame.k
             explore: while true {
                 steps += 1
-                let inst = program.instructions[Int(pc)]
-                let state = Int(program.stateBase[Int(pc)]) + (inst.consumes || inst.op == .match ? 0 : Int(k))
+                let inst = instructions[pc]
+                let state = Int(inst.stateBase) + Int(inst.stateStride) * k
                 if visited[state] == generation { break explore }
                 visited[state] = generation
                 switch inst.op {
                 case .jump:
-                    pc = inst.next
+                    pc = Int(inst.next)
                 case .split:
-                    stack.append(Frame(pc: inst.alt, k: k, value: 0))
-                    pc = inst.next
+                    push(Int(inst.alt), k, 0)
+                    pc = Int(inst.next)
                 case .save:
                     let slot = Int(inst.arg)
                     if slot < slotCount {
-                        stack.append(Frame(pc: -1 - inst.arg, k: 0, value: scratch[slot]))
+                        push(-1 - slot, 0, scratch[slot])
                         scratch[slot] = pos
                     }
-                    pc = inst.next
+                    pc = Int(inst.next)
                 case .assert:
                     guard let a = Assertion(rawValue: inst.arg), holds(a, at: pos) else { break explore }
-                    pc = inst.next
+                    pc = Int(inst.next)
                 case .iterStart:
                     k += 1
-                    pc = inst.next
+                    pc = Int(inst.next)
                 case .iterEnd:
                     if k > 0 {
                         // This iteration consumed nothing: leave the loop.
                         k -= 1
-                        pc = inst.alt
+                        pc = Int(inst.alt)
                     } else if inst.arg == 1 {
-                        stack.append(Frame(pc: inst.alt, k: 0, value: 0))
-                        pc = inst.next
+                        push(Int(inst.alt), 0, 0)
+                        pc = Int(inst.next)
                     } else {
-                        stack.append(Frame(pc: inst.next, k: 0, value: 0))
-                        pc = inst.alt
+                        push(Int(inst.next), 0, 0)
+                        pc = Int(inst.alt)
                     }
                 default:
-                    list.pcs.append(pc)
-                    list.slots.append(contentsOf: scratch)
+                    if toNext {
+                        nextPCs[nextCount] = pc
+                        if slotCount > 0 { (nextSlots + nextCount * slotCount).update(from: scratch, count: slotCount) }
+                        nextCount += 1
+                    } else {
+                        currentPCs[currentCount] = pc
+                        if slotCount > 0 { (currentSlots + currentCount * slotCount).update(from: scratch, count: slotCount) }
+                        currentCount += 1
+                    }
                     break explore
                 }
             }

@@ -25,6 +25,7 @@ struct RegexCompiler {
         let body = try c.compile(root, next: end)
         c.program.start = try c.emit(Instruction(op: .save, next: body, arg: 0))
         c.program.captureGroupCount = captureGroupCount
+        c.program.startsWithLineStart = root.searchesLineStartsOnly
         try c.finish()
         return c.program
     }
@@ -37,11 +38,12 @@ struct RegexCompiler {
     }
 
     private mutating func finish() throws(RegexSyntaxError) {
-        var base: [Int32] = []
         var total = 0
         for (i, inst) in program.instructions.enumerated() {
-            base.append(Int32(total))
-            total += inst.consumes || inst.op == .match ? 1 : Int(depths[i]) + 1
+            let once = inst.consumes || inst.isMatch
+            program.instructions[i].stateBase = Int32(clamping: total)
+            program.instructions[i].stateStride = once ? 0 : 1
+            total += once ? 1 : Int(depths[i]) + 1
             if inst.consumes { program.consumingCount += 1 }
             if inst.op == .assert, let a = Assertion(rawValue: inst.arg), a == .wordBoundary || a == .notWordBoundary {
                 program.hasWordAssertions = true
@@ -57,7 +59,6 @@ struct RegexCompiler {
             throw RegexSyntaxError(offset: 0, message:
                 "pattern too large: \(program.captureGroupCount) capture groups in a pattern this long; write (?:...) for groups that need not capture")
         }
-        program.stateBase = base
         program.stateCount = total
     }
 
@@ -95,7 +96,7 @@ struct RegexCompiler {
             var entry = entries[entries.count - 1]
             for e in entries.dropLast().reversed() { entry = try emit(Instruction(op: .split, next: e, alt: entry)) }
             return entry
-        case .repetition(let body, let min, let max, let greedy):
+        case .repetition(let body, let min, let max, let greedy, _):
             if let max { return try counted(body, min: min, max: max, greedy: greedy, next: next) }
             return body.canBeEmpty
                 ? try emptyableLoop(body, min: min, greedy: greedy, next: next)

@@ -13,7 +13,9 @@ indirect enum RegexNode: Sendable {
     case capture(Int, RegexNode)
     case concat([RegexNode])
     case alternation([RegexNode])
-    case repetition(RegexNode, min: Int, max: Int?, greedy: Bool)
+    /// `bodyFirst`: ICU compiles the body first with nothing before it (`+`, `+?`, `{1}`), which
+    /// matters only to `searchesLineStartsOnly`; `{n,}` and `{n,m}` start with a counter instead.
+    case repetition(RegexNode, min: Int, max: Int?, greedy: Bool, bodyFirst: Bool)
 
     /// Whether the node can match without consuming anything (an over-approximation is
     /// harmless: it only adds the empty-iteration check to a loop).
@@ -25,7 +27,84 @@ indirect enum RegexNode: Sendable {
         case .capture(_, let n): return n.canBeEmpty
         case .concat(let ns): return ns.allSatisfy(\.canBeEmpty)
         case .alternation(let ns): return ns.contains(where: \.canBeEmpty)
-        case .repetition(let n, let min, _, _): return min == 0 || n.canBeEmpty
+        case .repetition(let n, let min, _, _, _): return min == 0 || n.canBeEmpty
+        }
+    }
+
+    /// Whether ICU's search would try this pattern only at line starts (its START_LINE start
+    /// type), which differs from trying every position in one way: never between a CR and its
+    /// LF, although (?m)^ holds there. ICU's analysis walks the compiled pattern: groups,
+    /// nothing-nodes and zero-width assertions keep it "at the start", `+` and `{1}` begin with
+    /// their body, anything else ends it; a (?m)^ reached at the start makes it START_LINE,
+    /// unless the only thing a match can begin with is one case-sensitive literal of two or
+    /// more characters (START_STRING, which then tries wherever that literal occurs).
+    var searchesLineStartsOnly: Bool {
+        guard case .found = Self.walk([self]) else { return false }
+        let rest = Self.afterLineStart([self])
+        guard case .literal(let s, caseInsensitive: false)? = rest, s.count >= 2 else { return true }
+        return false
+    }
+
+    private enum Walk { case found, stopped, exhausted }
+
+    /// Depth-first over the leading items for a (?m)^ reached "at the start".
+    private static func walk(_ nodes: [RegexNode]) -> Walk {
+        for node in nodes {
+            switch node {
+            case .assertion(.startOfLine): return .found
+            case .assertion, .empty: continue
+            case .capture(_, let body):
+                let w = walk([body])
+                if case .exhausted = w { continue }
+                return w
+            case .concat(let items):
+                let w = walk(items)
+                if case .exhausted = w { continue }
+                return w
+            case .repetition(let body, _, _, _, true):
+                let w = walk([body])
+                if case .exhausted = w { continue }
+                return w
+            default:
+                return .stopped
+            }
+        }
+        return .exhausted
+    }
+
+    /// The first consuming node after the leading (?m)^, when it must begin every match: a
+    /// literal there is ICU's single initial string. Nil when anything optional comes first.
+    private static func afterLineStart(_ nodes: [RegexNode]) -> RegexNode? {
+        var seenLineStart = false
+        func first(_ nodes: [RegexNode]) -> (RegexNode?, done: Bool) {
+            for node in nodes {
+                switch node {
+                case .assertion(.startOfLine): seenLineStart = true
+                case .assertion, .empty: continue
+                case .capture(_, let body):
+                    let r = first([body])
+                    if r.done { return r }
+                case .concat(let items):
+                    let r = first(items)
+                    if r.done { return r }
+                case .repetition(let body, let min, _, _, _) where min >= 1:
+                    let r = first([body])
+                    if r.done { return r }
+                default:
+                    return (seenLineStart ? node : nil, true)
+                }
+            }
+            return (nil, false)
+        }
+        return first(nodes).0
+    }
+
+    private var compilesToNothing: Bool {
+        switch self {
+        case .empty: return true
+        case .capture(_, let n): return n.compilesToNothing
+        case .concat(let items): return items.allSatisfy(\.compilesToNothing)
+        default: return false
         }
     }
 }

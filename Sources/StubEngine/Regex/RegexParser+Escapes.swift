@@ -30,7 +30,7 @@ extension RegexParser {
             }
             throw error("\\Q without a closing \\E", at: start)
         default:
-            throw unsupportedEscape(c, at: start, inClass: false)
+            throw unsupportedEscape(c, at: start)
         }
     }
 
@@ -142,7 +142,7 @@ extension RegexParser {
         }
     }
 
-    func unsupportedEscape(_ c: Unicode.Scalar, at start: Int, inClass: Bool) -> RegexSyntaxError {
+    func unsupportedEscape(_ c: Unicode.Scalar, at start: Int) -> RegexSyntaxError {
         let written = "\\\(c)"
         switch c {
         case "1"..."9": return error(Refusal.backReference(written), at: start)
@@ -219,7 +219,7 @@ extension RegexParser {
             pos += 1
             if let v = try literalEscape(e, start: start) { return .scalar(v) }
             if let item = try namedEscape(e, start: start) { return .item(item) }
-            throw unsupportedEscape(e, at: start, inClass: true)
+            throw unsupportedEscape(e, at: start)
         default:
             pos += 1
             return .scalar(c.value)

@@ -109,6 +109,7 @@ struct RegexParser {
                         : "quantifier '\(c)' has nothing to repeat; write \\\(c) for a literal '\(c)'", at: start)
                 }
                 let (min, max, greedy) = try parseQuantifier()
+                let bodyFirst = scalars[start] == "+" || (min == 1 && max == 1)
                 var body: Parsed
                 if lastIsRunScalar, let last = run.popLast() {
                     flush(&items, &run, runCaseInsensitive)
@@ -116,7 +117,7 @@ struct RegexParser {
                 } else {
                     body = items.removeLast()
                 }
-                body = try repetition(body, min: min, max: max, greedy: greedy, at: start)
+                body = try repetition(body, min: min, max: max, greedy: greedy, bodyFirst: bodyFirst, at: start)
                 items.append(body)
                 repeatable = false
                 lastIsRunScalar = false
@@ -155,7 +156,7 @@ struct RegexParser {
         }
     }
 
-    private func repetition(_ body: Parsed, min: Int, max: Int?, greedy: Bool, at start: Int) throws(RegexSyntaxError) -> Parsed {
+    private func repetition(_ body: Parsed, min: Int, max: Int?, greedy: Bool, bodyFirst: Bool, at start: Int) throws(RegexSyntaxError) -> Parsed {
         // Mandatory copies cost the body; optional ones a split more; a loop adds its check.
         let cost: Int
         if let max {
@@ -166,7 +167,7 @@ struct RegexParser {
         if cost > RegexLimits.maxInstructions {
             throw error("pattern too large: this repetition would compile to more than \(RegexLimits.maxInstructions) instructions", at: start)
         }
-        return Parsed(node: .repetition(body.node, min: min, max: max, greedy: greedy), cost: cost)
+        return Parsed(node: .repetition(body.node, min: min, max: max, greedy: greedy, bodyFirst: bodyFirst), cost: cost)
     }
 
     /// `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each optionally followed by `?` (lazy).
@@ -270,7 +271,12 @@ struct RegexParser {
             let body = try parseGroupBody(start: start, flags: flags)
             return .node(body, repeatable: true)
         case "#":
-            while let d = peek(), d != ")" { pos += 1 }
+            while let d = peek(), d != ")" {
+                // ICU reads \Q, \x, \u... even inside a comment ("(?#\Q)...\E)" ends elsewhere,
+                // "(?#\x{E)" is an error), so a comment stays plain text.
+                if d == "\\" { throw error("a backslash inside a (?#...) comment is not supported", at: pos) }
+                pos += 1
+            }
             guard peek() == ")" else { throw error("unterminated comment '(?#': it ends at the first ')'", at: start) }
             pos += 1
             return .comment

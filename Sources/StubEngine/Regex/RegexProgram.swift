@@ -23,8 +23,17 @@ struct Instruction: Sendable {
     var next: Int32
     var alt: Int32 = -1
     var arg: Int32 = 0
+    /// Set by the compiler when the program is complete: where this instruction's visited
+    /// states begin, and 1 when there is one per k (see PikeVM), 0 when there is only one.
+    var stateBase: Int32 = 0
+    var stateStride: Int32 = 0
 
-    var consumes: Bool { op.rawValue <= Op.foldStep.rawValue }
+    var consumes: Bool {
+        @inline(__always) get { op.rawValue <= Op.foldStep.rawValue }
+    }
+    var isMatch: Bool {
+        @inline(__always) get { op.rawValue == Op.match.rawValue }
+    }
 }
 
 /// One position in a case-insensitive literal run, matched by full case folding: a scalar
@@ -53,12 +62,13 @@ struct RegexProgram: Sendable {
     var classes: [CharacterClass] = []
     var foldSteps: [FoldStep] = []
     var start: Int32 = 0
-    /// Where each instruction's visited-states begin: an instruction inside loops whose body
-    /// can match empty is visited once per "how many of those loops began their current
-    /// iteration at this position" (see PikeVM), consuming ones once.
-    var stateBase: [Int32] = []
+    /// Visited-states in all: an instruction inside loops whose body can match empty is visited
+    /// once per "how many of those loops began their current iteration at this position" (see
+    /// PikeVM), consuming ones once.
     var stateCount = 0
     var captureGroupCount = 0
     var consumingCount = 0
     var hasWordAssertions = false
+    /// ICU would search only at line starts (see `RegexNode.searchesLineStartsOnly`).
+    var startsWithLineStart = false
 }
