@@ -231,6 +231,48 @@ final class RegexTests: XCTestCase {
         }
     }
 
+    /// Random patterns over the constructs whose priorities are easy to get wrong (empty loops,
+    /// lazy and counted repetition, alternation, anchors, case folding) on random short texts,
+    /// against ICU. Deterministic: a fixed seed, so a failure reproduces.
+    func testRandomPatternsAgreeWithICU() throws {
+        var random = XorShift(state: 0x9E37_79B9_7F4A_7C15)
+        let atoms = ["a", "b", "s", "ß", "k", "K", "é", "e\u{301}", #"\n"#, #"\r"#, ".", "(?s:.)", "[ab]", "[^a]", #"\w"#,
+                     #"\W"#, #"\s"#, "ﬀ", "f", #"\x{1E9E}"#, #"\R"#, "ι", "\u{345}", "ǅ"]
+        let assertions = ["^", "$", #"\A"#, #"\z"#, #"\Z"#, #"\b"#, #"\B"#, "(?m:^)", "(?m:$)"]
+        let quantifiers = ["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}", "*?", "+?", "??", "{1,3}?", "{2,}?"]
+        let pieces = ["a", "b", "s", "ß", "S", "k", "\u{212A}", "é", "e\u{301}", "\n", "\r", "\r\n", "ff", "ﬀ", "ẞ", " ", "ι", "\u{345}", "ǆ"]
+        func pattern(_ depth: Int) -> String {
+            switch random.next(depth > 3 ? 3 : 10) {
+            case 0, 1, 2: return atoms[random.next(atoms.count)]
+            case 3: return assertions[random.next(assertions.count)]
+            case 4: return "(" + pattern(depth + 1) + ")"
+            case 5: return "(?:" + pattern(depth + 1) + "|" + pattern(depth + 1) + ")"
+            case 6: return "(" + pattern(depth + 1) + "|" + (random.next(2) == 0 ? "" : pattern(depth + 1)) + ")"
+            case 7: return "(" + pattern(depth + 1) + ")" + quantifiers[random.next(quantifiers.count)]
+            case 8: return "(?i:" + pattern(depth + 1) + ")"
+            default: return pattern(depth + 1) + pattern(depth + 1)
+            }
+        }
+        var compared = 0
+        for _ in 0..<1500 {
+            let source = pattern(0)
+            let caseInsensitive = random.next(4) == 0
+            let regex = try LinearRegex(source, caseInsensitive: caseInsensitive)
+            let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
+            let bare = try NSRegularExpression(pattern: source, options: options)
+            let wrapped = try NSRegularExpression(pattern: #"\A(?:"# + source + #")\z"#, options: options)
+            for _ in 0..<3 {
+                let text = (0..<random.next(7)).map { _ in pieces[random.next(pieces.count)] }.joined()
+                guard let icuFirst = Self.icuFirst(bare, text), let icuWhole = Self.icuFirst(wrapped, text) else { continue }
+                let row = "/\(source)/\(caseInsensitive ? "i" : "") on \(text.debugDescription)"
+                XCTAssertEqual(Self.describe(regex.firstMatch(in: text), in: text), icuFirst, row)
+                XCTAssertEqual(regex.matchesWhole(text), icuWhole != "none", row)
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 4000)
+    }
+
     // MARK: - refusals
 
     struct ErrorRow {
@@ -579,9 +621,41 @@ final class RegexTests: XCTestCase {
         return describe(RegexMatch(range: whole, groups: (1..<m.numberOfRanges).map { range(m.range(at: $0)) }), in: row.text)
     }
 
+    /// ICU's first match as `describe` writes it, or nil when ICU gave up (it backtracks: a
+    /// progress callback stops it after a while; a stack overflow is reported as an error).
+    static func icuFirst(_ regex: NSRegularExpression, _ text: String) -> String? {
+        var result = "none", gaveUp = false, progress = 0
+        regex.enumerateMatches(in: text, options: [.reportProgress, .reportCompletion],
+                               range: NSRange(location: 0, length: text.utf16.count)) { m, flags, stop in
+            if flags.contains(.internalError) { gaveUp = true }
+            if flags.contains(.progress) { progress += 1; if progress > 200 { gaveUp = true; stop.pointee = true } }
+            guard let m else { return }
+            func range(_ r: NSRange) -> Range<String.Index>? {
+                guard r.location != NSNotFound else { return nil }
+                return String.Index(utf16Offset: r.location, in: text)..<String.Index(utf16Offset: r.location + r.length, in: text)
+            }
+            if let whole = range(m.range) {
+                result = describe(RegexMatch(range: whole, groups: (1..<m.numberOfRanges).map { range(m.range(at: $0)) }), in: text)
+            }
+            stop.pointee = true
+        }
+        return gaveUp ? nil : result
+    }
+
     static func icuWhole(_ row: Row) -> Bool {
         let regex = try? NSRegularExpression(pattern: "\\A(?:\(row.pattern))\\z", options: row.caseInsensitive ? [.caseInsensitive] : [])
         return regex?.firstMatch(in: row.text, range: NSRange(row.text.startIndex..., in: row.text)) != nil
+    }
+}
+
+/// xorshift64: a small deterministic generator for the random differential test.
+struct XorShift {
+    var state: UInt64
+    mutating func next(_ bound: Int) -> Int {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return Int(state % UInt64(bound))
     }
 }
 

@@ -169,8 +169,14 @@ struct PikeVM {
     /// Follows the non-consuming instructions from `pc` depth-first, preferred branch first,
     /// appending the consuming and match instructions reached to a list in that order.
     private mutating func addThread(toNext: Bool, _ pc: Int, k: Int, at pos: Int) {
+        // The bounds below hold by construction (each state is visited once per position, each
+        // visit pushes at most one frame and lists at most one thread; k never exceeds the loop
+        // depth of the instruction): the guards only keep memory safe if that were ever wrong.
+        let stackLimit = 3 * (program.stateCount + 2), stateCount = program.stateCount
+        let listCapacity = program.consumingCount + 1
         var sp = 0
         func push(_ a: Int, _ b: Int, _ c: Int) {
+            guard sp + 3 <= stackLimit else { return }
             stack[sp] = a; stack[sp + 1] = b; stack[sp + 2] = c
             sp += 3
         }
@@ -186,7 +192,7 @@ struct PikeVM {
                 steps += 1
                 let inst = instructions[pc]
                 let state = Int(inst.stateBase) + Int(inst.stateStride) * k
-                if visited[state] == generation { break explore }
+                if state >= stateCount || visited[state] == generation { break explore }
                 visited[state] = generation
                 switch inst.op {
                 case .jump:
@@ -220,6 +226,7 @@ struct PikeVM {
                         pc = Int(inst.alt)
                     }
                 default:
+                    if (toNext ? nextCount : currentCount) >= listCapacity { break explore }
                     if toNext {
                         nextPCs[nextCount] = pc
                         if slotCount > 0 { (nextSlots + nextCount * slotCount).update(from: scratch, count: slotCount) }
