@@ -59,7 +59,9 @@ package struct LinearRegex: Sendable {
     /// The most steps one call may take on a text of `scalarCount` scalars: each position
     /// visits each state at most once, and each visit or thread step is one step.
     package static func maxSteps(stateCount: Int, scalarCount: Int) -> Int {
-        4 * (scalarCount + 1) * (stateCount + 1)
+        let (perPosition, o1) = (stateCount + 1).multipliedReportingOverflow(by: 4)
+        let (total, o2) = perPosition.multipliedReportingOverflow(by: scalarCount + 1)
+        return o1 || o2 ? Int.max : total
     }
 
     /// Whether the whole text matches (ICU: `\A(?:PATTERN)\z`).

@@ -31,7 +31,7 @@ struct PikeVM {
         let slotCount = captures ? 2 * (program.captureGroupCount + 1) : 0
         let listCapacity = program.consumingCount + 1
         let stackCapacity = program.stateCount + 2
-        let total = program.stateCount + 2 * listCapacity * (1 + slotCount) + 3 * stackCapacity + slotCount
+        let total = program.stateCount + 2 * listCapacity * (1 + slotCount) + 3 * stackCapacity + 2 * slotCount
         return program.instructions.withUnsafeBufferPointer { instructions in
             program.classes.withUnsafeBufferPointer { classes in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: total) { memory -> [Int]? in
@@ -62,6 +62,8 @@ struct PikeVM {
     /// Frames of three: pc and k to explore, or (-1 - slot, 0, value) to restore a slot.
     private let stack: UnsafeMutablePointer<Int>
     private let scratch: UnsafeMutablePointer<Int>
+    /// The best match so far (copied here, not allocated, however often it improves).
+    private let foundSlots: UnsafeMutablePointer<Int>
     private var generation = 1
     private var wordBefore = false
     private(set) var steps = 0
@@ -82,15 +84,16 @@ struct PikeVM {
         nextSlots = currentSlots + listCapacity * slotCount
         stack = nextSlots + listCapacity * slotCount
         scratch = stack + 3 * (program.stateCount + 2)
+        foundSlots = scratch + slotCount
     }
 
     private mutating func run(firstByte: UInt8?) -> [Int]? {
         let end = text.count
         let hasWordAssertions = program.hasWordAssertions
-        var found: [Int]? = nil
+        var found = false
         var pos = 0
         while true {
-            if found == nil, pos == 0 || mode == .first {
+            if !found, pos == 0 || mode == .first {
                 if currentCount == 0, let firstByte {
                     // Nothing alive: jump to the next place a match can start.
                     var j = pos
@@ -107,12 +110,13 @@ struct PikeVM {
                     addThread(toNext: false, Int(program.start), k: 0, at: pos)
                 }
             }
-            if currentCount == 0, mode == .whole || found != nil || pos >= end { break }
+            if currentCount == 0, mode == .whole || found || pos >= end { break }
             if pos >= end {
                 // Only a match can be left to find.
                 for i in 0..<currentCount where instructions[currentPCs[i]].isMatch {
                     if mode == .whole { return [] }
-                    found = Array(UnsafeBufferPointer(start: currentSlots + i * slotCount, count: slotCount))
+                    recordMatch(i)
+                    found = true
                     break
                 }
                 break
@@ -130,7 +134,8 @@ struct PikeVM {
                 switch inst.op {
                 case .match:
                     if mode == .whole { continue } // not at the end: not a whole match
-                    found = Array(UnsafeBufferPointer(start: currentSlots + i * slotCount, count: slotCount))
+                    recordMatch(i)
+                    found = true
                 case .scalar:
                     if c == UInt32(bitPattern: inst.arg) { target = Int(inst.next) }
                 case .set:
@@ -163,7 +168,12 @@ struct PikeVM {
             currentCount = nextCount
             pos = after
         }
-        return mode == .whole ? nil : found
+        guard mode == .first, found else { return nil }
+        return Array(UnsafeBufferPointer(start: foundSlots, count: slotCount))
+    }
+
+    private func recordMatch(_ thread: Int) {
+        if slotCount > 0 { foundSlots.update(from: currentSlots + thread * slotCount, count: slotCount) }
     }
 
     /// Follows the non-consuming instructions from `pc` depth-first, preferred branch first,
