@@ -45,9 +45,6 @@ struct CharacterClass: Sendable {
         return Self.slowContains(v, explicit, items, closedOverCase, negated)
     }
 
-    /// The members when the class is a short explicit list (literal prefix detection).
-    var singleScalar: UInt32? { items.isEmpty && !negated ? explicit.singleScalar : nil }
-
     private static func slowContains(_ v: UInt32, _ explicit: ScalarSet, _ items: [Item],
                                      _ closedOverCase: Bool, _ negated: Bool) -> Bool {
         var hit = explicit.contains(v)
