@@ -14,7 +14,7 @@
 // Invariants (a violation is a precondition failure, which libFuzzer saves as a crash):
 //  1. compiling never traps; a refusal has a message and an offset within the pattern;
 //  2. whatever compiles here compiles in ICU too, bare and wrapped as \A(?:...)\z, with as many
-//     groups (patterns of 193+ UTF-16 units skip the ICU checks: see `icuUsable`);
+//     groups (patterns longer than 193 UTF-16 units skip the ICU checks: see `icuUsable`);
 //  3. matchesWhole and firstMatch (range and every group) agree with ICU on the subject
 //     (repeated at most 64 scalars), unless ICU gave up: ICU runs with a progress callback that
 //     stops it after a fixed number of calls (its backtracking can take exponential time), and a
