@@ -199,6 +199,8 @@ final class RegexTests: XCTestCase {
         // Found by fuzzing (Fuzz/RegexFuzz.swift) and by a random differential run, kept as
         // regressions. [+--] was read as a range (ICU: set difference, refused; see errors).
         R("[+-]+", "a+-", whole: false, first: "1-3"),
+        R(#"[\&-@]+"#, "%&'@A", whole: false, first: "1-4"),
+        R("[a&]+", "&a-", whole: false, first: "0-2"),
         // ICU's search tries a pattern that starts with (?m)^ (through groups, `+` and other
         // assertions) only at line starts, never between CR and LF, where the assertion holds...
         R(#"((?m:^))\W"#, "ι\r\nιß ", whole: false, first: "none"),
@@ -405,6 +407,10 @@ final class RegexTests: XCTestCase {
           "a backslash inside a (?#...) comment is not supported"),
         E(#"(?#\x{E)a"#, at: 3, icuAccepts: false,
           "a backslash inside a (?#...) comment is not supported"),
+        // Found by fuzzing: ICU starts a range after an unescaped '&' at the character before
+        // the '&' ([a&-z] is a-z and '&'), or fails when there is none.
+        E("[&-@]", at: 1, icuAccepts: false, "a range cannot start with '&'; write \\& for a literal '&'"),
+        E("[a&-z]", at: 2, icuAccepts: true, "a range cannot start with '&'; write \\& for a literal '&'"),
     ]
 
     func testRefusalsSayWhatAndWhere() {

@@ -189,6 +189,9 @@ extension RegexParser {
             case .scalar(let low):
                 guard peek() == "-", let after = peek(1), after != "]" else { ranges.append(low...low); continue }
                 if after == "-" { throw error("class difference (--) is not supported; write \\- for a literal '-'", at: pos) }
+                // ICU takes a range after an unescaped '&' from the character before the '&'
+                // ([a&-z] is a-z and '&'), or fails when there is none.
+                if scalars[atomStart] == "&" { throw error("a range cannot start with '&'; write \\& for a literal '&'", at: atomStart) }
                 pos += 1
                 guard case .scalar(let high) = try parseClassAtom(classStart: start) else {
                     throw error("a range cannot end in a class such as \\d", at: atomStart)
