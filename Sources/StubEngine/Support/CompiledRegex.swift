@@ -1,21 +1,19 @@
-import Foundation
-
-/// A regular expression compiled once at load, matched against whole values.
-/// NSRegularExpression is immutable and documented thread-safe, hence the unchecked Sendable.
-package final class CompiledRegex: @unchecked Sendable {
+/// A regular expression compiled once at load, matched against whole values. Matching is
+/// linear in the value's length whatever the pattern (LinearRegex: an automaton, no
+/// backtracking), so a request cannot hold a server thread with a pathological value.
+package final class CompiledRegex: Sendable {
     package let pattern: String
-    private let regex: NSRegularExpression
+    private let regex: LinearRegex
 
-    /// Throws the compiler's message when the pattern is invalid.
+    /// Throws a `RegexSyntaxError` (message and character offset) when the pattern is invalid
+    /// or uses a construct that is not supported.
     package init(_ pattern: String, caseInsensitive: Bool = false) throws {
         self.pattern = pattern
-        var options: NSRegularExpression.Options = []
-        if caseInsensitive { options.insert(.caseInsensitive) }
-        // Anchored with \A and \z: "matches" means the whole value, as the contract says.
-        regex = try NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: options)
+        regex = try LinearRegex(pattern, caseInsensitive: caseInsensitive)
     }
 
+    /// Whether the whole value matches, as the contract says ("matches" means the whole value).
     package func matchesWhole(_ value: String) -> Bool {
-        regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+        regex.matchesWhole(value)
     }
 }

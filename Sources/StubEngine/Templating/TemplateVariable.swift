@@ -51,7 +51,7 @@ enum TemplateVariable: Sendable, Equatable {
             guard pointer.isEmpty || pointer.hasPrefix("/") else {
                 return .failure(TemplateError("{{\(text)}}: a JSON pointer starts with '/', as in request.json./user/name"))
             }
-            if let bad = pointer.range(of: "~[^01]|~$", options: .regularExpression) {
+            if let bad = Self.badPointerEscape(pointer) {
                 return .failure(TemplateError("{{\(text)}}: '\(pointer[bad])' in a JSON pointer; write ~0 for '~' and ~1 for '/'"))
             }
             return .success(.json(pointer: pointer))
@@ -96,6 +96,20 @@ enum TemplateVariable: Sendable, Equatable {
         let (seconds, overflow) = amount.multipliedReportingOverflow(by: scale)
         guard !overflow, seconds <= maximumOffsetSeconds else { return nil }
         return sign == "-" ? -seconds : seconds
+    }
+
+    /// The first '~' in a JSON pointer that is not "~0" or "~1", with the scalar after it (the
+    /// whole of what the pattern ~[^01]|~$ would match), or nil when every '~' is escaped.
+    static func badPointerEscape(_ pointer: String) -> Range<String.Index>? {
+        let scalars = pointer.unicodeScalars
+        var i = scalars.startIndex
+        while let tilde = scalars[i...].firstIndex(of: "~") {
+            let after = scalars.index(after: tilde)
+            guard after < scalars.endIndex else { return tilde..<after }
+            if scalars[after] != "0" && scalars[after] != "1" { return tilde..<scalars.index(after: after) }
+            i = scalars.index(after: after)
+        }
+        return nil
     }
 }
 

@@ -45,7 +45,9 @@ struct ParsedArguments {
     }
 
     private static func unknown(_ name: String, command: String, options: [Option], others: [String: [Option]]) -> UsageError {
-        if let owner = others.filter({ $0.key != command && $0.value.contains { $0.name == name } }).keys.sorted().first {
+        // serve first: the command most options belong to, and the one people mean.
+        let owners = others.filter { $0.key != command && $0.value.contains { $0.name == name } }.keys.sorted { $0 == "serve" || ($1 != "serve" && $0 < $1) }
+        if let owner = owners.first {
             return UsageError("\(name) applies to \(owner), not to \(command)")
         }
         var message = "unknown option \(name)"

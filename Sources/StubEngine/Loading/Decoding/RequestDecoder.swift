@@ -65,8 +65,11 @@ package enum RequestDecoder {
     static func compileRegex(_ c: inout DecodingContext, _ source: String, _ node: JSONNode, _ path: String, caseInsensitive: Bool = false) -> CompiledRegex? {
         do {
             return try CompiledRegex(source, caseInsensitive: caseInsensitive)
+        } catch let syntax as RegexSyntaxError {
+            c.error(path, node, "invalid regular expression \"\(source)\": \(syntax.message) (at character \(syntax.offset))")
+            return nil
         } catch {
-            c.error(path, node, "invalid regular expression \"\(source)\"")
+            c.error(path, node, "invalid regular expression \"\(source)\": \(error)")
             return nil
         }
     }
