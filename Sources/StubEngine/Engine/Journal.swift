@@ -25,11 +25,13 @@ package struct JournalEntry: Sendable {
     package let proxy: ProxyReport?
     /// The answer as the stub (or the near-miss report) gave it; nil when the client left first.
     package let response: JournalResponse?
+    /// The client's address, `IP:port` (empty when the transport has none).
+    package var peer: String = ""
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
-        IncomingRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers, body: body,
-                    authority: headers["Host"])
+        IncomingRequest(method: method, target: target, path: path, rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
+                        queryItems: queryItems, headers: headers, body: body, peer: peer, authority: headers["Host"])
     }
 }
 
@@ -119,7 +121,7 @@ package final class Journal: Sendable {
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy, response: response.map(JournalResponse.init))
+            proxy: proxy, response: response.map(JournalResponse.init), peer: request.peer)
         let (replaced, listeners) = state.withLock { s -> (JournalEntry?, [any JournalListener]) in
             entry.id = s.nextID
             s.nextID += 1
@@ -154,6 +156,26 @@ package final class Journal: Sendable {
 
     /// How many times the journal was cleared: a reader that saw another number missed a clear.
     package var clearCount: Int { state.withLock { $0.clears } }
+
+    /// Removes the entries `predicate` picks (WireMock's remove by id or by pattern); returns
+    /// them, oldest first. Their ids are not reused.
+    @discardableResult
+    package func remove(where predicate: (JournalEntry) -> Bool) -> [JournalEntry] {
+        let (removed, listeners) = state.withLock { s -> ([JournalEntry], [any JournalListener]) in
+            var removed: [JournalEntry] = []
+            guard capacity > 0 else { return ([], []) }
+            for offset in 0..<capacity {
+                let slot = (s.next + offset) % capacity
+                if let entry = s.entries[slot], predicate(entry) {
+                    removed.append(entry)
+                    s.entries[slot] = nil
+                }
+            }
+            return (removed, removed.isEmpty ? [] : s.listeners)
+        }
+        for listener in listeners { listener.journalChanged() }
+        return removed
+    }
 
     /// The id of the newest entry ever recorded (0 before the first), cleared or not.
     package var lastID: Int { state.withLock { $0.nextID - 1 } }

@@ -1,0 +1,122 @@
+import Foundation
+import SystemSupport
+
+/// Loads a WireMock folder as it is: every `*.json` below `mappings/` (or below the folder
+/// itself when it has no `mappings/`), bodies from `__files/`. Each mapping becomes a stub with
+/// WireMock's id (or a stable one made from its file and place, so reloads keep ids) and
+/// WireMock's tie rule: of equal priority, the mapping loaded last wins (files in sorted path
+/// order, mappings in file order).
+package struct WireMockFolderLoader: Sendable {
+    package let directory: URL
+    package let displayName: String
+    package var globalTemplating = false
+
+    package init(directory: URL, displayName: String, globalTemplating: Bool = false) {
+        self.directory = directory.standardizedFileURL
+        self.displayName = displayName
+        self.globalTemplating = globalTemplating
+    }
+
+    /// Whether `folder` looks like a WireMock folder: it has `mappings/`, and no stub file
+    /// outside `mappings/` and `__files/` (so `--dir` can take either kind).
+    package static func recognises(_ folder: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder + "/mappings", isDirectory: &isDirectory), isDirectory.boolValue else { return false }
+        let others = FolderWalk.entries(folder, skipDirectory: { relative, name in
+            relative == "mappings" || relative == "__files" || relative == "message-mappings" || name == "__files" || name.hasPrefix(".")
+        })
+        return !others.contains { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") }
+    }
+
+    /// The folder the mapping files are in.
+    package var mappingsFolder: URL {
+        let nested = directory.appendingPathComponent("mappings")
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: nested.path, isDirectory: &isDirectory) && isDirectory.boolValue ? nested : directory
+    }
+
+    package func mappingFiles() -> [String] {
+        FolderWalk.entries(mappingsFolder.path, skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
+            .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+            .map(\.path)
+            .sorted()
+    }
+
+    package func load() -> StubLoadResult {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
+                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], fileCount: 0)
+        }
+        let files = mappingFiles()
+        let cache = WireMockFilesCache(root: directory)
+        let prefix = mappingsFolder == directory ? "" : "mappings/"
+        var stubs: [Stub] = []
+        var problems: [StubProblem] = []
+        var ids: [String: String] = [:]
+        var loaded = 0
+        for relative in files {
+            let display = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + relative
+            guard let data = FileManager.default.contents(atPath: mappingsFolder.appendingPathComponent(relative).path) else {
+                problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
+                continue
+            }
+            let root: JSONNode
+            do {
+                root = try JSONParser.parse(Array(data))
+            } catch {
+                problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
+                continue
+            }
+            var context = WireMockContext(displayPath: display, root: directory, globalTemplating: globalTemplating, filesCache: cache)
+            for (index, mapping) in WireMockReader.readFile(&context, root).enumerated() {
+                let id = mapping.id ?? Self.stableID(prefix + relative, index)
+                if let other = ids[id] {
+                    context.error(mapping.path + ".id", mapping.node["id"] ?? mapping.node["uuid"], "id \(id) is also the id of a mapping in \(other)")
+                    continue
+                }
+                ids[id] = display
+                // Later mappings rank first among equals: WireMock's "most recently added wins".
+                if let stub = WireMockStubBuilder.stub(mapping, &context, source: .file(path: display, index: index), order: -loaded,
+                                                        id: id, defaultName: "\(display)#\(index)") {
+                    stubs.append(stub)
+                    loaded += 1
+                }
+            }
+            problems += context.problems
+        }
+        let messages = directory.appendingPathComponent("message-mappings")
+        if mappingsFolder != directory, FileManager.default.fileExists(atPath: messages.path) {
+            problems.append(StubProblem(.warning, file: displayName + "/message-mappings",
+                                        message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
+        }
+        return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
+    }
+
+    /// A UUID made from a mapping's file and place: the same across reloads, so the admin API's
+    /// ids stay valid while the folder is watched.
+    static func stableID(_ file: String, _ index: Int) -> String {
+        var (a, b): (UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x8422_2325_cbf2_9ce4)
+        for byte in Array("\(file)#\(index)".utf8) {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 &+ a
+        }
+        return WireMockIDs.uuid(high: a, low: b, version: 5)
+    }
+}
+
+/// UUID text from two 64-bit halves.
+enum WireMockIDs {
+    static func uuid(high: UInt64, low: UInt64, version: UInt8) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
+            bytes[8 + i] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | (version << 4)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let h = Array(hex)
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+    }
+}
