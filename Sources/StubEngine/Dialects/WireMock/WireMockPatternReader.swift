@@ -56,7 +56,7 @@ enum WireMockPatternReader {
         let operand = op.value
         let operandPath = path + "." + op.key
         if let why = unsupportedOperators[op.key] {
-            c.warning(operandPath, op.keyPosition, "\"\(op.key)\" is not supported (\(why)); this condition never matches, so the mapping is not served until it is changed")
+            c.warning(operandPath, op.keyPosition, "\"\(op.key)\" is not supported (\(why)); this condition never matches, so the mapping never answers")
             return .unsupported(op.key)
         }
         switch op.key {
