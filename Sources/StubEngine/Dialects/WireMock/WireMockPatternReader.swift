@@ -2,11 +2,11 @@ import Foundation
 
 /// Reads WireMock's value matchers (`{"equalTo": "x"}`, `{"matchesJsonPath": {...}}`,
 /// `{"and": [...]}`...) into `ContentPattern`s, compiling what they need.
-enum WireMockPatternReader {
-    static let operators = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "equalToJson",
+package enum WireMockPatternReader {
+    package static let operators = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "equalToJson",
                             "matchesJsonPath", "binaryEqualTo", "and", "or", "not", "anything"] + ContentPattern.NumberComparison.allCases.map(\.rawValue)
     /// Operators WireMock has and stubserver refuses, with why.
-    static let unsupportedOperators: [String: String] = [
+    package static let unsupportedOperators: [String: String] = [
         "equalToXml": "XML comparison is not implemented",
         "matchesXPath": "XPath is not implemented",
         "matchesJsonSchema": "JSON Schema validation is not implemented",

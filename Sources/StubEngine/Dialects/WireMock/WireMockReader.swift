@@ -6,16 +6,16 @@ import HTTP1
 /// (`../shared/corpora/wiremock/schema`); `WireMockSchemaTests` checks every key of it is
 /// either read here or listed as unsupported with a reason.
 package enum WireMockReader {
-    static let mappingKeys = ["id", "uuid", "name", "request", "response", "priority", "scenarioName",
+    package static let mappingKeys = ["id", "uuid", "name", "request", "response", "priority", "scenarioName",
                               "requiredScenarioState", "newScenarioState", "metadata", "persistent", "insertionIndex"]
-    static let unsupportedMappingKeys: [String: String] = [
+    package static let unsupportedMappingKeys: [String: String] = [
         "postServeActions": "webhooks and other post-serve actions are not run",
         "serveEventListeners": "serve event listeners (webhooks) are not run",
     ]
-    static let requestKeys = ["method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
+    package static let requestKeys = ["method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
                               "queryParameters", "headers", "cookies", "formParameters", "basicAuthCredentials", "bodyPatterns",
                               "host", "port", "scheme", "clientIp"]
-    static let unsupportedRequestKeys: [String: String] = [
+    package static let unsupportedRequestKeys: [String: String] = [
         "customMatcher": "custom matchers are Java extensions; this condition never matches",
         "multipartPatterns": "multipart bodies are not parsed; this condition never matches",
     ]

@@ -4,13 +4,13 @@ import HTTP1
 /// Reads a mapping's `response`: status and message, headers (one value or several), one body
 /// form (`body`, `jsonBody`, `base64Body`, `bodyFileName` relative to `__files`), delays,
 /// dribbling, faults, proxying, and whether it is a template.
-enum WireMockResponseReader {
-    static let keys = ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
+package enum WireMockResponseReader {
+    package static let keys = ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
                        "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "fault", "proxyBaseUrl",
                        "proxyUrlPrefixToRemove", "additionalProxyRequestHeaders", "removeProxyRequestHeaders",
                        "transformers", "transformerParameters", "fromConfiguredStub"]
-    static let unsupported: [String: String] = [:]
-    static let faults: [String: Fault] = [
+    package static let unsupported: [String: String] = [:]
+    package static let faults: [String: Fault] = [
         "EMPTY_RESPONSE": .empty, "RANDOM_DATA_THEN_CLOSE": .garbage,
         "CONNECTION_RESET_BY_PEER": .reset, "MALFORMED_RESPONSE_CHUNK": .malformedChunk,
     ]
