@@ -38,8 +38,9 @@ let package = Package(
         // (no sockets), and Codable stub definitions that mirror the file format.
         .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The command line: arguments, serving, validate, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly YAML).
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
+        // YAML), WireMock folders.
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),

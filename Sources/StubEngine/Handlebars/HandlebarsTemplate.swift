@@ -88,3 +88,37 @@ struct HandlebarsPath: Sendable, Equatable {
     var segments: [String]
     var text: String
 }
+
+extension HandlebarsTemplate {
+    /// A template's parts when it is only text and single tags (no blocks): what a converter to
+    /// another template language can take. Paths as written; helper calls with their literal
+    /// arguments. nil when there is a block, a subexpression or an argument that is not literal.
+    package enum Piece: Sendable, Equatable {
+        case text(String)
+        case path(String, escaped: Bool)
+        case call(String, params: [String], hash: [String: String], escaped: Bool)
+    }
+
+    package var flatPieces: [Piece]? {
+        var pieces: [Piece] = []
+        func literal(_ e: HandlebarsExpression) -> String? {
+            if case .literal(let value) = e { return value.text }
+            return nil
+        }
+        for node in nodes {
+            switch node {
+            case .text(let s): pieces.append(.text(s))
+            case .verbatim, .block: return nil
+            case .value(.literal(let value), _): pieces.append(.text(value.text))
+            case .value(.path(let path), let escaped): pieces.append(.path(path.text, escaped: escaped))
+            case .value(.call(let call), let escaped):
+                let params = call.params.compactMap(literal)
+                var hash: [String: String] = [:]
+                for (key, value) in call.hash { hash[key] = literal(value) }
+                guard params.count == call.params.count, hash.count == call.hash.count else { return nil }
+                pieces.append(.call(call.helper.rawValue, params: params, hash: hash, escaped: escaped))
+            }
+        }
+        return pieces
+    }
+}

@@ -42,55 +42,73 @@ package struct WireMockFolderLoader: Sendable {
             .sorted()
     }
 
-    package func load() -> StubLoadResult {
+    /// One mapping file as read: where it is and its checked mappings.
+    package struct MappingFile: Sendable {
+        /// Relative to the folder (`mappings/users.json`).
+        package let relativePath: String
+        /// As messages name it.
+        package let displayPath: String
+        package let mappings: [WireMockMapping]
+    }
+
+    /// Every mapping file read and checked, with the problems found (the importer's input).
+    package func readMappings() -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
-                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], fileCount: 0)
+            return ([], [StubProblem(.error, file: displayName,
+                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], 0)
         }
-        let files = mappingFiles()
         let cache = WireMockFilesCache(root: directory)
         let prefix = mappingsFolder == directory ? "" : "mappings/"
-        var stubs: [Stub] = []
+        var files: [MappingFile] = []
         var problems: [StubProblem] = []
-        var ids: [String: String] = [:]
-        var loaded = 0
-        for relative in files {
+        let paths = mappingFiles()
+        for relative in paths {
             let display = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + relative
             guard let data = FileManager.default.contents(atPath: mappingsFolder.appendingPathComponent(relative).path) else {
                 problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
                 continue
             }
-            let root: JSONNode
             do {
-                root = try JSONParser.parse(Array(data))
+                let root = try JSONParser.parse(Array(data))
+                var context = WireMockContext(displayPath: display, root: directory, globalTemplating: globalTemplating, filesCache: cache)
+                files.append(MappingFile(relativePath: prefix + relative, displayPath: display, mappings: WireMockReader.readFile(&context, root)))
+                problems += context.problems
             } catch {
                 problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
-                continue
             }
-            var context = WireMockContext(displayPath: display, root: directory, globalTemplating: globalTemplating, filesCache: cache)
-            for (index, mapping) in WireMockReader.readFile(&context, root).enumerated() {
-                let id = mapping.id ?? Self.stableID(prefix + relative, index)
-                if let other = ids[id] {
-                    context.error(mapping.path + ".id", mapping.node["id"] ?? mapping.node["uuid"], "id \(id) is also the id of a mapping in \(other)")
-                    continue
-                }
-                ids[id] = display
-                // Later mappings rank first among equals: WireMock's "most recently added wins".
-                if let stub = WireMockStubBuilder.stub(mapping, &context, source: .file(path: display, index: index), order: -loaded,
-                                                        id: id, defaultName: "\(display)#\(index)") {
-                    stubs.append(stub)
-                    loaded += 1
-                }
-            }
-            problems += context.problems
         }
         let messages = directory.appendingPathComponent("message-mappings")
         if mappingsFolder != directory, FileManager.default.fileExists(atPath: messages.path) {
             problems.append(StubProblem(.warning, file: displayName + "/message-mappings",
                                         message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
         }
-        return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
+        return (files, problems, paths.count)
+    }
+
+    package func load() -> StubLoadResult {
+        let (files, readProblems, fileCount) = readMappings()
+        var stubs: [Stub] = []
+        var problems = readProblems
+        var ids: [String: String] = [:]
+        for file in files {
+            var context = WireMockContext(displayPath: file.displayPath, root: directory, globalTemplating: globalTemplating)
+            for (index, mapping) in file.mappings.enumerated() {
+                let id = mapping.id ?? Self.stableID(file.relativePath, index)
+                if let other = ids[id] {
+                    context.error(mapping.path + ".id", mapping.node["id"] ?? mapping.node["uuid"], "id \(id) is also the id of a mapping in \(other)")
+                    continue
+                }
+                ids[id] = file.displayPath
+                // Later mappings rank first among equals: WireMock's "most recently added wins".
+                if let stub = WireMockStubBuilder.stub(mapping, &context, source: .file(path: file.displayPath, index: index), order: -stubs.count,
+                                                        id: id, defaultName: "\(file.displayPath)#\(index)") {
+                    stubs.append(stub)
+                }
+            }
+            problems += context.problems
+        }
+        return StubLoadResult(stubs: stubs, problems: problems, fileCount: fileCount)
     }
 
     /// A UUID made from a mapping's file and place: the same across reloads, so the admin API's
