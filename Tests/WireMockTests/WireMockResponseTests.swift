@@ -134,6 +134,8 @@ final class WireMockResponseTests: XCTestCase {
               {"request": {"urlPath": "/static"}, "response": {"body": "{{request.path}}"}}
             ]}
             """#], files: ["a.txt": Array("file a for {{request.method}}".utf8), "b.txt": Array("file b".utf8)])
+        // The files were read when the folder loaded: answering never reads the disk.
+        try FileManager.default.removeItem(at: h.folder.appendingPathComponent("__files"))
         let a = try h.send("GET", "/files/a")
         XCTAssertEqual(a.text, "file a for GET")
         XCTAssertEqual(a.header("X-Name"), "a")

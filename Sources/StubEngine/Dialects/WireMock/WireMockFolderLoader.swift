@@ -53,25 +53,32 @@ package struct WireMockFolderLoader: Sendable {
 
     /// Every mapping file read and checked, with the problems found (the importer's input).
     package func readMappings() -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
+        readMappings(sharing: context(displayPath: displayName))
+    }
+
+    /// `base`'s `__files` cache is the one the reader preloads for templated file names, so the
+    /// stubs built with it never read the folder while answering.
+    private func readMappings(sharing base: WireMockContext) -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             return ([], [StubProblem(.error, file: displayName,
                 message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], 0)
         }
-        let cache = WireMockFilesCache(root: directory)
-        let prefix = mappingsFolder == directory ? "" : "mappings/"
+        let folder = mappingsFolder
+        let prefix = folder == directory ? "" : "mappings/"
+        let folderPath = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
         var files: [MappingFile] = []
         var problems: [StubProblem] = []
         let paths = mappingFiles()
         for relative in paths {
             let display = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + relative
-            guard let data = FileManager.default.contents(atPath: mappingsFolder.appendingPathComponent(relative).path) else {
+            guard let data = FileManager.default.contents(atPath: folderPath + relative) else {
                 problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
                 continue
             }
             do {
                 let root = try JSONParser.parse(Array(data))
-                var context = WireMockContext(displayPath: display, root: directory, globalTemplating: globalTemplating, filesCache: cache)
+                var context = base.forFile(display)
                 files.append(MappingFile(relativePath: prefix + relative, displayPath: display, mappings: WireMockReader.readFile(&context, root)))
                 problems += context.problems
             } catch {
@@ -87,12 +94,13 @@ package struct WireMockFolderLoader: Sendable {
     }
 
     package func load() -> StubLoadResult {
-        let (files, readProblems, fileCount) = readMappings()
+        let base = context(displayPath: displayName)
+        let (files, readProblems, fileCount) = readMappings(sharing: base)
         var stubs: [Stub] = []
         var problems = readProblems
         var ids: [String: String] = [:]
         for file in files {
-            var context = WireMockContext(displayPath: file.displayPath, root: directory, globalTemplating: globalTemplating)
+            var context = base.forFile(file.displayPath)
             for (index, mapping) in file.mappings.enumerated() {
                 let id = mapping.id ?? Self.stableID(file.relativePath, index)
                 if let other = ids[id] {
@@ -111,6 +119,11 @@ package struct WireMockFolderLoader: Sendable {
         return StubLoadResult(stubs: stubs, problems: problems, fileCount: fileCount)
     }
 
+    /// The reading context every file of this folder shares (one `__files` cache).
+    private func context(displayPath: String) -> WireMockContext {
+        WireMockContext(displayPath: displayPath, root: directory, globalTemplating: globalTemplating)
+    }
+
     /// A UUID made from a mapping's file and place: the same across reloads, so the admin API's
     /// ids stay valid while the folder is watched.
     static func stableID(_ file: String, _ index: Int) -> String {
@@ -119,7 +132,17 @@ package struct WireMockFolderLoader: Sendable {
             a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 &+ a
         }
-        return WireMockIDs.uuid(high: a, low: b, version: 5)
+        // FNV's last multiply moves only the low bits upward, so neighbours (`#0`, `#1`) shared
+        // most of their digits; mixing spreads every input bit over the whole id.
+        return WireMockIDs.uuid(high: mix(a), low: mix(b ^ a), version: 5)
+    }
+
+    /// SplitMix64's finaliser: a bijection, so distinct hashes stay distinct.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
