@@ -107,4 +107,22 @@ final class WireMockImportTests: XCTestCase {
         let again = WireMockImporter.plan(folder: folder.path, existing: StubFolderWriter.existingNames(in: out.path))
         XCTAssertEqual(again.plan.stubFiles.map(\.relativePath), ["m-2.json"])
     }
+
+    /// Found by the wiremock fuzz target: WireMock takes a header matcher under any name, the
+    /// stub format only a token, so one such mapping made the whole import fail to load.
+    func testAHeaderNameNoRequestCanCarryIsDroppedNotWritten() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        try WireMockHarness.write(["m.json": #"""
+            {"request": {"urlPath": "/h", "headers": {"Acc\u00e9pt": {"contains": "json"}, "X-Ok": {"equalTo": "1"}}}, "response": {"body": "h"}}
+            """#], [:], into: folder)
+        let result = WireMockImporter.plan(folder: folder.path)
+        XCTAssertEqual(result.notes.map(\.description).map { $0.replacingOccurrences(of: folder.path + "/", with: "") },
+                       [#"mappings/m.json:1:58: dropped: $.request.headers.Accépt: "Accépt" is not a valid header name, so no request carries it; the condition is not written"#])
+        let out = folder.appendingPathComponent("out")
+        try StubFolderWriter.write(result.plan, into: out.path)
+        let load = StubLoader(directory: out.path).load()
+        XCTAssertEqual(load.errors, [])
+        XCTAssertEqual(load.stubs.first?.request.headers.map(\.0), ["X-Ok"])
+    }
 }

@@ -105,6 +105,12 @@ struct WireMockConversion {
         if !query.isEmpty { members.append(("query", .object(query))) }
         var headers: [(String, JSONNode)] = []
         for (name, pattern) in r.headers {
+            // WireMock takes any name; no request can carry one that is not a token, and the
+            // stub format refuses it, so the whole folder would fail to load.
+            guard HTTPToken.isToken(name) else {
+                note(.dropped, m, ["request", "headers", name], "\"\(name)\" is not a valid header name, so no request carries it; the condition is not written")
+                continue
+            }
             if let matcher = multi(pattern) { headers.append((name, matcher)) }
             else { note(.dropped, m, ["request", "headers", name], "\(pattern.description) has no native form: the header is not checked") }
         }
