@@ -133,4 +133,12 @@ import Testing
         let out = try render(template)
         #expect(out.utf8.count <= HandlebarsRenderer.maximumOutput + 64)
     }
+
+    /// Loops that write nothing are bounded too: each iteration and each element a helper makes
+    /// counts as a step. Before, only nodes counted, so these 10^12 empty iterations (and 10^4
+    /// lists of 10^4 numbers in the second) ran on for hours while the step count stayed small.
+    @Test func loopsThatWriteNothingAreBoundedToo() throws {
+        #expect(try render("{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{/each}}{{/each}}{{/each}}") == "")
+        #expect(try render("{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{size (range 0 9999)}}{{/each}}{{/each}}").count < 3_000_000)
+    }
 }

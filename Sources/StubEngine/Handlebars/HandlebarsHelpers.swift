@@ -150,11 +150,15 @@ enum HandlebarsHelpers {
         case .size:
             switch args[0] {
             case .string(let s): return .number(s.count)
-            default: return .number(args[0].iterationItems?.count ?? 0)
+            default:
+                let count = args[0].iterationItems?.count ?? 0
+                r.charge(count)
+                return .number(count)
             }
         case .lookup: return args[0].member(args[1].text)
         case .range:
             guard let from = args[0].integer, let to = args[1].integer, from <= to, to - from < 10_000 else { return .list([]) }
+            r.charge(to - from + 1)
             return .list((from...to).map { .number($0) })
         case .randomInt:
             let lower = hash("lower")?.integer ?? Int(Int32.min)
@@ -175,7 +179,10 @@ enum HandlebarsHelpers {
             }
             let fallback = hash("default") ?? .string("")
             guard let document else { return fallback }
-            switch path.evaluate(document) {
+            var visits = 0
+            let result = path.evaluate(document, budget: min(JSONPath.defaultBudget, r.remainingSteps), visits: &visits)
+            r.charge(visits)
+            switch result {
             case .missing: return fallback
             case .value(let node): return HandlebarsValue(json: node)
             case .list(let nodes): return .json(.array(nodes))

@@ -1,14 +1,16 @@
 /// Renders a compiled template against data (the request). Names resolve as in Handlebars.java:
 /// block parameters, then variables set by helpers, then the current context and its parents,
 /// then the data's roots. Work is bounded: a template cannot render more than
-/// `maximumOutput` bytes or visit more than `maximumSteps` nodes, whatever the request.
+/// `maximumOutput` bytes or take more than `maximumSteps` steps, whatever the request. A step is
+/// a node rendered, an expression evaluated, a loop iteration, an element a helper makes and a
+/// node a JSONPath visits, so a loop that writes nothing costs as much as one that writes.
 package struct HandlebarsRenderer {
     let data: any HandlebarsData
     private var contexts: [HandlebarsValue] = [.null]
     private var frames: [[String: HandlebarsValue]] = []
     var variables: [String: HandlebarsValue] = [:]
     private var output = ""
-    private var steps = 0
+    private(set) var steps = 0
     static let maximumSteps = 1_000_000
     package static let maximumOutput = 16 << 20
 
@@ -50,6 +52,7 @@ package struct HandlebarsRenderer {
             }
             guard !items.isEmpty else { render(block.inverse); return }
             for (i, item) in items.enumerated() {
+                steps += 1
                 if exhausted { return }
                 var frame: [String: HandlebarsValue] = ["@index": .number(i), "@first": .bool(i == 0), "@last": .bool(i == items.count - 1)]
                 if let key = item.key { frame["@key"] = .string(key) }
@@ -77,6 +80,14 @@ package struct HandlebarsRenderer {
         frames.removeLast()
         contexts.removeLast()
     }
+
+    /// Work a helper did besides evaluating its arguments (elements made, nodes visited).
+    mutating func charge(_ work: Int) {
+        steps += work
+    }
+
+    /// Steps left before rendering stops (a helper's own bound, such as a JSONPath budget).
+    var remainingSteps: Int { max(0, Self.maximumSteps - steps) }
 
     mutating func evaluate(_ expression: HandlebarsExpression) -> HandlebarsValue {
         steps += 1

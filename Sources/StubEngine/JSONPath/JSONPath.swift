@@ -62,7 +62,15 @@ package struct JSONPath: Sendable {
     /// Evaluates against a document. Work is bounded by `budget` node visits: past it, nothing
     /// more is collected (a hostile body cannot make `$..*..*` quadratic in time).
     package func evaluate(_ document: JSONNode, budget: Int = JSONPath.defaultBudget) -> Result {
+        var visits = 0
+        return evaluate(document, budget: budget, visits: &visits)
+    }
+
+    /// As above, also adding the node visits it made to `visits` (the template renderer counts
+    /// them against its own bound).
+    package func evaluate(_ document: JSONNode, budget: Int, visits: inout Int) -> Result {
         var evaluator = JSONPathEvaluator(root: document, budget: budget)
+        defer { visits += budget - max(evaluator.budget, 0) }
         let nodes = evaluator.select(segments, from: [document])
         if let function {
             guard let value = evaluator.apply(function, to: nodes, definite: segments.allSatisfy(\.isDefinite)) else { return .missing }
