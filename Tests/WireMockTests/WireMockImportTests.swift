@@ -125,4 +125,26 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.first?.request.headers.map(\.0), ["X-Ok"])
     }
+
+    /// Found by the wiremock fuzz target: a `url` or `urlPath` with a '%' not followed by two
+    /// hex digits was written as a path the stub format refuses, failing the whole import. No
+    /// request can carry such a path (the server answers 400), so the mapping is skipped, named.
+    func testAPathNoRequestCanCarryIsSkipped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        try WireMockHarness.write(["m.json": #"""
+            {"mappings": [{"request": {"url": "/a%q?x=%zz"}, "response": {}}, {"request": {"urlPath": "/b%"}, "response": {}},
+                          {"request": {"url": "/c?q=%zz"}, "response": {"body": "c"}}]}
+            """#], [:], into: folder)
+        let result = WireMockImporter.plan(folder: folder.path)
+        let notes = result.notes.map(\.description).map { $0.replacingOccurrences(of: folder.path + "/", with: "") }
+        XCTAssertEqual(notes.filter { $0.contains("skipped") }, [
+            "mappings/m.json:1:35: skipped: $.mappings[0].request.url: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
+            "mappings/m.json:1:91: skipped: $.mappings[1].request.urlPath: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
+        ], notes.joined(separator: "\n"))
+        XCTAssertEqual(result.mappingCount, 1)
+        let out = folder.appendingPathComponent("out")
+        try StubFolderWriter.write(result.plan, into: out.path)
+        XCTAssertEqual(StubLoader(directory: out.path).load().errors, [])
+    }
 }

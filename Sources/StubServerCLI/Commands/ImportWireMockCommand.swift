@@ -49,9 +49,11 @@ struct ImportWireMockCommand: Command {
             return 1
         }
         let dropped = result.notes.filter { $0.kind == .dropped }.count, approximated = result.notes.filter { $0.kind == .approximated }.count
+        let skipped = result.notes.filter { $0.kind == .skipped }.count
         console.out("imported \(plural(result.mappingCount, "mapping")) from \(plural(result.fileCount, "file")) into \(out): "
             + "\(plural(result.plan.stubFiles.count, "stub file")), \(plural(result.plan.bodyFiles.count, "body file")); "
-            + "\(dropped) dropped, \(approximated) approximated\(errors > 0 ? ", \(plural(errors, "mapping error")) not imported" : "")")
+            + "\(dropped) dropped, \(approximated) approximated\(skipped > 0 ? ", \(plural(skipped, "mapping")) skipped" : "")"
+            + "\(errors > 0 ? ", \(plural(errors, "mapping error")) not imported" : "")")
         return errors > 0 ? 1 : 0
     }
 }
