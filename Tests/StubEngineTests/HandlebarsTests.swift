@@ -116,6 +116,15 @@ import Testing
         ("{{randomValue length=5 type='EMOJI'}}", "the types are"),
         ("{{#each a as |x}}{{/each}}", "not closed with |"),
         ("{{'unclosed}}", "not closed"),
+        // Found by the handlebars fuzz target: a block helper without the values it reads
+        // compiled, then trapped at render (a server crash from a template posted to the admin API).
+        ("{{#gt (size request.list)}}deep{{/gt}}", "gt takes two values"),
+        ("{{#eq request.method}}x{{/eq}}", "eq takes two values"),
+        ("{{#each}}x{{/each}}", "each takes a value"),
+        ("{{#if}}x{{/if}}", "if takes a value"),
+        ("{{#with}}x{{/with}}", "with takes a value"),
+        ("{{#if request.a}}a{{else if}}b{{/if}}", "if takes a value"),
+        ("{{#if request.a}}a{{else lt 1}}b{{/if}}", "lt takes two values"),
     ])
     func syntaxErrorsAreLoadErrors(_ template: String, _ fragment: String) {
         do {

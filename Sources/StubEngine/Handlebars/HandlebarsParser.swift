@@ -196,6 +196,7 @@ struct HandlebarsParser {
             return .verbatim(source)
         }
         let (params, hash) = try arguments(words, tag: tag)
+        try Self.checkBlockArguments(helper, params, tag)
         let changesContext = helper == .each || helper == .with
         if changesContext { contextDepth += 1 }
         scopes.append(Set(blockParams))
@@ -236,6 +237,7 @@ struct HandlebarsParser {
         }
         words.removeFirst()
         let (params, hash) = try arguments(words, tag: tag)
+        try Self.checkBlockArguments(helper, params, tag)
         let (body, end) = try parseNodes(depth: depth)
         var inverse: [HandlebarsNode] = []
         var closing = end
@@ -254,6 +256,19 @@ struct HandlebarsParser {
             throw HandlebarsError(message: "{{else \(inner) ...}} is not closed with {{/\(name)}}", offset: tag.offset)
         }
         return .block(HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: [], body: body, inverse: inverse))
+    }
+
+    /// A block helper gets the values it reads when it renders (`{{#eq a}}` read a second value
+    /// that was not there: a trap at the first request, from a template any admin client can post).
+    private static func checkBlockArguments(_ helper: HandlebarsHelper, _ params: [HandlebarsExpression], _ tag: Tag) throws(HandlebarsError) {
+        let needed: Int
+        switch helper {
+        case .eq, .ne, .gt, .gte, .lt, .lte: needed = 2
+        default: needed = 1
+        }
+        guard params.count < needed else { return }
+        let example = needed == 2 ? "two values, as in {{#\(helper.rawValue) request.method 'POST'}}" : "a value, as in {{#\(helper.rawValue) request.query.debug}}"
+        throw HandlebarsError(message: "\(tag.source): \(helper.rawValue) takes \(example)", offset: tag.offset)
     }
 
     /// Past the `{{/name}}` matching an unknown block, counting nested blocks of the same name;
