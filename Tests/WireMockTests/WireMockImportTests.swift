@@ -147,4 +147,28 @@ final class WireMockImportTests: XCTestCase {
         try StubFolderWriter.write(result.plan, into: out.path)
         XCTAssertEqual(StubLoader(directory: out.path).load().errors, [])
     }
+
+    /// Found by the wiremock fuzz target: a urlPathTemplate's literal segment (`user*`) or a
+    /// path parameter's equalTo value was written into the native path as it was, where '*',
+    /// '{' and '%' mean something, so the stub did not load. They are written escaped now.
+    func testTemplateSegmentsAreWrittenEscaped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        try WireMockHarness.write(["m.json": #"""
+            {"request": {"method": "GET", "urlPathTemplate": "/user*/{id}/caf%C3%A9/{kind}", "pathParameters": {"kind": {"equalTo": "a*{b}%"}}},
+             "response": {"body": "{{request.path.id}}", "transformers": ["response-template"]}}
+            """#], [:], into: folder)
+        let result = WireMockImporter.plan(folder: folder.path)
+        XCTAssertEqual(result.mappingCount, 1)
+        let written = String(decoding: result.plan.stubFiles[0].bytes, as: UTF8.self)
+        XCTAssertTrue(written.contains(#""path": "/user%2A/{id}/café/a%2A%7Bb%7D%25""#), written)
+        let out = folder.appendingPathComponent("out")
+        try StubFolderWriter.write(result.plan, into: out.path)
+        let load = StubLoader(directory: out.path).load()
+        XCTAssertEqual(load.errors, [])
+        let engine = Engine(stubs: load.stubs)
+        let request = try IncomingRequest.make(method: "GET", target: "/user*/7/caf%C3%A9/a*%7Bb%7D%25", headers: HeaderFields([("Host", "x")]),
+                                               body: [], peer: "", authority: "x")
+        XCTAssertEqual(engine.handle(request).response.map { String(decoding: $0.prepared.body, as: UTF8.self) }, "7")
+    }
 }

@@ -99,12 +99,26 @@ struct WireMockConversion {
         case .urlPath(let s)?: members.append(path(s))
         case .urlPathPattern(let regex)?: members.append(("pathPattern", .string(regex.pattern)))
         case .urlPathTemplate(let s, _)?:
-            var template = s
-            for (name, pattern) in r.pathParameters {
-                if case .equalTo(let value, false) = pattern { template = template.replacingOccurrences(of: "{\(name)}", with: value) }
-                else { note(.dropped, m, ["request", "pathParameters", name], "\(pattern.description) on {\(name)} has no native form: any segment matches") }
+            // Segment by segment: a literal, or a parameter's equalTo value, may hold characters
+            // a native path gives meaning to ('*', '{', '%'...), so they are written escaped.
+            var segments: [String] = []
+            for part in s.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+                guard part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 else {
+                    segments.append(Self.literalSegment(PercentDecoding.decodeLenient(part)))
+                    continue
+                }
+                let name = String(part.dropFirst().dropLast())
+                if case .equalTo(let value, false)? = r.pathParameters.first(where: { $0.name == name })?.pattern {
+                    segments.append(Self.literalSegment(value))
+                } else {
+                    segments.append(String(part))
+                }
             }
-            members.append(("path", .string(template)))
+            for (name, pattern) in r.pathParameters {
+                if case .equalTo(_, false) = pattern { continue }
+                note(.dropped, m, ["request", "pathParameters", name], "\(pattern.description) on {\(name)} has no native form: any segment matches")
+            }
+            members.append(("path", .string("/" + segments.joined(separator: "/"))))
         case nil: break
         }
         if let host = r.host {
@@ -144,6 +158,23 @@ struct WireMockConversion {
         if r.clientIp != nil { note(.dropped, m, ["request", "clientIp"], "the client's address is not checked") }
         for key in r.unsupported { note(.dropped, m, ["request", key], "\(key) is not supported") }
         return .object(members)
+    }
+
+    /// One decoded segment as a native path writes it: the characters a native path gives
+    /// meaning to, or that cannot stand in a segment, percent-encoded (the loader decodes them).
+    static func literalSegment(_ decoded: String) -> String {
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
+        var out = String.UnicodeScalarView()
+        for scalar in decoded.unicodeScalars {
+            if "%/?#{}*".unicodeScalars.contains(scalar) {
+                out.append("%")
+                out.append(hex[Int(scalar.value >> 4)])
+                out.append(hex[Int(scalar.value & 0xF)])
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     /// A literal path, unless it has characters a native path gives meaning to.
