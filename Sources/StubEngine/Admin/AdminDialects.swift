@@ -1,7 +1,7 @@
 import HTTP1
 
 /// Two admin APIs share `/__admin` on one port: stubserver's own and WireMock's. A request
-/// goes to one of them by these rules, first that applies (docs/admin-api.md, "Two dialects"):
+/// goes to one of them by these rules, first that applies (docs/wiremock.md, "Two admin APIs on one port"):
 ///
 /// 1. A route only one dialect has is that dialect's (`/__admin/stubs` native,
 ///    `/__admin/mappings` WireMock).
