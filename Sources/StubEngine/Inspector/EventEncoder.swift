@@ -38,6 +38,20 @@ struct EventEncoder {
         } else {
             out.append(contentsOf: "null".utf8)
         }
+        if let proxy = entry.proxy {
+            let result = proxy.result
+            out.append(contentsOf: ",\"proxy\":{\"upstream\":".utf8)
+            JSONSerializer.writeString(proxy.upstream, into: &out)
+            if let status = result.status {
+                out.append(contentsOf: ",\"status\":".utf8)
+                Self.appendDecimal(status, to: &out)
+            }
+            if let error = result.error {
+                out.append(contentsOf: ",\"error\":".utf8)
+                JSONSerializer.writeString(error, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
         out.append(contentsOf: ",\"durationMs\":".utf8)
         Self.appendMilliseconds(entry.durationMilliseconds, to: &out)
         if let response = entry.response {

@@ -152,7 +152,13 @@ function statusClass(entry) {
 }
 
 function answeredBy(entry) {
+  if (entry.proxy && !entry.stub) return `→ ${entry.proxy.upstream}`;
   return entry.stub ? entry.stub.name || entry.stub.id : "no match";
+}
+
+/** Answered (by a stub, or by the upstream it was forwarded to) rather than a near miss. */
+function wasAnswered(entry) {
+  return Boolean(entry.stub || entry.proxy);
 }
 
 function timeTaken(entry) {
@@ -166,7 +172,7 @@ function rowFor(entry) {
     h("span", { class: "method" }, entry.method),
     h("span", { class: "target", title: entry.target }, entry.target),
     h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status),
-    h("span", { class: entry.stub ? "stub" : "nomatch", title: entry.stub ? entry.stub.id : "" }, answeredBy(entry)),
+    h("span", { class: entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch", title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : "" }, answeredBy(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);
   return row;
@@ -199,8 +205,8 @@ const filters = { method: "", status: "", match: "", text: "" };
 function matchesFilters(entry) {
   if (filters.method && entry.method !== filters.method) return false;
   if (filters.status === "fault" ? !entry.fault : filters.status && String(entry.status)[0] !== filters.status) return false;
-  if (filters.match === "matched" && !entry.stub) return false;
-  if (filters.match === "unmatched" && entry.stub) return false;
+  if (filters.match === "matched" && !wasAnswered(entry)) return false;
+  if (filters.match === "unmatched" && wasAnswered(entry)) return false;
   if (filters.text) {
     const haystack = `${entry.method} ${entry.target} ${entry.status} ${answeredBy(entry)} ${entry.fault || ""}`.toLowerCase();
     if (!haystack.includes(filters.text)) return false;

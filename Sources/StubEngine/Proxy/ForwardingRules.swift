@@ -82,6 +82,11 @@ package enum ForwardingRules {
             if asciiCaseInsensitiveEquals(field.name, "Content-Length") { continue }
             headers.add(field.name, field.value)
         }
+        // RFC 9110 §6.6.1: a recipient with a clock adds the Date a response lacks when it
+        // forwards it.
+        if !headers.contains("Date") {
+            headers.add("Date", DateFormats.imfFixdate(epochSeconds: Int(Date().timeIntervalSince1970)))
+        }
         return PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: headers,
                                 streamLength: bodyLength, keepingDateAndServer: true)
     }
