@@ -82,7 +82,9 @@ package struct PreparedResponse: Sendable {
         self.init(status: status, reason: reason, headers: headers, body: body, keepingDateAndServer: false)
     }
 
-    private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
+    /// With `keepingDateAndServer`, the handler's `Date` and `Server` are kept and the server adds
+    /// none (a proxied answer carries the upstream's).
+    package init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
         self.status = status
         var kept = HeaderFields()
         for field in headers {

@@ -74,6 +74,7 @@ final class EventLoop: @unchecked Sendable {
     func start(name: String) {
         let thread = Thread { [self] in
             threadID = Posix.currentThreadID()
+            mailbox.setOwner(threadID)
             run()
             finished()
         }
@@ -116,6 +117,9 @@ final class EventLoop: @unchecked Sendable {
             for event in events { dispatch(event) }
             fireTimers()
             if now >= nextSweep { sweep() }
+            // What this pass posted to its own mailbox (answers completed on this loop), and
+            // what others posted while the queue was busy: before waiting, never after.
+            while mailbox.hasMessages { handleMessages(mailbox.take()) }
             if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
         }
         for connection in Array(connections.values) {
@@ -139,7 +143,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ event: ReadyEvent) {
-        if event.fd == mailbox.wakeRead { handleMessages(); return }
+        if event.fd == mailbox.wakeRead { handleMessages(mailbox.drainAndTake()); return }
         if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
         if let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream); return }
         guard let connection = connections[event.fd], !connection.isClosed else { return }
@@ -164,8 +168,8 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func handleMessages() {
-        for message in mailbox.take() {
+    private func handleMessages(_ messages: [Mailbox.Message]) {
+        for message in messages {
             switch message {
             case .adopt(let fd, let peer):
                 adopt(fd: fd, peer: peer)

@@ -51,8 +51,14 @@ package final class ClientTransport: UpstreamTransport {
             if isHead, !head.mustDropContentLength, let declared = head.headers["Content-Length"] { length = Int(declared) }
         case .chunked, .untilClose: length = nil
         }
-        let prepared = ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length)
-        if let body = response.body { return OutgoingResponse(prepared, delivery: .stream(body)) }
-        return OutgoingResponse(prepared)
+        switch response.body {
+        case .complete(let bytes):
+            return OutgoingResponse(ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, body: bytes))
+        case .stream(let body):
+            let prepared = ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length)
+            return OutgoingResponse(prepared, delivery: .stream(body))
+        case .none:
+            return OutgoingResponse(ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length))
+        }
     }
 }
