@@ -33,7 +33,12 @@ let package = Package(
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // Forwarding to upstreams: the engine's transport over the server's HTTP client (and
         // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPServer.
-        .target(name: "StubProxy", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(name: "StubProxy", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport",
+                                                  .target(name: "StubProxyURLSession", condition: .when(platforms: [.macOS, .iOS]))],
+                swiftSettings: strict),
+        // https through URLSession, for where OpenSSL is not (macOS): its own module so that on
+        // Linux the server does not load FoundationNetworking and libcurl (7 MiB of RSS) for it.
+        .target(name: "StubProxyURLSession", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
         .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
@@ -52,7 +57,7 @@ let package = Package(
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine"], swiftSettings: strict),
-        .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),

@@ -1,5 +1,8 @@
 import HTTPServer
 import StubEngine
+#if canImport(Darwin)
+import StubProxyURLSession
+#endif
 
 /// Gives an engine its way to upstreams: the server's own client (http, and https through the
 /// system's OpenSSL), with URLSession for https where OpenSSL is not available.
@@ -18,13 +21,14 @@ package enum ProxyTransports {
                 do { try trust.prepare() } catch { throw SetupError(description: error.description) }
             }
         } else {
-            #if canImport(Security)
+            #if canImport(Darwin)
             do { fallback = try URLSessionTransport(caFile: caFile) } catch { throw SetupError(description: "\(error)") }
             #else
+            // Linux without a loadable libssl: http works, https answers 502 saying why; a CA file
+            // could never be used, so it is an error now.
             if caFile != nil {
                 throw SetupError(description: "--proxy-ca needs OpenSSL (libssl.so.3 or .1.1), which cannot be loaded here: \(TLSContext.availability() ?? "")")
             }
-            do { fallback = try URLSessionTransport() } catch { throw SetupError(description: "\(error)") }
             #endif
         }
         engine.upstream.value = ClientTransport(client: HTTPClient(server: server, trust: trust), fallback: fallback)
