@@ -7,7 +7,7 @@ import StubEngine
 /// through as they came; nothing is decoded, followed or remembered.
 package final class ClientTransport: UpstreamTransport {
     private let client: HTTPClient
-    /// For https when TLS is not available here (macOS; a Linux without libssl).
+    /// For https where the client has no TLS (macOS).
     private let fallback: (any UpstreamTransport)?
 
     package init(client: HTTPClient, fallback: (any UpstreamTransport)? = nil) {
@@ -17,7 +17,7 @@ package final class ClientTransport: UpstreamTransport {
 
     package func forward(_ request: ForwardedRequest, answer: PendingResponse, report: ProxyReport) {
         let secure = request.upstream.scheme == "https"
-        if secure, let fallback, !client.trust.isAvailable {
+        if secure, let fallback {
             fallback.forward(request, answer: answer, report: report)
             return
         }
