@@ -1,4 +1,3 @@
-import Foundation
 import HTTP1
 import SystemSupport
 
@@ -72,15 +71,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func start(name: String) {
-        let thread = Thread { [self] in
+        SystemThread.start(name: name, stackSize: 1 << 20) { [self] in
             threadID = Posix.currentThreadID()
             mailbox.setOwner(threadID)
             run()
             finished()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// From any thread: stop accepting and wind down within the grace period.
@@ -110,7 +106,7 @@ final class EventLoop: @unchecked Sendable {
                 try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)
             } catch {
                 configuration.onLoopError?("event loop \(index): \(error)")
-                Thread.sleep(forTimeInterval: 0.01) // never spin on a broken selector
+                SystemThread.sleep(milliseconds: 10) // never spin on a broken selector
             }
             now = Posix.monotonicMilliseconds()
             refreshDate()
