@@ -35,6 +35,8 @@ final class EventLoop: @unchecked Sendable {
     private var nextAssignee = 0
     private var nextSweep: Int64 = 0
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// Output scratch buffers, lent to connections while they write.
+    let scratchPool = ScratchPool()
     private var events: [ReadyEvent] = []
 
     private var dateSecond = -1
