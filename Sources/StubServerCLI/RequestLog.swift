@@ -1,6 +1,12 @@
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 import StubEngine
+import SystemSupport
 
 /// One line per request: method, path, status, what answered (a stub's name, admin, CORS
 /// preflight or NO MATCH), time. The outermost wrapper of the engine's chain, so it sees each
@@ -54,7 +60,7 @@ struct RequestLog: ResponderWrapper {
     }
 
     private func milliseconds(_ microseconds: Int) -> String {
-        String(format: "%.2fms", Double(microseconds) / 1000)
+        fixedPoint(Double(microseconds) / 1000, decimals: 2) + "ms"
     }
 
     private func text(_ request: IncomingRequest, _ outcome: Logged, _ microseconds: Int) -> String {
@@ -97,7 +103,7 @@ struct RequestLog: ResponderWrapper {
             "\"target\":\(JSONSerializer.quoted(request.target))",
             "\"status\":\(outcome.status.map(String.init) ?? "null")",
             "\"stub\":\(outcome.stub.map { JSONSerializer.quoted($0.name) } ?? "null")",
-            "\"ms\":\(String(format: "%.3f", Double(microseconds) / 1000))",
+            "\"ms\":\(fixedPoint(Double(microseconds) / 1000, decimals: 3))",
         ]
         if outcome.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.delayMilliseconds)") }
         if let proxy = outcome.proxy {
@@ -125,7 +131,7 @@ enum LogTime {
     /// `HH:mm:ss.SSS` in local time, for the console.
     static func clock() -> String {
         let now = Date()
-        let offset = TimeZone.current.secondsFromGMT(for: now)
+        let offset = StandardStreams.localOffsetSeconds(at: Int(now.timeIntervalSince1970))
         return DateFormats.clock(epochMilliseconds: Int((now.timeIntervalSince1970 * 1000).rounded(.down)) + offset * 1000)
     }
 

@@ -1,10 +1,19 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import StubEngine
 import SystemSupport
 
 /// The `stubserver` program: finds the command, parses its arguments, runs it. Returns the exit
 /// status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
 package enum StubServerCommand {
+    /// Runs the program and ends the process with its status.
+    package static func run(_ arguments: [String]) -> Never {
+        ProcessExit.exit(main(arguments))
+    }
+
     package static func main(_ arguments: [String]) -> Int32 {
         // Enough descriptors for --max-connections (macOS starts a process at 256).
         DescriptorLimit.raise()
@@ -73,7 +82,7 @@ package enum StubServerCommand {
         }
         rows += [("  stubserver COMMAND --help", "a command's options"), ("  stubserver --version", "")]
         let width = rows.map(\.0.count).max()! + 2
-        lines += rows.map { $0.1.isEmpty ? $0.0 : $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+        lines += rows.map { $0.1.isEmpty ? $0.0 : $0.0.padded(to: width) + $0.1 }
         lines += ["", "Options of serve (the default command):"]
         lines += ServeCommand.options.map(\.helpLine)
         lines.append(Option.flag("-h, --help", "show this help").helpLine)

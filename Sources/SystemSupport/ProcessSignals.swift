@@ -45,3 +45,16 @@ package enum ProcessSignals {
     /// Whether a descriptor (1 for stdout) is a terminal: colour only then.
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 }
+
+/// Ending the process with a status (the executable imports no libc of its own).
+package enum ProcessExit {
+    package static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #elseif canImport(Musl)
+        Musl.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
+}

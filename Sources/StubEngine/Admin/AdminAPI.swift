@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as

@@ -19,7 +19,7 @@ extension AdminAPI {
         }
         let journal = engine.journal
         let newest = journal.lastID
-        let asked = request.headers["Last-Event-ID"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let asked = request.headers["Last-Event-ID"].flatMap { Int($0.trimmingSpaces()) }
             ?? request.queryValues("since").first.flatMap { Int($0) }
         var cursor = newest
         var reportsGaps = true

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a value starts in its source text, 1-based, for error messages users can jump to.
 package struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
@@ -75,7 +79,7 @@ package struct JSONNode: Sendable {
         guard pointer.hasPrefix("/") else { return nil }
         var node = self
         for raw in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let token = raw.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            let token = raw.replacing("~1", with: "/").replacing("~0", with: "~")
             switch node.value {
             case .object(let members):
                 guard let next = members.last(where: { $0.key == token }) else { return nil }
