@@ -31,8 +31,8 @@ let package = Package(
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
         .target(name: "StubKit", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        // The command line: arguments, serving, validate, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        // The command line: arguments, serving, validate, imports, request log. Testable as a library.
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly YAML).
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.

@@ -50,7 +50,10 @@ struct CommandEntry: Sendable {
 }
 
 enum Commands {
-    static let all: [CommandEntry] = [CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self)]
+    static let all: [CommandEntry] = [
+        CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self),
+        CommandEntry(ImportOpenAPICommand.self),
+    ]
 
     static var optionsByCommand: [String: [Option]] {
         Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.options) })
