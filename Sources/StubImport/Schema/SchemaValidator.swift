@@ -143,7 +143,11 @@ package final class SchemaValidator {
     /// "matches none of anyOf's 2 schemas (closest, #/...: missing required property "id")".
     private func noneMatched(_ keyword: String, _ branches: [LocatedNode], _ evaluations: [SchemaEvaluation]) -> String {
         var message = "matches none of \(keyword)'s \(SchemaWording.plural(branches.count, "schema"))"
-        if let closest = evaluations.indices.min(by: { evaluations[$0].failures.count < evaluations[$1].failures.count }),
+        // A choice of another type entirely is further than one that fails on a detail.
+        func distance(_ evaluation: SchemaEvaluation) -> Int {
+            evaluation.failures.count + (evaluation.failures.contains { $0.schemaLocation.pointer.hasSuffix("/type") } ? 1_000 : 0)
+        }
+        if let closest = evaluations.indices.min(by: { distance(evaluations[$0]) < distance(evaluations[$1]) }),
            let first = evaluations[closest].failures.first {
             message += " (closest, \(branches[closest].location): \(first.instancePath == "$" ? "" : first.instancePath + ": ")\(first.message))"
         }
