@@ -31,7 +31,7 @@ package enum DocumentReader {
     package static func read(path: String, name: String) -> Result<JSONNode, ImportProblem> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(ImportProblem(.error, file: name, message: "the file does not exist"))
+            return .failure(ImportProblem(.error, file: name, message: "does not exist"))
         }
         guard !isDirectory.boolValue else {
             return .failure(ImportProblem(.error, file: name, message: "is a folder, not a file"))
