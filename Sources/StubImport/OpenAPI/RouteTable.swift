@@ -48,12 +48,24 @@ package struct RouteTable {
         routes.first { $0.templates.contains { $0.fit(pattern: regex) } }
     }
 
-    /// The documented path closest to a stub's, for "did you mean".
+    /// The documented path closest to a stub's, for "did you mean": parameters count as equal
+    /// whatever their names (`{id}` and `{userId}`), so a typo in a literal segment stands out.
     package func closest(to path: String) -> String? {
-        let candidates = routes.flatMap { $0.templates.map(\.source) }
-        if let near = Suggestion.closest(to: path, among: candidates) { return near }
-        let scored = candidates.map { ($0, Suggestion.editDistance(path, $0)) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(3, path.count / 3) else { return nil }
+        let wanted = Self.shape(path)
+        let scored = routes.flatMap { $0.templates.map(\.source) }.map { ($0, Suggestion.editDistance(wanted, Self.shape($0))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, wanted.count / 4) else { return nil }
         return best.0
+    }
+
+    /// A path with every `{name}` written `{}`.
+    static func shape(_ path: String) -> String {
+        var out = ""
+        var inside = false
+        for character in path {
+            if character == "{" { inside = true; out += "{}"; continue }
+            if character == "}" { inside = false; continue }
+            if !inside { out.append(character) }
+        }
+        return out
     }
 }
