@@ -1,9 +1,9 @@
 import StubEngine
 
 /// Where a recorded response body goes in a stub, chosen so serving it gives back exactly the
-/// recorded bytes: JSON inline when its compact form is those bytes, short text inline, anything
-/// else (binary, long text, JSON laid out over lines) in `__files/` with an extension from its
-/// media type.
+/// recorded bytes: JSON inline as JSON when its compact form is those bytes, short text inline
+/// as a string, anything else (binary, long text, JSON laid out over lines) in `__files/` with
+/// an extension from its media type.
 enum HARBodies {
     enum Placement {
         case none
@@ -16,10 +16,14 @@ enum HARBodies {
 
     static func placement(_ bytes: [UInt8], contentType: String) -> Placement {
         guard !bytes.isEmpty else { return .none }
-        if MediaTypes.isJSON(contentType), bytes.count <= inlineJSONLimit,
-           let value = try? JSONParser.parse(bytes, rejectDuplicateKeys: true),
-           value.string == nil, JSONSerializer.bytes(value) == bytes {
-            return .inline(value)
+        if MediaTypes.isJSON(contentType) {
+            // JSON stays JSON: inline as a value when that serves the same bytes, else a file
+            // (laid out over lines, escapes such as \u00e9, a bare string), never a text blob.
+            if bytes.count <= inlineJSONLimit, let value = try? JSONParser.parse(bytes, rejectDuplicateKeys: true),
+               value.string == nil, JSONSerializer.bytes(value) == bytes {
+                return .inline(value)
+            }
+            return .file(extension: fileExtension(contentType))
         }
         if bytes.count <= inlineTextLimit, isText(contentType), let text = String(validatingUTF8Bytes: bytes) {
             return .inline(.string(text))

@@ -15,9 +15,11 @@ struct HARRecording {
     let body: [UInt8]
     let contentType: String
 
-    /// Entries with the same key are answered by one stub (a sequence), bodies aside.
+    /// Entries with the same key are answered by one stub (a sequence), bodies aside: the same
+    /// method, path and query conditions, whatever the order of the parameters.
     var conditionKey: String {
-        ([method, path] + query.flatMap { [$0.name, $0.value] }).map { "\($0.utf8.count):\($0)" }.joined()
+        let pairs = query.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.flatMap { [$0.name, $0.value] }
+        return ([method, path] + pairs).map { "\($0.utf8.count):\($0)" }.joined()
     }
 
     static func make(_ entry: HAREntry, options: HARImportOptions, outcome: inout HARImporter.Outcome) -> Result<HARRecording, ImportFailure> {
