@@ -97,3 +97,21 @@ final class SchemaSamplerTests: XCTestCase {
         XCTAssertLessThan(JSONSerializer.bytes(value).count, 200_000)
     }
 }
+
+/// Strings for the patterns APIs write, checked against the real regular expression.
+final class PatternSamplerTests: XCTestCase {
+    func testSamplesMatchTheirPatterns() throws {
+        let patterns = [#"^E[0-9]{3}$"#, #"^C-\d{6}$"#, #"^[A-Z]{2}-\d+$"#, #"^(ab|cd)+x?$"#, #"^[^@\s]+@[^@\s]+\.[a-z]{2,}$"#,
+                        #"^\+?[1-9]\d{1,14}$"#, #"^(?:[a-z0-9]+(?:-[a-z0-9]+)*)$"#, #"^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$"#,
+                        #"^[a-f0-9]{8}-[a-f0-9]{4}$"#, #"\w{3,}"#, #"^x{0,2}$"#, #"^a{2,}$"#, #"^#[0-9a-fA-F]{6}$"#, #"^[\w.-]+$"#]
+        for pattern in patterns {
+            let sample = try XCTUnwrap(PatternSampler.sample(pattern), pattern)
+            let regex = try NSRegularExpression(pattern: pattern)
+            XCTAssertNotNil(regex.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)), "\(pattern): \(sample.debugDescription)")
+        }
+        XCTAssertEqual(PatternSampler.sample(#"^E[0-9]{3}$"#), "E000")
+        for unsupported in [#"^(?=a)b$"#, #"(a)\1"#, "(unclosed", #"^\p{L}+$"#] {
+            XCTAssertNil(PatternSampler.sample(unsupported), unsupported)
+        }
+    }
+}

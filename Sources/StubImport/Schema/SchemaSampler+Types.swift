@@ -72,7 +72,8 @@ extension SchemaSampler {
         let maximum = parts.compactMap { $0["maxLength"].flatMap { SchemaValidator.wholeNumber($0.node) } }.min()
         let patterns = parts.compactMap { part in part["pattern"].flatMap { node in node.string.flatMap { validator.pattern($0, at: node) } } }
         let base = format.flatMap { Self.formatSamples[$0] } ?? "string"
-        let candidates = [base] + Self.patternCandidates
+        let fromPatterns = parts.compactMap { $0["pattern"]?.string.flatMap(PatternSampler.sample) }
+        let candidates = fromPatterns + [base] + Self.patternCandidates
         let fitted = candidates.map { Self.fit($0, minimum: minimum, maximum: maximum) }
         return fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } } ?? fitted[0]
     }
