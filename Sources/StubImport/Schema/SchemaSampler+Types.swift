@@ -134,7 +134,14 @@ extension SchemaSampler {
         }
         if let step { value = (value / step).rounded(.up) * step }
         if integer { value = value.rounded(.up) }
+        return Self.number(value)
+    }
+
+    /// A number as JSON text: whole numbers as integers, others in Swift's shortest form
+    /// (`0.5`, `1e+300`), which is valid JSON; bounds that overflow give 0 rather than `inf`.
+    static func number(_ value: Double) -> JSONNode {
+        guard value.isFinite else { return .number(0) }
         if value.rounded() == value, abs(value) < 1e15 { return .number(Int(value)) }
-        return .number(value, decimals: 6)
+        return JSONNode(.number(JSONNumber(text: "\(value)", value: value)))
     }
 }
