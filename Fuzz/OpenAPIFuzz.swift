@@ -21,16 +21,16 @@ private let output: String = {
     return parent.appendingPathComponent("stubs").path
 }()
 
-private func document(_ input: [UInt8]) -> OpenAPIDocument? {
+private func readDocument(_ input: [UInt8]) -> OpenAPIDocument? {
     let name = input.first == UInt8(ascii: "{") ? "fuzz.json" : "fuzz.yaml"
     guard case .success(let document) = OpenAPIDocument.parse(input, name: name) else { return nil }
     return document
 }
 
 private func fuzzOpenAPI(_ input: [UInt8]) {
-    guard let document = document(input) else { return }
+    guard let document = readDocument(input) else { return }
     let outcome = OpenAPIImporter.plan(document)
-    guard let again = document(input) else { preconditionFailure("the document read once and not twice") }
+    guard let again = readDocument(input) else { preconditionFailure("the document read once and not twice") }
     precondition(OpenAPIImporter.plan(again).plan.files == outcome.plan.files, "the same document planned different files")
     precondition(outcome.importedOperations + outcome.skipped.reduce(0) { $0 + $1.count } == outcome.operationCount,
                  "operations neither imported nor skipped")
