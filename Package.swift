@@ -23,7 +23,7 @@ let package = Package(
         // epoll for Linux: Glibc's Swift module does not export it. Empty on other platforms.
         .target(name: "CSystemLinux"),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
-        .target(name: "HTTP1", swiftSettings: strict),
+        .target(name: "HTTP1", dependencies: ["SystemSupport"], swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
         .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport", .target(name: "CSystemLinux", condition: .when(platforms: [.linux]))], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
