@@ -83,6 +83,18 @@ final class SchemaSamplerTests: XCTestCase {
         XCTAssertEqual(sample(mutual), #"{"b":{}}"#)
     }
 
+    func testOptionalNestingStopsSixLevelsDownButRequiredPropertiesDoNot() {
+        // L0 → L1 → ... → L9, each with a required id and an optional next level.
+        let levels = (0..<10).map { level in
+            let next = level == 9 ? "" : ##", "next": {"$ref": "#/$defs/L\##(level + 1)"}"##
+            return #""L\#(level)": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}\#(next)}}"#
+        }
+        let schema = ##"{"$ref": "#/$defs/L0", "$defs": {\##(levels.joined(separator: ", "))}}"##
+        XCTAssertEqual(sample(schema), #"{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0}}}}}}}"#)
+        let required = ##"{"type": "object", "required": ["a"], "properties": {"a": {"type": "object", "required": ["b"], "properties": {"b": {"type": "object", "required": ["c"], "properties": {"c": {"type": "object", "required": ["d"], "properties": {"d": {"type": "object", "required": ["e"], "properties": {"e": {"type": "object", "required": ["f"], "properties": {"f": {"type": "object", "required": ["g"], "properties": {"g": {"type": "integer"}}}}}}}}}}}}}}}"##
+        XCTAssertEqual(sample(required), #"{"a":{"b":{"c":{"d":{"e":{"f":{"g":0}}}}}}}"#)
+    }
+
     func testWideDeepSchemasStayBounded() {
         // Ten properties, each an object of the next level, twelve levels: 10^12 values unbounded.
         var levels: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import StubEngine
+import SystemSupport
 
 /// Writes an import plan into its folder and proves it loads. The files go into a hidden folder
 /// beside the target first; only when `StubLoader` reads that back without errors does it take
@@ -33,7 +34,7 @@ package enum StubFolderWriter {
             for file in plan.files {
                 let url = staging.appendingPathComponent(file.relativePath)
                 try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(file.bytes).write(to: url)
+                try FileWriting.write(file.bytes, to: url.path)
             }
         } catch {
             try? fileManager.removeItem(at: staging)

@@ -11,8 +11,8 @@ extension SchemaSampler {
                 schemas[name, default: []].append(schema)
             }
         }
-        let required = Set(parts.flatMap { $0["required"]?.node.elements?.compactMap(\.string) ?? [] })
-        for name in parts.flatMap({ $0["required"]?.node.elements?.compactMap(\.string) ?? [] }) where schemas[name] == nil {
+        let required = Set(parts.flatMap { $0.node["required"]?.elements?.compactMap(\.string) ?? [] })
+        for name in parts.flatMap({ $0.node["required"]?.elements?.compactMap(\.string) ?? [] }) where schemas[name] == nil {
             order.append(name)
             schemas[name] = []
         }
@@ -39,14 +39,14 @@ extension SchemaSampler {
 
     private func isWriteOnly(_ schemas: [LocatedNode]) -> Bool {
         schemas.contains { schema in
-            schema["writeOnly"]?.node.bool == true
-                || (validator.referencedSchema(schema).flatMap { $0 }?["writeOnly"]?.node.bool == true)
+            schema.node["writeOnly"]?.bool == true
+                || (validator.referencedSchema(schema).flatMap { $0 }?.node["writeOnly"]?.bool == true)
         }
     }
 
     func sampleArray(_ parts: [LocatedNode], depth: Int, references: Set<NodeLocation>) -> JSONNode {
-        let minimum = parts.compactMap { $0["minItems"].flatMap { SchemaValidator.wholeNumber($0.node) } }.max() ?? 0
-        let maximum = parts.compactMap { $0["maxItems"].flatMap { SchemaValidator.wholeNumber($0.node) } }.min()
+        let minimum = parts.compactMap { $0.node["minItems"].flatMap(SchemaValidator.wholeNumber) }.max() ?? 0
+        let maximum = parts.compactMap { $0.node["maxItems"].flatMap(SchemaValidator.wholeNumber) }.min()
         let prefix = parts.lazy.compactMap { $0["prefixItems"]?.elements ?? $0["items"]?.elements }.first ?? []
         let items = parts.compactMap { part in part["items"].flatMap { $0.node.elements == nil ? $0 : nil } }
         var count = isConstrained(depth) ? minimum : max(minimum, 1, prefix.count)
@@ -67,15 +67,19 @@ extension SchemaSampler {
     }
 
     func sampleString(_ parts: [LocatedNode]) -> String {
-        let format = parts.lazy.compactMap { $0["format"]?.string }.first
-        let minimum = parts.compactMap { $0["minLength"].flatMap { SchemaValidator.wholeNumber($0.node) } }.max() ?? 0
-        let maximum = parts.compactMap { $0["maxLength"].flatMap { SchemaValidator.wholeNumber($0.node) } }.min()
+        let format = parts.lazy.compactMap { $0.node["format"]?.string }.first
+        let minimum = parts.compactMap { $0.node["minLength"].flatMap(SchemaValidator.wholeNumber) }.max() ?? 0
+        let maximum = parts.compactMap { $0.node["maxLength"].flatMap(SchemaValidator.wholeNumber) }.min()
         let patterns = parts.compactMap { part in part["pattern"].flatMap { node in node.string.flatMap { validator.pattern($0, at: node) } } }
         let base = format.flatMap { Self.formatSamples[$0] } ?? "string"
-        let fromPatterns = parts.compactMap { $0["pattern"]?.string.flatMap(PatternSampler.sample) }
-        let candidates = fromPatterns + [base] + Self.patternCandidates
-        let fitted = candidates.map { Self.fit($0, minimum: minimum, maximum: maximum) }
-        return fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } } ?? fitted[0]
+        let fits = { (s: String) in minimum == 0 && maximum.map { s.unicodeScalars.count <= $0 } != false }
+        if patterns.isEmpty && fits(base) { return base }
+        // Tried lazily, in order: strings built from the patterns, the usual sample, candidates.
+        let fromPatterns = parts.lazy.compactMap { $0.node["pattern"]?.string.flatMap(PatternSampler.sample) }
+        let candidates = fromPatterns.map { $0 } + [base] + Self.patternCandidates
+        let fitted = candidates.lazy.map { Self.fit($0, minimum: minimum, maximum: maximum) }
+        return fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } }
+            ?? Self.fit(base, minimum: minimum, maximum: maximum)
     }
 
     /// A sample cut or padded (by repeating it) to a length range.
@@ -112,17 +116,17 @@ extension SchemaSampler {
         var highExclusive = false
         var step: Double?
         for part in parts {
-            if let bound = part["minimum"]?.node.number?.value, bound >= (low ?? -.infinity) {
+            if let bound = part.node["minimum"]?.number?.value, bound >= (low ?? -.infinity) {
                 low = bound
-                lowExclusive = part["exclusiveMinimum"]?.node.bool == true
+                lowExclusive = part.node["exclusiveMinimum"]?.bool == true
             }
-            if let bound = part["exclusiveMinimum"]?.node.number?.value, bound >= (low ?? -.infinity) { low = bound; lowExclusive = true }
-            if let bound = part["maximum"]?.node.number?.value, bound <= (high ?? .infinity) {
+            if let bound = part.node["exclusiveMinimum"]?.number?.value, bound >= (low ?? -.infinity) { low = bound; lowExclusive = true }
+            if let bound = part.node["maximum"]?.number?.value, bound <= (high ?? .infinity) {
                 high = bound
-                highExclusive = part["exclusiveMaximum"]?.node.bool == true
+                highExclusive = part.node["exclusiveMaximum"]?.bool == true
             }
-            if let bound = part["exclusiveMaximum"]?.node.number?.value, bound <= (high ?? .infinity) { high = bound; highExclusive = true }
-            if let divisor = part["multipleOf"]?.node.number?.value, divisor > 0 { step = divisor }
+            if let bound = part.node["exclusiveMaximum"]?.number?.value, bound <= (high ?? .infinity) { high = bound; highExclusive = true }
+            if let divisor = part.node["multipleOf"]?.number?.value, divisor > 0 { step = divisor }
         }
         let unit = step ?? (integer ? 1 : 0.5)
         var value = 0.0

@@ -13,13 +13,14 @@ import StubEngine
 ///   and, where one of a few candidates fits, `pattern`; numbers respect minimum, maximum and
 ///   multipleOf.
 /// - A `$ref` that comes back to a schema being sampled is cut there: the optional property or
-///   the array item that would recurse is left out. Past a depth of 12 or 2,000 values, only
-///   required properties and `minItems` items are added, so no schema makes a huge body.
+///   the array item that would recurse is left out. From six levels down (objects and arrays),
+///   or past 2,000 values, only required properties and `minItems` items are added, so no
+///   schema makes a huge body (a chain of optional references would otherwise nest each one).
 package final class SchemaSampler {
     let documents: DocumentSet
     let dialect: SchemaDialect
     let validator: SchemaValidator
-    static let maximumDepth = 12
+    static let maximumDepth = 6
     static let valueBudget = 2_000
     static let choicesTried = 4
     var remaining = SchemaSampler.valueBudget
@@ -32,9 +33,17 @@ package final class SchemaSampler {
 
     /// A value for the schema; `{}` when the schema admits nothing that can be built.
     package func sample(_ schema: LocatedNode) -> JSONNode {
+        // Responses share schemas (every error is `$ref: Error`): a schema is sampled once.
+        let key = schema.node.members?.count == 1 ? validator.referencedSchema(schema).flatMap { $0?.location } ?? schema.location : schema.location
+        if let known = samples[key] { return known }
         remaining = Self.valueBudget
-        return sample([schema], depth: 0, references: [], chosen: []) ?? .object([])
+        let value = sample([schema], depth: 0, references: [], chosen: []) ?? .object([])
+        samples[key] = value
+        return value
     }
+
+    /// Samples made so far, by the schema's location (a lone `$ref` by its target's).
+    private var samples: [NodeLocation: JSONNode] = [:]
 
     /// The schemas that all apply to one value, with every `$ref` and `allOf` expanded.
     struct Conjunction {
@@ -83,11 +92,11 @@ package final class SchemaSampler {
     /// that every part accepts.
     func offeredValue(_ parts: [LocatedNode]) -> JSONNode? {
         var candidates: [JSONNode] = []
-        for part in parts { if let value = part["const"]?.node { candidates.append(value) } }
-        for part in parts { if let value = part["example"]?.node { candidates.append(value) } }
-        for part in parts { if let value = part["examples"]?.node.elements?.first { candidates.append(value) } }
-        for part in parts { if let value = part["default"]?.node { candidates.append(value) } }
-        for part in parts { if let value = part["enum"]?.node.elements?.first { candidates.append(value) } }
+        for part in parts { if let value = part.node["const"] { candidates.append(value) } }
+        for part in parts { if let value = part.node["example"] { candidates.append(value) } }
+        for part in parts { if let value = part.node["examples"]?.elements?.first { candidates.append(value) } }
+        for part in parts { if let value = part.node["default"] { candidates.append(value) } }
+        for part in parts { if let value = part.node["enum"]?.elements?.first { candidates.append(value) } }
         return candidates.first { candidate in parts.allSatisfy { validator.isValid(candidate, against: $0) } }
     }
 
@@ -122,9 +131,9 @@ package final class SchemaSampler {
         func accepts(_ types: [String], _ type: String) -> Bool { types.contains(type) || (type == "integer" && types.contains("number")) }
         var allowed: [String]?
         for part in parts {
-            guard let typeNode = part["type"] else { continue }
-            var types = typeNode.string.map { [$0] } ?? typeNode.node.elements?.compactMap(\.string) ?? []
-            if dialect.hasNullable, part["nullable"]?.node.bool == true { types.append("null") }
+            guard let typeNode = part.node["type"] else { continue }
+            var types = typeNode.string.map { [$0] } ?? typeNode.elements?.compactMap(\.string) ?? []
+            if dialect.hasNullable, part.node["nullable"]?.bool == true { types.append("null") }
             allowed = allowed.map { known in
                 known.flatMap { type -> [String] in
                     if accepts(types, type) { return [type] }
@@ -135,7 +144,7 @@ package final class SchemaSampler {
         if let allowed {
             return allowed.first { $0 != "null" } ?? allowed.first ?? "null"
         }
-        let has = { (keyword: String) in parts.contains { $0[keyword] != nil } }
+        let has = { (keyword: String) in parts.contains { $0.node[keyword] != nil } }
         if has("properties") || has("required") || has("additionalProperties") { return "object" }
         if has("items") || has("prefixItems") { return "array" }
         if has("minLength") || has("maxLength") || has("pattern") || has("format") { return "string" }

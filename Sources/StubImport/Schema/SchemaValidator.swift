@@ -79,8 +79,8 @@ package final class SchemaValidator {
 
     /// nil when the schema has no reference; .some(nil) when it has one that does not resolve.
     func referencedSchema(_ schema: LocatedNode) -> LocatedNode?? {
-        if schema["$ref"] != nil { return .some(documents.resolveReference(of: schema)) }
-        guard let dynamic = schema["$dynamicRef"] else { return nil }
+        if schema.node["$ref"] != nil { return .some(documents.resolveReference(of: schema)) }
+        guard schema.node["$dynamicRef"] != nil, let dynamic = schema["$dynamicRef"] else { return nil }
         // Read as a plain reference: enough for the recursive schemas specs write.
         let member = JSONNode.Member(key: "$ref", keyPosition: dynamic.node.position, value: dynamic.node)
         return .some(documents.resolveReference(of: LocatedNode(JSONNode(.object([member]), at: schema.node.position), schema.location)))
