@@ -21,6 +21,17 @@ final class PathAndPreferTests: XCTestCase {
         XCTAssertNil(PathTemplate("pets"))
     }
 
+    func testALongPartialSegmentTemplateStillCompiles() throws {
+        // Found by the openapi fuzz target: a 297-character pathPattern (Foundation leaks a little
+        // compiling patterns over 255 characters, Fuzz/lsan.supp; the pattern itself is right).
+        let literal = String(repeating: "\\", count: 100) + String(repeating: "_", count: 40)
+        let template = try XCTUnwrap(PathTemplate("/a/{b}\(literal)/{c}/*"))
+        guard case .pattern(let pattern) = template.stubPath else { return XCTFail("expected a pathPattern") }
+        XCTAssertGreaterThan(pattern.count, 255)
+        XCTAssertTrue(try CompiledRegex(pattern).matchesWhole("/a/x\(literal)/y/*"))
+        XCTAssertFalse(try CompiledRegex(pattern).matchesWhole("/a/x\(literal)/y/z"))
+    }
+
     func testStubPathsFitTemplatesSensibly() {
         let template = PathTemplate("/v1/users/{userId}")!
         XCTAssertNotNil(template.fit(PathTemplate.stubSegments("/v1/users/{id}")))
