@@ -42,8 +42,8 @@ let package = Package(
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
         .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        // The command line: arguments, serving, validate, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        // The command line: arguments, serving, validate, record, imports, request log. Testable as a library.
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly YAML).
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine"], swiftSettings: strict),
+        .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.

@@ -38,6 +38,13 @@ package enum StubServerCommand {
         let resolved = Commands.resolve(arguments)
         guard let command = resolved.command else {
             let first = arguments.first ?? ""
+            // `import` alone, or `import swagger`: name the two-word commands it starts.
+            let kinds = Commands.all.map(\.name).filter { $0.hasPrefix(first + " ") }
+            if !kinds.isEmpty {
+                let given = arguments.count > 1 ? " \"\(arguments[1])\"" : ""
+                return usageError("\(first) needs what to import\(given.isEmpty ? "" : ", not" + given): \(kinds.joined(separator: " or "))",
+                                  hint: "stubserver \(kinds[0]) --help", console)
+            }
             var message = "unknown command \"\(first)\" (the commands are: \(Commands.all.map(\.name).joined(separator: ", ")); serve is the default)"
             if let near = Suggestion.closest(to: first, among: Commands.all.map(\.name)) { message += "; did you mean \(near)?" }
             return usageError(message, hint: "stubserver --help", console)

@@ -61,7 +61,7 @@ import Testing
     /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
-        let serverModules = ["SystemSupport", "HTTP1", "HTTPServer", "StubEngine", "StubProxy", "StubServerCLI", "stubserver"]
+        let serverModules = ["SystemSupport", "HTTP1", "HTTPServer", "StubEngine", "StubProxy", "StubImport", "StubServerCLI", "stubserver"]
         for module in serverModules {
             for file in Self.sources(of: module) {
                 let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")

@@ -50,7 +50,10 @@ struct CommandEntry: Sendable {
 }
 
 enum Commands {
-    static let all: [CommandEntry] = [CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self), CommandEntry(RecordCommand.self)]
+    static let all: [CommandEntry] = [
+        CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self), CommandEntry(RecordCommand.self),
+        CommandEntry(ImportOpenAPICommand.self), CommandEntry(ImportHARCommand.self),
+    ]
 
     static var optionsByCommand: [String: [Option]] {
         Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.options) })
