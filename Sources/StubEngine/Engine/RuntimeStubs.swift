@@ -40,6 +40,7 @@ extension Engine {
 
     /// The journal entries a request matcher (the `request` object of a stub, as JSON) matches.
     package func journalEntries(matching json: [UInt8], label: String = "request body") throws(StubProblems) -> [JournalEntry] {
+        guard journal.isEnabled else { throw StubProblems(problems: [StubProblem(.error, file: label, message: Journal.offMessage)]) }
         let node: JSONNode
         do {
             node = json.isEmpty ? .object([]) : try JSONParser.parse(json, rejectDuplicateKeys: true)
