@@ -62,6 +62,12 @@ package final class Stub: Sendable {
     /// Stored: the journal records it for every request.
     package let id: String
 
+    /// The same stub answering with other responses (a computed one, for a stub built in code).
+    package func replacingResponses(with responses: [StubResponse]) -> Stub {
+        Stub(name: name, source: source, priority: priority, request: request, responses: responses, afterLast: afterLast,
+             scenario: scenario, order: order, definition: definition)
+    }
+
     /// Whether answering changes engine state (a sequence position or a scenario).
     package var isStateful: Bool { responses.count > 1 || scenario != nil }
 }
