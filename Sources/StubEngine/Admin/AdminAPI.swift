@@ -54,6 +54,10 @@ struct AdminAPI {
         }
         let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
+        // With the journal off, "no requests" would read as "never called": say it is off instead.
+        if !engine.journal.isEnabled, rest == "/requests" || rest.hasPrefix("/requests/"), request.method != "DELETE" {
+            return Self.error(409, Journal.offMessage)
+        }
         switch (request.method, rest) {
         case ("GET", "/health"): return health()
         case ("GET", "/stubs"): return listStubs()

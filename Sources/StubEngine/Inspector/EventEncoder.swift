@@ -27,7 +27,7 @@ struct EventEncoder {
         out.append(contentsOf: ",\"target\":".utf8)
         JSONSerializer.writeString(entry.target, into: &out)
         out.append(contentsOf: ",\"status\":".utf8)
-        Self.appendDecimal(entry.status, to: &out)
+        if let status = entry.status { Self.appendDecimal(status, to: &out) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"stub\":".utf8)
         if let id = entry.stubID {
             out.append(contentsOf: "{\"id\":".utf8)

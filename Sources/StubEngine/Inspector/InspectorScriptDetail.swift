@@ -31,7 +31,8 @@ function renderEntry(entry) {
   }
   const facts = [
     ["Received", `${new Date(entry.receivedAt).toLocaleString()} (#${entry.id})`],
-    ["Status", entry.fault ? `${entry.status}, but the stub's fault "${entry.fault}" was sent instead` : String(entry.status)],
+    ["Status", entry.fault ? `none: the stub's fault "${entry.fault}" was sent instead of its ${entry.response ? entry.response.status : ""} response`
+      : entry.status === null ? "none: the client left before the answer" : String(entry.status)],
     ["Answered by", answered],
     ["Time taken", timeTaken(entry)],
   ];

@@ -148,7 +148,7 @@ function removeRow(id) {
 
 function statusClass(entry) {
   if (entry.fault) return "fault";
-  return "s" + String(entry.status).charAt(0);
+  return entry.status === null ? "left" : "s" + String(entry.status).charAt(0);
 }
 
 function answeredBy(entry) {
@@ -171,7 +171,7 @@ function rowFor(entry) {
     h("span", { class: "time" }, clock(entry.receivedAt)),
     h("span", { class: "method" }, entry.method),
     h("span", { class: "target", title: entry.target }, entry.target),
-    h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status),
+    h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
     h("span", { class: entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch", title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : "" }, answeredBy(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);

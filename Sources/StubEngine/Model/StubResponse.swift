@@ -11,15 +11,24 @@ package struct StubResponse: Sendable {
     let template: ResponseTemplate?
     /// `"proxy"`: forwarded to an upstream instead of answered from the stub.
     package let proxy: ProxyRule?
+    /// Computed per request by code rather than written in the stub (StubKit's closure
+    /// responders): given the request and the path captures, it promises the answer.
+    package let computed: ComputedResponse?
 
     init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil,
-         template: ResponseTemplate? = nil, proxy: ProxyRule? = nil) {
+         template: ResponseTemplate? = nil, proxy: ProxyRule? = nil, computed: ComputedResponse? = nil) {
         self.prepared = prepared
         self.delay = delay
         self.fault = fault
         self.dribble = dribble
         self.template = template
         self.proxy = proxy
+        self.computed = computed
+    }
+
+    /// A response that code computes for each request (see `computed`).
+    package static func computed(_ compute: @escaping ComputedResponse) -> StubResponse {
+        StubResponse(prepared: PreparedResponse(status: 200), computed: compute)
     }
 
     package var isTemplated: Bool { template != nil }
@@ -43,6 +52,10 @@ package struct StubResponse: Sendable {
         return OutgoingResponse(prepared, delayMilliseconds: delayMilliseconds, delivery: delivery)
     }
 }
+
+/// Code that answers a request: the request and its path captures in, the answer promised.
+/// It runs off the event loop, so it may take its time.
+package typealias ComputedResponse = @Sendable (IncomingRequest, [String: String]) -> PendingResponse
 
 package enum Delay: Sendable, Equatable {
     case fixed(Int)
