@@ -16,7 +16,7 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
         guard Self.problem(in: text) == nil else { return nil }
         description = text
         tokens = text.isEmpty ? [] : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            String($0).replacing("~1", with: "/").replacing("~0", with: "~")
         }
     }
 
