@@ -33,14 +33,19 @@ let package = Package(
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // Forwarding to upstreams: the engine's transport over the server's HTTP client (and
         // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPServer.
-        .target(name: "StubProxy", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(name: "StubProxy", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport",
+                                                  .target(name: "StubProxyURLSession", condition: .when(platforms: [.macOS, .iOS]))],
+                swiftSettings: strict),
+        // https through URLSession, for where OpenSSL is not (macOS): its own module so that on
+        // Linux the server does not load FoundationNetworking and libcurl (7 MiB of RSS) for it.
+        .target(name: "StubProxyURLSession", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
         .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        // The command line: arguments, serving, validate, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        // The command line: arguments, serving, validate, record, imports, request log. Testable as a library.
+        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
-        // YAML), WireMock folders.
+        // YAML), OpenAPI, HAR, WireMock folders.
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
@@ -52,8 +57,8 @@ let package = Package(
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine"], swiftSettings: strict),
-        .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // WireMock folders and admin clients (issue 16): the corpora over real sockets, the
         // admin dialect, the schema and the admin examples (read with StubImport's YAML reader).

@@ -98,7 +98,9 @@ private func compareWithFoundation(_ input: [UInt8], ours: JSONNode?) {
     case (let ours?, let theirs?):
         precondition(hasBOM || same(ours, theirs), "JSONSerialization reads a different value for \(text.prefix(200))")
     case (nil, _?):
-        if let cleaned = try? JSONParser.parse(withoutTrailingCommas(input)), same(cleaned, theirs!) { return }
+        // (U+FEFF again: Foundation drops it, so keys that differ only by it merge; found by a
+        // ten-minute run with a trailing comma and a U+FEFF in a key, now a seed.)
+        if let cleaned = try? JSONParser.parse(withoutTrailingCommas(input)), hasBOM || same(cleaned, theirs!) { return }
         preconditionFailure("JSONSerialization accepts what we refuse: \(text.prefix(200))")
     case (let ours?, nil):
         var infinite = false

@@ -7,7 +7,9 @@
 //    decoded is written by the encoder, and what it writes decodes again to a stub that writes
 //    the same bytes; every stub answers a request made to fit it (its literal path, or its
 //    pattern with each `{name}` and `*` filled, `**` given two segments) without a trap, and that
-//    path matches its pattern; a templated JSON body renders to valid JSON whatever the request.
+//    path matches its pattern; a templated JSON body renders to valid JSON whatever the request;
+//    when the stub does not answer it, the near-miss report names it with at least one failed
+//    condition (the matcher and the report's reasons agree, JSON body conditions included).
 //  - odd: template text. It becomes the body (a string, and a string inside a JSON body) and a
 //    header value of a templated stub on the path `/t/{id}`; loading reports problems or compiles
 //    it, and a compiled one renders against requests carrying hostile values without a trap,
@@ -76,6 +78,10 @@ private func serve(_ stub: Stub) {
                                                    body: Array(#"{"a": "\" \\ </script>", "n": [1, 2]}"#.utf8),
                                                    peer: "fuzz", authority: "fuzz") else { return }
     let outcome = engine.handle(request)
+    if case .noMatch(let report) = outcome.kind, stub.scenario == nil {
+        precondition(report.resolved.candidates.first?.mismatches.isEmpty == false,
+                     "the stub did not match, yet the near-miss report finds nothing that failed: \(String(decoding: StubEncoder.encode(stub), as: UTF8.self))")
+    }
     if case .now(let response) = outcome.reply, case .stub = outcome.kind, stub.response.isTemplated,
        response.prepared.headers["Content-Type"]?.contains("json") == true, !response.prepared.body.isEmpty,
        let declared = try? JSONParser.parse(StubEncoder.encode(stub)), declared["response"]?["body"]?.string == nil,

@@ -51,6 +51,21 @@ package enum ResponseDelivery: Sendable, Equatable {
 }
 
 extension ResponseDelivery {
+    /// The stub format's name of a delivery that sends no response (`reset`, `empty`,
+    /// `garbage`, `hang`): what logs and the journal show instead of a status.
+    package var faultName: String? {
+        switch self {
+        case .reset: "reset"
+        case .closeWithoutResponse: "empty"
+        case .rawThenClose: "garbage"
+        case .hang: "hang"
+        case .normal, .dribble, .stream: nil
+        }
+    }
+
+    /// Whether the client gets the prepared response's status line.
+    package var sendsStatusLine: Bool { faultName == nil }
+
     package static func == (a: ResponseDelivery, b: ResponseDelivery) -> Bool {
         switch (a, b) {
         case (.normal, .normal), (.reset, .reset), (.closeWithoutResponse, .closeWithoutResponse), (.hang, .hang): true
@@ -82,7 +97,9 @@ package struct PreparedResponse: Sendable {
         self.init(status: status, reason: reason, headers: headers, body: body, keepingDateAndServer: false)
     }
 
-    private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
+    /// With `keepingDateAndServer`, the handler's `Date` and `Server` are kept and the server adds
+    /// none (a proxied answer carries the upstream's).
+    package init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
         self.status = status
         var kept = HeaderFields()
         for field in headers {

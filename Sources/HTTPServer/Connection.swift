@@ -58,7 +58,7 @@ final class Connection {
     var phase: Phase = .active
     var parser: RequestParser
     var pending: [UInt8] = []
-    var output = OutboundQueue()
+    var output: OutboundQueue
     var closeWhenFlushed = false
     /// When the current request's head began: its first byte other than the empty lines a
     /// client may send before a request (nil between requests). Stray CRLFs do not start the
@@ -79,6 +79,7 @@ final class Connection {
         self.peer = peer
         self.loop = loop
         self.parser = RequestParser(limits: loop.configuration.limits)
+        self.output = OutboundQueue(pool: loop.scratchPool)
         self.lastActivity = loop.now
         self.lastWriteProgress = loop.now
     }

@@ -1,4 +1,3 @@
-import Foundation
 import HTTP1
 import SystemSupport
 
@@ -36,6 +35,8 @@ final class EventLoop: @unchecked Sendable {
     private var nextAssignee = 0
     private var nextSweep: Int64 = 0
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// Output scratch buffers, lent to connections while they write.
+    let scratchPool = ScratchPool()
     private var events: [ReadyEvent] = []
 
     private var dateSecond = -1
@@ -72,14 +73,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func start(name: String) {
-        let thread = Thread { [self] in
+        SystemThread.start(name: name, stackSize: 1 << 20) { [self] in
             threadID = Posix.currentThreadID()
+            mailbox.setOwner(threadID)
             run()
             finished()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// From any thread: stop accepting and wind down within the grace period.
@@ -109,13 +108,16 @@ final class EventLoop: @unchecked Sendable {
                 try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)
             } catch {
                 configuration.onLoopError?("event loop \(index): \(error)")
-                Thread.sleep(forTimeInterval: 0.01) // never spin on a broken selector
+                SystemThread.sleep(milliseconds: 10) // never spin on a broken selector
             }
             now = Posix.monotonicMilliseconds()
             refreshDate()
             for event in events { dispatch(event) }
             fireTimers()
             if now >= nextSweep { sweep() }
+            // What this pass posted to its own mailbox (answers completed on this loop), and
+            // what others posted while the queue was busy: before waiting, never after.
+            while mailbox.hasMessages { handleMessages(mailbox.take()) }
             if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
         }
         for connection in Array(connections.values) {
@@ -139,7 +141,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ event: ReadyEvent) {
-        if event.fd == mailbox.wakeRead { handleMessages(); return }
+        if event.fd == mailbox.wakeRead { handleMessages(mailbox.drainAndTake()); return }
         if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
         if let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream); return }
         guard let connection = connections[event.fd], !connection.isClosed else { return }
@@ -164,8 +166,8 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func handleMessages() {
-        for message in mailbox.take() {
+    private func handleMessages(_ messages: [Mailbox.Message]) {
+        for message in messages {
             switch message {
             case .adopt(let fd, let peer):
                 adopt(fd: fd, peer: peer)

@@ -20,7 +20,13 @@ final class Mailbox: PendingResponseReceiver {
         case stop
     }
 
-    private let queue = Locked<[Message]>([])
+    private struct State {
+        var messages: [Message] = []
+        /// The loop's thread, once it runs.
+        var owner: UInt = 0
+    }
+
+    private let state = Locked(State())
     let wakeRead: Int32
     let wakeWrite: Int32
     private let onError: (@Sendable (String) -> Void)?
@@ -37,13 +43,20 @@ final class Mailbox: PendingResponseReceiver {
         Posix.close(wakeWrite)
     }
 
-    /// From any thread.
+    /// Called by the loop's thread when it starts.
+    func setOwner(_ thread: UInt) { state.withLock { $0.owner = thread } }
+
+    /// From any thread. A message from another thread wakes the loop only when the queue was
+    /// empty (one wake-up per burst); one from the loop's own thread (a proxied answer completed
+    /// by an upstream connection on the same loop) never does: the loop looks at the queue before
+    /// it waits (`hasMessages`), so posting costs no system call.
     func post(_ message: Message) {
-        let first = queue.withLock { q -> Bool in
-            q.append(message)
-            return q.count == 1
+        let me = Posix.currentThreadID()
+        let wake = state.withLock { s -> Bool in
+            s.messages.append(message)
+            return s.messages.count == 1 && s.owner != me
         }
-        guard first else { return }
+        guard wake else { return }
         do {
             try Posix.wake(wakeWrite)
         } catch {
@@ -55,13 +68,22 @@ final class Mailbox: PendingResponseReceiver {
         post(.deliver(connection: connection, fd: fd, response))
     }
 
-    /// On the loop: the pipe is drained before the queue is taken, so a message posted in
-    /// between still finds a wake-up waiting.
-    func take() -> [Message] {
+    /// On the loop, when the wake-up pipe is readable: the pipe is drained before the queue is
+    /// taken, so a message posted in between still finds a wake-up waiting.
+    func drainAndTake() -> [Message] {
         Posix.drain(wakeRead)
-        return queue.withLock { q in
-            defer { q.removeAll(keepingCapacity: true) }
-            return q
+        return take()
+    }
+
+    /// On the loop, before it waits: messages posted meanwhile (its own, or others' that found
+    /// the queue busy and wrote no wake-up). A wake-up written for them may still be in the pipe;
+    /// it costs one empty pass, never a lost message.
+    func take() -> [Message] {
+        state.withLock { s in
+            defer { s.messages.removeAll(keepingCapacity: true) }
+            return s.messages
         }
     }
+
+    var hasMessages: Bool { state.withLock { !$0.messages.isEmpty } }
 }

@@ -7,12 +7,15 @@ import StubProxy
 /// A stubserver in your test process: real sockets on 127.0.0.1, an ephemeral port, stubs from
 /// a folder or built in code. Each test can have its own; they share nothing.
 ///
-///     let server = try LocalStubServer(stubs: [StubDefinition(request: .init(method: "GET", path: "/v1/me"),
-///                                                             response: try .json(["id": 42]))])
-///     let url = server.baseURL.appendingPathComponent("v1/me")
-///     ...
-///     XCTAssertEqual(try server.stubs.count(matching: RequestDefinition(path: "/v1/me")), 1)
-///     server.stop()
+///     let server = try LocalStubServer {
+///         StubDefinition(request: .get("/v1/me"), response: .json(["id": 42]))
+///     }
+///     defer { server.stop() }
+///     ... point the client at server.baseURL ...
+///     server.stubs.verify(.get("/v1/me"), count: 1)
+///
+/// Another process can reach it too: an app under XCUITest, given `baseURL` in its launch
+/// environment (docs/testing.md, "UI tests").
 public final class LocalStubServer: Sendable {
     /// What the server answers from, and what it received.
     public let stubs: Stubs
@@ -51,6 +54,12 @@ public final class LocalStubServer: Sendable {
     /// Loads `directory` (if given), adds `stubs`, and starts listening on 127.0.0.1 on a free port.
     public convenience init(directory: String? = nil, stubs: [StubDefinition] = [], proxyingUnmatchedTo upstream: URL? = nil) throws(StubError) {
         try self.init(try Stubs(directory: directory, stubs), proxyingUnmatchedTo: upstream)
+    }
+
+    /// The same, with the stubs written as a list (`StubListBuilder`).
+    public convenience init(directory: String? = nil, proxyingUnmatchedTo upstream: URL? = nil,
+                            @StubListBuilder stubs: () -> [StubDefinition]) throws(StubError) {
+        try self.init(try Stubs(directory: directory, stubs()), proxyingUnmatchedTo: upstream)
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -1,9 +1,8 @@
 import Foundation
-import HTTP1
 import StubEngine
 
-/// One request the stubs received, from the journal: what the app sent and what answered it.
-public struct RecordedRequest: Sendable {
+/// One request the stubs received, from the journal: what the client sent and what answered it.
+public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// Increasing in arrival order; unique per `Stubs`.
     public let id: Int
     public let receivedAt: Date
@@ -22,8 +21,10 @@ public struct RecordedRequest: Sendable {
     public let bodySize: Int
     /// The name of the stub that answered; nil when none did (see `nearMiss`).
     public let stubName: String?
-    /// The status sent, or nil for a fault that sent none (`reset`, `empty`, `hang`).
+    /// The status sent; nil when none was: a fault (see `fault`), or a client that left first.
     public let status: Int?
+    /// The stub's fault, sent instead of a response.
+    public let fault: ResponseDefinition.Fault?
     /// How long the answer took, its delay included.
     public let duration: Duration
     /// For a request no stub matched: the closest stubs and what differed, as the 404 said it.
@@ -41,6 +42,7 @@ public struct RecordedRequest: Sendable {
         bodySize = entry.bodySize
         stubName = entry.stubName
         status = entry.status
+        fault = entry.fault.flatMap(ResponseDefinition.Fault.init(rawValue:))
         duration = .microseconds(Int64((entry.durationMilliseconds * 1000).rounded()))
         nearMiss = entry.nearMiss?.text
     }
@@ -52,18 +54,20 @@ public struct RecordedRequest: Sendable {
     public var matched: Bool { stubName != nil }
 
     /// The first value of a header (any case).
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
+    public func header(_ name: String) -> String? { RequestFields.header(name, in: headers) }
 
     /// The first value of a query parameter.
-    public func query(_ name: String) -> String? { query.first { $0.name == name }?.value }
+    public func query(_ name: String) -> String? { RequestFields.query(name, in: query) }
 
     /// The body as UTF-8 text; nil when it is not UTF-8.
     public var bodyText: String? { String(data: body, encoding: .utf8) }
 
     /// The body decoded from JSON.
-    public func json<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: body)
+    public func json<T: Decodable>(_ type: T.Type = T.self) throws -> T { try JSONDecoder().decode(T.self, from: body) }
+
+    /// `#3 POST /oauth/token → 401 "Login: wrong credentials"`: one line, for reports.
+    public var description: String {
+        let answer = fault.map { "fault \($0.rawValue)" } ?? status.map(String.init) ?? "no answer"
+        return "#\(id) \(method) \(target) → \(answer) " + (stubName.map { "\"\($0)\"" } ?? "(no stub matched)")
     }
 }

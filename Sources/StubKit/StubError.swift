@@ -2,14 +2,19 @@ import Foundation
 import StubEngine
 
 /// Why StubKit could not do what was asked, in the words a stub file's mistake would get
-/// (`StubDefinition: $[0].request.path: a path starts with "/"`), with file, position and JSON
-/// path where there is one.
+/// (`StubDefinition: error: $[0].request.path: a path starts with "/"`), with the file, line and
+/// column for a stub file, and the JSON path where there is one.
 public struct StubError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// One line per problem, each `FILE[:LINE:COLUMN]: error: $.json.path: what is wrong`.
     public let messages: [String]
 
-    init(_ problems: StubProblems) {
-        messages = problems.problems.filter { $0.severity == .error }.map(\.description)
+    /// `positions`: false for JSON StubKit wrote from definitions, whose lines and columns
+    /// would point into text the user never saw; the JSON path says where.
+    init(_ problems: StubProblems, positions: Bool = true) {
+        messages = problems.problems.filter { $0.severity == .error }.map { problem in
+            positions ? problem.description
+                : StubProblem(problem.severity, file: problem.file, jsonPath: problem.jsonPath, message: problem.message).description
+        }
     }
 
     init(_ problems: [StubProblem]) {

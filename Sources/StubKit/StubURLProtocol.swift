@@ -6,19 +6,24 @@ import HTTP1
 import StubEngine
 import SystemSupport
 
-/// Answers a `URLSession` from a stub engine without sockets: the same matching, near-miss
-/// reports, templates, journal and state as the server. For unit tests of a networking layer.
+/// Answers a `URLSession` from stubs without sockets: the same matching, near-miss reports,
+/// templates, journal and state as the server. For unit tests of a networking layer.
 ///
 ///     let transport = StubURLProtocol.register(stubs)
-///     let session = URLSession(configuration: transport.configuration)
-///     let client = MyAPIClient(baseURL: transport.baseURL, session: session)
+///     defer { StubURLProtocol.unregister(transport) }
+///     let client = MyAPIClient(baseURL: transport.baseURL, session: URLSession(configuration: transport.configuration))
 ///
 /// Each registration gets its own host (`e1.stubkit.invalid`), and requests are routed by host,
-/// so parallel tests each reach their own engine (a header would not do: on Linux `canInit` sees
+/// so parallel tests each reach their own stubs (a header would not do: on Linux `canInit` sees
 /// the request before the session adds its headers). The configuration lists this class in
-/// `protocolClasses`: registering it globally does not reach ephemeral sessions on Linux. Delays
-/// are timers; faults become the `URLError`s a real network gives; redirects are delivered as
-/// plain responses.
+/// `protocolClasses`: registering it globally does not reach ephemeral sessions on Linux.
+///
+/// A network's behaviour is imitated, so a client sees what it would see over a socket: delays
+/// and dribbled bodies are timers; a fault fails the task with the `URLError` code the socket
+/// transport gives on this platform (`ResponseDefinition.Fault.urlErrorCode`); a request that
+/// gets nothing (`hang`, or a delay longer than the timeout) fails with `.timedOut` after the
+/// request's or the session's timeout (`RequestTimeout`); redirects are delivered as plain 3xx
+/// responses for the client to see.
 public final class StubURLProtocol: URLProtocol {
     /// What a test needs to talk to registered stubs.
     public struct Transport: Sendable {
@@ -26,7 +31,7 @@ public final class StubURLProtocol: URLProtocol {
         public let baseURL: URL
         /// What the transport answers from, and what it received.
         public let stubs: Stubs
-        /// A fresh ephemeral configuration whose requests to `baseURL` the engine answers.
+        /// A fresh ephemeral configuration whose requests to `baseURL` the stubs answer.
         public var configuration: URLSessionConfiguration {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.protocolClasses = [StubURLProtocol.self]
@@ -34,14 +39,28 @@ public final class StubURLProtocol: URLProtocol {
         }
     }
 
-    private static let engines = Locked<(byHost: [String: Stubs], next: Int)>(([:], 1))
-    private let cancelled = Locked(false)
-    /// A promised answer or a streamed body in progress, cancelled by `stopLoading`.
-    private let inFlight = Locked<(pending: PendingResponse?, stream: BodyStream?)>((nil, nil))
+    private static let registry = Locked<(byHost: [String: Stubs], next: Int)>(([:], 1))
+    /// Everything that changes while loading, under one lock: URLProtocol calls come from the
+    /// session's threads, timers and the engine's.
+    private let state = Locked(LoadingState())
+    private let queue = DispatchQueue(label: "stubkit.urlprotocol")
+
+    private struct LoadingState {
+        /// Set once the client was told the end (finished, failed) or `stopLoading` came.
+        var done = false
+        /// When the client last heard something: the idle timeout counts from here.
+        var lastActivity = DispatchTime.now()
+        var timeout: TimeInterval = RequestTimeout.defaultInterval
+        /// A promised answer or a streamed body in progress, cancelled by `stopLoading`.
+        var pending: PendingResponse?
+        var stream: BodyStream?
+        /// The body so far, where it must reach the client in one piece (see `load`).
+        var held = Data()
+    }
 
     /// Registers stubs under a host of their own. It stays registered until `unregister(_:)`.
     public static func register(_ stubs: Stubs) -> Transport {
-        let host = engines.withLock { state -> String in
+        let host = registry.withLock { state -> String in
             let host = "e\(state.next).stubkit.invalid"
             state.next += 1
             state.byHost[host] = stubs
@@ -52,12 +71,12 @@ public final class StubURLProtocol: URLProtocol {
 
     public static func unregister(_ transport: Transport) {
         guard let host = transport.baseURL.host else { return }
-        _ = engines.withLock { $0.byHost.removeValue(forKey: host) }
+        _ = registry.withLock { $0.byHost.removeValue(forKey: host) }
     }
 
     private static func engine(for url: URL?) -> Engine? {
         guard let host = url?.host?.lowercased() else { return nil }
-        return engines.withLock { $0.byHost[host]?.engine }
+        return registry.withLock { $0.byHost[host]?.engine }
     }
 
     override public class func canInit(with request: URLRequest) -> Bool {
@@ -71,6 +90,12 @@ public final class StubURLProtocol: URLProtocol {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
             return
         }
+        let timeout = RequestTimeout.interval(for: request, task: task)
+        state.withLock {
+            $0.timeout = timeout
+            $0.lastActivity = .now()
+        }
+        watchForTimeout(after: timeout)
         let reply: Reply
         do {
             reply = engine.handle(try Self.httpRequest(from: request, url: url)).reply
@@ -78,50 +103,107 @@ public final class StubURLProtocol: URLProtocol {
             // What the server answers a target it cannot parse.
             reply = .now(.text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n"))
         }
-        // URLProtocol is not Sendable; the client tolerates calls from another thread, and
-        // `cancelled` is the only state shared with stopLoading.
-        let unchecked = UncheckedSendable(self)
         switch reply {
         case .now(let response):
             schedule(response, url: url)
         case .later(let pending):
-            inFlight.withLock { $0.pending = pending }
-            pending.whenComplete { response in unchecked.value.schedule(response, url: url) }
+            state.withLock { $0.pending = pending }
+            let me = unchecked
+            pending.whenComplete { response in me.value.schedule(response, url: url) }
         }
     }
 
     override public func stopLoading() {
-        cancelled.value = true
-        let (pending, stream) = inFlight.withLock { ($0.pending, $0.stream) }
+        let (pending, stream) = state.withLock { s in
+            s.done = true
+            return (s.pending, s.stream)
+        }
         pending?.cancel()
         stream?.cancel()
     }
 
+    // MARK: Talking to the client, and only until it was told the end
+
+    /// URLProtocol is not Sendable; its client tolerates calls from any thread, and everything
+    /// this class changes after `startLoading` is in `state`, under its lock.
+    private var unchecked: UncheckedSendable<StubURLProtocol> { UncheckedSendable(self) }
+
+    /// Runs `tell` with the client unless loading is over; `ends` makes this the last call.
+    private func notify(ending ends: Bool = false, _ tell: (any URLProtocolClient) -> Void) {
+        let proceed = state.withLock { s -> Bool in
+            guard !s.done else { return false }
+            s.done = ends
+            s.lastActivity = .now()
+            return true
+        }
+        guard proceed, let client else { return }
+        tell(client)
+    }
+
+    /// Passes body bytes on. swift-corelibs-foundation keeps only the last piece a custom
+    /// protocol loads for completion handlers and `data(for:)` (it stores rather than appends),
+    /// so there the body is held and handed over whole when it ends; the timing (a dribble's
+    /// pauses, the idle timeout) is unchanged. Apple's URLSession appends, so pieces go as they come.
+    private func load(_ data: Data) {
+        #if canImport(FoundationNetworking)
+        state.withLock { s in
+            guard !s.done else { return }
+            s.held.append(data)
+            s.lastActivity = .now()
+        }
+        #else
+        notify { $0.urlProtocol(self, didLoad: data) }
+        #endif
+    }
+
+    /// The end of the body: what was held, then the end.
+    private func finish() {
+        let held = state.withLock { s -> Data in
+            defer { s.held = Data() }
+            return s.held
+        }
+        if !held.isEmpty { notify { $0.urlProtocol(self, didLoad: held) } }
+        notify(ending: true) { $0.urlProtocolDidFinishLoading(self) }
+    }
+
+    private func fail(_ code: URLError.Code) {
+        notify(ending: true) { $0.urlProtocol(self, didFailWithError: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])) }
+    }
+
+    /// URLSession's idle timeout, which corelibs-foundation does not apply to custom protocols:
+    /// checked when it could have run out, and again from the last activity until loading ends.
+    private func watchForTimeout(after interval: TimeInterval) {
+        let me = unchecked
+        queue.asyncAfter(deadline: .now() + interval) {
+            let (done, idle, timeout) = me.value.state.withLock { s in
+                (s.done, Double(DispatchTime.now().uptimeNanoseconds - s.lastActivity.uptimeNanoseconds) / 1e9, s.timeout)
+            }
+            guard !done else { return }
+            if idle >= timeout { me.value.fail(.timedOut) } else { me.value.watchForTimeout(after: timeout - idle) }
+        }
+    }
+
+    // MARK: Delivering the answer
+
     /// Delivers now, or after the response's delay (a timer, not a sleeping thread).
     private func schedule(_ response: OutgoingResponse, url: URL) {
-        let unchecked = UncheckedSendable(self)
-        let send: @Sendable () -> Void = {
-            guard !unchecked.value.cancelled.value else { return }
-            unchecked.value.deliver(response, url: url)
-        }
         if response.delayMilliseconds > 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(response.delayMilliseconds), execute: send)
+            let me = unchecked
+            queue.asyncAfter(deadline: .now() + .milliseconds(response.delayMilliseconds)) { me.value.deliver(response, url: url) }
         } else {
-            send()
+            deliver(response, url: url)
         }
     }
 
     private func deliver(_ response: OutgoingResponse, url: URL) {
         var stream: BodyStream?
         switch response.delivery {
-        case .reset, .closeWithoutResponse:
-            client?.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
-            return
-        case .rawThenClose:
-            client?.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse))
-            return
         case .hang:
-            return // the session's timeout ends it, as it would on a real network
+            return // the timeout ends it, as on a real network
+        case .reset, .closeWithoutResponse, .rawThenClose:
+            let fault = response.delivery.faultName.flatMap(ResponseDefinition.Fault.init(rawValue:))
+            fail(fault?.urlErrorCode ?? .networkConnectionLost)
+            return
         case .stream(let s):
             stream = s
         case .normal, .dribble:
@@ -136,41 +218,60 @@ public final class StubURLProtocol: URLProtocol {
             if let stream { stream.length.map { fields["Content-Length"] = String($0) } } else { fields["Content-Length"] = String(prepared.body.count) }
         }
         guard let http = HTTPURLResponse(url: url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
-            client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
+            fail(.badServerResponse)
             return
         }
-        client?.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
-        if let stream, request.httpMethod != "HEAD" {
+        notify { $0.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed) }
+        let isHead = request.httpMethod == "HEAD"
+        if let stream, !isHead {
             forward(stream)
             return
         }
         stream?.cancel()
-        if request.httpMethod != "HEAD", !prepared.body.isEmpty {
-            client?.urlProtocol(self, didLoad: Data(prepared.body))
+        let body = isHead ? [] : prepared.body
+        if case .dribble(let chunks, let milliseconds) = response.delivery, body.count > 1, chunks > 1 {
+            dribble(body, pieces: chunks, over: milliseconds)
+        } else {
+            if !body.isEmpty { load(Data(body)) }
+            finish()
         }
-        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    /// The body in `pieces` parts spread evenly over the time, the first at once: as the server
+    /// sends it (each part resets the idle timeout, as bytes on a socket would).
+    private func dribble(_ body: [UInt8], pieces: Int, over milliseconds: Int) {
+        let count = min(pieces, body.count)
+        let size = (body.count + count - 1) / count
+        let parts = stride(from: 0, to: body.count, by: size).map { Data(body[$0..<min($0 + size, body.count)]) }
+        let gap = parts.count > 1 ? Double(milliseconds) / Double(parts.count - 1) : 0
+        let me = unchecked
+        for (i, part) in parts.enumerated() {
+            queue.asyncAfter(deadline: .now() + gap * Double(i) / 1000) {
+                me.value.load(part)
+                if i == parts.count - 1 { me.value.finish() }
+            }
+        }
     }
 
     /// A streamed body, piece by piece as the producer writes it.
     private func forward(_ stream: BodyStream) {
-        inFlight.withLock { $0.stream = stream }
-        let unchecked = UncheckedSendable(self)
-        let queue = DispatchQueue(label: "stubkit.stream")
+        state.withLock { $0.stream = stream }
+        let me = unchecked, queue = self.queue
         stream.attach {
             queue.async {
-                let me = unchecked.value
-                guard !me.cancelled.value else { return }
                 let batch = stream.take(unsent: 0)
-                for piece in batch.pieces where !piece.isEmpty { me.client?.urlProtocol(me, didLoad: Data(piece)) }
+                for piece in batch.pieces where !piece.isEmpty { me.value.load(Data(piece)) }
                 stream.drained(unsent: 0)
                 if batch.aborted {
-                    me.client?.urlProtocol(me, didFailWithError: URLError(.networkConnectionLost))
+                    me.value.fail(.networkConnectionLost)
                 } else if batch.finished {
-                    me.client?.urlProtocolDidFinishLoading(me)
+                    me.value.finish()
                 }
             }
         }
     }
+
+    // MARK: The request as the server would see it
 
     /// The URLRequest as the HTTP server would have parsed it: the target goes through the
     /// server's own request-target parsing (`IncomingRequest.make`). Apple platforms deliver

@@ -7,7 +7,7 @@ import StubEngine
 /// through as they came; nothing is decoded, followed or remembered.
 package final class ClientTransport: UpstreamTransport {
     private let client: HTTPClient
-    /// For https when TLS is not available here (macOS; a Linux without libssl).
+    /// For https where the client has no TLS (macOS).
     private let fallback: (any UpstreamTransport)?
 
     package init(client: HTTPClient, fallback: (any UpstreamTransport)? = nil) {
@@ -17,7 +17,7 @@ package final class ClientTransport: UpstreamTransport {
 
     package func forward(_ request: ForwardedRequest, answer: PendingResponse, report: ProxyReport) {
         let secure = request.upstream.scheme == "https"
-        if secure, let fallback, !client.trust.isAvailable {
+        if secure, let fallback {
             fallback.forward(request, answer: answer, report: report)
             return
         }
@@ -51,8 +51,14 @@ package final class ClientTransport: UpstreamTransport {
             if isHead, !head.mustDropContentLength, let declared = head.headers["Content-Length"] { length = Int(declared) }
         case .chunked, .untilClose: length = nil
         }
-        let prepared = ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length)
-        if let body = response.body { return OutgoingResponse(prepared, delivery: .stream(body)) }
-        return OutgoingResponse(prepared)
+        switch response.body {
+        case .complete(let bytes):
+            return OutgoingResponse(ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, body: bytes))
+        case .stream(let body):
+            let prepared = ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length)
+            return OutgoingResponse(prepared, delivery: .stream(body))
+        case .none:
+            return OutgoingResponse(ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length))
+        }
     }
 }

@@ -1,5 +1,8 @@
 import HTTPServer
 import StubEngine
+#if canImport(Darwin)
+import StubProxyURLSession
+#endif
 
 /// Gives an engine its way to upstreams: the server's own client (http, and https through the
 /// system's OpenSSL), with URLSession for https where OpenSSL is not available.
@@ -13,20 +16,18 @@ package enum ProxyTransports {
     package static func install(on engine: Engine, server: HTTP1Server, caFile: String? = nil) throws(SetupError) {
         let trust = TLSTrust(caFile: caFile)
         var fallback: (any UpstreamTransport)?
-        if trust.isAvailable {
-            if caFile != nil {
-                do { try trust.prepare() } catch { throw SetupError(description: error.description) }
-            }
-        } else {
-            #if canImport(Security)
-            do { fallback = try URLSessionTransport(caFile: caFile) } catch { throw SetupError(description: "\(error)") }
-            #else
-            if caFile != nil {
-                throw SetupError(description: "--proxy-ca needs OpenSSL (libssl.so.3 or .1.1), which cannot be loaded here: \(TLSContext.availability() ?? "")")
-            }
-            do { fallback = try URLSessionTransport() } catch { throw SetupError(description: "\(error)") }
-            #endif
+        #if canImport(Darwin)
+        // OpenSSL is not used on Apple platforms: URLSession carries https, with the CA file in
+        // its trust evaluation.
+        do { fallback = try URLSessionTransport(caFile: caFile) } catch { throw SetupError(description: "\(error)") }
+        #else
+        // OpenSSL loads on the first https request (most servers never make one, and it costs
+        // 3 MiB); with a CA file, now, so a bad file fails the start. Without a loadable libssl,
+        // https answers 502 saying why.
+        if caFile != nil {
+            do { try trust.prepare() } catch { throw SetupError(description: error.description) }
         }
+        #endif
         engine.upstream.value = ClientTransport(client: HTTPClient(server: server, trust: trust), fallback: fallback)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SystemSupport
 
 /// Where the command line writes. Request log lines are buffered and flushed by a background
@@ -6,7 +10,6 @@ import SystemSupport
 /// everything else (the ready line, errors) is written at once.
 final class Console: @unchecked Sendable {
     private let buffered = Locked<[UInt8]>([])
-    private var flusher: Thread?
     let colour: Bool
 
     init() {
@@ -21,13 +24,13 @@ final class Console: @unchecked Sendable {
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        FileHandle.standardOutput.write(Data(bytes))
+        StandardStreams.out(bytes)
     }
 
     /// A line on stderr, now (stdout's pending lines first, to keep the order).
     func err(_ line: String) {
         flush()
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.err(Array((line + "\n").utf8))
     }
 
     /// A request log line: written within a few milliseconds.
@@ -44,19 +47,16 @@ final class Console: @unchecked Sendable {
             return pending
         }
         guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
+        StandardStreams.out(bytes)
     }
 
     func startFlushing() {
-        let thread = Thread { [self] in
+        SystemThread.start(name: "stubserver.log") { [self] in
             while true {
-                Thread.sleep(forTimeInterval: 0.02)
+                SystemThread.sleep(milliseconds: 20)
                 flush()
             }
         }
-        thread.name = "stubserver.log"
-        thread.start()
-        flusher = thread
     }
 
     func paint(_ text: String, _ code: String) -> String {

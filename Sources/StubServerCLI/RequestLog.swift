@@ -1,6 +1,12 @@
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 import StubEngine
+import SystemSupport
 
 /// One line per request: method, path, status, what answered (a stub's name, admin, CORS
 /// preflight or NO MATCH), time. The outermost wrapper of the engine's chain, so it sees each
@@ -40,7 +46,9 @@ struct RequestLog: ResponderWrapper {
     struct Logged {
         let kind: OutcomeKind
         let response: OutgoingResponse?
-        var status: Int? { response?.prepared.status }
+        /// nil when no status line went out: a fault, or a client that left first.
+        var status: Int? { response.flatMap { $0.delivery.sendsStatusLine ? $0.prepared.status : nil } }
+        var fault: String? { response?.delivery.faultName }
         var delayMilliseconds: Int { response?.delayMilliseconds ?? 0 }
         var stub: Stub? {
             switch kind {
@@ -54,12 +62,14 @@ struct RequestLog: ResponderWrapper {
     }
 
     private func milliseconds(_ microseconds: Int) -> String {
-        String(format: "%.2fms", Double(microseconds) / 1000)
+        fixedPoint(Double(microseconds) / 1000, decimals: 2) + "ms"
     }
 
     private func text(_ request: IncomingRequest, _ outcome: Logged, _ microseconds: Int) -> String {
         let statusText: String
-        if let status = outcome.status {
+        if let fault = outcome.fault {
+            statusText = console.paint("FAULT \(fault)", "35")
+        } else if let status = outcome.status {
             statusText = console.paint(String(status), status >= 500 ? "31" : status >= 400 ? "33" : "32")
         } else {
             statusText = console.paint("---", "2") + " (client left)"
@@ -96,9 +106,10 @@ struct RequestLog: ResponderWrapper {
             "\"method\":\(JSONSerializer.quoted(request.method))",
             "\"target\":\(JSONSerializer.quoted(request.target))",
             "\"status\":\(outcome.status.map(String.init) ?? "null")",
+            outcome.fault.map { "\"fault\":\(JSONSerializer.quoted($0))" },
             "\"stub\":\(outcome.stub.map { JSONSerializer.quoted($0.name) } ?? "null")",
-            "\"ms\":\(String(format: "%.3f", Double(microseconds) / 1000))",
-        ]
+            "\"ms\":\(fixedPoint(Double(microseconds) / 1000, decimals: 3))",
+        ].compactMap { $0 }
         if outcome.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.delayMilliseconds)") }
         if let proxy = outcome.proxy {
             let result = proxy.result
@@ -125,7 +136,7 @@ enum LogTime {
     /// `HH:mm:ss.SSS` in local time, for the console.
     static func clock() -> String {
         let now = Date()
-        let offset = TimeZone.current.secondsFromGMT(for: now)
+        let offset = StandardStreams.localOffsetSeconds(at: Int(now.timeIntervalSince1970))
         return DateFormats.clock(epochMilliseconds: Int((now.timeIntervalSince1970 * 1000).rounded(.down)) + offset * 1000)
     }
 

@@ -1,10 +1,19 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import StubEngine
 import SystemSupport
 
 /// The `stubserver` program: finds the command, parses its arguments, runs it. Returns the exit
 /// status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
 package enum StubServerCommand {
+    /// Runs the program and ends the process with its status.
+    package static func run(_ arguments: [String]) -> Never {
+        ProcessExit.exit(main(arguments))
+    }
+
     package static func main(_ arguments: [String]) -> Int32 {
         // Enough descriptors for --max-connections (macOS starts a process at 256).
         DescriptorLimit.raise()
@@ -29,6 +38,13 @@ package enum StubServerCommand {
         let resolved = Commands.resolve(arguments)
         guard let command = resolved.command else {
             let first = arguments.first ?? ""
+            // `import` alone, or `import swagger`: name the two-word commands it starts.
+            let kinds = Commands.all.map(\.name).filter { $0.hasPrefix(first + " ") }
+            if !kinds.isEmpty {
+                let given = arguments.count > 1 ? " \"\(arguments[1])\"" : ""
+                return usageError("\(first) needs what to import\(given.isEmpty ? "" : ", not" + given): \(kinds.joined(separator: " or "))",
+                                  hint: "stubserver \(kinds[0]) --help", console)
+            }
             var message = "unknown command \"\(first)\" (the commands are: \(Commands.all.map(\.name).joined(separator: ", ")); serve is the default)"
             if let near = Suggestion.closest(to: first, among: Commands.all.map(\.name)) { message += "; did you mean \(near)?" }
             return usageError(message, hint: "stubserver --help", console)
@@ -73,7 +89,7 @@ package enum StubServerCommand {
         }
         rows += [("  stubserver COMMAND --help", "a command's options"), ("  stubserver --version", "")]
         let width = rows.map(\.0.count).max()! + 2
-        lines += rows.map { $0.1.isEmpty ? $0.0 : $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+        lines += rows.map { $0.1.isEmpty ? $0.0 : $0.0.padded(to: width) + $0.1 }
         lines += ["", "Options of serve (the default command):"]
         lines += ServeCommand.options.map(\.helpLine)
         lines.append(Option.flag("-h, --help", "show this help").helpLine)

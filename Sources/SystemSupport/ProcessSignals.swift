@@ -5,7 +5,6 @@
 #elseif canImport(Darwin)
 @preconcurrency import Darwin
 #endif
-import Foundation
 
 /// Process-level platform services the command line needs: termination signals and whether an
 /// output is a terminal. They live in SystemSupport so no module above it imports libc.
@@ -25,7 +24,7 @@ package enum ProcessSignals {
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         let waiting = signals
-        let thread = Thread {
+        SystemThread.start(name: "stubserver.signals") {
             var set = waiting
             var first = true
             while true {
@@ -35,16 +34,27 @@ package enum ProcessSignals {
                     first = false
                     // Stopping runs on another thread so a second signal is still taken here.
                     let signal = received
-                    Thread.detachNewThread { handler(signal) }
+                    SystemThread.start(name: "stubserver.stop") { handler(signal) }
                 } else {
                     _exit(130)
                 }
             }
         }
-        thread.name = "stubserver.signals"
-        thread.start()
     }
 
     /// Whether a descriptor (1 for stdout) is a terminal: colour only then.
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}
+
+/// Ending the process with a status (the executable imports no libc of its own).
+package enum ProcessExit {
+    package static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #elseif canImport(Musl)
+        Musl.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
 }

@@ -1,6 +1,5 @@
 // The `stubserver` command. Everything lives in StubServerCLI so it can be tested; this file
-// only hands over the arguments and exits with the status.
-import Foundation
+// only hands over the arguments (and exits with the status).
 import StubServerCLI
 
-exit(StubServerCommand.main(CommandLine.arguments))
+StubServerCommand.run(CommandLine.arguments)

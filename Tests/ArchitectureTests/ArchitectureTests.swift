@@ -49,8 +49,28 @@ import Testing
                 for name in try Self.imports(in: file) {
                     let inPlatformFolder = relative.hasPrefix("Sources/HTTPServer/Platform/")
                     let platformOnly = Self.libc.contains(name) || name == "CSystemLinux" || name == "CTLS"
-                    let ok = rules.contains(name) && (!platformOnly || module != "HTTPServer" || inPlatformFolder)
+                    // A row that allows FoundationEssentials allows Foundation as its fallback only.
+                    let fallback = name == "Foundation" && rules.contains("FoundationEssentials")
+                    let ok = (rules.contains(name) || fallback) && (!platformOnly || module != "HTTPServer" || inPlatformFolder)
                     #expect(ok, "\(relative) imports \(name), which docs/architecture.md does not allow for \(module)")
+                }
+            }
+        }
+    }
+
+    /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
+    /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
+    @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
+        let serverModules = ["SystemSupport", "HTTP1", "HTTPServer", "StubEngine", "StubProxy", "StubImport", "StubServerCLI", "stubserver"]
+        for module in serverModules {
+            for file in Self.sources(of: module) {
+                let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }
+                for (index, line) in lines.enumerated() where line.hasSuffix("import Foundation") {
+                    let guarded = index >= 3 && lines[index - 1] == "#else" && lines[index - 2].hasSuffix("import FoundationEssentials")
+                        && lines[index - 3] == "#if canImport(FoundationEssentials)"
+                    #expect(guarded, "\(relative):\(index + 1) imports Foundation outside the FoundationEssentials fallback")
                 }
             }
         }

@@ -139,6 +139,23 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(off.journal.entries.count, 0)
     }
 
+    /// With `--journal 0` nothing is recorded: listing, finding and counting say so (409)
+    /// rather than answer an empty list or 0, which would pass "never called" unchecked.
+    func testWithTheJournalOffRequestsCannotBeListedFoundOrCounted() {
+        let off = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
+        _ = off.handle(makeRequest("GET", "/"))
+        for (method, target) in [("GET", "/__admin/requests"), ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
+                                 ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/1")] {
+            let response = off.handle(makeRequest(method, target, body: method == "POST" ? "{}" : "")).answered
+            XCTAssertEqual(response.prepared.status, 409, target)
+            XCTAssertTrue(response.bodyText.contains("the journal is off (--journal 0)"), response.bodyText)
+        }
+        XCTAssertEqual(off.handle(makeRequest("DELETE", "/__admin/requests")).answered.prepared.status, 200, "clearing nothing is harmless")
+        XCTAssertThrowsError(try off.journalEntries(matching: Array("{}".utf8))) { error in
+            XCTAssertTrue("\(error)".contains("the journal is off"), "\(error)")
+        }
+    }
+
     func testScenariosAndReset() {
         let e = engine(#"[{"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {}}, {"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]}]"#)
         XCTAssertEqual(admin(e, "GET", "/__admin/scenarios").json["scenarios"]?.elements?.first?["state"]?.string, "Started")

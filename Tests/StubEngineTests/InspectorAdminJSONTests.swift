@@ -38,7 +38,12 @@ final class InspectorAdminJSONTests: XCTestCase {
         XCTAssertEqual(closest?["id"]?.string, e.catalog.stubs.first { $0.name == "Token" }?.id, "the stub to fetch when making a new one")
         XCTAssertEqual(closest?["mismatches"]?.elements?.first?["condition"]?.string, "path")
 
-        XCTAssertEqual(admin(e, "GET", "/__admin/requests/3").json["fault"]?.string, "reset")
+        let fault = admin(e, "GET", "/__admin/requests/3").json
+        XCTAssertEqual(fault["fault"]?.string, "reset")
+        XCTAssertNotNil(fault["status"]?.value, "present")
+        if case .null? = fault["status"]?.value {} else { XCTFail("a fault sends no status line: \(fault["status"].map(JSONSerializer.string) ?? "absent")") }
+        XCTAssertEqual(fault["response"]?["status"]?.number?.value, 200, "what the stub would have answered")
+        XCTAssertNil(e.journal.entries[2].status)
         XCTAssertEqual(admin(e, "GET", "/__admin/requests/4").json["response"]?["bodyBase64"]?.string, "AP8A")
         XCTAssertEqual(admin(e, "GET", "/__admin/requests/99").status, 404)
         XCTAssertEqual(admin(e, "DELETE", "/__admin/requests/1").status, 405)

@@ -40,7 +40,27 @@ final class SchemaAgreementTests: XCTestCase {
             #"{"request": {"method": "ANY", "pathPattern": "/x.*"}, "response": {"delay": 5}}"#,
             #"{"request": {"path": "/u/{id}"}, "response": {"template": true, "body": {"id": "{{request.path.id}}"}}}"#,
             #"{"responses": [{"status": 503}, {"body": "ok"}], "after": "cycle", "scenario": {"name": "s", "when": "Started", "then": "x"}}"#,
+            #"{"request": {"path": "/legacy/**"}, "response": {"proxy": {"to": "https://staging.example.com/v2", "stripPrefix": "/legacy", "headers": {"X-Key": "k"}, "removeHeaders": ["Cookie"], "preserveHost": true, "timeoutMs": 5000}, "delay": 10}}"#,
+            #"{"response": {"proxy": {"to": "http://127.0.0.1:8081"}}}"#,
+            // JSON body patterns: matchers anywhere, literals otherwise, pointers.
+            #"{"request": {"body": {"json": {"title": {"matches": ".+"}, "a": {"contains": "x", "caseInsensitive": true}, "b": {"equals": {"present": 1}}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"p": {"present": true}, "q": {"absent": true}, "n": {"greaterThan": 0, "atMost": 9.5}, "m": {"atLeast": -1}, "l": {"lessThan": 1e3}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": [1, "a", null, true, {"x": [{"equals": "y", "caseInsensitive": true}]}, {"matches": "z", "_c": 1}]}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"equals": [1, 2]}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"user": {"name": {"maches": ".+"}}, "e": {}}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"/user/name": {"matches": "a"}, "/items/0": 3, "": {"present": true}, "/a~0b~1c": [1]}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonEquals": {"matches": 5}}}, "response": {}}"#,
             // Invalid for both:
+            #"{"response": {"proxy": {}}}"#,
+            #"{"response": {"proxy": {"to": "ftp://x"}}}"#,
+            #"{"response": {"proxy": {"to": "http://x?q=1"}}}"#,
+            #"{"response": {"proxy": {"to": "http://x", "stripPrefix": "legacy"}}}"#,
+            #"{"response": {"proxy": {"to": "http://x", "timeoutMs": 0}}}"#,
+            #"{"response": {"proxy": {"to": "http://x", "removeHeaders": ["a b"]}}}"#,
+            #"{"response": {"proxy": {"to": "http://x", "follow": true}}}"#,
+            #"{"response": {"proxy": {"to": "http://x"}, "status": 200}}"#,
+            #"{"response": {"proxy": {"to": "http://x"}, "body": "b"}}"#,
+            #"{"response": {"proxy": {"to": "http://x"}, "fault": "reset"}}"#,
             #"{"response": {}, "responses": [{}]}"#,
             #"{"responses": []}"#,
             #"{"response": {}, "after": "cycle"}"#,
@@ -71,6 +91,28 @@ final class SchemaAgreementTests: XCTestCase {
             #"{"request": {"body": {}}, "response": {}}"#,
             #"{"request": {"body": {"json": 1, "caseInsensitive": true}}, "response": {}}"#,
             #"{"request": {"body": {"json": 1, "equals": "x"}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"a": {"matches": 5}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"a": {"present": false}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"a": {"absent": true, "caseInsensitive": true}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": [{"contains": "x", "matches": "y"}]}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"greaterThan": "1"}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"greaterThan": 1, "atLeast": 2}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"lessThan": 1, "atMost": 2}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"atMost": 1, "equals": 2}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"atMost": 1, "caseInsensitive": true}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"equals": 1, "caseInsensitive": true}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"contains": "x", "caseInsensitive": "yes"}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"n": {"caseInsensitive": true}}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"deep": [[{"matches": null}]]}}}, "response": {}}"#,
+            #"{"request": {"body": {"json": {"a": 1}, "caseInsensitive": true}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"user/name": 1}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"/a~2": 1}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"/a~": 1}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": ["/a"]}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"/a": {"present": 1}}}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"/a": 1}, "caseInsensitive": true}}, "response": {}}"#,
+            #"{"request": {"body": {"jsonPointer": {"/a": 1}, "json": {}}}, "response": {}}"#,
             #"{"response": {"headers": {"X": true}}}"#,
             #"{"response": {"headers": {"X": [true]}}}"#,
             #"{"response": {"body": "a", "bodyFile": "b"}}"#,
@@ -97,7 +139,7 @@ final class SchemaAgreementTests: XCTestCase {
 
 /// Just enough JSON Schema 2020-12 for docs/stub.schema.json: $ref into $defs, type, enum,
 /// const, properties, patternProperties, additionalProperties, propertyNames, required, dependentRequired,
-/// items, minItems, minLength, minimum, maximum, pattern, allOf, anyOf, oneOf, not.
+/// items, minItems, minProperties, minLength, minimum, maximum, pattern, allOf, anyOf, oneOf, not.
 struct MiniSchemaValidator {
     let root: JSONNode
 
@@ -150,6 +192,7 @@ struct MiniSchemaValidator {
             }
         }
         if let members = instance.members {
+            if let min = schema["minProperties"]?.number?.value, Double(members.count) < min { errors.append("\(path): too few properties") }
             for required in schema["required"]?.elements?.compactMap(\.string) ?? [] where !members.contains(where: { $0.key == required }) {
                 errors.append("\(path): missing \(required)")
             }

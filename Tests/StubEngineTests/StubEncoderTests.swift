@@ -23,6 +23,8 @@ final class StubEncoderTests: XCTestCase {
        "responses": [{"status": 500}, {"body": "ok", "dribble": {"durationMs": 100, "chunks": 2}}], "after": "cycle",
        "scenario": {"then": "paid", "name": "checkout"}},
       {"request": {"path": "/fault"}, "response": {"fault": "reset"}},
+      {"request": {"path": "/matchers", "body": {"json": {"title": {"caseInsensitive": true, "matches": ".+"}, "n": [{"atMost": 9, "greaterThan": 0}], "e": {"equals": {"present": true}}, "x": {"absent": true}}}}, "response": {}},
+      {"request": {"path": "/pointers", "body": {"jsonPointer": {"/b/0": {"contains": "x"}, "/a~1b": 1, "": {"present": true}}}}, "response": {}},
       {"request": {"path": "/file"}, "response": {"bodyFile": "__files/body.json", "headers": {"Content-Type": "application/vnd.x+json"}}}
     ]
     """#

@@ -43,6 +43,16 @@ struct ExampleClient: Sendable {
         }
     }
 
+    /// A GET whose answer does not matter, for the network's failures: the status, or the failure.
+    func ping(_ path: String, timeout: TimeInterval = 5) async throws(Failure) -> Int {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        // Set, not passed to the initializer: swift-corelibs-foundation ignores an initializer's
+        // timeout and uses the session's (docs/testing.md, "Timeouts").
+        request.timeoutInterval = timeout
+        request.setValue("ios-app", forHTTPHeaderField: "X-Client-Id")
+        return try await perform(request).0
+    }
+
     func forecast(location: String) async throws(Failure) -> Forecast {
         var components = URLComponents(url: baseURL.appendingPathComponent("v1/weather/forecast"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "location", value: location)]
@@ -63,7 +73,8 @@ struct ExampleClient: Sendable {
     }
 
     private func send(_ method: String, url: URL, json: [String: String]?) async throws(Failure) -> (Int, Data) {
-        var request = URLRequest(url: url, timeoutInterval: 5)
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 5
         request.httpMethod = method
         request.setValue("ios-app", forHTTPHeaderField: "X-Client-Id")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -71,6 +82,10 @@ struct ExampleClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         }
+        return try await perform(request)
+    }
+
+    private func perform(_ request: URLRequest) async throws(Failure) -> (Int, Data) {
         let result: Result<(Int, Data), Failure> = await withCheckedContinuation { continuation in
             session.dataTask(with: request) { data, response, error in
                 if let http = response as? HTTPURLResponse {

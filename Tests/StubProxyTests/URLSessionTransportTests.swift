@@ -2,7 +2,8 @@ import Foundation
 import HTTP1
 import HTTPServer
 import StubEngine
-@testable import StubProxy
+import StubProxy
+@testable import StubProxyURLSession
 import TestSupport
 import XCTest
 

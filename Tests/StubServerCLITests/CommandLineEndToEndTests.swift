@@ -66,6 +66,26 @@ final class CommandLineEndToEndTests: XCTestCase {
         XCTAssertNotNil(second["nearMiss"])
     }
 
+    /// A fault sends no status line: the log says which fault went out, never the stub's 200.
+    func testFaultsAreLoggedAsFaults() throws {
+        let dir = folder(["a.json": #"{"name": "Broken", "request": {"path": "/reset"}, "response": {"fault": "reset"}}"#])
+        for format in ["text", "json"] {
+            let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", format])
+            let base = try XCTUnwrap(server.baseURL())
+            XCTAssertThrowsError(try fetch(base + "/reset"))
+            server.waitFor("the fault's log line") { server.stdout.contains("/reset") }
+            let line = try XCTUnwrap(server.stdout.split(separator: "\n").first { $0.contains("/reset") }.map(String.init))
+            if format == "text" {
+                XCTAssertTrue(line.contains("GET /reset FAULT reset \"Broken\""), line)
+            } else {
+                let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                XCTAssertTrue(json["status"] is NSNull, line)
+                XCTAssertEqual(json["fault"] as? String, "reset")
+                XCTAssertEqual(json["stub"] as? String, "Broken")
+            }
+        }
+    }
+
     func testValidateReportsEveryErrorWithPositionsAndExitsOne() throws {
         let dir = folder([
             "good.json": #"{"response": {}}"#,

@@ -39,19 +39,23 @@ final class StubServerProcess: @unchecked Sendable {
         // thread sanitizer, leaving a test waiting for output that had been written.)
         Self.startReader(out.fileHandleForReading) { [weak self] text in
             guard let self else { return }
-            self.lock.lock(); self.stdoutText += text; self.lock.unlock()
+            self.lock.lock(); if let text { self.stdoutText += text } else { self.readersAtEnd += 1 }; self.lock.unlock()
         }
         Self.startReader(err.fileHandleForReading) { [weak self] text in
             guard let self else { return }
-            self.lock.lock(); self.stderrText += text; self.lock.unlock()
+            self.lock.lock(); if let text { self.stderrText += text } else { self.readersAtEnd += 1 }; self.lock.unlock()
         }
     }
 
-    private static func startReader(_ handle: FileHandle, _ append: @escaping @Sendable (String) -> Void) {
+    /// Pipes read to their end (the process has exited and everything it wrote is in).
+    private var readersAtEnd = 0
+
+    /// `append(nil)` at end of file.
+    private static func startReader(_ handle: FileHandle, _ append: @escaping @Sendable (String?) -> Void) {
         let thread = Thread {
             while true {
                 let data = handle.availableData
-                if data.isEmpty { return }
+                if data.isEmpty { append(nil); return }
                 append(String(decoding: data, as: UTF8.self))
             }
         }
@@ -94,14 +98,13 @@ final class StubServerProcess: @unchecked Sendable {
     /// Waits for exit and returns the status.
     func exitStatus(timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> Int32? {
         guard waitFor("the process to exit", timeout: timeout, file: file, line: line, { !process.isRunning }) else { return nil }
-        // Let the pipes drain what the process wrote last.
-        let deadline = Date().addingTimeInterval(1)
-        var previous = -1
+        // Until both pipes reach their end: what the process wrote last has then been read (a
+        // quiet spell of a few milliseconds was not enough on a loaded machine).
+        let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            let size = stdout.count + stderr.count
-            if size == previous { break }
-            previous = size
-            Thread.sleep(forTimeInterval: 0.05)
+            lock.lock(); let done = readersAtEnd == 2; lock.unlock()
+            if done { break }
+            Thread.sleep(forTimeInterval: 0.01)
         }
         return process.terminationStatus
     }

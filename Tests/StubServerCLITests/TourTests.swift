@@ -62,3 +62,56 @@ final class TourTests: XCTestCase {
         XCTAssertTrue(typo.body.contains("path: expected /v1/users/{id}, got /v1/user/42"), typo.body)
     }
 }
+
+/// The README's "Start from your OpenAPI file", run as written: the import (into a fresh
+/// folder), the curls against the imported stubs, and the check of the bundled stubs.
+final class OpenAPITourTests: XCTestCase {
+    func testStartFromYourOpenAPIFileWorksAsWritten() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") || FileManager.default.isExecutableFile(atPath: "/bin/curl") else {
+            throw XCTSkip("curl is not installed")
+        }
+        let readme = try String(contentsOf: TourTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "## Start from your OpenAPI file"))
+        let lines = readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.hasPrefix("## ") }
+        let commands = lines.filter { $0.hasPrefix("swift run stubserver ") }.map { String($0.dropFirst("swift run stubserver ".count)) }
+        XCTAssertEqual(commands.count, 3)
+        let out = folder([:]).appendingPathComponent("my-stubs").path
+        // import openapi ... --out my-stubs
+        let importArguments = commands[0].split(separator: " ").map { $0 == "my-stubs" ? out : String($0) }
+        let imported = try StubServerProcess(importArguments, workingDirectory: TourTests.root)
+        XCTAssertEqual(imported.exitStatus(), 0, imported.stderr)
+        let expectedSummary = try XCTUnwrap(lines.first { $0.hasPrefix("# my-stubs: ") }).dropFirst("# my-stubs".count)
+        XCTAssertEqual(imported.stdout, out + expectedSummary + "\n")
+        // validate --dir stubs --openapi docs/stubs.openapi.yaml
+        let validated = try StubServerProcess(commands[2].split(separator: " ").map(String.init), workingDirectory: TourTests.root)
+        XCTAssertEqual(validated.exitStatus(), 0, validated.stdout)
+        let expectedCheck = try XCTUnwrap(lines.first { $0.hasPrefix("# stubs: ") }).dropFirst(2)
+        XCTAssertTrue(validated.stdout.hasSuffix(expectedCheck + "\n"), validated.stdout)
+        // The curls, against the imported folder.
+        var pairs: [(String, Int)] = []
+        var pending: String?
+        for line in lines {
+            if line.hasPrefix("curl ") { pending = String(line); continue }
+            if line.hasPrefix("# → "), let command = pending, let status = Int(line.dropFirst(4).prefix(3)) {
+                pairs.append((command, status))
+                pending = nil
+            }
+        }
+        XCTAssertEqual(pairs.count, 4)
+        let server = try StubServerProcess(["--dir", out, "--port", "0", "--no-watch", "--log", "quiet"])
+        let address = String(try XCTUnwrap(server.baseURL()).dropFirst("http://".count))
+        for (command, expected) in pairs {
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+            shell.arguments = ["-c", command.replacingOccurrences(of: "localhost:8080", with: address) + " -s -o /dev/null -w '%{http_code}'"]
+            let pipe = Pipe()
+            shell.standardOutput = pipe
+            try shell.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            shell.waitUntilExit()
+            XCTAssertEqual(Int(output), expected, command)
+        }
+        let free = try fetch("http://\(address)/v1/users/42", headers: ["Prefer": "example=free"])
+        XCTAssertTrue(free.body.hasPrefix(#"{"id":7,"username":"kotlin-kohai""#), free.body)
+    }
+}

@@ -76,14 +76,19 @@ public final class ScriptedUpstream: @unchecked Sendable {
     /// Connections still open (the proxy has not closed its side).
     public var openConnectionCount: Int { lock.withLock { open.count } }
 
-    /// Closes the listener and every connection (unblocking hung ones).
+    /// Closes the listener and every connection (unblocking hung ones). Once: a second call
+    /// must not close the listener's number again, which may belong to another file by then.
     public func stop() {
-        let fds: [Int32] = lock.withLock {
-            guard !stopped else { return [] }
+        // Under the lock: a connection's thread takes its descriptor out of `open` (under the
+        // lock) before closing it, so every one here is still this upstream's.
+        let first: Bool = lock.withLock {
+            guard !stopped else { return false }
             stopped = true
-            return open + [listener]
+            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+            return true
         }
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard first else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
         _ = WireConnection.systemClose(listener)
     }
 

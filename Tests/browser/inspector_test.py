@@ -100,6 +100,8 @@ def main():
             open_mode(checks, browser, server, args.screenshots)
         with StubServer(binary, "stubs", "--admin-token", "t0k3n", cwd=scratch) as server:
             token_mode(checks, browser, server, args.screenshots)
+        with Upstream() as upstream, StubServer(binary, "stubs", "--proxy", upstream.base, cwd=scratch) as server:
+            proxy_mode(checks, browser, server, upstream)
     finally:
         browser.quit()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -285,6 +287,51 @@ def token_mode(checks, browser, server, screenshots):
     checks.check("logging out shows the login again", until(lambda: browser.visible("#login"), 5))
     errors = [e for e in browser.console_errors() if "401" not in e and "403" not in e]
     checks.check("no other errors in the console", not errors, errors)
+
+
+class Upstream:
+    """A plain HTTP server standing in for a real backend, on a free port, in a thread."""
+
+    def __enter__(self):
+        import http.server, threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                body = b'{"from":"upstream"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *_):
+        self.server.shutdown()
+
+
+def proxy_mode(checks, browser, server, upstream):
+    base = server.base
+    browser.open(base + "/__admin/ui")
+    checks.check("(proxy) the page connects", until(lambda: browser.text("#connection") == "live", 10))
+    status, _, text = http(base, "/v1/not-stubbed?probe=proxy")
+    checks.check("(proxy) an unmatched request is forwarded", status == 200 and "upstream" in text, (status, text))
+    row = "#request-list .row .proxied"
+    checks.check("(proxy) its row names the upstream", until(lambda: browser.text(row) == f"→ {upstream.base}", 5),
+                 browser.count(row) and browser.text(row))
+    browser.click_row("/v1/not-stubbed?probe=proxy")
+    checks.check("(proxy) its detail says forwarded and what the upstream answered",
+                 until(lambda: f"forwarded to {upstream.base}" in browser.text("#detail") and "upstream answered 200" in browser.text("#detail"), 5),
+                 browser.text("#detail")[:300])
+    checks.check("(proxy) no near-miss report for a forwarded request", "No stub matched" not in browser.text("#detail"))
 
 
 if __name__ == "__main__":

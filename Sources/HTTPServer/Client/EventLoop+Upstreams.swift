@@ -89,6 +89,7 @@ extension EventLoop {
             upstream.close()
             return
         }
+        upstream.idleSince = now
         idle.append(upstream)
         idleUpstreams[upstream.endpoint] = idle
     }
@@ -96,8 +97,12 @@ extension EventLoop {
     private func takeIdleUpstream(_ endpoint: ClientEndpoint) -> UpstreamConnection? {
         while var idle = idleUpstreams[endpoint], let last = idle.popLast() {
             idleUpstreams[endpoint] = idle
-            // The upstream may have closed it since (its own idle timeout).
-            if Posix.peerHasClosed(last.fd) {
+            // The upstream may have closed it since (its own idle timeout). A close that came
+            // while it sat in the pool was seen by the loop already (it watches idle connections);
+            // one that raced this pass is looked for only after a second of idleness, when
+            // upstreams close idle connections, so a busy proxy skips the extra system call. An
+            // idempotent request that still meets a closed connection is sent again.
+            if now - last.idleSince > 1_000, Posix.peerHasClosed(last.fd) {
                 last.close()
                 removeUpstream(last)
                 continue

@@ -31,10 +31,19 @@ package struct ClientRequest: Sendable {
     }
 }
 
-/// An upstream's answer: its head as received, and its body as a stream (nil when it has none).
+/// An upstream's answer: its head as received, and its body.
 package struct ClientResponse: Sendable {
+    package enum Body: Sendable {
+        /// None (HEAD, 204, 304, 1xx).
+        case none
+        /// All of it arrived with the head.
+        case complete([UInt8])
+        /// It is still arriving: pieces as they come, with back-pressure.
+        case stream(BodyStream)
+    }
+
     package var head: ResponseHead
-    package var body: BodyStream?
+    package var body: Body
     /// From sending the request to receiving the head.
     package var milliseconds: Int64
 }

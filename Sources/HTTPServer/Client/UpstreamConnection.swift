@@ -25,12 +25,16 @@ final class UpstreamConnection {
     private(set) var exchange: UpstreamExchange?
     private var stream: BodyStream?
     private var head: ResponseHead?
+    /// A head whose body is still arriving within the read being parsed (see `openStream`).
+    private var held: (head: ResponseHead, milliseconds: Int64, body: [UInt8])?
     /// Reading paused: the caller's stream is full (back-pressure toward the upstream).
     private var paused = false
     private var startedAt: Int64 = 0
     private(set) var lastProgress: Int64
     /// Used before: a closed-while-idle surprise is retried once for idempotent requests.
     private var reused = false
+    /// When it last went back to the pool.
+    var idleSince: Int64 = 0
 
     init(id: UInt64, fd: Int32, endpoint: ClientEndpoint, loop: EventLoop, connecting: Bool, tls: TLSSession?) {
         self.id = id
@@ -189,6 +193,8 @@ final class UpstreamConnection {
             let used = pending.withUnsafeBufferPointer { parse($0) }
             if isClosed { pending = [] } else { pending.removeFirst(used) }
         }
+        // The body goes on past this read: the client gets the head and what came, now.
+        if held != nil, !isClosed { openStream() }
     }
 
     // MARK: TLS
@@ -283,20 +289,26 @@ final class UpstreamConnection {
             head = received
             let milliseconds = loop.now - startedAt
             if received.framing == .none {
-                exchange?.answer(.success(ClientResponse(head: received, body: nil, milliseconds: milliseconds)))
+                exchange?.answer(.success(ClientResponse(head: received, body: .none, milliseconds: milliseconds)))
             } else {
-                let stream = BodyStream(length: { if case .length(let n) = received.framing { n } else { nil } }())
-                let mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
-                stream.onWritable { mailbox.post(.task { loop.resumeUpstream(id: id, fd: fd) }) }
-                stream.onCancel { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
-                self.stream = stream
+                // Held until this read is parsed: a body that arrives whole with its head (most
+                // API answers) goes out as bytes, with no stream to set up and hop through.
                 phase = .body
-                exchange?.answer(.success(ClientResponse(head: received, body: stream, milliseconds: milliseconds)))
+                held = (received, milliseconds, [])
             }
         case .body(let range):
-            let piece = Array(UnsafeBufferPointer(rebasing: input[(base + range.lowerBound)..<(base + range.upperBound)]))
-            if let stream, !stream.write(piece) { paused = !stream.isCancelled }
+            let piece = UnsafeBufferPointer(rebasing: input[(base + range.lowerBound)..<(base + range.upperBound)])
+            if held != nil {
+                held!.body.append(contentsOf: piece)
+                if held!.body.count > Self.heldBodyLimit { openStream() }
+            } else if let stream, !stream.write(Array(piece)) {
+                paused = !stream.isCancelled
+            }
         case .end:
+            if let whole = held {
+                held = nil
+                exchange?.answer(.success(ClientResponse(head: whole.head, body: .complete(whole.body), milliseconds: whole.milliseconds)))
+            }
             stream?.finish()
             stream = nil
             let reusable = head?.connectionReusable ?? false
@@ -306,6 +318,23 @@ final class UpstreamConnection {
         case .failure(let error):
             fail(.response("\(endpoint): \(error.reason)"), retry: error.kind == .noResponse && reused)
         }
+    }
+
+    /// The largest body answered whole; past it (or when a read ends before the body does) the
+    /// body streams.
+    static let heldBodyLimit = 64 * 1024
+
+    /// Answers the held head with a stream, starting with what arrived so far.
+    private func openStream() {
+        guard let (received, milliseconds, early) = held else { return }
+        held = nil
+        let stream = BodyStream(length: { if case .length(let n) = received.framing { n } else { nil } }())
+        let mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
+        stream.onWritable { mailbox.post(.task { loop.resumeUpstream(id: id, fd: fd) }) }
+        stream.onCancel { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
+        self.stream = stream
+        exchange?.answer(.success(ClientResponse(head: received, body: .stream(stream), milliseconds: milliseconds)))
+        if !early.isEmpty, !stream.write(early) { paused = !stream.isCancelled }
     }
 
     /// The caller's stream has room again.
@@ -321,6 +350,13 @@ final class UpstreamConnection {
     private func fail(_ failure: ClientFailure, retry: Bool) {
         let exchange = self.exchange
         self.exchange = nil
+        if held != nil {
+            // Nothing has gone to the client yet: it hears why instead of a cut body.
+            held = nil
+            exchange?.answer(.failure(failure))
+            close()
+            return
+        }
         if let stream {
             stream.abort()
             self.stream = nil

@@ -56,9 +56,6 @@ package final class TLSTrust: Sendable {
 
     /// Makes the context now; throws why it cannot be made.
     package func prepare() throws(ClientFailure) { _ = try context().get() }
-
-    /// TLS can be offered here at all (the system has OpenSSL).
-    package var isAvailable: Bool { TLSContext.availability() == nil }
 }
 
 /// One TLS client session over memory buffers: the connection feeds it ciphertext read from

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
@@ -53,6 +57,10 @@ struct AdminAPI {
         let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
         if speaksWireMock(request, rest: rest) { return WireMockAdmin(engine: engine).handle(request, rest: rest) }
+        // With the journal off, "no requests" would read as "never called": say it is off instead.
+        if !engine.journal.isEnabled, rest == "/requests" || rest.hasPrefix("/requests/"), request.method != "DELETE" {
+            return Self.error(409, Journal.offMessage)
+        }
         switch (request.method, rest) {
         case ("GET", "/health"): return health()
         case ("GET", "/stubs"): return listStubs()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// How stubs and journal entries look in admin API answers (docs/admin-api.md).
@@ -39,7 +43,7 @@ enum AdminJSON {
         ]
         members += body(e.body, size: e.bodySize)
         members.append(("stub", e.stubID.map { .object([("id", .string($0)), ("name", .string(e.stubName ?? ""))]) } ?? .null))
-        members.append(("status", .number(e.status)))
+        members.append(("status", e.status.map { .number($0) } ?? .null))
         members.append(("durationMs", .number(e.durationMilliseconds, decimals: 3)))
         if let proxy = e.proxy {
             let result = proxy.result
@@ -52,8 +56,9 @@ enum AdminJSON {
         if let response = e.response {
             if response.delayMilliseconds > 0 { members.append(("delayMs", .number(response.delayMilliseconds))) }
             if let fault = response.fault { members.append(("fault", .string(fault))) }
+            // The stub's answer, its status included even when a fault was sent instead.
             var answer: [(String, JSONNode)] = [
-                ("status", .number(e.status)),
+                ("status", .number(response.status)),
                 ("headers", grouped(response.headers.map { ($0.name, $0.value) })),
             ]
             answer += body(response.body, size: response.bodySize)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// `/__admin/recordings/start`, `stop` and `status` (docs/proxy.md, "Recording from a test").

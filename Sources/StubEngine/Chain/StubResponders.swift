@@ -15,6 +15,9 @@ struct StubMatchResponder: Responder {
             facts.unmatched = (catalog, scenarios)
             return nil
         }
+        if let compute = chosen.response.computed {
+            return Outcome(pending: compute(facts.request, chosen.captures), kind: .stub(chosen.stub))
+        }
         if let rule = chosen.response.proxy {
             let outcome = ProxyResponder.forward(facts.request, rule: rule, transport: upstream.value, stub: chosen.stub)
             // The stub's own delay still applies, on top of the upstream's time.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 import SystemSupport
 
@@ -18,7 +22,9 @@ package struct JournalEntry: Sendable {
     package let bodySize: Int
     package let stubID: String?
     package let stubName: String?
-    package let status: Int
+    /// The status line's code as sent; nil when none was: a fault (`response.fault`) or a
+    /// client that left before a promised answer came.
+    package let status: Int?
     package let durationMilliseconds: Double
     package let nearMiss: NearMissReport?
     /// For a forwarded request: the upstream, its status and time (or why it failed).
@@ -27,6 +33,9 @@ package struct JournalEntry: Sendable {
     package let response: JournalResponse?
     /// The client's address, `IP:port` (empty when the transport has none).
     package var peer: String = ""
+
+    /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
+    package var fault: String? { response?.fault }
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
@@ -38,6 +47,8 @@ package struct JournalEntry: Sendable {
 /// What a journal entry keeps of its response: enough for the inspector to show it and to make
 /// a stub from it. The server's own fields (`Date`, `Server`, framing) are not in `headers`.
 package struct JournalResponse: Sendable {
+    /// The stub's status, as it would have been sent (a fault sends none: see `fault`).
+    package let status: Int
     package let headers: HeaderFields
     /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size (nil when streamed).
     package let body: [UInt8]
@@ -47,18 +58,13 @@ package struct JournalResponse: Sendable {
     package let fault: String?
 
     init(_ response: OutgoingResponse) {
+        status = response.prepared.status
         headers = response.prepared.headers
         let whole = response.prepared.body
         // An array shared with the stub costs nothing to keep; only a large body is copied, cut.
         body = whole.count > Journal.maximumBodyBytes ? Array(whole.prefix(Journal.maximumBodyBytes)) : whole
         delayMilliseconds = response.delayMilliseconds
-        switch response.delivery {
-        case .reset: fault = "reset"
-        case .closeWithoutResponse: fault = "empty"
-        case .rawThenClose: fault = "garbage"
-        case .hang: fault = "hang"
-        case .normal, .dribble, .stream: fault = nil
-        }
+        fault = response.delivery.faultName
         if case .stream(let stream) = response.delivery { bodySize = stream.length } else { bodySize = whole.count }
     }
 }
@@ -100,6 +106,10 @@ package final class Journal: Sendable {
 
     package var isEnabled: Bool { capacity > 0 }
 
+    /// Why nothing can be listed, found or counted with the journal off: an error, never an
+    /// empty list, so "never called" is not taken as checked.
+    package static let offMessage = "the journal is off (--journal 0), so no request was recorded: none can be listed, found or counted; give the journal a size to verify requests"
+
     /// `response` is nil when the client left before a promised answer came.
     func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double) {
         guard capacity > 0 else { return }
@@ -120,7 +130,7 @@ package final class Journal: Sendable {
             body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
-            status: response?.prepared.status ?? 0, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
+            status: response.flatMap { $0.delivery.sendsStatusLine ? $0.prepared.status : nil }, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
             proxy: proxy, response: response.map(JournalResponse.init), peer: request.peer)
         let (replaced, listeners) = state.withLock { s -> (JournalEntry?, [any JournalListener]) in
             entry.id = s.nextID

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// Problems in stub JSON given at run time (admin API, Swift embedding): the same messages a
@@ -38,18 +42,27 @@ extension Engine {
         return stubs.map(\.id)
     }
 
-    /// The journal entries a request matcher (the `request` object of a stub, as JSON) matches.
-    package func journalEntries(matching json: [UInt8], label: String = "request body") throws(StubProblems) -> [JournalEntry] {
+    /// A response (the `response` object of a stub, as JSON) decoded as a file's is and rendered
+    /// for one request: how code-computed responses answer (StubKit's closure responders), so a
+    /// mistake in one gets the same message a file would. `captures` are the path's `{name}`s,
+    /// for templates.
+    package func renderResponse(json: [UInt8], for request: IncomingRequest, captures: [String: String],
+                                label: String) -> Result<OutgoingResponse, StubProblems> {
         let node: JSONNode
         do {
-            node = json.isEmpty ? .object([]) : try JSONParser.parse(json, rejectDuplicateKeys: true)
+            node = try JSONParser.parse(json, rejectDuplicateKeys: true)
         } catch {
-            throw StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)])
+            return .failure(StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)]))
         }
-        var context = DecodingContext(displayPath: label, fileURL: URL(fileURLWithPath: "/"),
-                                      bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
-        let pattern = RequestDecoder.decodeRequest(&context, node, "$")
-        guard let pattern, !context.hasErrors else { throw StubProblems(problems: context.problems) }
-        return journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
+        let directory = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
+        var context = DecodingContext(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
+                                      bodyFiles: BodyFileReader(root: directory))
+        let response = ResponseDecoder.decodeResponse(&context, node, "$", pathParameters: Set(captures.keys))
+        if response?.proxy != nil {
+            context.error("$.proxy", node["proxy"], "a response computed in code cannot proxy; give the stub a \"proxy\" response instead")
+        }
+        guard let response, !context.hasErrors else { return .failure(StubProblems(problems: context.problems)) }
+        return .success(response.makeResponse(TemplateContext(facts: RequestFacts(request), captures: captures,
+                                                              fallbackBaseURL: fallbackBaseURL.value)))
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SystemSupport
 
 /// Hot reload by a cheap poll: every `interval`, the folder's fingerprint (paths, sizes and
@@ -30,10 +34,10 @@ package final class StubFolderWatcher: @unchecked Sendable {
         }) else { return }
         let fingerprint = self.fingerprint, interval = self.interval, onChange = self.onChange, stopped = self.stopped
         let initial = fingerprint()
-        let thread = Thread {
+        SystemThread.start(name: "stubserver.watch") {
             var last = initial
             while !stopped.value {
-                Thread.sleep(forTimeInterval: interval)
+                SystemThread.sleep(milliseconds: Int(interval * 1000))
                 if stopped.value { return }
                 let now = fingerprint()
                 if now != last {
@@ -42,8 +46,6 @@ package final class StubFolderWatcher: @unchecked Sendable {
                 }
             }
         }
-        thread.name = "stubserver.watch"
-        thread.start()
     }
 
     package func stop() { stopped.value = true }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The helpers the subset knows. Any other name in a helper's place is a load warning.
 enum HandlebarsHelper: String, Sendable, CaseIterable {

@@ -89,7 +89,7 @@ struct HandlebarsParser {
             } else if content.hasPrefix("#") {
                 kind = .open; content.removeFirst()
             } else if content.hasPrefix("^") {
-                let rest = content.dropFirst().trimmingSpaces()
+                let rest = content.dropFirst().trimmingTagSpace()
                 if rest.isEmpty { kind = .elseTag; content = "" } else { kind = .inverseOpen; content = String(rest) }
             } else if content.hasPrefix("/") {
                 kind = .close; content.removeFirst()
@@ -97,12 +97,12 @@ struct HandlebarsParser {
                 kind = .raw; content.removeFirst()
             } else if content.hasPrefix(">") {
                 kind = .partial
-            } else if content.trimmingSpaces() == "else" || content.trimmingSpaces().hasPrefix("else ") {
-                kind = .elseTag; content = String(content.trimmingSpaces().dropFirst(4))
+            } else if content.trimmingTagSpace() == "else" || content.trimmingTagSpace().hasPrefix("else ") {
+                kind = .elseTag; content = String(content.trimmingTagSpace().dropFirst(4))
             } else {
                 kind = .value
             }
-            out.append(.tag(Tag(kind: kind, content: String(content.trimmingSpaces()), offset: start, source: source,
+            out.append(.tag(Tag(kind: kind, content: String(content.trimmingTagSpace()), offset: start, source: source,
                                 trimBefore: trimBefore, trimAfter: trimAfter)))
             i = end
         }
@@ -360,8 +360,9 @@ struct HandlebarsParser {
     }
 }
 
-extension StringProtocol {
-    func trimmingSpaces() -> SubSequence {
+private extension StringProtocol {
+    /// A tag's content without the spaces and line breaks around it.
+    func trimmingTagSpace() -> SubSequence {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
         return self[first...last]

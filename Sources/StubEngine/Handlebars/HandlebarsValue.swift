@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A value while a template renders: text, numbers, JSON from a body, lists, and objects whose
 /// members are looked up on demand (the request: nothing is computed that no tag asks for).
@@ -99,7 +103,7 @@ package indirect enum HandlebarsValue: Sendable {
     var numeric: Double? {
         switch self {
         case .number(let n, _): return n
-        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
+        case .string(let s): return Double(s.trimmingSpaces())
         case .bool: return nil
         default: return Double(text)
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A Java `SimpleDateFormat` pattern (what WireMock's `now format='...'` takes), compiled at
 /// load into fields and literals, formatted in English whatever the machine's locale.

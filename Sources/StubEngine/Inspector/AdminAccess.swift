@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 import SystemSupport
 
@@ -35,7 +39,7 @@ enum AdminAccess {
     static func isSafe(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
 
     static func sentByThePage(_ request: IncomingRequest) -> Bool {
-        request.headers[uiHeader]?.trimmingCharacters(in: .whitespaces) == "1"
+        request.headers[uiHeader]?.trimmingSpaces() == "1"
     }
 
     static func hasSession(_ request: IncomingRequest, _ sessions: AdminSessions) -> Bool {
@@ -44,8 +48,8 @@ enum AdminAccess {
 
     /// Values of our cookies (`stubserver_admin…=VALUE`) in every `Cookie` field.
     static func sessionIDs(in request: IncomingRequest) -> [String] {
-        request.headers.values("Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair in
-            let trimmed = pair.trimmingCharacters(in: .whitespaces)
+        request.headers.values("Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair -> String? in
+            let trimmed = pair.trimmingSpaces()
             guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals].hasPrefix(cookiePrefix) else { return nil }
             return String(trimmed[trimmed.index(after: equals)...])
         }

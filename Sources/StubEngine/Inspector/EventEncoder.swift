@@ -27,7 +27,7 @@ struct EventEncoder {
         out.append(contentsOf: ",\"target\":".utf8)
         JSONSerializer.writeString(entry.target, into: &out)
         out.append(contentsOf: ",\"status\":".utf8)
-        Self.appendDecimal(entry.status, to: &out)
+        if let status = entry.status { Self.appendDecimal(status, to: &out) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"stub\":".utf8)
         if let id = entry.stubID {
             out.append(contentsOf: "{\"id\":".utf8)
@@ -37,6 +37,20 @@ struct EventEncoder {
             out.append(UInt8(ascii: "}"))
         } else {
             out.append(contentsOf: "null".utf8)
+        }
+        if let proxy = entry.proxy {
+            let result = proxy.result
+            out.append(contentsOf: ",\"proxy\":{\"upstream\":".utf8)
+            JSONSerializer.writeString(proxy.upstream, into: &out)
+            if let status = result.status {
+                out.append(contentsOf: ",\"status\":".utf8)
+                Self.appendDecimal(status, to: &out)
+            }
+            if let error = result.error {
+                out.append(contentsOf: ",\"error\":".utf8)
+                JSONSerializer.writeString(error, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: ",\"durationMs\":".utf8)
         Self.appendMilliseconds(entry.durationMilliseconds, to: &out)

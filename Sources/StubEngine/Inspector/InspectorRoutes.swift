@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// The inspector's own routes, under `/__admin/ui`: the page and its script and style (no data

@@ -15,10 +15,10 @@ async function draftStub(entry) {
   const query = Object.entries(entry.query || {});
   if (query.length) request.query = Object.fromEntries(query.map(([name, values]) => [name, values[0]]));
   const json = entry.body ? parseJSON(entry.body) : undefined;
-  if (json !== undefined && typeof json === "object" && json !== null) request.body = { json };
+  if (json !== undefined && typeof json === "object" && json !== null) request.body = { json: literalPattern(json) };
   let response = { status: 200, body: {} };
   if (entry.stub && entry.response) {
-    response = { status: entry.status };
+    response = entry.fault ? { fault: entry.fault } : { status: entry.response.status };
     const type = headerValue(entry.response.headers, "Content-Type");
     const headers = Object.fromEntries(Object.entries(entry.response.headers).map(([name, values]) => [name, values[0]]));
     if (Object.keys(headers).length) response.headers = headers;
@@ -35,6 +35,17 @@ async function draftStub(entry) {
   }
   return { name: `${entry.method} ${entry.path} (from the inspector)`, request, response };
 }
+
+/** The body as a `json` pattern that means itself: an object shaped like a matcher
+ * ({"present": true}) is wrapped in {"equals": ...}, as the stub format asks. */
+function literalPattern(value) {
+  if (Array.isArray(value)) return value.map(literalPattern);
+  if (typeof value !== "object" || value === null) return value;
+  const keys = Object.keys(value);
+  if (keys.length && keys.every((key) => MATCHER_KEYS.includes(key))) return { equals: value };
+  return Object.fromEntries(keys.map((key) => [key, literalPattern(value[key])]));
+}
+const MATCHER_KEYS = ["equals", "contains", "matches", "present", "absent", "greaterThan", "atLeast", "lessThan", "atMost", "caseInsensitive"];
 
 function parseJSON(text) {
   try { return JSON.parse(text); } catch { return undefined; }

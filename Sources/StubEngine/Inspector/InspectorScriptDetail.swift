@@ -22,10 +22,17 @@ async function openEntry(id) {
 function renderEntry(entry) {
   const answered = entry.stub
     ? [h("span", {}, entry.stub.name || "(unnamed)"), " ", h("code", { class: "sub" }, entry.stub.id)]
+    : entry.proxy ? [h("span", { class: "proxied" }, `forwarded to ${entry.proxy.upstream}`)]
     : [h("span", { class: "nomatch" }, "no stub matched")];
+  if (entry.proxy) {
+    const upstream = entry.proxy.error ? `failed: ${entry.proxy.error}`
+      : `answered ${entry.proxy.status}${entry.proxy.ms !== undefined ? ` in ${entry.proxy.ms} ms` : ""}`;
+    answered.push(" ", h("span", { class: "sub" }, `(upstream ${upstream})`));
+  }
   const facts = [
     ["Received", `${new Date(entry.receivedAt).toLocaleString()} (#${entry.id})`],
-    ["Status", entry.fault ? `${entry.status}, but the stub's fault "${entry.fault}" was sent instead` : String(entry.status)],
+    ["Status", entry.fault ? `none: the stub's fault "${entry.fault}" was sent instead of its ${entry.response ? entry.response.status : ""} response`
+      : entry.status === null ? "none: the client left before the answer" : String(entry.status)],
     ["Answered by", answered],
     ["Time taken", timeTaken(entry)],
   ];
@@ -35,7 +42,7 @@ function renderEntry(entry) {
     h("dl", { class: "facts" }, facts.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])),
     h("div", { class: "detail-actions" },
       h("button", { type: "button", id: "make-stub", onclick: () => openStubDialog(entry) }, "Make a stub from this")),
-    entry.stub ? null : nearMissReport(entry),
+    entry.stub || entry.proxy ? null : nearMissReport(entry),
     h("h3", {}, "Request"),
     headerTable(entry.headers),
     bodyBlock(entry, headerValue(entry.headers, "Content-Type")),

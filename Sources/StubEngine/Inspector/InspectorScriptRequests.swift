@@ -11,6 +11,8 @@ const requests = {
   lastId: 0,         // the newest id received: a reconnection resumes after it
   received: 0,       // every entry received since the page opened (or the journal was cleared)
   missed: 0,         // entries the journal dropped before the page saw them (gap events)
+  sampled: 0,        // entries the server skipped because they came faster than `liveLimit`
+  sampledAt: 0,      // when the server last skipped some (the label says so for a second)
   pending: [],       // received, not yet in the page
   frame: 0,          // a flush is scheduled
   lastBatch: 0,      // entries in the last flush: a busy server gets fewer, bigger flushes
@@ -21,32 +23,36 @@ const requests = {
 const list = $("#request-list");
 let events = null;
 // Past this many entries a second no one can follow the list, and reading them all would take
-// the browser's whole time (and, on a laptop, the app's and the server's). The page then takes
-// a sample: it closes the stream and reconnects a second later with Last-Event-ID, getting what
-// the journal still holds, and says so.
-const liveLimit = 5000;
-const rate = { windowStart: 0, count: 0, sampling: false, timer: 0 };
+// the browser's whole time (on a laptop, the app's and the server's too). The server sends at
+// most this many a second (`max=`; a burst of twice as many passes) and says how many it skipped
+// (`sampled` events); the skipped ones stay in the journal.
+const liveLimit = 1000;
+const rate = { timer: 0 };
 
 function startEvents() {
   stopEvents();
-  // A new window: a sample ends only after a whole second under the limit.
-  rate.windowStart = performance.now();
-  rate.count = 0;
-  if (!rate.sampling) setConnection("connecting…");
+  setConnection("connecting…");
   // since=: the first connection gets what the journal holds; the browser's own reconnections
   // send Last-Event-ID, which the server prefers, so nothing is lost or repeated.
-  events = new EventSource(new URL(`events?since=${requests.lastId}`, adminRoot));
+  events = new EventSource(new URL(`events?since=${requests.lastId}&max=${liveLimit}`, adminRoot));
   events.addEventListener("hello", (event) => {
     const hello = JSON.parse(event.data);
     if (hello.restarted) clearRequests("The server restarted: showing its new journal.");
     serverInfo.journal = hello.journal;
-    if (!rate.sampling) setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
+    setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
   });
   events.addEventListener("message", receive);
   events.addEventListener("cleared", () => clearRequests("The journal was cleared."));
   events.addEventListener("gap", (event) => {
     const gap = JSON.parse(event.data);
     requests.missed += gap.through - gap.after;
+    showCounts();
+  });
+  events.addEventListener("sampled", (event) => {
+    const sampled = JSON.parse(event.data);
+    requests.sampled += sampled.skipped;
+    if (!requests.sampledAt) setConnection(`over ${liveLimit} requests a second: showing a sample`, "live");
+    requests.sampledAt = performance.now();
     showCounts();
   });
   events.addEventListener("dropped", () => setConnection("catching up…"));
@@ -79,22 +85,12 @@ function stopEvents() {
   clearTimeout(rate.timer);
 }
 
-/** Counts arrivals per second; above `liveLimit`, switches to a sample a second. */
-function countArrival() {
-  const now = performance.now();
-  if (now - rate.windowStart > 1000) {
-    if (rate.sampling && rate.count <= liveLimit && events) {
-      rate.sampling = false;
-      setConnection("live", "live");
-    }
-    rate.windowStart = now;
-    rate.count = 0;
+/** Back to "live" once a second has passed without the server skipping anything. */
+function noteArrival() {
+  if (requests.sampledAt && performance.now() - requests.sampledAt > 1000) {
+    requests.sampledAt = 0;
+    setConnection("live", "live");
   }
-  if (++rate.count <= liveLimit || !events) return;
-  rate.sampling = true;
-  stopEvents();
-  setConnection(`over ${liveLimit} requests a second: showing a sample each second`, "live");
-  rate.timer = setTimeout(startEvents, 1000);
 }
 
 /**
@@ -106,7 +102,7 @@ function receive(event) {
   if (id <= requests.lastId) return; // already here (never expected: ids are checked)
   requests.lastId = id;
   requests.received += 1;
-  countArrival();
+  noteArrival();
   requests.pending.push(event.data);
   // A hidden tab gets no animation frames: keep only what could be shown anyway.
   if (requests.pending.length > 2 * keep) requests.pending = requests.pending.slice(-keep);
@@ -148,11 +144,17 @@ function removeRow(id) {
 
 function statusClass(entry) {
   if (entry.fault) return "fault";
-  return "s" + String(entry.status).charAt(0);
+  return entry.status === null ? "left" : "s" + String(entry.status).charAt(0);
 }
 
 function answeredBy(entry) {
+  if (entry.proxy && !entry.stub) return `→ ${entry.proxy.upstream}`;
   return entry.stub ? entry.stub.name || entry.stub.id : "no match";
+}
+
+/** Answered (by a stub, or by the upstream it was forwarded to) rather than a near miss. */
+function wasAnswered(entry) {
+  return Boolean(entry.stub || entry.proxy);
 }
 
 function timeTaken(entry) {
@@ -165,8 +167,8 @@ function rowFor(entry) {
     h("span", { class: "time" }, clock(entry.receivedAt)),
     h("span", { class: "method" }, entry.method),
     h("span", { class: "target", title: entry.target }, entry.target),
-    h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status),
-    h("span", { class: entry.stub ? "stub" : "nomatch", title: entry.stub ? entry.stub.id : "" }, answeredBy(entry)),
+    h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
+    h("span", { class: entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch", title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : "" }, answeredBy(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);
   return row;
@@ -178,6 +180,7 @@ function clearRequests(message) {
   requests.nodes.clear();
   requests.received = 0;
   requests.missed = 0;
+  requests.sampled = 0;
   requests.activeId = 0;
   list.replaceChildren();
   if (message) notify(message);
@@ -188,6 +191,7 @@ function showCounts() {
   const shown = list.childElementCount;
   let text = `${shown} shown · ${requests.rows.length} kept · ${requests.received} received`;
   if (requests.missed) text += ` · ${requests.missed} left the journal before this page saw them`;
+  if (requests.sampled) text += ` · ${requests.sampled} skipped while over ${liveLimit} a second`;
   $("#counts").textContent = text;
   $("#list-empty").hidden = shown > 0;
   list.setAttribute("aria-activedescendant", requests.activeId ? `request-${requests.activeId}` : "");
@@ -199,8 +203,8 @@ const filters = { method: "", status: "", match: "", text: "" };
 function matchesFilters(entry) {
   if (filters.method && entry.method !== filters.method) return false;
   if (filters.status === "fault" ? !entry.fault : filters.status && String(entry.status)[0] !== filters.status) return false;
-  if (filters.match === "matched" && !entry.stub) return false;
-  if (filters.match === "unmatched" && entry.stub) return false;
+  if (filters.match === "matched" && !wasAnswered(entry)) return false;
+  if (filters.match === "unmatched" && wasAnswered(entry)) return false;
   if (filters.text) {
     const haystack = `${entry.method} ${entry.target} ${entry.status} ${answeredBy(entry)} ${entry.fault || ""}`.toLowerCase();
     if (!haystack.includes(filters.text)) return false;

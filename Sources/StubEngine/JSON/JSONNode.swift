@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a value starts in its source text, 1-based, for error messages users can jump to.
 package struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
@@ -69,25 +73,9 @@ package struct JSONNode: Sendable {
         }
     }
 
-    /// RFC 6901 JSON pointer lookup (`/user/name`, `/items/0`).
+    /// RFC 6901 JSON pointer lookup (`/user/name`, `/items/0`); nil when `pointer` is not one.
     package func resolve(pointer: String) -> JSONNode? {
-        if pointer.isEmpty { return self }
-        guard pointer.hasPrefix("/") else { return nil }
-        var node = self
-        for raw in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let token = raw.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            switch node.value {
-            case .object(let members):
-                guard let next = members.last(where: { $0.key == token }) else { return nil }
-                node = next.value
-            case .array(let elements):
-                guard let index = Int(token), elements.indices.contains(index) else { return nil }
-                node = elements[index]
-            default:
-                return nil
-            }
-        }
-        return node
+        JSONPointer(pointer)?.resolve(in: self)
     }
 }
 
@@ -105,19 +93,6 @@ extension JSONNode {
             guard a.count == b.count else { return false }
             return a.allSatisfy { member in b.contains { $0.key == member.key && $0.value.equals(member.value) } }
         default: return false
-        }
-    }
-
-    /// The `json` body matcher: every key of `pattern` present in self with a matching value,
-    /// recursively for objects; arrays and scalars must be equal.
-    package func contains(_ pattern: JSONNode) -> Bool {
-        switch (value, pattern.value) {
-        case let (.object(actual), .object(expected)):
-            return expected.allSatisfy { want in
-                actual.contains { $0.key == want.key && $0.value.contains(want.value) }
-            }
-        default:
-            return equals(pattern)
         }
     }
 }

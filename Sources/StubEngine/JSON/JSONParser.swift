@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A JSON syntax error at a line and column, worded for the person who wrote the file.
 package struct JSONSyntaxError: Error, Sendable, Equatable {
@@ -91,7 +95,7 @@ package struct JSONParser {
         guard index < bytes.count else { return "end of file" }
         let b = bytes[index]
         if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
-        return String(format: "byte 0x%02X", b)
+        return "byte 0x" + hexByte(b)
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
@@ -240,7 +244,7 @@ package struct JSONParser {
             case 0x0A:
                 throw fail("line break inside a string (write \\n, or close the string with '\"')")
             case 0..<0x20:
-                throw fail(String(format: "control character 0x%02X inside a string (escape it)", b))
+                throw fail("control character 0x\(hexByte(b)) inside a string (escape it)")
             default:
                 out.append(b)
                 index += 1
@@ -292,4 +296,10 @@ package struct JSONParser {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         return JSONNumber(text: text, value: Double(text) ?? .nan)
     }
+}
+
+/// `0A`: two upper-case hex digits (for messages about bytes).
+func hexByte(_ b: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
 }

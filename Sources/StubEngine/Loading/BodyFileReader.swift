@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 
 /// Reads `bodyFile`s at load, refusing any path that leaves the stub folder, by `..` or by a
 /// symbolic link: a stub folder shared in a repository must not serve `~/.ssh` by accident.
@@ -23,11 +28,10 @@ struct BodyFileReader {
         guard Self.isInside(candidate, root) else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory) else {
+        guard let found = FileStatus(path: candidate.path) else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))"))
         }
-        if isDirectory.boolValue {
+        if found.kind == .directory {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))
         }
         let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
@@ -36,13 +40,12 @@ struct BodyFileReader {
         }
         // Only regular files, checked before reading: a FIFO would block the loader (or the
         // loop that reloads) forever, and a device never ends.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: resolved.path)
-        let type = attributes?[.type] as? FileAttributeType
-        guard type == .typeRegular else {
-            let kind = type.map(Self.describe) ?? "not a regular file"
+        let status = FileStatus(path: resolved.path)
+        guard let status, status.kind == .regular else {
+            let kind = status.map { Self.describe($0.kind) } ?? "a symbolic link that leads nowhere"
             return .failure(Failure(message: "bodyFile \"\(relative)\" is \(kind); a body file must be a regular file"))
         }
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        let size = status.size
         guard size <= Self.maximumBytes else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is \(size) bytes, over the \(Self.maximumBytes / (1 << 20)) MiB limit for body files (bodies are held in memory)"))
         }
@@ -55,14 +58,14 @@ struct BodyFileReader {
     /// Body files are read into memory once at load; this bounds what one stub can cost.
     static let maximumBytes = 64 << 20
 
-    private static func describe(_ type: FileAttributeType) -> String {
-        switch type {
-        case .typeDirectory: "a folder"
-        case .typeCharacterSpecial, .typeBlockSpecial: "a device"
-        case .typeSocket: "a socket"
-        case .typeSymbolicLink: "a symbolic link that leads nowhere"
-        // Foundation has no FIFO type: a named pipe comes back as unknown.
-        default: "a FIFO (named pipe) or another special file, not a regular file"
+    private static func describe(_ kind: FileStatus.Kind) -> String {
+        switch kind {
+        case .regular: "a regular file"
+        case .directory: "a folder"
+        case .device: "a device"
+        case .socket: "a socket"
+        case .fifo: "a FIFO (named pipe)"
+        case .other: "a special file"
         }
     }
 

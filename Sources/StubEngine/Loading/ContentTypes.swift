@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The default `Content-Type` of a body file, from its extension. A stub's own header wins.
 enum ContentTypes {
@@ -51,7 +55,7 @@ extension ContentTypes {
 package enum MediaTypes {
     /// `Application/JSON; charset=utf-8` → `application/json`.
     package static func essence(_ mediaType: String) -> String {
-        String(mediaType.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        (mediaType.split(separator: ";", maxSplits: 1).first ?? "").trimmingSpaces().lowercased()
     }
 
     /// `application/json`, `application/problem+json`, `text/json`; `*/*` is not.

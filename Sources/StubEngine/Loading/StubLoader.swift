@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SystemSupport
 
 /// The outcome of loading a stub folder: the stubs and every problem found.
@@ -50,12 +54,11 @@ package struct StubLoader: Sendable {
     }
 
     private func loadStubFiles() -> StubLoadResult {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+        guard let status = FileStatus(path: directory.path) else {
             return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
                 message: "the stub folder does not exist; create it or pass --dir with the folder that holds your stub files")], fileCount: 0)
         }
-        guard isDirectory.boolValue else {
+        guard status.kind == .directory else {
             return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
                 message: "is a file, not a folder; pass --dir with the folder that holds your stub files")], fileCount: 0)
         }

@@ -1,6 +1,7 @@
-/// One thing wrong (or worth a warning) in a stub folder: which file, where in it, what.
-package struct StubProblem: Sendable, Equatable, CustomStringConvertible {
-    package enum Severity: String, Sendable { case error, warning }
+/// One thing wrong (or worth a warning) in a stub folder, or in what an import or a check read:
+/// which file, where in it, what. Notes say what an import skipped on purpose, and why.
+package struct StubProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Severity: String, Sendable { case error, warning, note }
 
     package let severity: Severity
     /// The file as the user would type it (relative to the working directory when possible).
@@ -23,7 +24,8 @@ package struct StubProblem: Sendable, Equatable, CustomStringConvertible {
     /// so editors and terminals make it clickable.
     package var description: String {
         var s = file
-        if let position { s += ":\(position.line):\(position.column)" }
+        // Values built in code have no position (line 0); print none rather than a false one.
+        if let position, position.line > 0 { s += ":\(position.line):\(position.column)" }
         s += ": \(severity.rawValue): "
         if let jsonPath { s += "\(jsonPath): " }
         return s + message

@@ -40,20 +40,8 @@ package struct NearMissReport: Sendable {
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
     static func build(for facts: RequestFacts, in catalog: StubCatalog, scenarioStates: [String: String] = [:],
                       limit: Int = 3) -> NearMissReport {
-        // A wrong method weighs more than a missing header: a stub for the right endpoint with
-        // the wrong header is what the user most likely meant. A wrong path weighs by how far it
-        // is from the request's (a typo in one segment is close; another endpoint is far).
         let path = facts.request.path
-        func score(_ m: Mismatch, _ stub: Stub) -> Double {
-            switch m.condition {
-            case "method": return 3
-            case "path":
-                let source = stub.request.path?.source ?? ""
-                let distance = Double(Suggestion.editDistance(source, path)) / Double(max(source.count, path.count, 1))
-                return 1 + 5 * distance
-            default: return 1
-            }
-        }
+        func score(_ m: Mismatch, _ stub: Stub) -> Double { weight(of: m, patternPath: stub.request.path, requestPath: path) }
         var scored: [(score: Double, farOff: Bool, stub: Stub, mismatches: [Mismatch])] = []
         scored.reserveCapacity(min(catalog.count, fullyScored))
         for stub in shortlist(facts, catalog) {
@@ -76,6 +64,21 @@ package struct NearMissReport: Sendable {
                               candidates: closest.map { Candidate(id: $0.stub.id, name: $0.stub.name, source: $0.stub.source.description, mismatches: $0.mismatches) },
                               stubCount: catalog.count)
     }
+    /// How much a failed condition counts against closeness. A wrong method weighs more than a
+    /// missing header: a stub for the right endpoint with the wrong header is what the user most
+    /// likely meant. A wrong path weighs by how far it is from the request's (a typo in one
+    /// segment is close; another endpoint is far).
+    package static func weight(of mismatch: Mismatch, patternPath: PathPattern?, requestPath: String) -> Double {
+        switch mismatch.condition {
+        case "method": return 3
+        case "path":
+            let source = patternPath?.source ?? ""
+            let distance = Double(Suggestion.editDistance(source, requestPath)) / Double(max(source.count, requestPath.count, 1))
+            return 1 + 5 * distance
+        default: return 1
+        }
+    }
+
     /// Stubs scored condition by condition per unmatched request; above this, a cheap first pass
     /// (method and path segments only, no regex, no body) picks which ones. Scoring every stub of
     /// 10,000 once took 55 ms per unmatched request.

@@ -34,8 +34,11 @@ enum RequestMatcher {
 
     static func bodyMatches(_ matcher: BodyMatcher, _ facts: RequestFacts) -> Bool {
         switch matcher {
-        case .json(let expected): return facts.json?.contains(expected) ?? false
+        case .json(let condition): return facts.json.map(condition.holds) ?? false
         case .jsonEquals(let expected): return facts.json?.equals(expected) ?? false
+        case .jsonPointer(let entries):
+            guard let json = facts.json else { return false }
+            return entries.allSatisfy { $0.condition.holds(for: $0.pointer.resolve(in: json)) }
         case .text(let matcher): return matcher.matches(facts.bodyText)
         case .form(let fields): return fields.allSatisfy { $0.matcher.matches(facts.formValues($0.name)) }
         }
@@ -85,14 +88,11 @@ enum RequestMatcher {
 
     static func bodyMismatches(_ matcher: BodyMatcher, _ facts: RequestFacts) -> [Mismatch] {
         switch matcher {
-        case .json(let expected), .jsonEquals(let expected):
+        case .json, .jsonEquals, .jsonPointer:
             guard let actual = facts.json else {
                 return [Mismatch(condition: "body", expected: matcher.description, actual: facts.jsonError ?? "not JSON")]
             }
-            if case .json = matcher, let found = JSONDifference.firstDifference(expected: expected, actual: actual, at: "$") {
-                return [Mismatch(condition: "body\(found.path.dropFirst())", expected: found.expected, actual: found.actual)]
-            }
-            return [Mismatch(condition: "body", expected: matcher.description, actual: excerpt(JSONSerializer.string(actual)))]
+            return jsonMismatches(matcher, actual)
         case .text(let m):
             return [Mismatch(condition: "body", expected: m.description, actual: facts.request.body.isEmpty ? "empty" : excerpt(facts.bodyText))]
         case .form(let fields):
@@ -101,6 +101,22 @@ enum RequestMatcher {
                 return field.matcher.matches(actual) ? nil
                     : Mismatch(condition: "form.\(field.name)", expected: field.matcher.description, actual: describe(actual))
             }
+        }
+    }
+
+    /// The JSON path (or pointer) where the body first departs from each JSON condition.
+    static func jsonMismatches(_ matcher: BodyMatcher, _ actual: JSONNode) -> [Mismatch] {
+        switch matcher {
+        case .json(let condition):
+            guard let found = condition.firstDifference(for: actual, at: "$") else { return [] }
+            return [Mismatch(condition: "body\(found.path.dropFirst())", expected: found.expected, actual: found.actual)]
+        case .jsonPointer(let entries):
+            return entries.compactMap { entry in
+                entry.condition.firstDifference(for: entry.pointer.resolve(in: actual), at: entry.pointer.description, style: .pointer)
+                    .map { Mismatch(condition: "body\($0.path)", expected: $0.expected, actual: $0.actual) }
+            }
+        default:
+            return [Mismatch(condition: "body", expected: matcher.description, actual: excerpt(JSONSerializer.string(actual)))]
         }
     }
 
@@ -114,29 +130,5 @@ enum RequestMatcher {
 
     static func excerpt(_ s: String, limit: Int = 200) -> String {
         s.count > limit ? String(s.prefix(limit)) + "…" : s
-    }
-}
-
-/// Where a JSON body first departs from a `json` (subset) pattern, so the report can say
-/// `body.user.name: expected "a", got "b"` instead of printing both documents.
-enum JSONDifference {
-    struct Found { let path: String; let expected: String; let actual: String }
-
-    static func firstDifference(expected: JSONNode, actual: JSONNode, at path: String) -> Found? {
-        if case .object(let wanted) = expected.value {
-            guard case .object(let present) = actual.value else {
-                return Found(path: path, expected: "an object", actual: actual.kindDescription)
-            }
-            for member in wanted {
-                let childPath = path + DecodingContext.pathComponent(member.key)
-                guard let value = present.last(where: { $0.key == member.key })?.value else {
-                    return Found(path: childPath, expected: JSONSerializer.string(member.value), actual: "absent")
-                }
-                if let found = firstDifference(expected: member.value, actual: value, at: childPath) { return found }
-            }
-            return nil
-        }
-        return actual.equals(expected) ? nil
-            : Found(path: path, expected: JSONSerializer.string(expected), actual: RequestMatcher.excerpt(JSONSerializer.string(actual)))
     }
 }

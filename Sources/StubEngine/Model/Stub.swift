@@ -70,6 +70,12 @@ package final class Stub: Sendable {
     /// Stored: the journal records it for every request.
     package let id: String
 
+    /// The same stub answering with other responses (a computed one, for a stub built in code).
+    package func replacingResponses(with responses: [StubResponse]) -> Stub {
+        Stub(name: name, source: source, priority: priority, request: request, responses: responses, afterLast: afterLast,
+             scenario: scenario, order: order, definition: definition)
+    }
+
     /// Whether answering changes engine state (a sequence position or a scenario).
     package var isStateful: Bool { responses.count > 1 || scenario != nil }
 }
@@ -153,14 +159,18 @@ package struct RequestPattern: Sendable {
 
 /// A condition on the request body.
 package enum BodyMatcher: Sendable {
-    case json(JSONNode)
+    /// The body is JSON that the pattern matches (`JSONCondition`).
+    case json(JSONCondition)
     case jsonEquals(JSONNode)
+    /// The body is JSON and the value each pointer selects matches its pattern.
+    case jsonPointer([(pointer: JSONPointer, condition: JSONCondition)])
     case text(ValueMatcher)
     case form([(name: String, matcher: ValueMatcher)])
 
     package var description: String {
         switch self {
-        case .json(let node): "JSON containing \(JSONSerializer.string(node))"
+        case .json(let condition): "JSON matching \(condition.summary)"
+        case .jsonPointer(let entries): "JSON with " + entries.map { "\($0.pointer) \($0.condition.summary)" }.joined(separator: ", ")
         case .jsonEquals(let node): "JSON equal to \(JSONSerializer.string(node))"
         case .text(let matcher): matcher.description
         case .form(let fields): "form with " + fields.map { "\($0.name) \($0.matcher.description)" }.joined(separator: ", ")

@@ -1,5 +1,5 @@
-import Foundation
 import HTTP1
+import SystemSupport
 
 /// What a stub answers, compiled at load: the head and body are serialised once into a
 /// `PreparedResponse`, so serving a static stub copies bytes and nothing more.
@@ -13,15 +13,24 @@ package struct StubResponse: Sendable {
     let template: (any ResponseRenderer)?
     /// `"proxy"`: forwarded to an upstream instead of answered from the stub.
     package let proxy: ProxyRule?
+    /// Computed per request by code rather than written in the stub (StubKit's closure
+    /// responders): given the request and the path captures, it promises the answer.
+    package let computed: ComputedResponse?
 
     init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil,
-         template: (any ResponseRenderer)? = nil, proxy: ProxyRule? = nil) {
+         template: (any ResponseRenderer)? = nil, proxy: ProxyRule? = nil, computed: ComputedResponse? = nil) {
         self.prepared = prepared
         self.delay = delay
         self.fault = fault
         self.dribble = dribble
         self.template = template
         self.proxy = proxy
+        self.computed = computed
+    }
+
+    /// A response that code computes for each request (see `computed`).
+    package static func computed(_ compute: @escaping ComputedResponse) -> StubResponse {
+        StubResponse(prepared: PreparedResponse(status: 200), computed: compute)
     }
 
     package var isTemplated: Bool { template != nil }
@@ -47,6 +56,10 @@ package struct StubResponse: Sendable {
     }
 }
 
+/// Code that answers a request: the request and its path captures in, the answer promised.
+/// It runs off the event loop, so it may take its time.
+package typealias ComputedResponse = @Sendable (IncomingRequest, [String: String]) -> PendingResponse
+
 package enum Delay: Sendable, Equatable {
     case fixed(Int)
     case uniform(min: Int, max: Int)
@@ -61,8 +74,8 @@ package enum Delay: Sendable, Equatable {
         case .logNormal(let median, let sigma, let cap, let plus):
             // Box-Muller: a standard normal from two uniforms.
             let u1 = Double.random(in: Double.ulpOfOne..<1), u2 = Double.random(in: 0..<1)
-            let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-            let value = (Double(median) * exp(sigma * normal)).rounded()
+            let normal = (-2 * Maths.log(u1)).squareRoot() * Maths.cos(2 * Double.pi * u2)
+            let value = (Double(median) * Maths.exp(sigma * normal)).rounded()
             let bounded = min(value.isFinite ? value : 600_000, Double(cap ?? 600_000))
             return Int(max(0, bounded)) + plus
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// What changes between the client and the upstream, both ways (docs/proxy.md):
@@ -12,16 +16,37 @@ import HTTP1
 package enum ForwardingRules {
     static let hopByHop = ["Connection", "Keep-Alive", "TE", "Trailer", "Transfer-Encoding", "Upgrade"]
 
-    /// True for a field that belongs to one connection, not to the message.
+    /// True for a field that belongs to one connection, not to the message. Every field of
+    /// every forwarded message passes here, so most names are ruled out by length alone.
     static func isHopByHop(_ name: String, listedIn connection: [String]) -> Bool {
-        hopByHop.contains { asciiCaseInsensitiveEquals($0, name) }
-            || name.lowercased().hasPrefix("proxy-")
-            || connection.contains { asciiCaseInsensitiveEquals($0, name) }
+        switch name.utf8.count {
+        case 2, 7, 10, 17:
+            if hopByHop.contains(where: { asciiCaseInsensitiveEquals($0, name) }) { return true }
+        default:
+            break
+        }
+        if name.utf8.count > 6, name.utf8.first.map({ $0 | 0x20 }) == UInt8(ascii: "p"),
+           asciiCaseInsensitiveEquals(String(name.utf8.prefix(6))!, "proxy-") {
+            return true
+        }
+        return !connection.isEmpty && connection.contains { asciiCaseInsensitiveEquals($0, name) }
     }
 
-    /// Names the `Connection` fields list (they are hop-by-hop too).
+    /// Names the `Connection` fields list (they are hop-by-hop too); `keep-alive` and `close`,
+    /// the usual values, name fields that are dropped anyway.
     static func listedInConnection(_ headers: HeaderFields) -> [String] {
-        headers.values("Connection").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        var names: [String] = []
+        for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
+            for part in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                // Optional whitespace (SP, HTAB) around each name; by bytes, as names are tokens.
+                let name = part.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+                guard !name.isEmpty else { continue }
+                let text = String(decoding: name, as: UTF8.self)
+                if asciiCaseInsensitiveEquals(text, "keep-alive") || asciiCaseInsensitiveEquals(text, "close") { continue }
+                names.append(text)
+            }
+        }
+        return names
     }
 
     package static func request(_ request: IncomingRequest, rule: ProxyRule) -> ForwardedRequest {
@@ -76,14 +101,29 @@ package enum ForwardingRules {
     /// The upstream's response for the client: hop-by-hop fields dropped, the rest (Date and
     /// Server included) as they came. `bodyLength` frames the body sent on (nil: chunked).
     package static func response(status: Int, reason: String, headers upstream: HeaderFields, bodyLength: Int?) -> PreparedResponse {
+        PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: responseHeaders(upstream),
+                         streamLength: bodyLength, keepingDateAndServer: true)
+    }
+
+    /// The same, for a body that arrived whole: framed by its length.
+    package static func response(status: Int, reason: String, headers upstream: HeaderFields, body: [UInt8]) -> PreparedResponse {
+        PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: responseHeaders(upstream),
+                         body: body, keepingDateAndServer: true)
+    }
+
+    static func responseHeaders(_ upstream: HeaderFields) -> HeaderFields {
         let listed = listedInConnection(upstream)
         var headers = HeaderFields()
         for field in upstream where !isHopByHop(field.name, listedIn: listed) {
             if asciiCaseInsensitiveEquals(field.name, "Content-Length") { continue }
             headers.add(field.name, field.value)
         }
-        return PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: headers,
-                                streamLength: bodyLength, keepingDateAndServer: true)
+        // RFC 9110 §6.6.1: a recipient with a clock adds the Date a response lacks when it
+        // forwards it.
+        if !headers.contains("Date") {
+            headers.add("Date", DateFormats.imfFixdate(epochSeconds: Int(Date().timeIntervalSince1970)))
+        }
+        return headers
     }
 
     /// `502` (nothing usable came back) or `504` (nothing came back in time), with a JSON body

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Recording sessions: forwarding what no stub matches and writing what came back as stub
 /// files (`stubserver record`, `POST /__admin/recordings/start|stop`, `GET .../status`).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// Text with `{{...}}` slots, split at load into literal bytes and variables.
@@ -32,9 +36,9 @@ struct Template: Sendable {
                      into template: inout Template) -> [TemplateError] {
         var errors: [TemplateError] = []
         var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(of: "{{") {
             template.appendLiteral(escaped(rest[..<open.lowerBound], json: jsonString))
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
+            guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
                 errors.append(TemplateError("\"{{\" without a closing \"}}\""))
                 template.appendLiteral(escaped(rest[open.lowerBound...], json: jsonString))
                 return errors

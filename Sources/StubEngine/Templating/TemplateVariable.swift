@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// One `{{...}}` of a response template, resolved at load: rendering never re-parses.
@@ -20,7 +24,7 @@ enum TemplateVariable: Sendable, Equatable {
     /// Parses the text between `{{` and `}}`. `pathParameters` are the stub's `{name}`s, so a
     /// misspelt capture is a load error rather than an empty string at run time.
     static func parse(_ raw: String, pathParameters: Set<String>?) -> Result<TemplateVariable, TemplateError> {
-        let text = raw.trimmingCharacters(in: .whitespaces)
+        let text = raw.trimmingSpaces()
         switch text {
         case "request.method": return .success(.method)
         case "request.path": return .success(.path)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a `StubFolderPlan` into a folder so that nothing is lost or half-written: the files go
 /// first into a hidden staging folder inside it (the loader skips hidden names), which must load
@@ -28,21 +32,21 @@ package enum StubFolderWriter {
         do {
             try files.createDirectory(atPath: staging, withIntermediateDirectories: true)
         } catch {
-            throw Failure(description: "cannot create \(folder): \(error.localizedDescription)")
+            throw Failure(description: "cannot create \(folder): \(describe(error))")
         }
         defer { try? files.removeItem(atPath: staging) }
         for file in plan.files {
             let path = staging + "/" + file.relativePath
             do {
-                try files.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try files.createDirectory(atPath: parentFolder(path), withIntermediateDirectories: true)
                 try Data(file.bytes).write(to: URL(fileURLWithPath: path))
             } catch {
-                throw Failure(description: "cannot write \(file.relativePath) in \(folder): \(error.localizedDescription)")
+                throw Failure(description: "cannot write \(file.relativePath) in \(folder): \(describe(error))")
             }
         }
         let loaded = StubLoader(directory: staging).load()
         guard loaded.errors.isEmpty else {
-            let first = loaded.errors.prefix(3).map { $0.description.replacingOccurrences(of: staging + "/", with: "") }
+            let first = loaded.errors.prefix(3).map { $0.description.replacing(staging + "/", with: "") }
             throw Failure(description: "the stubs written would not load (nothing was written): " + first.joined(separator: "; "))
         }
         for file in plan.files where files.fileExists(atPath: folder + "/" + file.relativePath) {
@@ -52,13 +56,19 @@ package enum StubFolderWriter {
         for file in plan.files {
             let target = folder + "/" + file.relativePath
             do {
-                try files.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try files.createDirectory(atPath: parentFolder(target), withIntermediateDirectories: true)
                 try files.moveItem(atPath: staging + "/" + file.relativePath, toPath: target)
                 written.append(file.relativePath)
             } catch {
-                throw Failure(description: "cannot move \(file.relativePath) into \(folder) (\(written.count) of \(plan.files.count) files written): \(error.localizedDescription)")
+                throw Failure(description: "cannot move \(file.relativePath) into \(folder) (\(written.count) of \(plan.files.count) files written): \(describe(error))")
             }
         }
         return written
     }
+}
+
+/// `a/b/c.json` → `a/b`.
+private func parentFolder(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
 }

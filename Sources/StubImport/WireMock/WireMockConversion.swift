@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 import StubEngine
 
@@ -89,7 +93,7 @@ struct WireMockConversion {
             }
         case .urlPattern(let regex)?:
             let source = regex.pattern
-            if let question = source.range(of: "\\?") {
+            if let question = source.firstRange(of: "\\?") {
                 members.append(("pathPattern", .string(String(source[..<question.lowerBound]))))
                 note(.dropped, m, ["request", "urlPattern"], "urlPattern's query part (\(source[question.lowerBound...])) is dropped: pathPattern matches the path only")
             } else {
@@ -180,7 +184,7 @@ struct WireMockConversion {
     /// A literal path, unless it has characters a native path gives meaning to.
     private func path(_ raw: String) -> (String, JSONNode) {
         if raw.contains(where: { $0 == "{" || $0 == "}" || $0 == "*" }) {
-            return ("pathPattern", .string(NSRegularExpression.escapedPattern(for: PercentDecoding.decodeLenient(raw))))
+            return ("pathPattern", .string(PathTemplate.escapeRegex(PercentDecoding.decodeLenient(raw))))
         }
         return ("path", .string(raw))
     }

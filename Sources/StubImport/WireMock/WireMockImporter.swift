@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import StubEngine
 
 /// `stubserver import wiremock DIR --out DIR`: a WireMock folder as native stub files. Each
@@ -45,9 +49,9 @@ package enum WireMockImporter {
             for mapping in file.mappings {
                 if let stub = converter.stub(mapping, bodyFile: { name, bytes in
                     if let done = copied[name] { return done }
-                    let base = FileNameAllocator.slug((name as NSString).deletingPathExtension, fallback: "body")
-                    let ext = (name as NSString).pathExtension.isEmpty ? "bin" : (name as NSString).pathExtension.lowercased()
-                    let allocated = "__files/" + bodyNames.allocate(base, extension: FileNameAllocator.slug(ext, fallback: "bin"))
+                    let (stem, ext) = Self.splitExtension(name)
+                    let base = FileNameAllocator.slug(stem, fallback: "body")
+                    let allocated = "__files/" + bodyNames.allocate(base, extension: FileNameAllocator.slug(ext.isEmpty ? "bin" : ext.lowercased(), fallback: "bin"))
                     result.plan.files.append(StubFolderPlan.File(relativePath: allocated, bytes: bytes))
                     copied[name] = allocated
                     return allocated
@@ -59,9 +63,17 @@ package enum WireMockImporter {
             result.mappingCount += stubs.count
             guard !stubs.isEmpty else { continue }
             let base = FileNameAllocator.slug((file.relativePath.hasPrefix("mappings/") ? String(file.relativePath.dropFirst(9)) : file.relativePath)
-                .replacingOccurrences(of: ".json", with: ""), fallback: "mapping")
+                .replacing(".json", with: ""), fallback: "mapping")
             result.plan.addStubFile(stubNames.allocate(base, extension: "json"), stubs)
         }
         return result
+    }
+
+    /// `dir/name.ext` as `dir/name` and `ext`: the extension is what follows the last dot of
+    /// the last path component, when that dot is not its first character.
+    static func splitExtension(_ name: String) -> (stem: String, ext: String) {
+        let lastComponent = name.lastIndex(of: "/").map { name.index(after: $0) } ?? name.startIndex
+        guard let dot = name[lastComponent...].lastIndex(of: "."), dot > lastComponent else { return (name, "") }
+        return (String(name[..<dot]), String(name[name.index(after: dot)...]))
     }
 }

@@ -15,7 +15,7 @@ struct Option: Sendable, Equatable {
     /// `  --dir DIR              what it does`, aligned.
     var helpLine: String {
         let left = value.map { "\(name) \($0)" } ?? name
-        return "  " + left.padding(toLength: max(23, left.count + 1), withPad: " ", startingAt: 0) + help
+        return "  " + left.padded(to: max(23, left.count + 1)) + help
     }
 }
 

@@ -50,8 +50,10 @@ struct CommandEntry: Sendable {
 }
 
 enum Commands {
-    static let all: [CommandEntry] = [CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self), CommandEntry(RecordCommand.self),
-                                      CommandEntry(ImportWireMockCommand.self)]
+    static let all: [CommandEntry] = [
+        CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self), CommandEntry(RecordCommand.self),
+        CommandEntry(ImportOpenAPICommand.self), CommandEntry(ImportHARCommand.self), CommandEntry(ImportWireMockCommand.self),
+    ]
 
     static var optionsByCommand: [String: [Option]] {
         Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.options) })

@@ -51,8 +51,8 @@ struct ProxyOptions: Sendable, Equatable {
 
     private static func split(_ header: String) -> (name: String, value: String)? {
         guard let colon = header.firstIndex(of: ":") else { return nil }
-        let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+        let name = header[..<colon].trimmingSpaces()
         guard HTTPToken.isToken(name) else { return nil }
-        return (name, header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        return (name, header[header.index(after: colon)...].trimmingSpaces())
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import StubEngine
 
 /// Recording: serve DIR's stubs, forward what they do not answer to the upstream, and on stop
@@ -52,7 +56,7 @@ struct RecordCommand: Command {
         do {
             try FileManager.default.createDirectory(atPath: serving.directory, withIntermediateDirectories: true)
         } catch {
-            console.err("stubserver: cannot create \(serving.directory): \(error.localizedDescription)")
+            console.err("stubserver: cannot create \(serving.directory): \(describe(error))")
             return 1
         }
         guard let run = ServingRun.start(serving, proxy, console: console) else { return 1 }

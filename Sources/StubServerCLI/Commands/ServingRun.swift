@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 import HTTPServer
 import StubEngine
@@ -66,7 +70,7 @@ struct ServingRun {
             do {
                 try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
             } catch {
-                console.err("stubserver: cannot write the port file \(portFile): \(error.localizedDescription)")
+                console.err("stubserver: cannot write the port file \(portFile): \(describe(error))")
                 server.stopAndWait()
                 return nil
             }

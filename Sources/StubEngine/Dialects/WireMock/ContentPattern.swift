@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One of WireMock's value matchers ("content patterns"), compiled at load: regular
 /// expressions, JSON documents and JSONPath expressions are ready before the first request.
@@ -51,7 +55,7 @@ package indirect enum ContentPattern: Sendable {
         case .or(let any): return any.contains { $0.matches(value) }
         case .not(let inner): return !inner.matches(value)
         case .number(let comparison, let expected):
-            guard let actual = Double(value.trimmingCharacters(in: .whitespaces)) else { return false }
+            guard let actual = Double(value.trimmingSpaces()) else { return false }
             switch comparison {
             case .equalToNumber: return actual == expected
             case .greaterThanNumber: return actual > expected

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// The engine's stubs seen as WireMock's mapping store: mappings are the WireMock-dialect

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// WireMock's request conditions that the native keys cannot express, as engine conditions.
@@ -78,8 +82,10 @@ extension RequestFacts {
     var rawURL: String {
         let target = request.target
         if target.hasPrefix("/") { return target }
-        guard let scheme = target.range(of: "://") else { return target }
-        let afterAuthority = target[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" }
+        let utf8 = Array(target.utf8)
+        guard let colon = (0..<max(0, utf8.count - 2)).first(where: { utf8[$0] == 0x3A && utf8[$0 + 1] == 0x2F && utf8[$0 + 2] == 0x2F }) else { return target }
+        let authorityStart = target.utf8.index(target.utf8.startIndex, offsetBy: colon + 3)
+        let afterAuthority = target[authorityStart...].firstIndex { $0 == "/" || $0 == "?" }
         guard let start = afterAuthority else { return "/" }
         let rest = String(target[start...])
         return rest.hasPrefix("?") ? "/" + rest : rest

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SystemSupport
 
 /// Loads a WireMock folder as it is: every `*.json` below `mappings/` (or below the folder
@@ -20,8 +24,7 @@ package struct WireMockFolderLoader: Sendable {
     /// Whether `folder` looks like a WireMock folder: it has `mappings/`, and no stub file
     /// outside `mappings/` and `__files/` (so `--dir` can take either kind).
     package static func recognises(_ folder: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder + "/mappings", isDirectory: &isDirectory), isDirectory.boolValue else { return false }
+        guard FileStatus(path: folder + "/mappings")?.kind == .directory else { return false }
         let others = FolderWalk.entries(folder, skipDirectory: { relative, name in
             relative == "mappings" || relative == "__files" || relative == "message-mappings" || name == "__files" || name.hasPrefix(".")
         })
@@ -31,8 +34,7 @@ package struct WireMockFolderLoader: Sendable {
     /// The folder the mapping files are in.
     package var mappingsFolder: URL {
         let nested = directory.appendingPathComponent("mappings")
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: nested.path, isDirectory: &isDirectory) && isDirectory.boolValue ? nested : directory
+        return FileStatus(path: nested.path)?.kind == .directory ? nested : directory
     }
 
     package func mappingFiles() -> [String] {
@@ -59,8 +61,7 @@ package struct WireMockFolderLoader: Sendable {
     /// `base`'s `__files` cache is the one the reader preloads for templated file names, so the
     /// stubs built with it never read the folder while answering.
     private func readMappings(sharing base: WireMockContext) -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileStatus(path: directory.path)?.kind == .directory else {
             return ([], [StubProblem(.error, file: displayName,
                 message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], 0)
         }
@@ -156,8 +157,13 @@ enum WireMockIDs {
         }
         bytes[6] = (bytes[6] & 0x0F) | (version << 4)
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        let h = Array(hex)
-        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        for (i, byte) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { text.append("-") }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
     }
 }

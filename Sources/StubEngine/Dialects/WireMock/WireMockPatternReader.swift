@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads WireMock's value matchers (`{"equalTo": "x"}`, `{"matchesJsonPath": {...}}`,
 /// `{"and": [...]}`...) into `ContentPattern`s, compiling what they need.
@@ -143,7 +147,7 @@ package enum WireMockPatternReader {
         let flags = ["ignoreArrayOrder", "ignoreExtraElements"].map { key -> Bool in
             guard let flag = node[key] else { return false }
             guard let b = flag.bool else {
-                c.error(path.replacingOccurrences(of: ".equalToJson", with: ".\(key)"), flag, "expected true or false")
+                c.error(path.replacing(".equalToJson", with: ".\(key)"), flag, "expected true or false")
                 return false
             }
             return b

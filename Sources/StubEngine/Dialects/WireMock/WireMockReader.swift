@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// Reads WireMock mapping JSON (a file, or an admin API body) into checked `WireMockMapping`s,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// Reads a mapping's `response`: status and message, headers (one value or several), one body
@@ -119,7 +123,7 @@ package enum WireMockResponseReader {
             switch c.bodyFiles.read(name.hasPrefix("/") ? String(name.dropFirst()) : name, from: anchor) {
             case .success(let bytes): response.body = .file(name: name, bytes: bytes)
             case .failure(let failure):
-                c.error(path + ".bodyFileName", f, failure.message.replacingOccurrences(of: "bodyFile", with: "bodyFileName") + " (body files live in __files/)")
+                c.error(path + ".bodyFileName", f, failure.message.replacing("bodyFile", with: "bodyFileName") + " (body files live in __files/)")
             }
         }
     }

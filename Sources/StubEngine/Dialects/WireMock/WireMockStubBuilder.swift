@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// Turns a checked WireMock mapping into the engine's own `Stub`: the URL becomes a path

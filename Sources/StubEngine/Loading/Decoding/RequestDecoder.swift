@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// The request conditions of a stub: method, path (see `PathDecoder`), host, query, headers,
@@ -106,24 +110,32 @@ package enum RequestDecoder {
             return nil
         }
         switch op {
-        case "present", "absent":
-            guard operand.bool == true else {
-                c.error(path + "." + op, operand, "expected true, found \(operand.kindDescription); use \(op == "present" ? "absent" : "present"): true for the opposite")
-                return nil
-            }
-            return ValueMatcher(op == "present" ? .present : .absent)
+        case "present", "absent": return decodePresence(&c, op, operand, path).map { ValueMatcher($0) }
+        default: return decodeTextMatcher(&c, op, operand, path, caseInsensitive: caseInsensitive)
+        }
+    }
+
+    /// `"present": true` or `"absent": true`; any other operand is an error.
+    static func decodePresence(_ c: inout DecodingContext, _ op: String, _ operand: JSONNode, _ path: String) -> ValueMatcher.Kind? {
+        guard operand.bool == true else {
+            c.error(path + "." + op, operand, "expected true, found \(operand.kindDescription); use \(op == "present" ? "absent" : "present"): true for the opposite")
+            return nil
+        }
+        return op == "present" ? .present : .absent
+    }
+
+    /// `equals`, `contains` or `matches` of a string (a regular expression compiled now).
+    static func decodeTextMatcher(_ c: inout DecodingContext, _ op: String, _ operand: JSONNode, _ path: String, caseInsensitive: Bool) -> ValueMatcher? {
+        guard let s = operand.string else {
+            c.error(path + "." + op, operand, "expected a string, found \(operand.kindDescription)")
+            return nil
+        }
+        switch op {
+        case "equals": return ValueMatcher(.equals(s), caseInsensitive: caseInsensitive)
+        case "contains": return ValueMatcher(.contains(s), caseInsensitive: caseInsensitive)
         default:
-            guard let s = operand.string else {
-                c.error(path + "." + op, operand, "expected a string, found \(operand.kindDescription)")
-                return nil
-            }
-            switch op {
-            case "equals": return ValueMatcher(.equals(s), caseInsensitive: caseInsensitive)
-            case "contains": return ValueMatcher(.contains(s), caseInsensitive: caseInsensitive)
-            default:
-                return compileRegex(&c, s, operand, path + ".matches", caseInsensitive: caseInsensitive)
-                    .map { ValueMatcher(.matches($0), caseInsensitive: caseInsensitive) }
-            }
+            return compileRegex(&c, s, operand, path + ".matches", caseInsensitive: caseInsensitive)
+                .map { ValueMatcher(.matches($0), caseInsensitive: caseInsensitive) }
         }
     }
 
@@ -145,16 +157,20 @@ package enum RequestDecoder {
         let operators = Self.bodyMatcherKeys.filter { $0 != "caseInsensitive" && node[$0] != nil }
         guard operators.count == 1, let op = operators.first, let operand = node[op] else {
             c.error(path, node, operators.isEmpty
-                  ? "a body matcher needs one of: json, jsonEquals, equals, contains, matches, form"
+                  ? "a body matcher needs one of: json, jsonEquals, jsonPointer, equals, contains, matches, form"
                   : "a body matcher takes exactly one of \(operators.joined(separator: ", "))")
             return nil
         }
         switch op {
-        case "json", "jsonEquals":
+        case "json", "jsonEquals", "jsonPointer":
             if node["caseInsensitive"] != nil {
-                c.error(path + ".caseInsensitive", node["caseInsensitive"], "caseInsensitive applies to equals, contains and matches, not to \(op)")
+                c.error(path + ".caseInsensitive", node["caseInsensitive"], "caseInsensitive applies to equals, contains and matches, not to \(op); put it on a matcher inside")
             }
-            return op == "json" ? .json(operand) : .jsonEquals(operand)
+            switch op {
+            case "json": return JSONConditionDecoder.decodePattern(&c, operand, path + ".json").map { .json($0) }
+            case "jsonPointer": return JSONConditionDecoder.decodePointers(&c, operand, path + ".jsonPointer").map { .jsonPointer($0) }
+            default: return .jsonEquals(operand)
+            }
         case "form":
             if node["caseInsensitive"] != nil {
                 c.error(path + ".caseInsensitive", node["caseInsensitive"], "put caseInsensitive on each field's matcher inside \"form\"")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// File shapes (one stub, an array, or `{"stubs": [...]}`), each stub's own keys, scenarios.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import HTTP1
 
 /// WireMock's admin API on the engine's port, so WireMock clients (Java, Python, JavaScript,

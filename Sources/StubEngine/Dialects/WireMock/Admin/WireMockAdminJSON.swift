@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// The shapes WireMock's admin clients send and expect: mappings with `id` and `uuid`, serve
@@ -78,13 +82,15 @@ enum WireMockAdminJSON {
             ("request", loggedRequest(e)),
         ]
         if let stub, stub.dialect == .wiremock { members.append(("stubMapping", mapping(stub))) }
-        var definition: [(String, JSONNode)] = [("status", .number(e.status))]
+        // The mapping's status even when a fault sent none (the journal's `status` is nil then).
+        let status = e.response?.status ?? e.status ?? 0
+        var definition: [(String, JSONNode)] = [("status", .number(status))]
         if e.stubID == nil { definition.append(("fromConfiguredStub", .bool(false))) }
         members.append(("responseDefinition", .object(definition)))
         if let response = e.response {
             let text = String(bytes: response.body, encoding: .utf8)
             members.append(("response", .object([
-                ("status", .number(e.status)),
+                ("status", .number(status)),
                 ("headers", .object(response.headers.map { ($0.name, .string($0.value)) })),
                 ("body", .string(text ?? "")),
                 ("bodyAsBase64", .string(Data(response.body).base64EncodedString())),
@@ -117,7 +123,7 @@ enum WireMockAdminJSON {
         var inBrackets = false
         for ch in jsonPath.dropFirst() {
             if inBrackets {
-                if ch == "]" { out += "/" + current.trimmingCharacters(in: CharacterSet(charactersIn: "\"")); current = ""; inBrackets = false }
+                if ch == "]" { out += "/" + String(current.drop { $0 == "\"" }.reversed().drop { $0 == "\"" }.reversed()); current = ""; inBrackets = false }
                 else { current.append(ch) }
             } else if ch == "." || ch == "[" {
                 if !current.isEmpty { out += "/" + current; current = "" }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// `/__admin/mappings`: list (with `meta.total`, `limit` and `offset`), create (with or without
@@ -118,7 +122,7 @@ struct WireMockMappingRoutes {
                 try Data(JSONPrettyPrinter.bytes(WireMockAdminJSON.mapping(stub))).write(to: file, options: .withoutOverwriting)
             }
         } catch {
-            return WireMockAdminJSON.error(500, "cannot save into \(folder.path): \(error.localizedDescription)")
+            return WireMockAdminJSON.error(500, "cannot save into \(folder.path): \(describe(error))")
         }
         let reloaded = StubLoader(directory: directory, format: .wiremock, strict: engine.options.strict,
                                   globalTemplating: engine.options.wiremock.globalTemplating).load()

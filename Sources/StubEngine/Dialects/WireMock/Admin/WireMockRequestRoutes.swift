@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTP1
 
 /// `/__admin/requests` as WireMock has it (serve events newest first with `meta.total`, find,
@@ -68,9 +72,8 @@ struct WireMockRequestRoutes {
         let total = entries.count
         if request.queryValues("unmatched").first == "true" { entries = entries.filter { $0.stubID == nil } }
         if let since = request.queryValues("since").first {
-            let fractional = ISO8601DateFormatter()
-            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            guard let date = ISO8601DateFormatter().date(from: since) ?? fractional.date(from: since) else {
+            let plain = Date.ISO8601FormatStyle(), fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            guard let date = (try? plain.parse(since)) ?? (try? fractional.parse(since)) else {
                 return WireMockAdminJSON.error(400, "since is an ISO 8601 date such as 2024-01-31T12:00:00Z")
             }
             let ms = Int(date.timeIntervalSince1970 * 1000)

@@ -7,7 +7,7 @@ import StubEngine
 import SystemSupport
 
 /// Forwards through the platform's URLSession: https upstreams where the server's own client
-/// has no TLS (macOS; a Linux without libssl). URLSession changes messages on the way, and this
+/// has no TLS (macOS). Built on Linux too, where the tests drive it over http. URLSession changes messages on the way, and this
 /// transport undoes what can be undone (docs/proxy.md, "https through URLSession"):
 /// - it decodes gzip, deflate and br bodies but keeps `Content-Encoding` and `Content-Length`:
 ///   both are dropped when the body was decoded, and the body goes out chunked;

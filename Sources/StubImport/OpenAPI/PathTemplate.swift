@@ -1,0 +1,120 @@
+import HTTP1
+import StubEngine
+
+/// A path of an OpenAPI document (`/pets/{petId}`, `/files/{name}.json`), as a stub condition and
+/// as something a stub's path is checked against.
+///
+/// Whole-segment parameters become `{name}` segments; a segment that mixes literal text and a
+/// parameter (`{name}.json`) makes the whole path a `pathPattern` in which each parameter matches
+/// one segment's worth of characters. Literal text is written so the loader reads it back as
+/// the same characters: `%` not starting an escape, `*`, `{`, `}`, `?` and `#` are percent-encoded.
+package struct PathTemplate: Sendable {
+    package enum Part: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    package enum StubPath: Sendable, Equatable {
+        case path(String)
+        case pattern(String)
+    }
+
+    package let source: String
+    /// The segments after the leading `/`, each a list of parts.
+    package let segments: [[Part]]
+
+    /// nil when the path does not start with `/`.
+    package init?(_ source: String) {
+        guard source.hasPrefix("/") else { return nil }
+        self.source = source
+        segments = source.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(Self.parts)
+    }
+
+    static func parts(_ segment: Substring) -> [Part] {
+        var parts: [Part] = []
+        var literal = ""
+        var i = segment.startIndex
+        while i < segment.endIndex {
+            if segment[i] == "{", let close = segment[i...].firstIndex(of: "}") {
+                if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+                parts.append(.parameter(String(segment[segment.index(after: i)..<close])))
+                i = segment.index(after: close)
+            } else {
+                literal.append(segment[i])
+                i = segment.index(after: i)
+            }
+        }
+        if !literal.isEmpty || parts.isEmpty { parts.append(.literal(literal)) }
+        return parts
+    }
+
+    package var isPartialSegmentTemplate: Bool { segments.contains { $0.count > 1 } }
+
+    /// The stub's `path` or `pathPattern`.
+    package var stubPath: StubPath {
+        if !isPartialSegmentTemplate {
+            var names = Set<String>()
+            let written = segments.map { segment -> String in
+                switch segment[0] {
+                case .literal(let text): return Self.encodeLiteral(text)
+                case .parameter(let name): return "{" + Self.uniqueName(name, &names) + "}"
+                }
+            }
+            return .path("/" + written.joined(separator: "/"))
+        }
+        let written = segments.map { segment in
+            segment.map { part -> String in
+                switch part {
+                case .literal(let text): return Self.escapeRegex(PercentDecoding.decodeLenient(text))
+                case .parameter: return "[^/]+"
+                }
+            }.joined()
+        }
+        return .pattern("/" + written.joined(separator: "/"))
+    }
+
+    /// A parameter name the stub format accepts (letters, digits, `_`, `-`), unique in the path.
+    static func uniqueName(_ name: String, _ taken: inout Set<String>) -> String {
+        var base = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
+        if base.isEmpty { base = "param" }
+        var candidate = base
+        var n = 2
+        while !taken.insert(candidate).inserted {
+            candidate = "\(base)_\(n)"
+            n += 1
+        }
+        return candidate
+    }
+
+    /// Literal text as a stub path segment the loader decodes back to the same characters.
+    static func encodeLiteral(_ text: String) -> String {
+        var out = ""
+        let scalars = Array(text.unicodeScalars)
+        for (i, scalar) in scalars.enumerated() {
+            switch scalar {
+            case "%":
+                let escape = i + 2 < scalars.count && scalars[i + 1].properties.isASCIIHexDigit && scalars[i + 2].properties.isASCIIHexDigit
+                out += escape ? "%" : "%25"
+            case "*": out += "%2A"
+            case "{": out += "%7B"
+            case "}": out += "%7D"
+            case "?": out += "%3F"
+            case "#": out += "%23"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Escapes every ASCII punctuation character (ICU reads `\` before punctuation as literal).
+    package static func escapeRegex(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII, !(scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)), scalar != " " {
+                out.append("\\")
+            }
+            out.unicodeScalars.append(scalar)
+        }
+        return out
+    }
+}

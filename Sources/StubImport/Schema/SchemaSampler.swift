@@ -1,0 +1,169 @@
+import StubEngine
+
+/// Makes an example value from a schema when a document gives none: deterministic (the same
+/// schema always gives the same bytes), and valid against the schema wherever that is possible.
+///
+/// - A value the schema offers wins: `const`, then `example` (3.0) or the first of `examples`
+///   (3.1), then `default`, then the first of `enum`, each only when it validates.
+/// - `allOf` is merged (every part applies), `oneOf`/`anyOf` take the first choice whose sample
+///   validates against the whole schema, `type` arrays and `nullable` take the first non-null type.
+/// - Objects get every property, optional ones too, so screens show every field; `writeOnly`
+///   ones are left out (they are request-only). Arrays get one item, or `minItems`.
+/// - Strings follow `format` (date-time, date, uuid, email, uri, ...), `minLength`/`maxLength`
+///   and, where one of a few candidates fits, `pattern`; numbers respect minimum, maximum and
+///   multipleOf.
+/// - A `$ref` that comes back to a schema being sampled is cut there: the optional property or
+///   the array item that would recurse is left out. From six levels down (objects and arrays),
+///   or past 2,000 values, only required properties and `minItems` items are added, so no
+///   schema makes a huge body (a chain of optional references would otherwise nest each one).
+package final class SchemaSampler {
+    let documents: DocumentSet
+    let dialect: SchemaDialect
+    let validator: SchemaValidator
+    static let maximumDepth = 6
+    static let valueBudget = 2_000
+    static let choicesTried = 4
+    var remaining = SchemaSampler.valueBudget
+
+    package init(documents: DocumentSet, dialect: SchemaDialect) {
+        self.documents = documents
+        self.dialect = dialect
+        validator = SchemaValidator(documents: documents, dialect: dialect)
+    }
+
+    /// A value for the schema; `{}` when the schema admits nothing that can be built.
+    package func sample(_ schema: LocatedNode) -> JSONNode {
+        // Responses share schemas (every error is `$ref: Error`): a schema is sampled once.
+        let key = schema.node.members?.count == 1 ? validator.referencedSchema(schema).flatMap { $0?.location } ?? schema.location : schema.location
+        if let known = samples[key] { return known }
+        remaining = Self.valueBudget
+        let value = sample([schema], depth: 0, references: [], chosen: []) ?? .object([])
+        samples[key] = value
+        return value
+    }
+
+    /// Samples made so far, by the schema's location (a lone `$ref` by its target's).
+    private var samples: [NodeLocation: JSONNode] = [:]
+
+    /// The schemas that all apply to one value, with every `$ref` and `allOf` expanded.
+    struct Conjunction {
+        var parts: [LocatedNode] = []
+        /// The references expanded on the way down to here: meeting one again is a cycle.
+        var references: Set<NodeLocation>
+        var unsatisfiable = false
+    }
+
+    func sample(_ schemas: [LocatedNode], depth: Int, references: Set<NodeLocation>, chosen: Set<NodeLocation>) -> JSONNode? {
+        var conjunction = Conjunction(references: references)
+        for schema in schemas { expand(schema, into: &conjunction) }
+        guard !conjunction.unsatisfiable else { return nil }
+        remaining -= 1
+        let parts = conjunction.parts
+        if let offered = offeredValue(parts) { return offered }
+        if let choice = firstChoice(parts, chosen) {
+            return sampleChoice(choice, parts, depth: depth, references: conjunction.references, chosen: chosen)
+        }
+        return sampleByType(parts, depth: depth, references: conjunction.references, chosen: chosen)
+    }
+
+    /// Adds a schema and what its `$ref` and `allOf` bring; a reference already being expanded
+    /// makes the conjunction unsatisfiable here (the caller leaves the value out).
+    func expand(_ schema: LocatedNode, into conjunction: inout Conjunction) {
+        if let flag = schema.node.bool {
+            if !flag { conjunction.unsatisfiable = true }
+            return
+        }
+        guard schema.isObject else { return }
+        if let target = validator.referencedSchema(schema) {
+            if let target {
+                guard conjunction.references.insert(target.location).inserted else {
+                    conjunction.unsatisfiable = true
+                    return
+                }
+                expand(target, into: &conjunction)
+            }
+            if dialect.refReplacesSiblings && schema["$ref"] != nil { return }
+        }
+        conjunction.parts.append(schema)
+        for part in schema["allOf"]?.elements ?? [] { expand(part, into: &conjunction) }
+    }
+
+    /// `const`, `example`, the first of `examples`, `default`, the first of `enum`: the first
+    /// that every part accepts.
+    func offeredValue(_ parts: [LocatedNode]) -> JSONNode? {
+        var candidates: [JSONNode] = []
+        for part in parts { if let value = part.node["const"] { candidates.append(value) } }
+        for part in parts { if let value = part.node["example"] { candidates.append(value) } }
+        for part in parts { if let value = part.node["examples"]?.elements?.first { candidates.append(value) } }
+        for part in parts { if let value = part.node["default"] { candidates.append(value) } }
+        for part in parts { if let value = part.node["enum"]?.elements?.first { candidates.append(value) } }
+        return candidates.first { candidate in parts.allSatisfy { validator.isValid(candidate, against: $0) } }
+    }
+
+    /// The first `oneOf` or `anyOf` not chosen from yet.
+    func firstChoice(_ parts: [LocatedNode], _ chosen: Set<NodeLocation>) -> LocatedNode? {
+        for part in parts {
+            for keyword in ["oneOf", "anyOf"] {
+                if let choice = part[keyword], choice.elements?.isEmpty == false, !chosen.contains(choice.location) { return choice }
+            }
+        }
+        return nil
+    }
+
+    /// Samples each choice in turn with the rest of the schema and keeps the first that
+    /// validates against all of it (a `oneOf` whose first choice also matches the second is
+    /// skipped); failing that, the first choice's sample.
+    func sampleChoice(_ choice: LocatedNode, _ parts: [LocatedNode], depth: Int, references: Set<NodeLocation>, chosen: Set<NodeLocation>) -> JSONNode? {
+        var first: JSONNode?
+        var chosen = chosen
+        chosen.insert(choice.location)
+        for branch in (choice.elements ?? []).prefix(Self.choicesTried) {
+            guard let candidate = sample(parts + [branch], depth: depth, references: references, chosen: chosen) else { continue }
+            if parts.allSatisfy({ validator.isValid(candidate, against: $0) }) { return candidate }
+            if first == nil { first = candidate }
+        }
+        return first
+    }
+
+    /// The type the value will have: one every part allows, the first named, null last.
+    func chosenType(_ parts: [LocatedNode]) -> String {
+        // An integer is a number: a part allowing numbers accepts it; number meets integer as integer.
+        func accepts(_ types: [String], _ type: String) -> Bool { types.contains(type) || (type == "integer" && types.contains("number")) }
+        var allowed: [String]?
+        for part in parts {
+            guard let typeNode = part.node["type"] else { continue }
+            var types = typeNode.string.map { [$0] } ?? typeNode.elements?.compactMap(\.string) ?? []
+            if dialect.hasNullable, part.node["nullable"]?.bool == true { types.append("null") }
+            allowed = allowed.map { known in
+                known.flatMap { type -> [String] in
+                    if accepts(types, type) { return [type] }
+                    return type == "number" && types.contains("integer") ? ["integer"] : []
+                }
+            } ?? types
+        }
+        if let allowed {
+            return allowed.first { $0 != "null" } ?? allowed.first ?? "null"
+        }
+        let has = { (keyword: String) in parts.contains { $0.node[keyword] != nil } }
+        if has("properties") || has("required") || has("additionalProperties") { return "object" }
+        if has("items") || has("prefixItems") { return "array" }
+        if has("minLength") || has("maxLength") || has("pattern") || has("format") { return "string" }
+        if has("minimum") || has("maximum") || has("multipleOf") { return "number" }
+        return "object"
+    }
+
+    func sampleByType(_ parts: [LocatedNode], depth: Int, references: Set<NodeLocation>, chosen: Set<NodeLocation>) -> JSONNode? {
+        switch chosenType(parts) {
+        case "object": return sampleObject(parts, depth: depth, references: references)
+        case "array": return sampleArray(parts, depth: depth, references: references)
+        case "string": return .string(sampleString(parts))
+        case "integer": return sampleNumber(parts, integer: true)
+        case "number": return sampleNumber(parts, integer: false)
+        case "boolean": return .bool(true)
+        default: return .null
+        }
+    }
+
+    /// Past the depth or the budget only what the schema requires is added.
+    func isConstrained(_ depth: Int) -> Bool { depth >= Self.maximumDepth || remaining <= 0 }
+}
