@@ -44,7 +44,8 @@ let package = Package(
         .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The command line: arguments, serving, validate, record, imports, request log. Testable as a library.
         .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly YAML).
+        // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
+        // YAML), OpenAPI, HAR, WireMock folders.
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
@@ -59,6 +60,9 @@ let package = Package(
         .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
+        // WireMock folders and admin clients (issue 16): the corpora over real sockets, the
+        // admin dialect, the schema and the admin examples (read with StubImport's YAML reader).
+        .testTarget(name: "WireMockTests", dependencies: ["StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport", "benchserver"], swiftSettings: strict),

@@ -13,7 +13,9 @@ struct AdminAPI {
 
     /// Reloading reads the folder; adding or replacing stubs may read body files.
     static func mayReadDisk(_ request: IncomingRequest) -> Bool {
-        switch request.method {
+        // WireMock's mappings may name body files; saving writes the folder.
+        if request.path.hasPrefix("/__admin/mappings"), request.method == "POST" || request.method == "PUT" { return true }
+        return switch request.method {
         case "POST": request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
             || request.path.hasSuffix("/recordings/stop")
         case "PUT": request.path.contains("/stubs/")
@@ -54,6 +56,7 @@ struct AdminAPI {
         }
         let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
+        if speaksWireMock(request, rest: rest) { return WireMockAdmin(engine: engine).handle(request, rest: rest) }
         // With the journal off, "no requests" would read as "never called": say it is off instead.
         if !engine.journal.isEnabled, rest == "/requests" || rest.hasPrefix("/requests/"), request.method != "DELETE" {
             return Self.error(409, Journal.offMessage)
@@ -77,7 +80,7 @@ struct AdminAPI {
         case ("POST", "/requests/count"): return findRequests(request, countOnly: true)
         case ("GET", "/requests/unmatched"):
             return StreamedJSON.list("requests", engine.journal.entries.filter { $0.stubID == nil }, encode: AdminJSON.entry)
-        case ("GET", "/scenarios"): return scenarios()
+        case ("GET", "/scenarios"): return scenarioList()
         case ("GET", "/events"): return events(request)
         case ("POST", "/scenarios/reset"):
             engine.resetSequencesAndScenarios()
@@ -111,6 +114,7 @@ struct AdminAPI {
         return Self.json(404, .object([
             ("error", .string("no admin route \(request.method) \(request.path)")),
             ("routes", .array(Self.routes.map { .string("\($0.method) \($0.path)") })),
+            ("wiremockRoutes", .array(WireMockAdmin.routes.map { .string("\($0.method) \($0.path)") })),
         ]))
     }
 
@@ -169,7 +173,9 @@ struct AdminAPI {
 
     private func reload() -> OutgoingResponse {
         guard let directory = engine.options.directory else { return Self.error(400, "this engine has no stub folder to reload") }
-        let result = StubLoader(directory: directory).load()
+        let options = engine.options
+        let result = StubLoader(directory: directory, format: options.folderFormat, strict: options.strict,
+                                globalTemplating: options.wiremock.globalTemplating).load()
         guard result.isServable else {
             return Self.json(400, .object([
                 ("error", .string("the stub folder has \(result.errors.count) error(s); still serving the last good stubs")),
@@ -208,9 +214,19 @@ struct AdminAPI {
         return StreamedJSON.list("requests", matching, encode: AdminJSON.entry)
     }
 
+    /// Whether WireMock's admin API answers this request (`AdminDialects` has the rules).
+    private func speaksWireMock(_ request: IncomingRequest, rest: String) -> Bool {
+        if WireMockAdmin.isOwnRoute(rest) { return true }
+        // WireMock's record spec names its upstream targetBaseUrl; ours says "to".
+        if rest == "/recordings/start", request.body.count < 65_536, (try? JSONParser.parse(request.body))?["targetBaseUrl"] != nil { return true }
+        guard AdminDialects.isShared(request.method, rest) else { return false }
+        return AdminDialects.choose(request, rest: rest, default: engine.options.wiremock.adminDialect) == .wiremock
+    }
+
     /// Each scenario with its state and every state its stubs name; each sequence with the
-    /// index of the response it gives next.
-    private func scenarios() -> OutgoingResponse {
+    /// index of the response it gives next. One shape for both dialects: WireMock's clients
+    /// read `id`, `name`, `state` and `possibleStates`; ours `name`, `state` and `states`.
+    func scenarioList() -> OutgoingResponse {
         let known = engine.catalog.stubs.compactMap(\.scenario)
         let scenarios: [JSONNode] = engine.scenarios.map { scenario in
             var states = [ScenarioRule.initialState]
@@ -218,8 +234,8 @@ struct AdminAPI {
                 for state in [rule.when, rule.then].compactMap({ $0 }) where !states.contains(state) { states.append(state) }
             }
             if !states.contains(scenario.state) { states.append(scenario.state) }
-            return .object([("name", .string(scenario.name)), ("state", .string(scenario.state)),
-                            ("states", .array(states.map { .string($0) }))])
+            return .object([("id", .string(scenario.name)), ("name", .string(scenario.name)), ("state", .string(scenario.state)),
+                            ("states", .array(states.map { .string($0) })), ("possibleStates", .array(states.map { .string($0) }))])
         }
         let sequences: [JSONNode] = engine.sequences.map { sequence in
             .object([("id", .string(sequence.stub.id)), ("name", .string(sequence.stub.name)),

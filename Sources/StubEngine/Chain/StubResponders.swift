@@ -44,8 +44,8 @@ struct StubMatchResponder: Responder {
         while true {
             let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
             let found = catalog.bestMatch(facts, eligible: catalog.isStateful ? { stub in
-                guard let rule = stub.scenario else { return true }
-                return (scenarios[rule.name] ?? ScenarioRule.initialState) == rule.when
+                guard let rule = stub.scenario, let when = rule.when else { return true }
+                return (scenarios[rule.name] ?? ScenarioRule.initialState) == when
             } : nil)
             guard let (stub, captures) = found else { return (nil, catalog, scenarios) }
             guard stub.isStateful else { return ((stub, captures, stub.response), catalog, scenarios) }

@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP1
+import SystemSupport
 
 /// Records every request but the admin API's in the journal, with how long it took (its
 /// delay included, as a client would measure it).
@@ -26,20 +27,25 @@ struct JournalRecorder: ResponderWrapper {
     }
 }
 
-/// `--delay MS`: extra time before every answer that imitates the API; the server's own
-/// answers (admin, preflight) are not slowed down.
+/// `--delay MS` (or WireMock's `fixedDelay` setting): extra time before every answer that
+/// imitates the API; the server's own answers (admin, preflight) are not slowed down.
 struct GlobalDelay: ResponderWrapper {
-    let milliseconds: Int
+    let setting: Locked<Int>
+
+    init(milliseconds: Locked<Int>) {
+        setting = milliseconds
+    }
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
         var outcome = next(facts)
         guard outcome.imitatesTheAPI else { return outcome }
+        let milliseconds = setting.value
+        guard milliseconds > 0 else { return outcome }
         switch outcome.reply {
         case .now(var response):
             response.delayMilliseconds += milliseconds
             outcome.reply = .now(response)
         case .later(let pending):
-            let milliseconds = self.milliseconds
             pending.adjust { $0.delayMilliseconds += milliseconds }
         }
         return outcome

@@ -40,6 +40,12 @@ package final class Engine: Sendable {
         package var proxy: ProxyRule?
         /// The inspector's event streams (`GET /__admin/events`).
         package var events = EventFeedLimits()
+        /// How `directory` is written: stub files, or a WireMock folder (`--wiremock`).
+        package var folderFormat = StubFolderFormat.native
+        /// Warnings are errors when the folder is reloaded (`--strict`).
+        package var strict = false
+        /// The WireMock dialect: its admin API's place, templating, shutdown (docs/wiremock.md).
+        package var wiremock = WireMockOptions()
 
         package init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
                     directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
@@ -78,6 +84,13 @@ package final class Engine: Sendable {
     /// Captures proxied exchanges while a recording runs (`Engine+Recording.swift`).
     package let recorder = Recorder()
 
+    /// Milliseconds added before every answer that imitates the API: `--delay`, and WireMock's
+    /// `fixedDelay` setting, which its admin API changes at run time.
+    package let globalDelay: Locked<Int>
+
+    /// The WireMock dialect's run-time state (the order mappings were added in, shutdown).
+    package let wiremock = WireMockRuntime()
+
     package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
     }
@@ -86,6 +99,7 @@ package final class Engine: Sendable {
         state = Locked(EngineState(fileStubs: stubs))
         self.options = options
         fallbackProxy = Locked(options.proxy)
+        globalDelay = Locked(options.globalDelayMilliseconds)
         journal = Journal(capacity: options.journalCapacity)
         chain = ResponderChain(wrappers: [], responders: [], fallback: NearMissResponder(state: state))
         chain = Self.makeChain(self, options: options)
@@ -134,9 +148,19 @@ package final class Engine: Sendable {
         state.withLock { $0.setRuntimeStubs([]) }
     }
 
-    /// Runtime stubs removed, journal cleared, sequences and scenarios back to the start.
+    /// Takes file stubs out of service (or puts them back): WireMock's admin API removes and
+    /// edits mappings whatever their origin. A reset serves them all again.
+    package func setHiddenFileStubs(_ ids: Set<String>) {
+        state.withLock { $0.setHiddenFileStubs(ids) }
+    }
+
+    package var hiddenFileStubIDs: Set<String> { state.withLock { $0.hiddenFileStubIDs } }
+
+    /// Runtime stubs removed, file stubs all served, journal cleared, sequences and scenarios
+    /// back to the start.
     package func reset() {
         state.withLock { s in
+            s.hiddenFileStubIDs = []
             s.setRuntimeStubs([])
             s.positions = [:]
             s.scenarios = [:]
@@ -192,7 +216,7 @@ package final class Engine: Sendable {
     private static func makeChain(_ engine: Engine, options: Options) -> ResponderChain {
         var wrappers: [any ResponderWrapper] = options.wrappers
         if engine.journal.isEnabled { wrappers.append(JournalRecorder(journal: engine.journal)) }
-        if options.globalDelayMilliseconds > 0 { wrappers.append(GlobalDelay(milliseconds: options.globalDelayMilliseconds)) }
+        wrappers.append(GlobalDelay(milliseconds: engine.globalDelay))
         var responders: [any Responder] = [AdminResponder(engine: engine)]
         if let cors = options.cors {
             wrappers.append(CORSResponder(policy: cors))

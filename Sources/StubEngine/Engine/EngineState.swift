@@ -4,6 +4,9 @@ import HTTP1
 struct EngineState: Sendable {
     var fileStubs: [Stub]
     var runtimeStubs: [Stub] = []
+    /// File stubs taken out of service at run time (WireMock's admin API may remove or edit a
+    /// mapping that came from a file); a reset brings them back.
+    var hiddenFileStubIDs: Set<String> = []
     var catalog: StubCatalog
     /// Stub id to the index of its next response in a sequence.
     var positions: [String: Int] = [:]
@@ -18,15 +21,25 @@ struct EngineState: Sendable {
         self.catalog = StubCatalog(fileStubs)
     }
 
+    private var servedFileStubs: [Stub] {
+        hiddenFileStubIDs.isEmpty ? fileStubs : fileStubs.filter { !hiddenFileStubIDs.contains($0.id) }
+    }
+
     mutating func replaceFileStubs(_ stubs: [Stub]) {
         fileStubs = stubs
-        catalog = StubCatalog(runtimeStubs + stubs)
+        catalog = StubCatalog(runtimeStubs + servedFileStubs)
         version &+= 1
     }
 
     mutating func setRuntimeStubs(_ stubs: [Stub]) {
         runtimeStubs = stubs
-        catalog = StubCatalog(stubs + fileStubs)
+        catalog = StubCatalog(stubs + servedFileStubs)
+        version &+= 1
+    }
+
+    mutating func setHiddenFileStubs(_ ids: Set<String>) {
+        hiddenFileStubIDs = ids
+        catalog = StubCatalog(runtimeStubs + servedFileStubs)
         version &+= 1
     }
 

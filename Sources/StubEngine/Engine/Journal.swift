@@ -31,14 +31,16 @@ package struct JournalEntry: Sendable {
     package let proxy: ProxyReport?
     /// The answer as the stub (or the near-miss report) gave it; nil when the client left first.
     package let response: JournalResponse?
+    /// The client's address, `IP:port` (empty when the transport has none).
+    package var peer: String = ""
 
     /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
     package var fault: String? { response?.fault }
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
-        IncomingRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers, body: body,
-                    authority: headers["Host"])
+        IncomingRequest(method: method, target: target, path: path, rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
+                        queryItems: queryItems, headers: headers, body: body, peer: peer, authority: headers["Host"])
     }
 }
 
@@ -129,7 +131,7 @@ package final class Journal: Sendable {
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: response.flatMap { $0.delivery.sendsStatusLine ? $0.prepared.status : nil }, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy, response: response.map(JournalResponse.init))
+            proxy: proxy, response: response.map(JournalResponse.init), peer: request.peer)
         let (replaced, listeners) = state.withLock { s -> (JournalEntry?, [any JournalListener]) in
             entry.id = s.nextID
             s.nextID += 1
@@ -164,6 +166,26 @@ package final class Journal: Sendable {
 
     /// How many times the journal was cleared: a reader that saw another number missed a clear.
     package var clearCount: Int { state.withLock { $0.clears } }
+
+    /// Removes the entries `predicate` picks (WireMock's remove by id or by pattern); returns
+    /// them, oldest first. Their ids are not reused.
+    @discardableResult
+    package func remove(where predicate: (JournalEntry) -> Bool) -> [JournalEntry] {
+        let (removed, listeners) = state.withLock { s -> ([JournalEntry], [any JournalListener]) in
+            var removed: [JournalEntry] = []
+            guard capacity > 0 else { return ([], []) }
+            for offset in 0..<capacity {
+                let slot = (s.next + offset) % capacity
+                if let entry = s.entries[slot], predicate(entry) {
+                    removed.append(entry)
+                    s.entries[slot] = nil
+                }
+            }
+            return (removed, removed.isEmpty ? [] : s.listeners)
+        }
+        for listener in listeners { listener.journalChanged() }
+        return removed
+    }
 
     /// The id of the newest entry ever recorded (0 before the first), cleared or not.
     package var lastID: Int { state.withLock { $0.nextID - 1 } }

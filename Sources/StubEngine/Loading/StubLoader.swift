@@ -17,19 +17,43 @@ package struct StubLoadResult: Sendable {
     package var isServable: Bool { !problems.contains { $0.severity == .error } }
 }
 
+/// How a folder of stubs is written.
+package enum StubFolderFormat: String, Sendable {
+    /// Stub files (docs/stub-format.md).
+    case native
+    /// A WireMock folder: `mappings/` and `__files/` (docs/wiremock.md).
+    case wiremock
+}
+
 /// Loads every `*.json` below a folder, recursively, in sorted path order; files inside a
 /// folder named `__files` are bodies, not stubs. Hidden files (editor swap files) are skipped.
+/// A WireMock folder goes to `WireMockFolderLoader`. `strict` makes every warning an error.
 package struct StubLoader: Sendable {
     package let directory: URL
     /// How the folder is named in messages: as the user typed it.
     package let displayName: String
+    package let format: StubFolderFormat
+    package let strict: Bool
+    /// A WireMock folder's responses are all templates (`--global-response-templating`).
+    package let globalTemplating: Bool
 
-    package init(directory: String) {
+    package init(directory: String, format: StubFolderFormat = .native, strict: Bool = false, globalTemplating: Bool = false) {
         self.displayName = directory
         self.directory = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
+        self.format = format
+        self.strict = strict
+        self.globalTemplating = globalTemplating
     }
 
     package func load() -> StubLoadResult {
+        let result = format == .wiremock
+            ? WireMockFolderLoader(directory: directory, displayName: displayName, globalTemplating: globalTemplating).load()
+            : loadStubFiles()
+        guard strict, !result.warnings.isEmpty else { return result }
+        return StubLoadResult(stubs: result.stubs, problems: result.problems.map(\.asError), fileCount: result.fileCount)
+    }
+
+    private func loadStubFiles() -> StubLoadResult {
         guard let status = FileStatus(path: directory.path) else {
             return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
                 message: "the stub folder does not exist; create it or pass --dir with the folder that holds your stub files")], fileCount: 0)
@@ -90,5 +114,12 @@ package struct StubLoader: Sendable {
     /// included) that changes whenever a reload could change what is served.
     package func fingerprint() -> [String: String] {
         FolderWalk.fingerprint(directory.path)
+    }
+}
+
+extension StubProblem {
+    /// The same problem as an error (`--strict`).
+    var asError: StubProblem {
+        severity == .error ? self : StubProblem(.error, file: file, position: position, jsonPath: jsonPath, message: message + " (an error with --strict)")
     }
 }

@@ -46,10 +46,10 @@ package struct NearMissReport: Sendable {
         scored.reserveCapacity(min(catalog.count, fullyScored))
         for stub in shortlist(facts, catalog) {
             var mismatches = RequestMatcher.mismatches(stub.request, facts)
-            if let rule = stub.scenario {
+            if let rule = stub.scenario, let when = rule.when {
                 let current = scenarioStates[rule.name] ?? ScenarioRule.initialState
-                if current != rule.when {
-                    mismatches.append(Mismatch(condition: "scenario.\(rule.name)", expected: "state \"\(rule.when)\"", actual: "\"\(current)\""))
+                if current != when {
+                    mismatches.append(Mismatch(condition: "scenario.\(rule.name)", expected: "state \"\(when)\"", actual: "\"\(current)\""))
                 }
             }
             guard !mismatches.isEmpty else { continue }

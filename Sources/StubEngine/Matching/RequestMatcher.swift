@@ -6,6 +6,12 @@ package struct Mismatch: Sendable, Equatable {
     package let condition: String
     package let expected: String
     package let actual: String
+
+    package init(condition: String, expected: String, actual: String) {
+        self.condition = condition
+        self.expected = expected
+        self.actual = actual
+    }
 }
 
 /// Decides whether a stub's conditions hold for a request.
@@ -22,6 +28,7 @@ enum RequestMatcher {
         for (name, matcher) in pattern.query where !matcher.matches(facts.request.queryValues(name)) { return nil }
         for (name, matcher) in pattern.headers where !matcher.matches(facts.request.headers.values(name)) { return nil }
         if let body = pattern.body, !bodyMatches(body, facts) { return nil }
+        for condition in pattern.conditions where !condition.holds(facts, captures: captures) { return nil }
         return captures
     }
 
@@ -69,6 +76,12 @@ enum RequestMatcher {
         }
         if let body = pattern.body, !bodyMatches(body, facts) {
             result.append(contentsOf: bodyMismatches(body, facts))
+        }
+        if !pattern.conditions.isEmpty {
+            let captures = pattern.path?.match(request.path, segments: facts.segments)
+            for condition in pattern.conditions where !(captures == nil && condition.restatesPath) && !condition.holds(facts, captures: captures ?? [:]) {
+                result.append(condition.mismatch(facts, captures: captures ?? [:]))
+            }
         }
         return result
     }

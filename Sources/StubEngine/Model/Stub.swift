@@ -29,10 +29,14 @@ package final class Stub: Sendable {
     package let order: Int
     /// The stub as written (JSON), for the admin API's listing.
     package let definition: JSONNode?
+    /// The format it was written in (a WireMock mapping is served as a stub too).
+    package let dialect: StubDialect
 
+    /// `id` replaces the id the source implies (a WireMock mapping keeps its own). `order` is
+    /// the load position; for a WireMock mapping, lower is more recently added.
     package init(name: String, source: StubSource, priority: Int, request: RequestPattern,
                 responses: [StubResponse], afterLast: SequenceEnd = .repeatLast, scenario: ScenarioRule? = nil,
-                order: Int, definition: JSONNode? = nil) {
+                order: Int, definition: JSONNode? = nil, dialect: StubDialect = .native, id: String? = nil) {
         precondition(!responses.isEmpty, "a stub has at least one response")
         self.name = name
         self.source = source
@@ -43,13 +47,17 @@ package final class Stub: Sendable {
         self.scenario = scenario
         self.order = order
         self.definition = definition
-        switch source {
-        case .file: id = "file:\(source)"
-        case .runtime(let runtimeID): id = runtimeID
+        self.dialect = dialect
+        switch (id, source) {
+        case (let given?, _): self.id = given
+        case (nil, .file): self.id = "file:\(source)"
+        case (nil, .runtime(let runtimeID)): self.id = runtimeID
         }
-        self.rank = StubRank(priority: priority, pathClass: request.path?.specificityClass ?? 0,
-                             literalSegments: request.path?.literalSegmentCount ?? 0,
-                             conditions: request.conditionCount, isRuntime: source.isRuntime, order: order)
+        // WireMock breaks ties by recency alone, not by how specific a mapping is.
+        let bySpecificity = dialect == .native
+        self.rank = StubRank(priority: priority, pathClass: bySpecificity ? request.path?.specificityClass ?? 0 : 0,
+                             literalSegments: bySpecificity ? request.path?.literalSegmentCount ?? 0 : 0,
+                             conditions: bySpecificity ? request.conditionCount : 0, isRuntime: source.isRuntime, order: order)
     }
 
     /// Ranks stubs that all match: lower sorts first and wins. Computed once, compared often.
@@ -82,10 +90,12 @@ package enum SequenceEnd: String, Sendable {
 package struct ScenarioRule: Sendable, Equatable {
     package static let initialState = "Started"
     package let name: String
-    package let when: String
+    /// The state the stub needs; nil matches in any state (a WireMock mapping may only move a
+    /// scenario on).
+    package let when: String?
     package let then: String?
 
-    package init(name: String, when: String, then: String?) {
+    package init(name: String, when: String?, then: String?) {
         self.name = name
         self.when = when
         self.then = then
@@ -125,21 +135,25 @@ package struct RequestPattern: Sendable {
     package let query: [(name: String, matcher: ValueMatcher)]
     package let headers: [(name: String, matcher: ValueMatcher)]
     package let body: BodyMatcher?
+    /// A dialect's conditions beyond these (see `RequestCondition`).
+    package let conditions: [any RequestCondition]
 
     package init(methods: [String]? = nil, path: PathPattern? = nil, host: ValueMatcher? = nil,
                 query: [(name: String, matcher: ValueMatcher)] = [],
-                headers: [(name: String, matcher: ValueMatcher)] = [], body: BodyMatcher? = nil) {
+                headers: [(name: String, matcher: ValueMatcher)] = [], body: BodyMatcher? = nil,
+                conditions: [any RequestCondition] = []) {
         self.methods = methods
         self.path = path
         self.host = host
         self.query = query
         self.headers = headers
         self.body = body
+        self.conditions = conditions
     }
 
     package var conditionCount: Int {
         (methods == nil ? 0 : 1) + (path == nil ? 0 : 1) + (host == nil ? 0 : 1)
-            + query.count + headers.count + (body == nil ? 0 : 1)
+            + query.count + headers.count + (body == nil ? 0 : 1) + conditions.count
     }
 }
 

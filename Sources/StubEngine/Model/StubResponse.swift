@@ -1,4 +1,5 @@
 import HTTP1
+import SystemSupport
 
 /// What a stub answers, compiled at load: the head and body are serialised once into a
 /// `PreparedResponse`, so serving a static stub copies bytes and nothing more.
@@ -7,8 +8,9 @@ package struct StubResponse: Sendable {
     package let delay: Delay?
     package let fault: Fault?
     package let dribble: Dribble?
-    /// Set when the stub opted in with `"template": true` and uses `{{...}}`.
-    let template: ResponseTemplate?
+    /// Set when the stub opted in with `"template": true` and uses `{{...}}` (or, for a
+    /// WireMock mapping, when it is templated with Handlebars).
+    let template: (any ResponseRenderer)?
     /// `"proxy"`: forwarded to an upstream instead of answered from the stub.
     package let proxy: ProxyRule?
     /// Computed per request by code rather than written in the stub (StubKit's closure
@@ -16,7 +18,7 @@ package struct StubResponse: Sendable {
     package let computed: ComputedResponse?
 
     init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil,
-         template: ResponseTemplate? = nil, proxy: ProxyRule? = nil, computed: ComputedResponse? = nil) {
+         template: (any ResponseRenderer)? = nil, proxy: ProxyRule? = nil, computed: ComputedResponse? = nil) {
         self.prepared = prepared
         self.delay = delay
         self.fault = fault
@@ -44,6 +46,7 @@ package struct StubResponse: Sendable {
         case .reset?: delivery = .reset
         case .empty?: delivery = .closeWithoutResponse
         case .garbage?: delivery = .rawThenClose(Fault.garbageBytes())
+        case .malformedChunk?: delivery = .rawThenClose(Fault.malformedChunkBytes)
         case .hang?: delivery = .hang
         case nil:
             if let dribble { delivery = .dribble(chunks: dribble.chunks, durationMilliseconds: dribble.durationMilliseconds) }
@@ -60,17 +63,35 @@ package typealias ComputedResponse = @Sendable (IncomingRequest, [String: String
 package enum Delay: Sendable, Equatable {
     case fixed(Int)
     case uniform(min: Int, max: Int)
+    /// WireMock's `lognormal`: `median * e^(sigma * N(0,1))` milliseconds, capped at `max`,
+    /// plus a fixed part (`fixedDelayMilliseconds` beside it).
+    case logNormal(median: Int, sigma: Double, max: Int?, plus: Int)
 
     func draw() -> Int {
         switch self {
-        case .fixed(let ms): ms
-        case .uniform(let min, let max): Int.random(in: min...max)
+        case .fixed(let ms): return ms
+        case .uniform(let min, let max): return Int.random(in: min...max)
+        case .logNormal(let median, let sigma, let cap, let plus):
+            // Box-Muller: a standard normal from two uniforms.
+            let u1 = Double.random(in: Double.ulpOfOne..<1), u2 = Double.random(in: 0..<1)
+            let normal = (-2 * Maths.log(u1)).squareRoot() * Maths.cos(2 * Double.pi * u2)
+            let value = (Double(median) * Maths.exp(sigma * normal)).rounded()
+            let bounded = min(value.isFinite ? value : 600_000, Double(cap ?? 600_000))
+            return Int(max(0, bounded)) + plus
         }
     }
 }
 
 package enum Fault: String, Sendable, CaseIterable {
     case reset, empty, garbage, hang
+    /// WireMock's MALFORMED_RESPONSE_CHUNK: a 200 head announcing a chunked body, then bytes
+    /// that are not a chunk, then close. Not a key of the stub format.
+    case malformedChunk
+
+    /// The faults a stub file may name.
+    package static let native: [Fault] = [.reset, .empty, .garbage, .hang]
+
+    static let malformedChunkBytes: [UInt8] = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nlskdu018973t09sylgasjkfg1][]'./.sdlv".utf8)
 
     /// Bytes that are not HTTP: what a misbehaving proxy or a crashed backend might send.
     static func garbageBytes() -> [UInt8] {

@@ -16,4 +16,9 @@ package final class CompiledRegex: Sendable {
     package func matchesWhole(_ value: String) -> Bool {
         regex.matchesWhole(value)
     }
+
+    /// The leftmost match and its groups (Java's `find`), for extracting parts of a value.
+    package func firstMatch(in value: String) -> RegexMatch? {
+        regex.firstMatch(in: value)
+    }
 }

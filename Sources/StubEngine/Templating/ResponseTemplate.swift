@@ -1,8 +1,14 @@
 import HTTP1
 
+/// What renders a response per request: the native `"template": true` (`ResponseTemplate`),
+/// or a dialect's templates (WireMock's Handlebars).
+protocol ResponseRenderer: Sendable {
+    func render(_ context: TemplateContext) -> PreparedResponse
+}
+
 /// A response whose body or header values use `{{...}}`: compiled at load, rendered per request
 /// into a fresh `PreparedResponse`. Static parts stay precomputed bytes.
-struct ResponseTemplate: Sendable {
+struct ResponseTemplate: ResponseRenderer {
     let status: Int
     /// Headers in order; a nil template means the value is static.
     let headers: [(name: String, value: String, template: Template?)]

@@ -21,7 +21,8 @@ struct ServeCommand: Command {
     the scenarios: http://HOST:PORT/__admin/ui (printed after the ready line; docs/inspector.md).
     Flags take their value as --flag value or --flag=value.
     Exit status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
-    Stub format: docs/stub-format.md. Command line: docs/cli.md.
+    Stub format: docs/stub-format.md. WireMock folders and admin clients: docs/wiremock.md.
+    Command line: docs/cli.md.
     """
 
     let options: ServingOptions
@@ -35,7 +36,8 @@ struct ServeCommand: Command {
     func run(_ console: Console) -> Int32 {
         guard let run = ServingRun.start(options, proxy, console: console) else { return 1 }
         let forwarding = proxy.upstream.map { "; forwarding the rest to \($0)" } ?? ""
-        run.announce("stubserver listening on \(run.server.baseURL) (\(plural(run.engine.catalog.count, "stub")) from \(options.directory)\(forwarding))",
+        let kind = run.loader.format == .wiremock ? ", a WireMock folder" : ""
+        run.announce("stubserver listening on \(run.server.baseURL) (\(plural(run.engine.catalog.count, "stub")) from \(options.directory)\(kind)\(forwarding))",
                      console: console)
         let watcher = options.watch ? run.watch(console: console) : nil
         run.server.waitUntilStopped()

@@ -1,4 +1,5 @@
 import HTTPServer
+import StubEngine
 
 /// The options of every command that listens (serve today; record builds on it): address, log,
 /// journal, admin token, realism and the HTTP limits, parsed and checked.
@@ -27,6 +28,15 @@ struct ServingOptions: Sendable, Equatable {
     var idleTimeoutSeconds = 60.0
     var writeTimeoutSeconds = 30.0
     var maxConnections = 4096
+    /// The folder's format: stub files, or a WireMock folder (`--wiremock`, or recognised).
+    var format = StubFolderFormat.native
+    /// The folder was named with `--dir` (so it may turn out to be a WireMock folder).
+    var formatWasGiven = false
+    var strict = false
+    var globalTemplating = false
+    /// Which admin API answers the routes both have; nil: the folder's.
+    var adminDialect: AdminDialect?
+    var allowShutdown = false
 
     static let options: [Option] = [
         .value("--dir", "DIR", "folder of stub files (default: stubs)"),
@@ -47,12 +57,28 @@ struct ServingOptions: Sendable, Equatable {
         .value("--idle-timeout", "S", "seconds an idle keep-alive connection stays open (default: 60)"),
         .value("--write-timeout", "S", "seconds a client may take nothing of a response before it is closed (default: 30)"),
         .value("--max-connections", "N", "open connections at most (default: 4096)"),
+    ] + folderOptions + [
+        .value("--admin-dialect", "native|wiremock", "which admin API answers the routes both have, such as /__admin/requests (default: wiremock for a WireMock folder, else native)"),
+        .flag("--allow-shutdown", "let POST /__admin/shutdown stop the server (WireMock's admin API; refused without this flag)"),
+    ]
+
+    /// What serve and validate share about the folder's format.
+    static let folderOptions: [Option] = [
+        .value("--wiremock", "DIR", "a WireMock folder (mappings/ and __files/), served as it is (--dir recognises one too)"),
+        .flag("--strict", "treat every warning as an error (such as WireMock keys stubserver does not support)"),
+        .flag("--global-response-templating", "template every WireMock mapping's response, as WireMock's flag of that name does"),
     ]
 
     init() {}
 
     init(_ a: ParsedArguments) throws(UsageError) {
         if let dir = try a.nonEmpty("--dir", "a folder") { directory = dir }
+        try readFolderFormat(a)
+        if let value = a.string("--admin-dialect") {
+            guard let dialect = AdminDialect(rawValue: value) else { throw UsageError("--admin-dialect must be native or wiremock, not \"\(value)\"") }
+            adminDialect = dialect
+        }
+        allowShutdown = a.has("--allow-shutdown")
         if let value = a.string("--port") {
             guard let n = Int(value), (0...65535).contains(n) else {
                 throw UsageError("--port must be a number from 0 to 65535 (0 picks a free port), not \"\(value)\"")
@@ -93,6 +119,29 @@ struct ServingOptions: Sendable, Equatable {
         c.writeTimeoutMilliseconds = Int64(writeTimeoutSeconds * 1000)
         c.maxConnections = maxConnections
         return c
+    }
+
+    /// `--wiremock DIR` (not with `--dir`), `--strict`, `--global-response-templating`.
+    mutating func readFolderFormat(_ a: ParsedArguments) throws(UsageError) {
+        if let folder = try a.nonEmpty("--wiremock", "a WireMock folder") {
+            guard a.string("--dir") == nil else { throw UsageError("give either --dir or --wiremock: --wiremock DIR is the folder to serve") }
+            directory = folder
+            format = .wiremock
+            formatWasGiven = true
+        }
+        strict = a.has("--strict")
+        globalTemplating = a.has("--global-response-templating")
+    }
+
+    /// The folder's format: as given, or a WireMock folder when `--dir` names one (it has
+    /// `mappings/` and no stub files elsewhere).
+    var resolvedFormat: StubFolderFormat {
+        if formatWasGiven { return format }
+        return WireMockFolderLoader.recognises(directory) ? .wiremock : .native
+    }
+
+    var loader: StubLoader {
+        StubLoader(directory: directory, format: resolvedFormat, strict: strict, globalTemplating: globalTemplating)
     }
 
     var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }

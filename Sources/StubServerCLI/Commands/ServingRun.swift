@@ -21,7 +21,10 @@ struct ServingRun {
 
     /// nil, after saying why, when the folder has errors or the server cannot start.
     static func start(_ options: ServingOptions, _ proxy: ProxyOptions, console: Console) -> ServingRun? {
-        let loader = StubLoader(directory: options.directory)
+        let loader = options.loader
+        if loader.format == .wiremock, !options.formatWasGiven {
+            console.err("stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings (docs/wiremock.md)")
+        }
         let result = loader.load()
         for problem in result.problems { console.err(problem.description) }
         guard result.isServable else {
@@ -33,6 +36,11 @@ struct ServingRun {
             directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
         engineOptions.wrappers = [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         engineOptions.proxy = proxy.rule
+        engineOptions.folderFormat = loader.format
+        engineOptions.strict = options.strict
+        engineOptions.wiremock.adminDialect = options.adminDialect ?? (loader.format == .wiremock ? .wiremock : .native)
+        engineOptions.wiremock.allowShutdown = options.allowShutdown
+        engineOptions.wiremock.globalTemplating = options.globalTemplating
         let engine = Engine(stubs: result.stubs, options: engineOptions)
         let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).reply }
         do {
@@ -40,6 +48,11 @@ struct ServingRun {
         } catch {
             console.err("stubserver: \(error)")
             return nil
+        }
+        // WireMock's POST /__admin/shutdown (only with --allow-shutdown): after its answer leaves.
+        engine.wiremock.shutdown.value = { [console] in
+            console.err("stubserver: stopping (POST /__admin/shutdown)")
+            server.stopAndWait()
         }
         // Before any thread starts, so every thread inherits the blocked signals.
         ProcessSignals.onTermination { [console] _ in

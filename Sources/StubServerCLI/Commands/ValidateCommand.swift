@@ -5,30 +5,37 @@ import StubImport
 /// With `--openapi SPEC`, also check every stub against the document (`StubChecker`).
 struct ValidateCommand: Command {
     static let name = "validate"
-    static let synopsis = ["validate [--dir DIR] [--openapi SPEC]"]
-    static let summary = "check every stub file, print all errors"
+    static let synopsis = ["validate [--dir DIR] [--openapi SPEC] [--strict]", "validate --wiremock DIR [--strict]"]
+    static let summary = "check every stub file (or WireMock mapping), print all errors and warnings"
     static let options: [Option] = [
         .value("--dir", "DIR", "folder of stub files (default: stubs)"),
         .value("--openapi", "SPEC", "also check every stub against an OpenAPI 3.0 or 3.1 document (paths, statuses, bodies)"),
         .flag("--verbose", "accepted for symmetry with serve"),
-    ]
+    ] + ServingOptions.folderOptions
     static let details = """
     With --openapi: each stub's method and path must exist in the document, each response's
     status must be documented for that operation, required headers present, and bodies valid
     against their schemas. Details: docs/validate-openapi.md.
+    With --wiremock DIR: the WireMock folder's mappings, as serve --wiremock reads them
+    (docs/wiremock.md).
     Exit status: 0 no errors, 1 errors (or findings), 2 bad usage.
     """
 
-    let directory: String
+    let folder: ServingOptions
     let spec: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        directory = try arguments.nonEmpty("--dir", "a folder") ?? "stubs"
+        var folder = ServingOptions()
+        folder.directory = try arguments.nonEmpty("--dir", "a folder") ?? "stubs"
+        try folder.readFolderFormat(arguments)
+        self.folder = folder
         spec = try arguments.nonEmpty("--openapi", "an OpenAPI document (YAML or JSON)")
     }
 
+    var directory: String { folder.directory }
+
     func run(_ console: Console) -> Int32 {
-        let result = StubLoader(directory: directory).load()
+        let result = folder.loader.load()
         for problem in result.problems { console.out(problem.description) }
         let errors = result.errors
         guard errors.isEmpty else {
@@ -38,7 +45,8 @@ struct ValidateCommand: Command {
         }
         let warnings = result.warnings.isEmpty ? "" : ", \(plural(result.warnings.count, "warning"))"
         guard let spec else {
-            console.out("\(directory): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")), no errors\(warnings)")
+            let kind = folder.resolvedFormat == .wiremock ? " (a WireMock folder)" : ""
+            console.out("\(directory)\(kind): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")), no errors\(warnings)")
             return 0
         }
         return checkAgainstDocument(spec, result, console)

@@ -62,8 +62,8 @@ enum ResponseDecoder {
         let delay = node["delay"].flatMap { decodeDelay(&c, $0, path + ".delay") }
         var fault: Fault?
         if let f = node["fault"] {
-            if let s = f.string, let value = Fault(rawValue: s) { fault = value }
-            else { c.error(path + ".fault", f, "expected one of \(Fault.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \(f.kindDescription)") }
+            if let s = f.string, let value = Fault(rawValue: s), Fault.native.contains(value) { fault = value }
+            else { c.error(path + ".fault", f, "expected one of \(Fault.native.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \(f.kindDescription)") }
         }
         let dribble = node["dribble"].flatMap { decodeDribble(&c, $0, path + ".dribble") }
         if fault != nil, dribble != nil {

@@ -1,0 +1,169 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SystemSupport
+
+/// Loads a WireMock folder as it is: every `*.json` below `mappings/` (or below the folder
+/// itself when it has no `mappings/`), bodies from `__files/`. Each mapping becomes a stub with
+/// WireMock's id (or a stable one made from its file and place, so reloads keep ids) and
+/// WireMock's tie rule: of equal priority, the mapping loaded last wins (files in sorted path
+/// order, mappings in file order).
+package struct WireMockFolderLoader: Sendable {
+    package let directory: URL
+    package let displayName: String
+    package var globalTemplating = false
+
+    package init(directory: URL, displayName: String, globalTemplating: Bool = false) {
+        self.directory = directory.standardizedFileURL
+        self.displayName = displayName
+        self.globalTemplating = globalTemplating
+    }
+
+    /// Whether `folder` looks like a WireMock folder: it has `mappings/`, and no stub file
+    /// outside `mappings/` and `__files/` (so `--dir` can take either kind).
+    package static func recognises(_ folder: String) -> Bool {
+        guard FileStatus(path: folder + "/mappings")?.kind == .directory else { return false }
+        let others = FolderWalk.entries(folder, skipDirectory: { relative, name in
+            relative == "mappings" || relative == "__files" || relative == "message-mappings" || name == "__files" || name.hasPrefix(".")
+        })
+        return !others.contains { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") }
+    }
+
+    /// The folder the mapping files are in.
+    package var mappingsFolder: URL {
+        let nested = directory.appendingPathComponent("mappings")
+        return FileStatus(path: nested.path)?.kind == .directory ? nested : directory
+    }
+
+    package func mappingFiles() -> [String] {
+        FolderWalk.entries(mappingsFolder.path, skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
+            .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+            .map(\.path)
+            .sorted()
+    }
+
+    /// One mapping file as read: where it is and its checked mappings.
+    package struct MappingFile: Sendable {
+        /// Relative to the folder (`mappings/users.json`).
+        package let relativePath: String
+        /// As messages name it.
+        package let displayPath: String
+        package let mappings: [WireMockMapping]
+    }
+
+    /// Every mapping file read and checked, with the problems found (the importer's input).
+    package func readMappings() -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
+        readMappings(sharing: context(displayPath: displayName))
+    }
+
+    /// `base`'s `__files` cache is the one the reader preloads for templated file names, so the
+    /// stubs built with it never read the folder while answering.
+    private func readMappings(sharing base: WireMockContext) -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
+        guard FileStatus(path: directory.path)?.kind == .directory else {
+            return ([], [StubProblem(.error, file: displayName,
+                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], 0)
+        }
+        let folder = mappingsFolder
+        let prefix = folder == directory ? "" : "mappings/"
+        let folderPath = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
+        var files: [MappingFile] = []
+        var problems: [StubProblem] = []
+        let paths = mappingFiles()
+        for relative in paths {
+            let display = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + relative
+            guard let data = FileManager.default.contents(atPath: folderPath + relative) else {
+                problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
+                continue
+            }
+            do {
+                let root = try JSONParser.parse(Array(data))
+                var context = base.forFile(display)
+                files.append(MappingFile(relativePath: prefix + relative, displayPath: display, mappings: WireMockReader.readFile(&context, root)))
+                problems += context.problems
+            } catch {
+                problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
+            }
+        }
+        let messages = directory.appendingPathComponent("message-mappings")
+        if mappingsFolder != directory, FileManager.default.fileExists(atPath: messages.path) {
+            problems.append(StubProblem(.warning, file: displayName + "/message-mappings",
+                                        message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
+        }
+        return (files, problems, paths.count)
+    }
+
+    package func load() -> StubLoadResult {
+        let base = context(displayPath: displayName)
+        let (files, readProblems, fileCount) = readMappings(sharing: base)
+        var stubs: [Stub] = []
+        var problems = readProblems
+        var ids: [String: String] = [:]
+        for file in files {
+            var context = base.forFile(file.displayPath)
+            for (index, mapping) in file.mappings.enumerated() {
+                let id = mapping.id ?? Self.stableID(file.relativePath, index)
+                if let other = ids[id] {
+                    context.error(mapping.path + ".id", mapping.node["id"] ?? mapping.node["uuid"], "id \(id) is also the id of a mapping in \(other)")
+                    continue
+                }
+                ids[id] = file.displayPath
+                // Later mappings rank first among equals: WireMock's "most recently added wins".
+                if let stub = WireMockStubBuilder.stub(mapping, &context, source: .file(path: file.displayPath, index: index), order: -stubs.count,
+                                                        id: id, defaultName: "\(file.displayPath)#\(index)") {
+                    stubs.append(stub)
+                }
+            }
+            problems += context.problems
+        }
+        return StubLoadResult(stubs: stubs, problems: problems, fileCount: fileCount)
+    }
+
+    /// The reading context every file of this folder shares (one `__files` cache).
+    private func context(displayPath: String) -> WireMockContext {
+        WireMockContext(displayPath: displayPath, root: directory, globalTemplating: globalTemplating)
+    }
+
+    /// A UUID made from a mapping's file and place: the same across reloads, so the admin API's
+    /// ids stay valid while the folder is watched.
+    static func stableID(_ file: String, _ index: Int) -> String {
+        var (a, b): (UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x8422_2325_cbf2_9ce4)
+        for byte in Array("\(file)#\(index)".utf8) {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 &+ a
+        }
+        // FNV's last multiply moves only the low bits upward, so neighbours (`#0`, `#1`) shared
+        // most of their digits; mixing spreads every input bit over the whole id.
+        return WireMockIDs.uuid(high: mix(a), low: mix(b ^ a), version: 5)
+    }
+
+    /// SplitMix64's finaliser: a bijection, so distinct hashes stay distinct.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// UUID text from two 64-bit halves.
+enum WireMockIDs {
+    static func uuid(high: UInt64, low: UInt64, version: UInt8) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
+            bytes[8 + i] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | (version << 4)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        for (i, byte) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { text.append("-") }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+}

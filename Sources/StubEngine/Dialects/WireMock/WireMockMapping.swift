@@ -1,0 +1,217 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HTTP1
+import SystemSupport
+
+/// A WireMock stub mapping as read and checked: every pattern compiled, every body read, every
+/// problem reported with its place. Serving builds a `Stub` from it (`WireMockStubBuilder`);
+/// the importer writes native stub files from it.
+package struct WireMockMapping: Sendable {
+    package var id: String?
+    package var name: String?
+    package var priority = 5
+    package var request = WireMockRequest()
+    package var response = WireMockResponse()
+    package var scenario: ScenarioRule?
+    /// The mapping as written, for the admin API.
+    package var node: JSONNode
+    /// Its JSON path in its file (`$`, `$.mappings[2]`), for messages.
+    package var path: String
+}
+
+package struct WireMockRequest: Sendable {
+    /// nil is ANY.
+    package var methods: [String]?
+    /// `method: {"noneOf": [...]}`.
+    package var excludedMethods: [String] = []
+    package var url: URLMatch?
+    package var pathParameters: [(name: String, pattern: ContentPattern)] = []
+    package var query: [(name: String, pattern: MultiValuePattern)] = []
+    package var headers: [(name: String, pattern: MultiValuePattern)] = []
+    package var cookies: [(name: String, pattern: MultiValuePattern)] = []
+    package var form: [(name: String, pattern: MultiValuePattern)] = []
+    package var basicAuth: (username: String, password: String)?
+    package var body: [ContentPattern] = []
+    package var host: ContentPattern?
+    package var port: Int?
+    package var scheme: String?
+    package var clientIp: String?
+    /// Conditions stubserver cannot evaluate (multipart, custom matchers): the mapping never
+    /// matches while they are there, and each was a warning at load.
+    package var unsupported: [String] = []
+
+    package enum URLMatch: Sendable {
+        /// `url`: path and query exactly as sent.
+        case url(String)
+        /// `urlPattern`: a regular expression over path and query as sent.
+        case urlPattern(CompiledRegex)
+        /// `urlPath`: the path, exactly (compared after percent-decoding).
+        case urlPath(String)
+        /// `urlPathPattern`: a regular expression over the path.
+        case urlPathPattern(CompiledRegex)
+        /// `urlPathTemplate`: `/users/{id}`, compiled to a segment pattern.
+        case urlPathTemplate(String, PathPattern)
+    }
+}
+
+package struct WireMockResponse: Sendable {
+    package var status = 200
+    package var statusMessage: String?
+    package var headers: [(name: String, value: String)] = []
+    package var body = Body.none
+    package var fixedDelay: Int?
+    package var delayDistribution: Delay?
+    package var dribble: Dribble?
+    package var fault: Fault?
+    package var proxy: ProxyRule?
+    /// The `response-template` transformer (or global templating) applies.
+    package var templated = false
+    /// `transformerParameters`, visible to templates as `parameters`.
+    package var transformerParameters: JSONNode?
+    /// Where the body and each header value were written (`body`, `headers.X-Id`), for
+    /// template messages.
+    package var positions: [String: SourcePosition] = [:]
+
+    package enum Body: Sendable {
+        case none
+        case text(String)
+        case json(JSONNode)
+        case bytes([UInt8])
+        /// `bodyFileName`, read at load (relative to `__files`).
+        case file(name: String, bytes: [UInt8])
+        /// A `bodyFileName` that is itself a template: chosen per request among `__files`.
+        case templatedFile(HandlebarsTemplate)
+    }
+
+    /// The body bytes when they are known at load.
+    package var staticBody: [UInt8]? {
+        switch body {
+        case .none: return []
+        case .text(let s): return Array(s.utf8)
+        case .json(let node): return JSONSerializer.bytes(node)
+        case .bytes(let b), .file(_, let b): return b
+        case .templatedFile: return nil
+        }
+    }
+}
+
+/// What reading a WireMock file needs: where bodies live and the problems found so far.
+/// Unsupported keys are warnings (`--strict` makes them errors); mistakes are errors.
+package struct WireMockContext {
+    package let displayPath: String
+    /// The folder holding `mappings/` and `__files/`.
+    let root: URL
+    let bodyFiles: BodyFileReader
+    /// Every mapping's response is a template (`--global-response-templating`).
+    let globalTemplating: Bool
+    /// The files of `__files`, for templated `bodyFileName`s, read once when first needed.
+    let filesCache: WireMockFilesCache
+    package private(set) var problems: [StubProblem] = []
+
+    init(displayPath: String, root: URL, globalTemplating: Bool, filesCache: WireMockFilesCache? = nil) {
+        self.displayPath = displayPath
+        self.root = root.standardizedFileURL
+        bodyFiles = BodyFileReader(root: root)
+        self.globalTemplating = globalTemplating
+        self.filesCache = filesCache ?? WireMockFilesCache(root: root)
+    }
+
+    private init(displayPath: String, sharing other: WireMockContext) {
+        self.displayPath = displayPath
+        root = other.root
+        bodyFiles = other.bodyFiles
+        globalTemplating = other.globalTemplating
+        filesCache = other.filesCache
+    }
+
+    /// A context for another file of the same folder, with no problems yet. Resolving the root
+    /// (symbolic links, standardising) costs system calls: a folder of 5,000 mapping files did
+    /// it 10,000 times, a third of its load time.
+    func forFile(_ displayPath: String) -> WireMockContext {
+        WireMockContext(displayPath: displayPath, sharing: self)
+    }
+
+    var hasErrors: Bool { problems.contains { $0.severity == .error } }
+
+    mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
+        problems.append(StubProblem(.error, file: displayPath, position: node?.position, jsonPath: path, message: message))
+    }
+
+    mutating func warning(_ path: String, _ position: SourcePosition?, _ message: String) {
+        problems.append(StubProblem(.warning, file: displayPath, position: position, jsonPath: path, message: message))
+    }
+
+    mutating func problem(_ problem: StubProblem) {
+        problems.append(problem)
+    }
+
+    /// Checks an object's keys: supported ones pass, known-but-unsupported ones and unknown
+    /// ones are warnings saying what happens instead. False when the node is not an object.
+    mutating func checkKeys(_ node: JSONNode, _ path: String, supported: [String], unsupported: [String: String], what: String) -> Bool {
+        guard let members = node.members else {
+            error(path, node, "expected \(what) (an object), found \(node.kindDescription)")
+            return false
+        }
+        for member in members where !supported.contains(member.key) {
+            let memberPath = path + DecodingContext.pathComponent(member.key)
+            if let why = unsupported[member.key] {
+                warning(memberPath, member.keyPosition, "\"\(member.key)\" is not supported: \(why)")
+            } else {
+                var message = "unknown key \"\(member.key)\" in \(what); it is ignored"
+                if let near = Suggestion.closest(to: member.key, among: supported + unsupported.keys.sorted()) { message += " (did you mean \"\(near)\"?)" }
+                warning(memberPath, member.keyPosition, message)
+            }
+        }
+        return true
+    }
+}
+
+/// The files under `__files`, read once (at load, when a mapping first needs them), for
+/// `bodyFileName`s a template chooses per request: the request path never reads the disk.
+/// Text files with tags are compiled as templates too, for templated mappings.
+package final class WireMockFilesCache: Sendable {
+    struct File: Sendable {
+        let bytes: [UInt8]
+        let template: HandlebarsTemplate?
+    }
+
+    private let root: URL
+    private let loaded = Locked<[String: File]?>(nil)
+
+    init(root: URL) {
+        self.root = root
+    }
+
+    /// Reads the folder now (the loader calls it, never a request).
+    func preload() {
+        loaded.withLock { files in
+            if files == nil { files = Self.read(root.appendingPathComponent("__files")) }
+        }
+    }
+
+    func file(_ name: String) -> File? {
+        let key = name.hasPrefix("/") ? String(name.dropFirst()) : name
+        return loaded.withLock { $0?[key] }
+    }
+
+    private static func read(_ folder: URL) -> [String: File] {
+        var all: [String: File] = [:]
+        var total = 0
+        for entry in FolderWalk.entries(folder.path, skipDirectory: { _, _ in false }) where !entry.isDirectory {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(entry.path).path) else { continue }
+            total += data.count
+            // Bounded like body files: what one folder may hold in memory.
+            if total > BodyFileReader.maximumBytes { break }
+            let bytes = Array(data)
+            var template: HandlebarsTemplate?
+            if let text = String(bytes: bytes, encoding: .utf8), HandlebarsTemplate.hasTags(text) {
+                template = try? HandlebarsTemplate(text, knownRoots: WireMockTemplating.roots)
+            }
+            all[entry.path] = File(bytes: bytes, template: template)
+        }
+        return all
+    }
+}

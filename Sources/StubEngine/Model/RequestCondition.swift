@@ -1,0 +1,26 @@
+/// A condition that a dialect's stubs carry beyond the native keys (WireMock's exact `url`, its
+/// cookies, JSONPath and logical matchers...). The native format never makes one; a dialect's
+/// translation does, at load, with everything it needs compiled. Conditions run after the
+/// native ones (method, path, host, query, headers, body), in order, and count in the ranking.
+package protocol RequestCondition: Sendable {
+    /// Whether the request meets it. `captures` are the path's `{name}` captures.
+    func holds(_ facts: RequestFacts, captures: [String: String]) -> Bool
+    /// What differed, for the near-miss report; asked only when `holds` is false.
+    func mismatch(_ facts: RequestFacts, captures: [String: String]) -> Mismatch
+    /// The condition says again what the path pattern says (WireMock's exact `url` is both a
+    /// path and a query): when the path already failed, the report leaves it out.
+    var restatesPath: Bool { get }
+}
+
+extension RequestCondition {
+    package var restatesPath: Bool { false }
+}
+
+/// Which format a stub was written in: it decides how ties between stubs of equal priority are
+/// broken (see `StubRank`) and how the admin API shows the stub.
+package enum StubDialect: String, Sendable {
+    /// The stub format: the more specific stub wins, then file order.
+    case native
+    /// A WireMock mapping: the most recently added wins (WireMock's rule).
+    case wiremock
+}
