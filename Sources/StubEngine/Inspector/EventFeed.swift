@@ -36,8 +36,6 @@ final class EventFeed: JournalListener {
     private let maxBacklog: Int
     private let queue = DispatchQueue(label: "stubserver.events")
     private let onEnd: @Sendable () -> Void
-    /// Entries a second this client wants at most; nil: every one.
-    private let maxPerSecond: Int?
 
     /// Touched from the event loops (a change noted) and the connection (the client left).
     private struct Flags {
@@ -56,29 +54,19 @@ final class EventFeed: JournalListener {
         /// Whether to say so when entries after the cursor left the ring unseen: not on the
         /// first read of a page that asked for "whatever you still have".
         var reportsGaps: Bool
-        /// With a rate cap: entries the feed may still send now (a token bucket that refills
-        /// at the cap each second and holds two seconds' worth), and when it last refilled.
-        var allowance: Double = 0
-        var refilledAt: UInt64 = 0
     }
 
     private let flags = Locked(Flags())
     private let position: Locked<Position>
 
     init(journal: Journal, stream: BodyStream, limits: EventFeedLimits, after cursor: Int, reportsGaps: Bool,
-         maxPerSecond: Int? = nil, onEnd: @escaping @Sendable () -> Void) {
-        self.maxPerSecond = maxPerSecond
+         onEnd: @escaping @Sendable () -> Void) {
         self.journal = journal
         self.stream = stream
         self.limits = limits
         self.maxBacklog = limits.maxBacklog ?? max(64, journal.capacity / 2)
         self.onEnd = onEnd
-        var start = Position(cursor: cursor, clears: journal.clearCount, reportsGaps: reportsGaps)
-        if let maxPerSecond {
-            start.allowance = Double(2 * maxPerSecond)
-            start.refilledAt = DispatchTime.now().uptimeNanoseconds
-        }
-        position = Locked(start)
+        position = Locked(Position(cursor: cursor, clears: journal.clearCount, reportsGaps: reportsGaps))
     }
 
     /// Starts the stream: the preamble at once, then what the page missed, then live entries.
@@ -133,26 +121,9 @@ final class EventFeed: JournalListener {
             EventEncoder.append(event: "gap", data: "{\"after\":\(at.cursor),\"through\":\(read.evictedThrough)}", to: &out)
         }
         at.reportsGaps = true
-        var entries = read.entries[...]
-        if let maxPerSecond {
-            let now = DispatchTime.now().uptimeNanoseconds
-            let refill = Double(now &- at.refilledAt) / 1e9 * Double(maxPerSecond)
-            at.allowance = min(Double(2 * maxPerSecond), at.allowance + refill)
-            at.refilledAt = now
-            let allowed = Int(at.allowance)
-            if entries.count > allowed {
-                // Keep the newest: a list shows what happens now. The skipped ones are still in
-                // the journal (GET /__admin/requests) for as long as it holds them.
-                let kept = entries.suffix(allowed)
-                let through = entries[entries.startIndex + (entries.count - allowed) - 1].id
-                EventEncoder.append(event: "sampled", data: "{\"after\":\(entries[entries.startIndex].id - 1),\"through\":\(through),\"skipped\":\(entries.count - allowed)}", to: &out)
-                entries = kept
-            }
-            at.allowance -= Double(entries.count)
-        }
-        out.reserveCapacity(out.count + entries.count * 256)
+        out.reserveCapacity(out.count + read.entries.count * 256)
         var encoder = EventEncoder()
-        for entry in entries { encoder.append(entry, to: &out) }
+        for entry in read.entries { encoder.append(entry, to: &out) }
         at.cursor = max(at.cursor, read.entries.last?.id ?? 0, read.evictedThrough)
         position.value = at
         guard !out.isEmpty else { return }

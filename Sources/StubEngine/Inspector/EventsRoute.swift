@@ -8,16 +8,6 @@ import HTTP1
 /// restart: it gets everything, and `hello` says `"restarted": true` so it clears its list.
 extension AdminAPI {
     func events(_ request: IncomingRequest) -> OutgoingResponse {
-        // ?max=N: at most N entries a second (a burst of up to 2N), the rest skipped with a
-        // `sampled` event: a page cannot show more, and reading them all would cost its browser
-        // (on the developer's own machine) more than the server spends answering them.
-        var perSecond: Int?
-        if let text = request.queryValues("max").first {
-            guard let value = Int(text), value > 0 else {
-                return Self.error(400, "max must be a whole number of entries a second, above 0 (got \(JSONSerializer.quoted(text)))")
-            }
-            perSecond = value
-        }
         let limits = engine.options.events
         let admitted = engine.openFeeds.withLock { open -> Bool in
             guard open < limits.maxFeeds else { return false }
@@ -44,8 +34,7 @@ extension AdminAPI {
 
         let stream = BodyStream(length: nil, isLongLived: true)
         let openFeeds = engine.openFeeds
-        let feed = EventFeed(journal: journal, stream: stream, limits: limits, after: cursor, reportsGaps: reportsGaps,
-                             maxPerSecond: perSecond) {
+        let feed = EventFeed(journal: journal, stream: stream, limits: limits, after: cursor, reportsGaps: reportsGaps) {
             openFeeds.withLock { $0 -= 1 }
         }
         feed.start(preamble: preamble)

@@ -11,8 +11,6 @@ const requests = {
   lastId: 0,         // the newest id received: a reconnection resumes after it
   received: 0,       // every entry received since the page opened (or the journal was cleared)
   missed: 0,         // entries the journal dropped before the page saw them (gap events)
-  sampled: 0,        // entries the server skipped because they came faster than `liveLimit`
-  sampledAt: 0,      // when the server last skipped some (the label says so for a second)
   pending: [],       // received, not yet in the page
   frame: 0,          // a flush is scheduled
   lastBatch: 0,      // entries in the last flush: a busy server gets fewer, bigger flushes
@@ -23,36 +21,32 @@ const requests = {
 const list = $("#request-list");
 let events = null;
 // Past this many entries a second no one can follow the list, and reading them all would take
-// the browser's whole time (on a laptop, the app's and the server's too). The server sends at
-// most this many a second (`max=`; a burst of twice as many passes) and says how many it skipped
-// (`sampled` events); the skipped ones stay in the journal.
-const liveLimit = 1000;
-const rate = { timer: 0 };
+// the browser's whole time (and, on a laptop, the app's and the server's). The page then takes
+// a sample: it closes the stream and reconnects a second later with Last-Event-ID, getting what
+// the journal still holds, and says so.
+const liveLimit = 5000;
+const rate = { windowStart: 0, count: 0, sampling: false, timer: 0 };
 
 function startEvents() {
   stopEvents();
-  setConnection("connecting…");
+  // A new window: a sample ends only after a whole second under the limit.
+  rate.windowStart = performance.now();
+  rate.count = 0;
+  if (!rate.sampling) setConnection("connecting…");
   // since=: the first connection gets what the journal holds; the browser's own reconnections
   // send Last-Event-ID, which the server prefers, so nothing is lost or repeated.
-  events = new EventSource(new URL(`events?since=${requests.lastId}&max=${liveLimit}`, adminRoot));
+  events = new EventSource(new URL(`events?since=${requests.lastId}`, adminRoot));
   events.addEventListener("hello", (event) => {
     const hello = JSON.parse(event.data);
     if (hello.restarted) clearRequests("The server restarted: showing its new journal.");
     serverInfo.journal = hello.journal;
-    setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
+    if (!rate.sampling) setConnection(hello.journal > 0 ? "live" : "live (journal off: --journal 0)", "live");
   });
   events.addEventListener("message", receive);
   events.addEventListener("cleared", () => clearRequests("The journal was cleared."));
   events.addEventListener("gap", (event) => {
     const gap = JSON.parse(event.data);
     requests.missed += gap.through - gap.after;
-    showCounts();
-  });
-  events.addEventListener("sampled", (event) => {
-    const sampled = JSON.parse(event.data);
-    requests.sampled += sampled.skipped;
-    if (!requests.sampledAt) setConnection(`over ${liveLimit} requests a second: showing a sample`, "live");
-    requests.sampledAt = performance.now();
     showCounts();
   });
   events.addEventListener("dropped", () => setConnection("catching up…"));
@@ -85,12 +79,22 @@ function stopEvents() {
   clearTimeout(rate.timer);
 }
 
-/** Back to "live" once a second has passed without the server skipping anything. */
-function noteArrival() {
-  if (requests.sampledAt && performance.now() - requests.sampledAt > 1000) {
-    requests.sampledAt = 0;
-    setConnection("live", "live");
+/** Counts arrivals per second; above `liveLimit`, switches to a sample a second. */
+function countArrival() {
+  const now = performance.now();
+  if (now - rate.windowStart > 1000) {
+    if (rate.sampling && rate.count <= liveLimit && events) {
+      rate.sampling = false;
+      setConnection("live", "live");
+    }
+    rate.windowStart = now;
+    rate.count = 0;
   }
+  if (++rate.count <= liveLimit || !events) return;
+  rate.sampling = true;
+  stopEvents();
+  setConnection(`over ${liveLimit} requests a second: showing a sample each second`, "live");
+  rate.timer = setTimeout(startEvents, 1000);
 }
 
 /**
@@ -102,7 +106,7 @@ function receive(event) {
   if (id <= requests.lastId) return; // already here (never expected: ids are checked)
   requests.lastId = id;
   requests.received += 1;
-  noteArrival();
+  countArrival();
   requests.pending.push(event.data);
   // A hidden tab gets no animation frames: keep only what could be shown anyway.
   if (requests.pending.length > 2 * keep) requests.pending = requests.pending.slice(-keep);
@@ -180,7 +184,6 @@ function clearRequests(message) {
   requests.nodes.clear();
   requests.received = 0;
   requests.missed = 0;
-  requests.sampled = 0;
   requests.activeId = 0;
   list.replaceChildren();
   if (message) notify(message);
@@ -191,7 +194,6 @@ function showCounts() {
   const shown = list.childElementCount;
   let text = `${shown} shown · ${requests.rows.length} kept · ${requests.received} received`;
   if (requests.missed) text += ` · ${requests.missed} left the journal before this page saw them`;
-  if (requests.sampled) text += ` · ${requests.sampled} skipped while over ${liveLimit} a second`;
   $("#counts").textContent = text;
   $("#list-empty").hidden = shown > 0;
   list.setAttribute("aria-activedescendant", requests.activeId ? `request-${requests.activeId}` : "");
