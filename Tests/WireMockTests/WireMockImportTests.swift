@@ -126,6 +126,29 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(load.stubs.first?.request.headers.map(\.0), ["X-Ok"])
     }
 
+    /// Found by a ten-minute run of the wiremock fuzz target: `{{request.path.id}{/each}}` is one
+    /// Handlebars path, `request.path.id}{/each`, which was written as a native variable that
+    /// does not load, failing the import; and a path segment by a name the urlPathTemplate does
+    /// not capture is no native variable either. Such templates stay plain text, named.
+    func testTemplatePathsWithoutAPlainNativeNameStayText() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        try WireMockHarness.write([
+            "a.json": #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.id}{/each}}", "transformers": ["response-template"]}}"#,
+            "b.json": #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.other}}", "transformers": ["response-template"]}}"#,
+            "c.json": #"{"request": {"urlPathTemplate": "/teams/{id}"}, "response": {"body": "team {{request.path.id}}", "transformers": ["response-template"]}}"#,
+        ], [:], into: folder)
+        let result = WireMockImporter.plan(folder: folder.path)
+        XCTAssertEqual(result.notes.filter { $0.description.contains("plain text") }.count, 2, result.notes.map(\.description).joined(separator: "\n"))
+        let out = folder.appendingPathComponent("out")
+        try StubFolderWriter.write(result.plan, into: out.path)
+        let load = StubLoader(directory: out.path).load()
+        XCTAssertEqual(load.errors, [])
+        XCTAssertEqual(load.stubs.count, 3)
+        let team = try XCTUnwrap(result.plan.stubFiles.first { String(decoding: $0.bytes, as: UTF8.self).contains("/teams/") })
+        XCTAssertTrue(String(decoding: team.bytes, as: UTF8.self).contains("team {{request.path.id}}"), "a captured name still converts")
+    }
+
     /// Found by the wiremock fuzz target: a `url` or `urlPath` with a '%' not followed by two
     /// hex digits was written as a path the stub format refuses, failing the whole import. No
     /// request can carry such a path (the server answers 400), so the mapping is skipped, named.

@@ -82,7 +82,7 @@ extension WireMockConversion {
                 switch piece {
                 case .text(let s): out += s
                 case .path(let path, let escaped):
-                    guard let native = Self.nativeVariable(path) else { return nil }
+                    guard let native = Self.nativeVariable(path, pathVariables: Self.pathVariables(m)) else { return nil }
                     escapes = escapes || escaped
                     out += "{{\(native)}}"
                 case .call(let helper, let params, let hash, _):
@@ -144,18 +144,41 @@ extension WireMockConversion {
         return false
     }
 
-    static func nativeVariable(_ path: String) -> String? {
+    /// The native variable for a WireMock path, or nil when there is none. Names must be plain
+    /// (letters, digits, `-`, `_`): Handlebars reads `{{request.path.id}{/each}}` as one path,
+    /// and written natively it would not load (found by the wiremock fuzz target). A path
+    /// segment by name must be one the mapping's `urlPathTemplate` captures, else the native
+    /// loader refuses it; WireMock renders it empty.
+    static func nativeVariable(_ path: String, pathVariables: Set<String> = []) -> String? {
         switch path {
         case "request.method", "request.body", "request.baseUrl": return path
         case "request.path": return path
         default: break
         }
-        for prefix in ["request.query.", "request.headers."] where path.hasPrefix(prefix) {
-            let name = String(path.dropFirst(prefix.count))
-            if !name.contains("."), !name.contains("[") { return prefix + name }
+        func plain(_ name: Substring) -> Bool {
+            !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
         }
-        if path.hasPrefix("request.path."), let name = path.split(separator: ".").last, Int(name) == nil { return "request.path.\(name)" }
+        for prefix in ["request.query.", "request.headers."] where path.hasPrefix(prefix) {
+            let name = path.dropFirst(prefix.count)
+            if plain(name) { return prefix + name }
+        }
+        if path.hasPrefix("request.path.") {
+            let name = path.dropFirst("request.path.".count)
+            if plain(name), Int(name) == nil, pathVariables.contains(String(name)) { return "request.path.\(name)" }
+        }
         return nil
+    }
+
+    /// The `{names}` a mapping's `urlPathTemplate` captures (none for other URL forms).
+    static func pathVariables(_ m: WireMockMapping) -> Set<String> {
+        guard case .urlPathTemplate(let template, _)? = m.request.url else { return [] }
+        var names: Set<String> = []
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.insert(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
     }
 
     static func nativeCall(_ helper: String, _ params: [String], _ hash: [String: String]) -> String? {
