@@ -155,9 +155,16 @@ package final class HTTP1Server: Sendable {
         listeners.forEach(Posix.close)
     }
 
+    private static let stopQueue = DispatchQueue(label: "stubserver.server.stop")
+
     private func stopInBackground(_ completion: @escaping @Sendable () -> Void) {
         let group = requestStop()
-        group.notify(queue: .global()) { [self] in
+        // A queue of its own, not `.global()`: the global queue's width is the core count, and
+        // threads blocked elsewhere in the process (a caller's `stopAndWait`, Swift Testing's
+        // async tests on the same pool) could hold the completion back for seconds (seen: a
+        // stop with nothing to wait for took 5 s in a full parallel test run on 2 cores). A
+        // serial queue gets a thread of its own when the pool is busy.
+        group.notify(queue: Self.stopQueue) { [self] in
             closeListeners()
             completion()
         }

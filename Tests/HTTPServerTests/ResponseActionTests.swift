@@ -211,9 +211,11 @@ import SystemSupport
             }
             #expect(await eventually(timeoutMilliseconds: 20_000) { server.connectionCount == 0 })
         }
-        // Other tests run in parallel (the conformance replay holds 16 connections at a time):
-        // give their descriptors time to go; a leak of 3,000 connections' worth would stay.
-        #expect(await eventually(timeoutMilliseconds: 15_000) { openDescriptorCount() <= before })
+        // Other tests run in parallel in this process (the conformance replay holds 16
+        // connections at a time, others spawn processes and pipes): give their descriptors time
+        // to go, and allow a few dozen that are theirs. A leak of even 1 in 40 of these 3,000
+        // connections would stay above that. (Seen failing with no slack in a full run.)
+        #expect(await eventually(timeoutMilliseconds: 15_000) { openDescriptorCount() <= before + 64 })
     }
 }
 
