@@ -58,15 +58,8 @@ struct ImportHARCommand: Command {
             console.err(problem.description)
             return 1
         }
-        for problem in outcome.plan.problems { console.err(problem.description) }
-        switch ImportFolderWriter.write(outcome.plan, to: output, replace: replace) {
-        case .failure(let failure):
-            console.err("stubserver: \(failure.message)")
-            return 1
-        case .success(let written):
-            for problem in written.problems { console.err(problem.description) }
-            console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load")
-            return 0
-        }
+        guard let written = writeImport(outcome.plan, to: output, replace: replace, console) else { return 1 }
+        console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load")
+        return 0
     }
 }

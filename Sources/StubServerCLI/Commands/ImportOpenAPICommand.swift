@@ -57,17 +57,10 @@ struct ImportOpenAPICommand: Command {
             return 1
         }
         let outcome = OpenAPIImporter.plan(document, options: options)
-        for problem in outcome.plan.problems { console.err(problem.description) }
-        switch ImportFolderWriter.write(outcome.plan, to: output, replace: replace) {
-        case .failure(let failure):
-            console.err("stubserver: \(failure.message)")
-            return 1
-        case .success(let written):
-            for problem in written.problems { console.err(problem.description) }
-            let errors = outcome.plan.errors.count
-            let verdict = errors == 0 ? "" : "; \(plural(errors, "error")) in the document (above): the operations they touch may be incomplete"
-            console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load\(verdict)")
-            return errors == 0 ? 0 : 1
-        }
+        guard let written = writeImport(outcome.plan, to: output, replace: replace, console) else { return 1 }
+        let errors = outcome.plan.errors.count
+        let verdict = errors == 0 ? "" : "; \(plural(errors, "error")) in the document (above): the operations they touch may be incomplete"
+        console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load\(verdict)")
+        return errors == 0 ? 0 : 1
     }
 }

@@ -100,7 +100,7 @@ package struct WireMockResponse: Sendable {
 
 /// What reading a WireMock file needs: where bodies live and the problems found so far.
 /// Unsupported keys are warnings (`--strict` makes them errors); mistakes are errors.
-package struct WireMockContext {
+package struct WireMockContext: ProblemCollecting {
     package let displayPath: String
     /// The folder holding `mappings/` and `__files/`.
     let root: URL
@@ -132,16 +132,6 @@ package struct WireMockContext {
     /// it 10,000 times, a third of its load time.
     func forFile(_ displayPath: String) -> WireMockContext {
         WireMockContext(displayPath: displayPath, sharing: self)
-    }
-
-    var hasErrors: Bool { problems.contains { $0.severity == .error } }
-
-    mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
-        problems.append(StubProblem(.error, file: displayPath, position: node?.position, jsonPath: path, message: message))
-    }
-
-    mutating func warning(_ path: String, _ position: SourcePosition?, _ message: String) {
-        problems.append(StubProblem(.warning, file: displayPath, position: position, jsonPath: path, message: message))
     }
 
     mutating func problem(_ problem: StubProblem) {

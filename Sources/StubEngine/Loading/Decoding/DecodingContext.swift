@@ -12,7 +12,7 @@ import HTTP1
 /// The decoders, one per concern: `StubFileDecoder` (file shapes, stubs, scenarios),
 /// `RequestDecoder` (conditions and matchers), `PathDecoder` (path patterns), `ResponseDecoder`
 /// (status, headers, bodies, delays, faults), `TemplateCompiler` (`"template": true`).
-package struct DecodingContext {
+package struct DecodingContext: ProblemCollecting {
     /// Reads the files a `bodyFile` names; bounded to the stub folder.
     let bodyFiles: BodyFileReader
     /// The file as shown in messages, and its folder on disk (bodyFile paths are relative to it).
@@ -29,17 +29,7 @@ package struct DecodingContext {
         self.makeSource = makeSource ?? { [displayPath] in .file(path: displayPath, index: $0) }
     }
 
-    var hasErrors: Bool { problems.contains { $0.severity == .error } }
-
-    // MARK: Problems
-
-    mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
-        problems.append(StubProblem(.error, file: displayPath, position: node?.position, jsonPath: path, message: message))
-    }
-
-    mutating func warning(_ path: String, _ position: SourcePosition?, _ message: String) {
-        problems.append(StubProblem(.warning, file: displayPath, position: position, jsonPath: path, message: message))
-    }
+    // MARK: Problems (error, warning and hasErrors come from ProblemCollecting)
 
     mutating func problem(_ problem: StubProblem) {
         problems.append(problem)
