@@ -58,7 +58,7 @@ enum RequestHeadParser {
     }
 
     /// The checks that need the whole header section, once the empty line has arrived.
-    static func finishHead(_ request: IncomingRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
+    static func finishHead(_ request: consuming IncomingRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
         var request = request
         let headers = request.headers
         let framing = try framing(of: headers, version: request.version, limits: limits)
@@ -106,9 +106,10 @@ enum RequestHeadParser {
     /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get
     /// 505; a higher 1.x minor is served as 1.1 (RFC 9110 §2.5 SHOULD).
     static func parseVersion(_ buf: Bytes, _ r: Range<Int>) throws(HTTPParseError) -> HTTPVersion {
-        let prefix: [UInt8] = Array("HTTP/".utf8)
-        guard r.count == 8 else { throw .bad("malformed HTTP version") }
-        for k in 0..<5 where buf[r.lowerBound + k] != prefix[k] { throw .bad("malformed HTTP version") }
+        // Byte by byte against "HTTP/": an array literal here was an allocation per request.
+        guard r.count == 8, buf[r.lowerBound] == UInt8(ascii: "H"), buf[r.lowerBound + 1] == UInt8(ascii: "T"),
+              buf[r.lowerBound + 2] == UInt8(ascii: "T"), buf[r.lowerBound + 3] == UInt8(ascii: "P"),
+              buf[r.lowerBound + 4] == UInt8(ascii: "/") else { throw .bad("malformed HTTP version") }
         let major = buf[r.lowerBound + 5], dot = buf[r.lowerBound + 6], minor = buf[r.lowerBound + 7]
         guard ByteClass.isDigit(major), dot == UInt8(ascii: "."), ByteClass.isDigit(minor) else {
             throw .bad("malformed HTTP version")
@@ -155,6 +156,8 @@ enum RequestHeadParser {
     // MARK: framing (RFC 9112 §6.1-6.3)
 
     static func framing(of headers: HeaderFields, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
+        // Most requests (every GET) have neither field: two scans, no arrays.
+        guard headers.contains("Transfer-Encoding") || headers.contains("Content-Length") else { return .none }
         let te = headers.values("Transfer-Encoding")
         let cl = headers.values("Content-Length")
         if !te.isEmpty {
@@ -199,15 +202,19 @@ enum RequestHeadParser {
 
     // MARK: Host (RFC 9112 §3.2) and Connection (RFC 9110 §7.6.1)
 
-    /// Presence and uniqueness; the value's syntax was checked as the field arrived.
+    /// Presence and uniqueness; the value's syntax was checked as the field arrived (`addField`,
+    /// the only way a field gets into a parsed head), so it is not checked again here.
     static func checkHost(_ request: inout IncomingRequest) throws(HTTPParseError) {
-        let hosts = request.headers.values("Host")
-        guard hosts.count <= 1 else { throw .bad("more than one Host header") }
-        if request.version.minor >= 1 && hosts.isEmpty { throw .bad("missing Host header") }
-        if let host = hosts.first {
-            guard Authority.isValid(host.utf8, allowEmptyHost: true) else { throw .bad("invalid Host header") }
-            if request.authority == nil && !host.isEmpty { request.authority = host }
+        var host: String?
+        for field in request.headers.fields where asciiCaseInsensitiveEquals(field.name, "Host") {
+            guard host == nil else { throw .bad("more than one Host header") }
+            host = field.value
         }
+        guard let host else {
+            if request.version.minor >= 1 { throw .bad("missing Host header") }
+            return
+        }
+        if request.authority == nil && !host.isEmpty { request.authority = host }
     }
 
     /// `Connection = #connection-option` (tokens). Stricter than the RFC requires: the field

@@ -99,9 +99,9 @@ package struct RequestParser: Sendable {
     }
 
     private mutating func finish() -> Event {
-        guard var request = current else { return .needMore }
+        // Moved out, not copied: a copy retains and releases every string and array it holds.
+        guard var request = current.take() else { return .needMore }
         request.body = body
-        current = nil
         body = []
         state = .head
         scanned = 0
@@ -134,7 +134,7 @@ package struct RequestParser: Sendable {
                 guard i > 0, input[i - 1] == ByteClass.cr else { return fail(.bad("bare LF in request head")) }
                 let lineEnd = i - 1
                 if lineEnd == lineStart {
-                    guard let request = partialHead else {
+                    guard let request = partialHead.take() else {
                         // An empty line before the request line whose CR and LF came in separate reads.
                         scanned = 0
                         lineStart = 0

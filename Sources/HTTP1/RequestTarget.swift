@@ -23,7 +23,7 @@ package struct RequestTarget: Equatable {
         }
         var rest = Substring(raw)
         var authority: String?
-        if rest.first != "/" {
+        if rest.utf8.first != UInt8(ascii: "/") {
             guard let schemeEnd = rest.firstRange(of: "://") else {
                 throw .bad("request-target must start with / or be absolute")
             }

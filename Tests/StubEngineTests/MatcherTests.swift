@@ -131,6 +131,29 @@ final class MatcherTests: XCTestCase {
         XCTAssertEqual(Engine(stubs: [file, runtime]).answer(makeRequest("GET", "/x")), "runtime")
     }
 
+    /// An exact-path hit ends the search only when no stub outside the exact buckets could
+    /// outrank it: a pattern of higher priority still wins, whether loaded or added later.
+    func testAnExactPathHitStillLosesToAPatternOfHigherPriority() {
+        let loaded = loadStubs("""
+        [{"name": "exact", "request": {"path": "/orders/7"}, "response": {}},
+         {"name": "pattern-p1", "priority": 1, "request": {"path": "/orders/{id}"}, "response": {}},
+         {"name": "regex-p2", "priority": 2, "request": {"pathPattern": "/orders/[0-9]+"}, "response": {}},
+         {"name": "other-exact", "request": {"path": "/carts/1"}, "response": {}},
+         {"name": "carts-p9", "priority": 9, "request": {"path": "/carts/{id}"}, "response": {}}]
+        """)
+        let e = Engine(stubs: loaded)
+        XCTAssertEqual(e.answer(makeRequest("GET", "/orders/7")), "pattern-p1")
+        XCTAssertEqual(e.answer(makeRequest("GET", "/carts/1")), "other-exact", "a lower-priority pattern cannot beat the hit")
+
+        var catalog = StubCatalog([loaded[0], loaded[3]])
+        XCTAssertEqual(catalog.bestMatch(RequestFacts(makeRequest("GET", "/orders/7")))?.stub.name, "exact")
+        catalog.insert(loaded[2])
+        XCTAssertEqual(catalog.bestMatch(RequestFacts(makeRequest("GET", "/orders/7")))?.stub.name, "regex-p2",
+                       "a pattern added after loading is still considered")
+        catalog.insert(loaded[1])
+        XCTAssertEqual(catalog.bestMatch(RequestFacts(makeRequest("GET", "/orders/7")))?.stub.name, "pattern-p1")
+    }
+
     func testIndexFindsTheRightStubAmongTenThousand() {
         var json = "["
         for i in 0..<10_000 {

@@ -10,6 +10,10 @@ package struct StubCatalog: Sendable {
     private var exact: [String: [Int]]
     private var byLeadingSegment: [String: [Int]]
     private var unindexed: [Int]
+    /// The best rank of any stub outside the exact-path buckets: when an exact-path stub matches
+    /// and outranks it, nothing else can win, and the request's path is never looked at again
+    /// (the common case: a literal path, no competing patterns).
+    private var bestOutsideExact: StubRank?
 
     package init(_ stubs: [Stub]) {
         self.stubs = stubs
@@ -31,6 +35,7 @@ package struct StubCatalog: Sendable {
         self.exact = exact.mapValues { $0.sorted(by: byRank) }
         self.byLeadingSegment = leading.mapValues { $0.sorted(by: byRank) }
         self.unindexed = unindexed.sorted(by: byRank)
+        self.bestOutsideExact = (leading.values.joined() + unindexed).map { ranks[$0] }.min()
     }
 
     package static let empty = StubCatalog([])
@@ -54,8 +59,10 @@ package struct StubCatalog: Sendable {
             place(&exact[literal, default: []])
         } else if let first = stub.request.path?.leadingLiteral {
             place(&byLeadingSegment[first, default: []])
+            bestOutsideExact = min(bestOutsideExact ?? stub.rank, stub.rank)
         } else {
             place(&unindexed)
+            bestOutsideExact = min(bestOutsideExact ?? stub.rank, stub.rank)
         }
     }
 
@@ -101,6 +108,7 @@ package struct StubCatalog: Sendable {
             }
         }
         consider(exact[facts.request.path])
+        if let found = best, !(bestOutsideExact.map { $0 < found.stub.rank } ?? false) { return found }
         if !byLeadingSegment.isEmpty, let first = facts.firstSegment { consider(byLeadingSegment[first]) }
         consider(unindexed)
         return best
