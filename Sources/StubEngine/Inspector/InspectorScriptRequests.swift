@@ -131,10 +131,12 @@ function flush() {
   for (let i = batch.length - 1; i >= 0; i--) { // newest first
     if (matchesFilters(batch[i])) fragment.append(rowFor(batch[i]));
   }
-  const before = list.scrollHeight;
+  // Someone reading further down keeps their place while new rows arrive on top. Measured only
+  // then: reading the height forces a layout of the whole list, once more per batch.
+  const readingBelow = list.scrollTop > 0;
+  const before = readingBelow ? list.scrollHeight : 0;
   list.prepend(fragment);
-  // Someone reading further down keeps their place while new rows arrive on top.
-  if (list.scrollTop > 0) list.scrollTop += list.scrollHeight - before;
+  if (readingBelow) list.scrollTop += list.scrollHeight - before;
   if (!requests.activeId && list.firstElementChild) setActive(Number(list.firstElementChild.dataset.id), false);
   showCounts();
   if (currentArea() === "scenarios") refreshScenariosSoon();
