@@ -10,35 +10,56 @@
 /// the package. `Synchronization.Mutex` needs macOS 15 and the package supports macOS 13, so this
 /// is a small backport. It is `Sendable` only when its value is, so it cannot smuggle a
 /// non-Sendable value across threads.
-package final class Locked<Value> {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var stored: Value
+///
+/// A copy shares the value and the mutex (a reference to one storage object), as the class it
+/// replaces did. The value and the mutex live in that one allocation: a class holding a
+/// separately allocated mutex cost two allocations per lock, and a proxied request creates
+/// five of them (its pending answer, its report, the client's task and exchange).
+package struct Locked<Value> {
+    private let storage: LockedStorage<Value>
 
     package init(_ value: Value) {
-        stored = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        storage = LockedStorage.make(value)
     }
 
     @discardableResult
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&stored)
+        try storage.withLock(body)
     }
 
     /// A copy of the value, or a whole new one.
     package var value: Value {
         get { withLock { $0 } }
-        set { withLock { $0 = newValue } }
+        nonmutating set { withLock { $0 = newValue } }
     }
 }
 
 extension Locked: @unchecked Sendable where Value: Sendable {}
+
+/// The value as the header of a managed buffer whose single element is the mutex.
+final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> LockedStorage<Value> {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
+        return unsafeDowncast(buffer, to: LockedStorage<Value>.self)
+    }
+
+    deinit {
+        // The header (the value) is destroyed by ManagedBuffer; the mutex is ours.
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
+    }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+}

@@ -5,16 +5,7 @@ import HTTP1
 extension EventLoop {
     /// Runs on this loop: takes an idle connection to the upstream, or connects a new one.
     func startExchange(_ exchange: UpstreamExchange, address: SocketAddress?) {
-        guard !exchange.task.isCancelled else { return }
-        guard !isStopping else {
-            exchange.answer(.failure(.connect("the server is stopping")))
-            return
-        }
-        if let idle = takeIdleUpstream(exchange.endpoint) {
-            idle.begin(exchange, reused: true)
-            settleUpstream(idle)
-            return
-        }
+        if startedOnIdleUpstream(exchange) { return }
         guard let address = address ?? exchange.address.value ?? ClientSockets.numeric(host: exchange.endpoint.host, port: exchange.endpoint.port) else {
             exchange.answer(.failure(.connect("\(exchange.endpoint): no address")))
             return
@@ -94,9 +85,24 @@ extension EventLoop {
         idleUpstreams[upstream.endpoint] = idle
     }
 
+    /// On this loop's thread: the exchange is sent on a pooled connection, or has been
+    /// answered (cancelled, or the server is stopping); false when it needs a new connection.
+    func startedOnIdleUpstream(_ exchange: UpstreamExchange) -> Bool {
+        guard !exchange.task.isCancelled else { return true }
+        guard !isStopping else {
+            exchange.answer(.failure(.connect("the server is stopping")))
+            return true
+        }
+        guard let idle = takeIdleUpstream(exchange.endpoint) else { return false }
+        idle.begin(exchange, reused: true)
+        settleUpstream(idle)
+        return true
+    }
+
     private func takeIdleUpstream(_ endpoint: ClientEndpoint) -> UpstreamConnection? {
-        while var idle = idleUpstreams[endpoint], let last = idle.popLast() {
-            idleUpstreams[endpoint] = idle
+        // Popped in place: a copy of the bucket made the pop copy the array (an allocation per
+        // proxied request).
+        while let last = idleUpstreams[endpoint]?.popLast() {
             // The upstream may have closed it since (its own idle timeout). A close that came
             // while it sat in the pool was seen by the loop already (it watches idle connections);
             // one that raced this pass is looked for only after a second of idleness, when

@@ -125,6 +125,10 @@ package final class HTTPClient: Sendable {
             completion(.failure(failure))
             return task
         }
+        // The common case (a proxied request, on its loop, to an upstream with a pooled
+        // connection) needs no address: parsing even a numeric one (getaddrinfo) showed in
+        // the proxy's profile.
+        if loop.threadID == Posix.currentThreadID(), loop.startedOnIdleUpstream(exchange) { return task }
         if let address = ClientSockets.numeric(host: endpoint.host, port: endpoint.port) {
             run(on: loop) { loop.startExchange(exchange, address: address) }
         } else if let cached = cachedAddress(endpoint) {

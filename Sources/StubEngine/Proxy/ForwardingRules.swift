@@ -93,8 +93,14 @@ package enum ForwardingRules {
 
     /// `127.0.0.1:5000` → `127.0.0.1`; `[::1]:5000` → `::1`.
     static func clientAddress(_ peer: String) -> String {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<close]) }
-        if let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon { return String(peer[..<colon]) }
+        // By bytes (the utf8 view shares String's indices): Character searches showed in the profile.
+        let bytes = peer.utf8
+        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+            return String(peer[peer.index(after: peer.startIndex)..<close])
+        }
+        if let colon = bytes.lastIndex(of: UInt8(ascii: ":")), bytes.firstIndex(of: UInt8(ascii: ":")) == colon {
+            return String(peer[..<colon])
+        }
         return peer
     }
 
