@@ -174,7 +174,7 @@ package struct RequestParser: Sendable {
         return (.needMore, 0)
     }
 
-    private mutating func completeHead(_ request: IncomingRequest, length: Int, available: Int) -> (event: Event, consumed: Int) {
+    private mutating func completeHead(_ request: consuming IncomingRequest, length: Int, available: Int) -> (event: Event, consumed: Int) {
         let parsed: ParsedHead
         do {
             parsed = try RequestHeadParser.finishHead(request, limits: limits)

@@ -80,6 +80,33 @@ final class FailureTests: XCTestCase {
         XCTAssertTrue(response.text.contains("no-such-host.invalid"))
     }
 
+    /// A GET that meets a pooled connection the upstream has closed is sent again on a new
+    /// connection, also to an upstream given by name: the retry once had no address to go to
+    /// (a reused connection's exchange has none, and a name has no numeric one) and answered
+    /// 502 "no address".
+    func testARequestOnAStalePooledConnectionIsRetriedForANamedUpstream() throws {
+        let first = try ClientSocketsProbe.firstAddressOfLocalhost()
+        guard first == "127.0.0.1" else {
+            throw XCTSkip("localhost resolves to \(first ?? "nothing") first here; the scripted upstream listens on 127.0.0.1 only")
+        }
+        let upstream = try ScriptedUpstream { request in
+            // The second request on the first connection finds it closed, before any answer.
+            if request.connection == 0 && request.target == "/second" { return [.close] }
+            return [.response(200, body: Array("from \(request.connection)".utf8))]
+        }
+        let proxy = try ProxyHarness(self, upstream: "http://localhost:\(upstream.port)")
+        let c = try proxy.connect()
+        c.send("GET /first HTTP/1.1\r\nHost: a\r\n\r\n")
+        let one = try c.readResponse()
+        XCTAssertEqual(one.status, 200)
+        XCTAssertEqual(one.text, "from 0")
+        c.send("GET /second HTTP/1.1\r\nHost: a\r\n\r\n")
+        let two = try c.readResponse()
+        XCTAssertEqual(two.status, 200, two.text)
+        XCTAssertEqual(two.text, "from 1", "sent again, on a new connection")
+        XCTAssertEqual(upstream.requests.map { "\($0.target)@\($0.connection)" }, ["/first@0", "/second@0", "/second@1"])
+    }
+
     func testGarbageFromUpstreamGives502() throws {
         let upstream = try ScriptedUpstream { _ in [.send(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)), .close] }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
@@ -120,5 +147,24 @@ final class FailureTests: XCTestCase {
         XCTAssertEqual(proxied["upstream"] as? String, upstreamURL(upstream))
         XCTAssertEqual(proxied["status"] as? Int, 201)
         XCTAssertNotNil(proxied["ms"] ?? proxied["milliseconds"])
+    }
+}
+
+/// Where this machine's resolver sends "localhost" first (some put ::1 before 127.0.0.1).
+enum ClientSocketsProbe {
+    static func firstAddressOfLocalhost() throws -> String? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo("localhost", "80", &hints, &result) == 0, let info = result else { return nil }
+        defer { freeaddrinfo(info) }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(info.pointee.ai_addr, info.pointee.ai_addrlen, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(cString: host)
     }
 }

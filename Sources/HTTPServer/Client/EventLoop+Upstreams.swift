@@ -26,7 +26,7 @@ extension EventLoop {
                 }
             }
             nextConnectionID += 1
-            let upstream = UpstreamConnection(id: nextConnectionID, fd: fd, endpoint: exchange.endpoint, loop: self,
+            let upstream = UpstreamConnection(id: nextConnectionID, fd: fd, endpoint: exchange.endpoint, address: address, loop: self,
                                               connecting: inProgress, tls: session)
             do {
                 try selector.add(fd, [])

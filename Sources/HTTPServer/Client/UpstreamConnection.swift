@@ -10,6 +10,9 @@ final class UpstreamConnection {
     let id: UInt64
     let fd: Int32
     let endpoint: ClientEndpoint
+    /// The address it connected to: a request retried after this connection turned out closed
+    /// goes there again.
+    let address: SocketAddress
     unowned let loop: EventLoop
     var phase: Phase
     var registeredInterest: Interest = []
@@ -36,10 +39,11 @@ final class UpstreamConnection {
     /// When it last went back to the pool.
     var idleSince: Int64 = 0
 
-    init(id: UInt64, fd: Int32, endpoint: ClientEndpoint, loop: EventLoop, connecting: Bool, tls: TLSSession?) {
+    init(id: UInt64, fd: Int32, endpoint: ClientEndpoint, address: SocketAddress, loop: EventLoop, connecting: Bool, tls: TLSSession?) {
         self.id = id
         self.fd = fd
         self.endpoint = endpoint
+        self.address = address
         self.loop = loop
         self.tls = tls
         // TLS records carry at most 16 KiB of plaintext.
@@ -363,7 +367,10 @@ final class UpstreamConnection {
         } else if let exchange {
             if retry, exchange.isIdempotent, head == nil {
                 close()
-                loop.startExchange(exchange, address: nil)
+                // To the address this connection reached: an exchange that went out on a pooled
+                // connection has none of its own, and a named upstream has no numeric one (the
+                // retry answered 502 "no address").
+                loop.startExchange(exchange, address: address)
                 return
             }
             exchange.answer(.failure(failure))

@@ -120,6 +120,10 @@ function receive(event) {
 
 /** Moves the pending entries into the list: one DOM update per frame, whatever the rate. */
 function flush() {
+  // Someone reading further down keeps their place while new rows arrive on top. Read before
+  // the batch changes the list (layout is still clean), and the height only then: reading it
+  // forces a layout of the whole list.
+  const readingBelow = list.scrollTop > 0;
   requests.frame = 0;
   requests.lastBatch = requests.pending.length;
   const batch = requests.pending.slice(-keep).map((data) => JSON.parse(data));
@@ -131,9 +135,6 @@ function flush() {
   for (let i = batch.length - 1; i >= 0; i--) { // newest first
     if (matchesFilters(batch[i])) fragment.append(rowFor(batch[i]));
   }
-  // Someone reading further down keeps their place while new rows arrive on top. Measured only
-  // then: reading the height forces a layout of the whole list, once more per batch.
-  const readingBelow = list.scrollTop > 0;
   const before = readingBelow ? list.scrollHeight : 0;
   list.prepend(fragment);
   if (readingBelow) list.scrollTop += list.scrollHeight - before;

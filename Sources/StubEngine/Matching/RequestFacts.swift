@@ -18,11 +18,13 @@ package final class RequestFacts {
 
     /// The first segment, for the prefix index, without splitting the whole path.
     lazy var firstSegment: String? = {
-        // By bytes: a Character walk over the path (grapheme breaking) cost more than the lookup.
-        let path = request.path.utf8
-        guard path.first == UInt8(ascii: "/") else { return nil }
+        // By Characters, as `PathPattern.split` cuts a stub's path: a "/" followed by a
+        // combining mark is one Character there, so a byte split here would look in another
+        // bucket. (Since an exact-path hit usually ends the search, this runs rarely.)
+        let path = request.path
+        guard path.hasPrefix("/") else { return nil }
         let rest = path.dropFirst()
-        return String(rest.prefix { $0 != UInt8(ascii: "/") })
+        return String(rest.prefix { $0 != "/" })
     }()
 
     lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
