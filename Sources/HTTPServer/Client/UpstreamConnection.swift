@@ -10,8 +10,7 @@ final class UpstreamConnection {
     let id: UInt64
     let fd: Int32
     let endpoint: ClientEndpoint
-    /// The address it connected to: a request retried after this connection turned out closed
-    /// goes there again.
+    /// The address it connected to: where a request retried after it turned out closed goes.
     let address: SocketAddress
     unowned let loop: EventLoop
     var phase: Phase
@@ -367,9 +366,8 @@ final class UpstreamConnection {
         } else if let exchange {
             if retry, exchange.isIdempotent, head == nil {
                 close()
-                // To the address this connection reached: an exchange that went out on a pooled
-                // connection has none of its own, and a named upstream has no numeric one (the
-                // retry answered 502 "no address").
+                // Here: an exchange sent on a pooled connection has no address of its own, and a
+                // named upstream no numeric one (the retry answered 502 "no address").
                 loop.startExchange(exchange, address: address)
                 return
             }
