@@ -12,26 +12,11 @@ import XCTest
 /// Upstreams that are not there, do not answer, or lose their client: the proxy answers 502 or
 /// 504 with a JSON body that names the upstream and why, promptly, and keeps serving others.
 final class FailureTests: XCTestCase {
-    /// A port nothing listens on, held for the test: a socket bound to it but never listening,
-    /// so a connect is refused and no other test's server can be given the port meanwhile
-    /// (bound-then-closed let a parallel test's listener take it; regression seen in a full run).
+    /// A port nothing listens on, held for the test (see `refusedLoopbackPort`).
     private func closedPort() throws -> Int {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        addTeardownBlock { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        XCTAssertTrue(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        let held = try XCTUnwrap(refusedLoopbackPort())
+        addTeardownBlock { close(held.descriptor) }
+        return held.port
     }
 
     func testClosedPortGives502Quickly() throws {

@@ -4,15 +4,19 @@ import HTTP1
 /// timers and read buffer with its server connections.
 extension EventLoop {
     /// Runs on this loop: takes an idle connection to the upstream, or connects a new one.
-    func startExchange(_ exchange: UpstreamExchange, address: SocketAddress?) {
+    func startExchange(_ exchange: UpstreamExchange, address: SocketAddress) {
         if startedOnIdleUpstream(exchange) { return }
-        guard let address = address ?? exchange.address.value ?? ClientSockets.numeric(host: exchange.endpoint.host, port: exchange.endpoint.port) else {
-            exchange.answer(.failure(.connect("\(exchange.endpoint): no address")))
-            return
-        }
-        exchange.address.value = address
+        connect(exchange, to: address)
+    }
+
+    /// A new connection for the exchange; refused at once, the name's next address is tried.
+    func connect(_ exchange: UpstreamExchange, to address: SocketAddress) {
         switch ClientSockets.connect(to: address) {
         case .failed(let code):
+            if let next = exchange.nextAddress() {
+                connect(exchange, to: next)
+                return
+            }
             exchange.answer(.failure(.connect("\(exchange.endpoint): \(Posix.errorDescription(code))")))
         case .started(let fd, let inProgress):
             var session: TLSSession?

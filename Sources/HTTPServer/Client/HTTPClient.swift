@@ -102,11 +102,19 @@ package final class HTTPClient: Sendable {
     package let trust: TLSTrust
     private let names = Locked<[String: (addresses: [SocketAddress], until: Int64)]>([:])
     private let next = Locked(0)
+    /// Name to addresses, off the loops (`getaddrinfo`; tests give their own).
+    private let resolve: @Sendable (String, Int) -> Result<[SocketAddress], SocketError>
 
-    package init(server: HTTP1Server, trust: TLSTrust = TLSTrust(), maxIdlePerEndpoint: Int = 32) {
+    package convenience init(server: HTTP1Server, trust: TLSTrust = TLSTrust(), maxIdlePerEndpoint: Int = 32) {
+        self.init(server: server, trust: trust, maxIdlePerEndpoint: maxIdlePerEndpoint, resolve: ClientSockets.resolve)
+    }
+
+    init(server: HTTP1Server, trust: TLSTrust = TLSTrust(), maxIdlePerEndpoint: Int = 32,
+         resolve: @escaping @Sendable (String, Int) -> Result<[SocketAddress], SocketError>) {
         self.server = server
         self.trust = trust
         self.maxIdlePerEndpoint = maxIdlePerEndpoint
+        self.resolve = resolve
     }
 
     /// Sends `request`; `completion` is called once, on an event loop, with the response head
@@ -131,15 +139,19 @@ package final class HTTPClient: Sendable {
         if loop.threadID == Posix.currentThreadID(), loop.startedOnIdleUpstream(exchange) { return task }
         if let address = ClientSockets.numeric(host: endpoint.host, port: endpoint.port) {
             run(on: loop) { loop.startExchange(exchange, address: address) }
-        } else if let cached = cachedAddress(endpoint) {
-            run(on: loop) { loop.startExchange(exchange, address: cached) }
+        } else if let cached = cachedAddresses(endpoint) {
+            exchange.untried.value = Array(cached.dropFirst())
+            run(on: loop) { loop.startExchange(exchange, address: cached[0]) }
         } else {
             DispatchQueue.global().async { [self] in
-                switch ClientSockets.resolve(host: endpoint.host, port: endpoint.port) {
-                case .success(let addresses):
+                switch resolve(endpoint.host, endpoint.port) {
+                case .success(let addresses) where !addresses.isEmpty:
                     let expiry = Posix.monotonicMilliseconds() + 30_000
                     names.withLock { $0[endpoint.host] = (addresses, expiry) }
+                    exchange.untried.value = Array(addresses.dropFirst())
                     loop.mailbox.post(.task { loop.startExchange(exchange, address: addresses[0]) })
+                case .success:
+                    completion(.failure(.connect("\(endpoint.host): no address")))
                 case .failure(let error):
                     completion(.failure(.connect("\(error)")))
                 }
@@ -162,12 +174,14 @@ package final class HTTPClient: Sendable {
         if loop.threadID == Posix.currentThreadID() { work() } else { loop.mailbox.post(.task(work)) }
     }
 
-    private func cachedAddress(_ endpoint: ClientEndpoint) -> SocketAddress? {
+    private func cachedAddresses(_ endpoint: ClientEndpoint) -> [SocketAddress]? {
         names.withLock { cache in
-            guard let entry = cache[endpoint.host], entry.until > Posix.monotonicMilliseconds() else { return nil }
-            var address = entry.addresses[0]
-            address.setPort(endpoint.port)
-            return address
+            guard let entry = cache[endpoint.host], entry.until > Posix.monotonicMilliseconds(), !entry.addresses.isEmpty else { return nil }
+            return entry.addresses.map { address in
+                var address = address
+                address.setPort(endpoint.port)
+                return address
+            }
         }
     }
 }
@@ -182,8 +196,9 @@ final class UpstreamExchange: Sendable {
     let client: HTTPClient
     /// Whether the completion has been called (it is called once).
     let answered = Locked(false)
-    /// The address connected to, kept for a retry on a new connection.
-    let address = Locked<SocketAddress?>(nil)
+    /// The name's other addresses, not tried yet: a refused connection tries the next (a name
+    /// such as localhost may resolve to ::1 first while the upstream listens on 127.0.0.1 only).
+    let untried = Locked<[SocketAddress]>([])
     /// A request that may be sent again when a reused connection turns out closed.
     var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(request.method) }
 
@@ -195,6 +210,11 @@ final class UpstreamExchange: Sendable {
         self.completion = completion
         self.task = task
         self.client = client
+    }
+
+    /// The next address to try after a refused connection, if the name had another.
+    func nextAddress() -> SocketAddress? {
+        untried.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 
     func answer(_ result: Result<ClientResponse, ClientFailure>) {

@@ -120,6 +120,8 @@ final class UpstreamConnection {
         case .connecting:
             let error = ClientSockets.connectionError(fd)
             guard error == 0 else {
+                // Refused: the name's next address, if it has one.
+                if let exchange, let next = exchange.nextAddress() { self.exchange = nil; close(); loop.connect(exchange, to: next); return }
                 fail(.connect("\(endpoint): \(Posix.errorDescription(error))"), retry: false)
                 return
             }
@@ -366,8 +368,7 @@ final class UpstreamConnection {
         } else if let exchange {
             if retry, exchange.isIdempotent, head == nil {
                 close()
-                // Here: an exchange sent on a pooled connection has no address of its own, and a
-                // named upstream no numeric one (the retry answered 502 "no address").
+                // Here: an exchange sent on a pooled connection has no address of its own.
                 loop.startExchange(exchange, address: address)
                 return
             }
