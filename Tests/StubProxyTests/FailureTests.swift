@@ -69,11 +69,8 @@ final class FailureTests: XCTestCase {
     /// connection, also to an upstream given by name: the retry once had no address to go to
     /// (a reused connection's exchange has none, and a name has no numeric one) and answered
     /// 502 "no address".
+    /// (Where localhost resolves to ::1 first, the refused ::1 is passed over for 127.0.0.1.)
     func testARequestOnAStalePooledConnectionIsRetriedForANamedUpstream() throws {
-        let first = try ClientSocketsProbe.firstAddressOfLocalhost()
-        guard first == "127.0.0.1" else {
-            throw XCTSkip("localhost resolves to \(first ?? "nothing") first here; the scripted upstream listens on 127.0.0.1 only")
-        }
         let upstream = try ScriptedUpstream { request in
             // The second request on the first connection finds it closed, before any answer.
             if request.connection == 0 && request.target == "/second" { return [.close] }
@@ -132,24 +129,5 @@ final class FailureTests: XCTestCase {
         XCTAssertEqual(proxied["upstream"] as? String, upstreamURL(upstream))
         XCTAssertEqual(proxied["status"] as? Int, 201)
         XCTAssertNotNil(proxied["ms"] ?? proxied["milliseconds"])
-    }
-}
-
-/// Where this machine's resolver sends "localhost" first (some put ::1 before 127.0.0.1).
-enum ClientSocketsProbe {
-    static func firstAddressOfLocalhost() throws -> String? {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo("localhost", "80", &hints, &result) == 0, let info = result else { return nil }
-        defer { freeaddrinfo(info) }
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        guard getnameinfo(info.pointee.ai_addr, info.pointee.ai_addrlen, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
-        return String(cString: host)
     }
 }

@@ -1,7 +1,7 @@
 import HTTP1
 
-/// Recorded exchanges grouped into stubs and stub files, the one way the recorder and the HAR
-/// importer write what they saw: one file per method and path, in order of first capture; in
+/// Recorded exchanges grouped into stubs and stub files (the grouping, `CaptureFile`, is shared
+/// with the HAR importer): one file per method and path, in order of first capture; in
 /// it, one stub per set of conditions (query, the chosen request fields, the body), each
 /// answering its responses in capture order (a `responses` sequence when they differ).
 package struct ExchangeStubPlanner {
@@ -29,28 +29,14 @@ package struct ExchangeStubPlanner {
         self.reservedBodyNames = reservedBodyNames
     }
 
-    /// Exchanges with the same conditions but the body.
-    private struct ConditionGroup {
-        let key: String
-        /// By request body (empty: none), in order of first capture.
-        var variants: [(body: [UInt8], exchanges: [RecordedExchange])] = []
-    }
-
-    private struct StubFile {
-        let method: String
-        let path: String
-        var groups: [ConditionGroup] = []
-    }
-
     package mutating func plan(_ exchanges: [RecordedExchange]) -> StubFolderPlan {
         var plan = StubFolderPlan()
         var names = FileNameAllocator(reserving: reservedStubNames)
         var bodyNames = FileNameAllocator(reserving: reservedBodyNames)
         var saved: [[UInt8]: String] = [:]
-        for file in Self.group(exchanges) {
-            let slug = file.path == "/" ? "\(file.method.lowercased())-root"
-                : FileNameAllocator.slug("\(file.method) \(file.path)", fallback: file.method.lowercased())
-            let name = names.allocate(slug, extension: "json")
+        let files = CaptureFile.group(exchanges, method: \.method, path: \.path, conditionKey: Self.conditionKey, body: \.requestBody)
+        for file in files {
+            let name = names.allocate(file.slug, extension: "json")
             let base = String(name.dropLast(".json".count))
             var stubs: [JSONNode] = []
             var bodyCount = 0
@@ -58,7 +44,7 @@ package struct ExchangeStubPlanner {
                 let distinguish = bodyConditions == .always || group.variants.count > 1
                 for (n, variant) in group.variants.enumerated() {
                     var responses: [JSONNode] = []
-                    for exchange in variant.exchanges {
+                    for exchange in variant.items {
                         let response = self.response(exchange) { bytes, ext in
                             // A body recorded twice (a repeated request) is one file.
                             if let known = saved[bytes] { return known }
@@ -73,8 +59,8 @@ package struct ExchangeStubPlanner {
                     // The same answer every time is one response, not a sequence of copies.
                     let firstBytes = JSONSerializer.bytes(responses[0])
                     if responses.dropFirst().allSatisfy({ JSONSerializer.bytes($0) == firstBytes }) { responses = [responses[0]] }
-                    let first = variant.exchanges[0]
-                    var title = "\(first.method) \(Self.target(first))"
+                    let first = variant.items[0]
+                    var title = "\(first.method) \(captureTarget(path: first.path, query: first.query))"
                     if group.variants.count > 1 && !variant.body.isEmpty { title += " (request body \(n + 1))" }
                     stubs.append(stub(title, first, matchBody: distinguish && !variant.body.isEmpty, responses))
                 }
@@ -84,43 +70,12 @@ package struct ExchangeStubPlanner {
         return plan
     }
 
-    private static func group(_ exchanges: [RecordedExchange]) -> [StubFile] {
-        var files: [StubFile] = []
-        var fileIndex: [String: Int] = [:]
-        for exchange in exchanges {
-            let fileKey = "\(exchange.method) \(exchange.path)"
-            let f = fileIndex[fileKey] ?? {
-                files.append(StubFile(method: exchange.method, path: exchange.path))
-                fileIndex[fileKey] = files.count - 1
-                return files.count - 1
-            }()
-            let key = conditionKey(exchange)
-            let g = files[f].groups.firstIndex { $0.key == key } ?? {
-                files[f].groups.append(ConditionGroup(key: key))
-                return files[f].groups.count - 1
-            }()
-            if let v = files[f].groups[g].variants.firstIndex(where: { $0.body == exchange.requestBody }) {
-                files[f].groups[g].variants[v].exchanges.append(exchange)
-            } else {
-                files[f].groups[g].variants.append((exchange.requestBody, [exchange]))
-            }
-        }
-        return files
-    }
-
     /// Exchanges with the same key are answered by one stub, bodies aside: the same method,
     /// path, query and chosen fields, whatever the order of the parameters.
     private static func conditionKey(_ exchange: RecordedExchange) -> String {
         let query = exchange.query.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.flatMap { [$0.name, $0.value] }
         let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }.flatMap { [$0.0, $0.1] }
         return ([exchange.method, exchange.path] + query + ["|"] + fields).map { "\($0.utf8.count):\($0)" }.joined()
-    }
-
-    /// `/search?q=swift`, shortened for a stub name.
-    static func target(_ exchange: RecordedExchange) -> String {
-        var text = exchange.path
-        if !exchange.query.isEmpty { text += "?" + exchange.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
-        return text.count > 120 ? String(text.prefix(117)) + "..." : text
     }
 
     private mutating func stub(_ name: String, _ exchange: RecordedExchange, matchBody: Bool, _ responses: [JSONNode]) -> JSONNode {
@@ -188,11 +143,18 @@ package struct ExchangeStubPlanner {
 
     /// A decoded path as a stub `path` the loader decodes back to it: every `%` and the
     /// characters the path syntax gives a meaning (`*`, `{`, `}`, `?`, `#`) percent-encoded.
-    package static func encodePath(_ path: String) -> String {
+    /// `keepingEscapes`: a `%` that already starts an escape stays one (a path written as text,
+    /// such as an OpenAPI path, rather than a decoded one).
+    package static func encodePath(_ path: String, keepingEscapes: Bool = false) -> String {
         var out = ""
-        for scalar in path.unicodeScalars {
+        let scalars = path.unicodeScalars
+        for i in scalars.indices {
+            let scalar = scalars[i]
             switch scalar {
-            case "%": out += "%25"
+            case "%":
+                let next = scalars[scalars.index(after: i)...].prefix(2)
+                let escape = keepingEscapes && next.count == 2 && next.allSatisfy(\.properties.isASCIIHexDigit)
+                out += escape ? "%" : "%25"
             case "*": out += "%2A"
             case "{": out += "%7B"
             case "}": out += "%7D"

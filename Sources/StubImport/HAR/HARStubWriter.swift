@@ -5,55 +5,21 @@ import StubEngine
 /// capture; in it, one stub per set of conditions (query, and body where bodies tell entries
 /// apart), each replaying its responses in capture order.
 enum HARStubWriter {
-    /// Recordings with the same conditions, bodies aside.
-    private struct ConditionGroup {
-        let key: String
-        /// By request body text (nil: no body recorded), in order of first capture.
-        var variants: [(body: String?, recordings: [HARRecording])] = []
-    }
-
-    private struct StubFile {
-        let method: String
-        let path: String
-        var groups: [ConditionGroup] = []
-    }
-
     static func write(_ recordings: [HARRecording], into plan: inout ImportPlan) {
-        var files: [StubFile] = []
-        var fileIndex: [String: Int] = [:]
-        for recording in recordings {
-            let fileKey = "\(recording.method) \(recording.path)"
-            let f = fileIndex[fileKey] ?? {
-                files.append(StubFile(method: recording.method, path: recording.path))
-                fileIndex[fileKey] = files.count - 1
-                return files.count - 1
-            }()
-            let key = recording.conditionKey
-            let g = files[f].groups.firstIndex { $0.key == key } ?? {
-                files[f].groups.append(ConditionGroup(key: key))
-                return files[f].groups.count - 1
-            }()
-            let body = recording.requestBody?.text
-            if let v = files[f].groups[g].variants.firstIndex(where: { $0.body == body }) {
-                files[f].groups[g].variants[v].recordings.append(recording)
-            } else {
-                files[f].groups[g].variants.append((body, [recording]))
-            }
-        }
+        let files = CaptureFile.group(recordings, method: \.method, path: \.path, conditionKey: \.conditionKey,
+                                      body: { $0.requestBody?.text })
         var names = FileNameAllocator()
         var bodyNames = FileNameAllocator()
         var saved: [[UInt8]: String] = [:]
         for file in files {
-            let slug = file.path == "/" ? "\(file.method.lowercased())-root"
-                : FileNameAllocator.slug("\(file.method) \(file.path)", fallback: file.method.lowercased())
-            let name = names.allocate(slug, extension: "json")
+            let name = names.allocate(file.slug, extension: "json")
             let base = String(name.dropLast(".json".count))
             var stubs: [JSONNode] = []
             var bodyCount = 0
             for group in file.groups {
                 let distinguishBodies = group.variants.count > 1
                 for (n, variant) in group.variants.enumerated() {
-                    let responses = variant.recordings.map { recording -> JSONNode in
+                    let responses = variant.items.map { recording -> JSONNode in
                         response(recording) { bytes, ext in
                             // A body recorded twice (a repeated request) is one file.
                             if let known = saved[bytes] { return known }
@@ -64,21 +30,14 @@ enum HARStubWriter {
                             return path
                         }
                     }
-                    let first = variant.recordings[0]
-                    var title = "\(first.method) \(Self.target(first))"
+                    let first = variant.items[0]
+                    var title = "\(first.method) \(captureTarget(path: first.path, query: first.query))"
                     if distinguishBodies && variant.body != nil { title += " (request body \(n + 1))" }
                     stubs.append(stub(title, first, body: distinguishBodies ? variant.body : nil, responses))
                 }
             }
             plan.addStubFile(name, stubs)
         }
-    }
-
-    /// `/search?q=swift`, shortened for a stub name.
-    static func target(_ recording: HARRecording) -> String {
-        var text = recording.path
-        if !recording.query.isEmpty { text += "?" + recording.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
-        return text.count > 120 ? String(text.prefix(117)) + "..." : text
     }
 
     private static func stub(_ name: String, _ recording: HARRecording, body: String?, _ responses: [JSONNode]) -> JSONNode {

@@ -86,24 +86,10 @@ package struct PathTemplate: Sendable {
         return candidate
     }
 
-    /// Literal text as a stub path segment the loader decodes back to the same characters.
+    /// Literal text as a stub path segment the loader decodes back to the same characters; an
+    /// escape the document already wrote (`%20`) stays one.
     static func encodeLiteral(_ text: String) -> String {
-        var out = ""
-        let scalars = Array(text.unicodeScalars)
-        for (i, scalar) in scalars.enumerated() {
-            switch scalar {
-            case "%":
-                let escape = i + 2 < scalars.count && scalars[i + 1].properties.isASCIIHexDigit && scalars[i + 2].properties.isASCIIHexDigit
-                out += escape ? "%" : "%25"
-            case "*": out += "%2A"
-            case "{": out += "%7B"
-            case "}": out += "%7D"
-            case "?": out += "%3F"
-            case "#": out += "%23"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        ExchangeStubPlanner.encodePath(text, keepingEscapes: true)
     }
 
     /// Escapes every ASCII punctuation character (ICU reads `\` before punctuation as literal).
