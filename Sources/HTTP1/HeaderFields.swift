@@ -7,9 +7,17 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
 
     package init() {}
 
+    /// Room for `capacity` fields before the storage grows (a head rebuilt field by field would
+    /// otherwise reallocate at 1, 2, 4 and 8 fields).
+    package init(capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
+
+    package mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
 
     package var count: Int { fields.count }
     package var isEmpty: Bool { fields.isEmpty }
@@ -46,11 +54,8 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
 
     /// True when a comma-separated field (such as `Connection`) lists `token`, in any case.
     package func hasToken(_ token: String, in name: String) -> Bool {
-        for value in values(name) {
-            for part in value.split(separator: ",") {
-                let trimmed = part.trimmingOWS()
-                if asciiCaseInsensitiveEquals(trimmed, token) { return true }
-            }
+        for field in fields where asciiCaseInsensitiveEquals(field.name, name) {
+            for element in FieldListElements(field.value) where asciiCaseInsensitiveEquals(element, token) { return true }
         }
         return false
     }
@@ -79,16 +84,33 @@ package func asciiCaseInsensitiveEquals<A: StringProtocol, B: StringProtocol>(_ 
 package func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
     guard a.utf8.count == b.utf8.count else { return false }
     let fast = a.utf8.withContiguousStorageIfAvailable { x in
-        b.utf8.withContiguousStorageIfAvailable { y in
-            for i in 0..<x.count where x[i] != y[i] {
-                guard ByteClass.lowercased(x[i]) == ByteClass.lowercased(y[i]) else { return false }
-            }
-            return true
-        }
+        b.utf8.withContiguousStorageIfAvailable { y in asciiCaseInsensitiveEquals(x, y) }
     }
     if let fast, let result = fast { return result }
     for (p, q) in zip(a.utf8, b.utf8) where p != q {
         guard ByteClass.lowercased(p) == ByteClass.lowercased(q) else { return false }
+    }
+    return true
+}
+
+/// The same for an element of a field's list (`FieldListElements`) against a name, for the
+/// same reason: other modules calling the generic form ran unspecialised code.
+package func asciiCaseInsensitiveEquals(_ a: Substring, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    let fast = a.utf8.withContiguousStorageIfAvailable { x in
+        b.utf8.withContiguousStorageIfAvailable { y in asciiCaseInsensitiveEquals(x, y) }
+    }
+    if let fast, let result = fast { return result }
+    for (p, q) in zip(a.utf8, b.utf8) where p != q {
+        guard ByteClass.lowercased(p) == ByteClass.lowercased(q) else { return false }
+    }
+    return true
+}
+
+private func asciiCaseInsensitiveEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard x.count == y.count else { return false }
+    for i in 0..<x.count where x[i] != y[i] {
+        guard ByteClass.lowercased(x[i]) == ByteClass.lowercased(y[i]) else { return false }
     }
     return true
 }

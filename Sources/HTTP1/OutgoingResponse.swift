@@ -100,18 +100,34 @@ package struct PreparedResponse: Sendable {
     /// With `keepingDateAndServer`, the handler's `Date` and `Server` are kept and the server adds
     /// none (a proxied answer carries the upstream's).
     package init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
+        self.init(status: status, reason: reason, headers: headers, body: body, length: body.count,
+                  keepingDateAndServer: keepingDateAndServer)
+    }
+
+    /// The head with a `Content-Length` of `length` (none when nil: a stream of unknown length).
+    /// Built byte by byte into one buffer sized up front: a proxied response is prepared per
+    /// request, and string interpolation and growing arrays showed in the proxy's profile.
+    private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], length: Int?, keepingDateAndServer: Bool) {
         self.status = status
-        var kept = HeaderFields()
+        var kept = HeaderFields(capacity: headers.count)
+        var fieldBytes = 0
         for field in headers {
             if keepingDateAndServer ? ServerOwnedFields.isFraming(field.name) : ServerOwnedFields.contains(field.name) { continue }
-            kept.add(field.name, Self.sanitised(field.value))
+            let value = Self.sanitised(field.value)
+            kept.add(field.name, value)
+            fieldBytes += field.name.utf8.count + value.utf8.count + 4
         }
         carriesDateAndServer = keepingDateAndServer
         self.headers = kept
         self.body = Self.allowsBody(status) ? body : []
+        let reasonPhrase = reason ?? HTTPStatus.reason(status)
         var head: [UInt8] = []
-        head.reserveCapacity(64 + kept.count * 32)
-        head.append(contentsOf: "HTTP/1.1 \(status) \(reason ?? HTTPStatus.reason(status))\r\n".utf8)
+        head.reserveCapacity(9 + 4 + reasonPhrase.utf8.count + 2 + fieldBytes + 40)
+        head.append(contentsOf: "HTTP/1.1 ".utf8)
+        head.appendDecimal(status)
+        head.append(ByteClass.space)
+        head.append(contentsOf: reasonPhrase.utf8)
+        head.append(contentsOf: "\r\n".utf8)
         for field in kept {
             head.append(contentsOf: field.name.utf8)
             head.append(contentsOf: ": ".utf8)
@@ -119,11 +135,17 @@ package struct PreparedResponse: Sendable {
             head.append(contentsOf: "\r\n".utf8)
         }
         let lengthStart = head.count
-        if Self.allowsBody(status) {
-            head.append(contentsOf: "Content-Length: \(self.body.count)\r\n".utf8)
+        if Self.allowsBody(status), let length {
+            Self.appendLengthLine(length, to: &head)
         }
         lengthLine = lengthStart..<head.count
         self.head = head
+    }
+
+    private static func appendLengthLine(_ length: Int, to head: inout [UInt8]) {
+        head.append(contentsOf: "Content-Length: ".utf8)
+        head.appendDecimal(length)
+        head.append(contentsOf: "\r\n".utf8)
     }
 
     private init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>) {
@@ -141,7 +163,7 @@ package struct PreparedResponse: Sendable {
         var newHead: [UInt8] = []
         newHead.reserveCapacity(head.count + 4)
         newHead.append(contentsOf: head[..<lengthLine.lowerBound])
-        newHead.append(contentsOf: "Content-Length: \(newBody.count)\r\n".utf8)
+        Self.appendLengthLine(newBody.count, to: &newHead)
         let end = newHead.count
         newHead.append(contentsOf: head[lengthLine.upperBound...])
         var replaced = PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
@@ -153,15 +175,8 @@ package struct PreparedResponse: Sendable {
     /// The head of a streamed response: `Content-Length` when the length is known, none when it
     /// is not (the server then frames the body: chunked for HTTP/1.1, until close for 1.0).
     package init(status: Int, reason: String? = nil, headers: HeaderFields, streamLength: Int?, keepingDateAndServer: Bool = false) {
-        let prepared = PreparedResponse(status: status, reason: reason, headers: headers, body: [], keepingDateAndServer: keepingDateAndServer)
-        guard Self.allowsBody(status) else { self = prepared; return }
-        var head = Array(prepared.head[..<prepared.lengthLine.lowerBound])
-        let start = head.count
-        if let streamLength { head.append(contentsOf: "Content-Length: \(streamLength)\r\n".utf8) }
-        let end = head.count
-        head.append(contentsOf: prepared.head[prepared.lengthLine.upperBound...])
-        self.init(status: status, headers: prepared.headers, head: head, body: [], lengthLine: start..<end)
-        carriesDateAndServer = keepingDateAndServer
+        self.init(status: status, reason: reason, headers: headers, body: [], length: streamLength,
+                  keepingDateAndServer: keepingDateAndServer)
     }
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:

@@ -42,31 +42,32 @@ package struct RequestHeadEncoder: Sendable {
             throw RequestEncodingError("request-target has bytes outside RFC 3986")
         }
         try Self.checkFraming(headers)
-        var head: [UInt8] = []
-        head.reserveCapacity(32 + method.utf8.count + target.utf8.count + headers.count * 32)
-        head.append(contentsOf: method.utf8)
-        head.append(ByteClass.space)
-        head.append(contentsOf: target.utf8)
-        head.append(contentsOf: " HTTP/1.1\r\n".utf8)
+        // Straight into `out` (no second buffer), taken back on a throw; a value with no unsafe
+        // byte, the usual case, is copied whole rather than byte by byte.
+        let start = out.count
+        out.reserveCapacity(start + 32 + method.utf8.count + target.utf8.count + headers.count * 40)
+        out.append(contentsOf: method.utf8)
+        out.append(ByteClass.space)
+        out.append(contentsOf: target.utf8)
+        out.append(contentsOf: " HTTP/1.1\r\n".utf8)
         for field in headers {
             guard !field.name.isEmpty, field.name.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                out.removeSubrange(start...)
                 throw RequestEncodingError("field name is not a token")
             }
-            head.append(contentsOf: field.name.utf8)
-            head.append(contentsOf: ": ".utf8)
-            for b in field.value.utf8 {
-                if ByteClass.fieldValue[Int(b)] {
-                    head.append(b)
-                } else if unsafeValues == .replaceWithSpace {
-                    head.append(ByteClass.space)
-                } else {
-                    throw RequestEncodingError("control byte (CR, LF, NUL or other) in the value of \(field.name)")
-                }
+            out.append(contentsOf: field.name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            if field.value.utf8.allSatisfy({ ByteClass.fieldValue[Int($0)] }) {
+                out.append(contentsOf: field.value.utf8)
+            } else if unsafeValues == .replaceWithSpace {
+                for b in field.value.utf8 { out.append(ByteClass.fieldValue[Int(b)] ? b : ByteClass.space) }
+            } else {
+                out.removeSubrange(start...)
+                throw RequestEncodingError("control byte (CR, LF, NUL or other) in the value of \(field.name)")
             }
-            head.append(contentsOf: "\r\n".utf8)
+            out.append(contentsOf: "\r\n".utf8)
         }
-        head.append(contentsOf: "\r\n".utf8)
-        out.append(contentsOf: head)
+        out.append(contentsOf: "\r\n".utf8)
     }
 
     private static func checkFraming(_ headers: HeaderFields) throws(RequestEncodingError) {

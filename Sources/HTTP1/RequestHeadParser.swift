@@ -221,9 +221,8 @@ enum RequestHeadParser {
     /// decides whether the connection persists, so a value we cannot read is refused rather than
     /// guessed at. Empty list elements are allowed (RFC 9110 §5.6.1.2).
     static func checkConnection(_ headers: HeaderFields) throws(HTTPParseError) {
-        for value in headers.values("Connection") {
-            for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let option = part.trimmingOWS()
+        for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
+            for option in FieldListElements(field.value) {
                 guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
                     throw .bad("invalid Connection header")
                 }

@@ -149,6 +149,9 @@ package struct RequestParser: Sendable {
                             return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
                         }
                         partialHead = try RequestHeadParser.parseRequestLine(input, lineStart..<lineEnd, limits: limits)
+                        // One allocation for the fields of a typical request, not one per doubling
+                        // (eight: the journal keeps each request's storage, so not more).
+                        partialHead!.headers.reserveCapacity(8)
                     } else {
                         try RequestHeadParser.addField(input, lineStart..<lineEnd, to: &partialHead!.headers, limits: limits)
                     }

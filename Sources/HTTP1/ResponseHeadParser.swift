@@ -39,8 +39,8 @@ enum ResponseHeadParser {
     /// but must be HTAB / SP / VCHAR / obs-text: no NUL or other control bytes.
     static func parseStatusLine(_ buf: Bytes, _ line: Range<Int>) throws(ResponseParseError) -> StatusLine {
         let s = line.lowerBound
-        let prefix: [UInt8] = Array("HTTP/".utf8)
-        guard line.count >= 8, (0..<5).allSatisfy({ buf[s + $0] == prefix[$0] }),
+        guard line.count >= 8, buf[s] == UInt8(ascii: "H"), buf[s + 1] == UInt8(ascii: "T"), buf[s + 2] == UInt8(ascii: "T"),
+              buf[s + 3] == UInt8(ascii: "P"), buf[s + 4] == UInt8(ascii: "/"),
               ByteClass.isDigit(buf[s + 5]), buf[s + 6] == UInt8(ascii: "."), ByteClass.isDigit(buf[s + 7]) else {
             throw .malformed("not an HTTP/1.x status line")
         }
@@ -123,9 +123,11 @@ enum ResponseHeadParser {
     /// Content-Length is forwarded, so it must mean something.
     static func contentLength(_ headers: HeaderFields) throws(ResponseParseError) -> Int? {
         var length: Int?
-        for value in headers.values("Content-Length") {
-            for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let digits = part.trimmingOWS().utf8
+        // Field by field and element by element without arrays: this runs for every response
+        // the proxy relays.
+        for field in headers where asciiCaseInsensitiveEquals(field.name, "Content-Length") {
+            for element in FieldListElements(field.value) {
+                let digits = element.utf8
                 guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(ByteClass.isDigit) else {
                     throw .malformed("invalid Content-Length")
                 }
@@ -143,21 +145,20 @@ enum ResponseHeadParser {
     /// parameters are refused rather than guessed at, since framing depends on the last name.
     /// `chunked` twice is refused (RFC 9112 §6.1: a sender MUST NOT apply it more than once).
     static func transferCodings(_ headers: HeaderFields) throws(ResponseParseError) -> [String]? {
-        let values = headers.values("Transfer-Encoding")
-        guard !values.isEmpty else { return nil }
-        var codings: [String] = []
-        for value in values {
-            for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let coding = part.trimmingOWS()
+        var codings: [String]?
+        for field in headers where asciiCaseInsensitiveEquals(field.name, "Transfer-Encoding") {
+            if codings == nil { codings = [] }
+            for coding in FieldListElements(field.value) {
                 if coding.isEmpty { continue }
                 guard coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
                     throw .malformed("malformed Transfer-Encoding")
                 }
                 let lower = coding.lowercased()
-                if lower == "chunked" && codings.contains("chunked") { throw .malformed("chunked applied more than once") }
-                codings.append(lower)
+                if lower == "chunked" && codings?.contains("chunked") == true { throw .malformed("chunked applied more than once") }
+                codings?.append(lower)
             }
         }
+        guard let codings else { return nil }
         guard !codings.isEmpty else { throw .malformed("empty Transfer-Encoding") }
         return codings
     }
@@ -170,9 +171,8 @@ enum ResponseHeadParser {
     static func connectionReusable(_ version: HTTPVersion, _ headers: HeaderFields, framing: ResponseFraming,
                                    hasTransferEncoding: Bool) -> Bool {
         var close = false, keepAlive = false
-        for value in headers.values("Connection") {
-            for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let option = part.trimmingOWS()
+        for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
+            for option in FieldListElements(field.value) {
                 if option.isEmpty { continue }
                 guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else { return false }
                 if asciiCaseInsensitiveEquals(option, "close") { close = true }

@@ -203,6 +203,7 @@ package struct ResponseParser: Sendable {
     private mutating func headLine(_ input: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(ResponseParseError) {
         guard statusLine != nil else {
             statusLine = try ResponseHeadParser.parseStatusLine(input, line)
+            headers.reserveCapacity(12) // one allocation for a typical head, not one per doubling
             // A response with no request outstanding would be taken for the next request's:
             // response queue poisoning. Nothing may arrive unasked.
             guard !expected.isEmpty else { throw .malformed("a response with no request outstanding") }

@@ -27,7 +27,7 @@ final class EventLoop: @unchecked Sendable {
     var nextConnectionID: UInt64
     /// Connections to upstreams (the HTTP client), by descriptor, and the idle ones by upstream.
     var upstreams: [Int32: UpstreamConnection] = [:]
-    var idleUpstreams: [ClientEndpoint: [UpstreamConnection]] = [:]
+    var idleUpstreams: [ClientEndpoint: IdleUpstreams] = [:]
     /// The loop's thread, once it runs: work for this loop that arrives on it runs at once.
     private(set) var threadID: UInt = 0
     private var acceptPausedUntil: Int64 = 0
@@ -202,7 +202,7 @@ final class EventLoop: @unchecked Sendable {
             settle(connection)
         }
         // Idle upstream connections serve no one any more.
-        for upstream in idleUpstreams.values.flatMap({ $0 }) {
+        for upstream in idleUpstreams.values.flatMap({ $0.connections }) {
             upstream.close()
             removeUpstream(upstream)
         }

@@ -15,19 +15,25 @@
 /// replaces did. The value and the mutex live in that one allocation: a class holding a
 /// separately allocated mutex cost two allocations per lock, and a proxied request creates
 /// five of them (its pending answer, its report, the client's task and exchange).
+///
+/// Inlinable, so other modules get it specialised for their value: unspecialised, creating one
+/// looked up `LockedStorage<Value>`'s metadata in the runtime's cache each time (it showed in the
+/// proxy's profile).
 package struct Locked<Value> {
-    private let storage: LockedStorage<Value>
+    @usableFromInline let storage: LockedStorage<Value>
 
+    @inlinable
     package init(_ value: Value) {
         storage = LockedStorage.make(value)
     }
 
-    @discardableResult
+    @inlinable @discardableResult
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try storage.withLock(body)
     }
 
     /// A copy of the value, or a whole new one.
+    @inlinable
     package var value: Value {
         get { withLock { $0 } }
         nonmutating set { withLock { $0 = newValue } }
@@ -37,7 +43,9 @@ package struct Locked<Value> {
 extension Locked: @unchecked Sendable where Value: Sendable {}
 
 /// The value as the header of a managed buffer whose single element is the mutex.
+@usableFromInline
 final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    @inlinable
     static func make(_ value: Value) -> LockedStorage<Value> {
         let buffer = create(minimumCapacity: 1) { _ in value }
         buffer.withUnsafeMutablePointerToElements { mutex in
@@ -55,6 +63,7 @@ final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         }
     }
 
+    @inlinable
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)

@@ -79,6 +79,12 @@ import Testing
             try RequestHeadEncoder().append(method: "GET", target: "/", headers: HeaderFields([("Host", "h"), ("X", "a\nb")]), to: &out)
         }
         #expect(out == Array("prefix".utf8))
+        // A bad name after fields already written is taken back too (the head is written
+        // straight into the buffer).
+        #expect(throws: RequestEncodingError.self) {
+            try RequestHeadEncoder().append(method: "GET", target: "/", headers: HeaderFields([("Host", "h"), ("A", "1"), ("B C", "2")]), to: &out)
+        }
+        #expect(out == Array("prefix".utf8))
     }
 }
 

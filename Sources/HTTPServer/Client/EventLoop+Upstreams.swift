@@ -68,7 +68,7 @@ extension EventLoop {
     func removeUpstream(_ upstream: UpstreamConnection) {
         guard upstreams[upstream.fd] === upstream else { return }
         upstreams[upstream.fd] = nil
-        idleUpstreams[upstream.endpoint]?.removeAll { $0 === upstream }
+        idleUpstreams[upstream.endpoint]?.connections.removeAll { $0 === upstream }
         selector.remove(upstream.fd, upstream.registeredInterest)
     }
 
@@ -79,14 +79,19 @@ extension EventLoop {
     /// A response ended on a reusable connection: keep it for the next request to that upstream
     /// (at most the client's limit per upstream; the rest close).
     func poolUpstream(_ upstream: UpstreamConnection) {
-        var idle = idleUpstreams[upstream.endpoint] ?? []
-        guard idle.count < (upstream.exchange?.client.maxIdlePerEndpoint ?? 32) else {
+        let idle: IdleUpstreams
+        if let bucket = idleUpstreams[upstream.endpoint] {
+            idle = bucket
+        } else {
+            idle = IdleUpstreams()
+            idleUpstreams[upstream.endpoint] = idle
+        }
+        guard idle.connections.count < (upstream.exchange?.client.maxIdlePerEndpoint ?? 32) else {
             upstream.close()
             return
         }
         upstream.idleSince = now
-        idle.append(upstream)
-        idleUpstreams[upstream.endpoint] = idle
+        idle.connections.append(upstream)
     }
 
     /// On this loop's thread: the exchange is sent on a pooled connection, or has been
@@ -104,9 +109,11 @@ extension EventLoop {
     }
 
     private func takeIdleUpstream(_ endpoint: ClientEndpoint) -> UpstreamConnection? {
-        // Popped in place: a copy of the bucket made the pop copy the array (an allocation per
-        // proxied request).
-        while let last = idleUpstreams[endpoint]?.popLast() {
+        // The bucket is an object, so taking and pooling change its array in place: a bucket
+        // copied out of the dictionary, and even the dictionary's in-place accessor, allocated
+        // per proxied request.
+        guard let idle = idleUpstreams[endpoint] else { return nil }
+        while let last = idle.connections.popLast() {
             // The upstream may have closed it since (its own idle timeout). A close that came
             // while it sat in the pool was seen by the loop already (it watches idle connections);
             // one that raced this pass is looked for only after a second of idleness, when
@@ -133,4 +140,9 @@ extension EventLoop {
         upstream.resume()
         settleUpstream(upstream)
     }
+}
+
+/// The pooled connections to one upstream on one loop (only that loop touches them).
+final class IdleUpstreams {
+    var connections: [UpstreamConnection] = []
 }

@@ -140,7 +140,7 @@ package final class HTTPClient: Sendable {
         if let address = ClientSockets.numeric(host: endpoint.host, port: endpoint.port) {
             run(on: loop) { loop.startExchange(exchange, address: address) }
         } else if let cached = cachedAddresses(endpoint) {
-            exchange.untried.value = Array(cached.dropFirst())
+            exchange.setUntried(cached.dropFirst())
             run(on: loop) { loop.startExchange(exchange, address: cached[0]) }
         } else {
             DispatchQueue.global().async { [self] in
@@ -148,7 +148,7 @@ package final class HTTPClient: Sendable {
                 case .success(let addresses) where !addresses.isEmpty:
                     let expiry = Posix.monotonicMilliseconds() + 30_000
                     names.withLock { $0[endpoint.host] = (addresses, expiry) }
-                    exchange.untried.value = Array(addresses.dropFirst())
+                    exchange.setUntried(addresses.dropFirst())
                     loop.mailbox.post(.task { loop.startExchange(exchange, address: addresses[0]) })
                 case .success:
                     completion(.failure(.connect("\(endpoint.host): no address")))
@@ -194,11 +194,15 @@ final class UpstreamExchange: Sendable {
     let completion: @Sendable (Result<ClientResponse, ClientFailure>) -> Void
     let task: ClientTask
     let client: HTTPClient
-    /// Whether the completion has been called (it is called once).
-    let answered = Locked(false)
-    /// The name's other addresses, not tried yet: a refused connection tries the next (a name
-    /// such as localhost may resolve to ::1 first while the upstream listens on 127.0.0.1 only).
-    let untried = Locked<[SocketAddress]>([])
+    /// Whether the completion has been called (it is called once), and the name's other
+    /// addresses, not tried yet: a refused connection tries the next (a name such as localhost
+    /// may resolve to ::1 first while the upstream listens on 127.0.0.1 only). One lock for both:
+    /// each lock is an allocation per proxied request.
+    private struct State {
+        var answered = false
+        var untried: [SocketAddress] = []
+    }
+    private let state = Locked(State())
     /// A request that may be sent again when a reused connection turns out closed.
     var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(request.method) }
 
@@ -212,13 +216,17 @@ final class UpstreamExchange: Sendable {
         self.client = client
     }
 
+    func setUntried(_ addresses: ArraySlice<SocketAddress>) {
+        state.withLock { $0.untried = Array(addresses) }
+    }
+
     /// The next address to try after a refused connection, if the name had another.
     func nextAddress() -> SocketAddress? {
-        untried.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        state.withLock { $0.untried.isEmpty ? nil : $0.untried.removeFirst() }
     }
 
     func answer(_ result: Result<ClientResponse, ClientFailure>) {
-        let first = answered.withLock { done -> Bool in defer { done = true }; return !done }
+        let first = state.withLock { s -> Bool in defer { s.answered = true }; return !s.answered }
         if first { completion(result) }
     }
 }

@@ -15,9 +15,9 @@ struct EventEncoder {
     /// `id: 12` / `data: {"id":12,...}` and the blank line that ends the event.
     mutating func append(_ entry: JournalEntry, to out: inout [UInt8]) {
         out.append(contentsOf: "id: ".utf8)
-        Self.appendDecimal(entry.id, to: &out)
+        out.appendDecimal(entry.id)
         out.append(contentsOf: "\ndata: {\"id\":".utf8)
-        Self.appendDecimal(entry.id, to: &out)
+        out.appendDecimal(entry.id)
         out.append(contentsOf: ",\"receivedAt\":\"".utf8)
         appendDate(entry.receivedAtMilliseconds, to: &out)
         out.append(contentsOf: "\",\"method\":".utf8)
@@ -27,7 +27,7 @@ struct EventEncoder {
         out.append(contentsOf: ",\"target\":".utf8)
         JSONSerializer.writeString(entry.target, into: &out)
         out.append(contentsOf: ",\"status\":".utf8)
-        if let status = entry.status { Self.appendDecimal(status, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        if let status = entry.status { out.appendDecimal(status) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"stub\":".utf8)
         if let id = entry.stubID {
             out.append(contentsOf: "{\"id\":".utf8)
@@ -44,7 +44,7 @@ struct EventEncoder {
             JSONSerializer.writeString(proxy.upstream, into: &out)
             if let status = result.status {
                 out.append(contentsOf: ",\"status\":".utf8)
-                Self.appendDecimal(status, to: &out)
+                out.appendDecimal(status)
             }
             if let error = result.error {
                 out.append(contentsOf: ",\"error\":".utf8)
@@ -57,7 +57,7 @@ struct EventEncoder {
         if let response = entry.response {
             if response.delayMilliseconds > 0 {
                 out.append(contentsOf: ",\"delayMs\":".utf8)
-                Self.appendDecimal(response.delayMilliseconds, to: &out)
+                out.appendDecimal(response.delayMilliseconds)
             }
             if let fault = response.fault {
                 out.append(contentsOf: ",\"fault\":".utf8)
@@ -94,7 +94,7 @@ struct EventEncoder {
             return
         }
         let thousandths = Int((value * 1000).rounded())
-        appendDecimal(thousandths / 1000, to: &out)
+        out.appendDecimal(thousandths / 1000)
         var fraction = thousandths % 1000
         guard fraction > 0 else { return }
         var digits = 3
@@ -102,16 +102,6 @@ struct EventEncoder {
         out.append(UInt8(ascii: "."))
         let text = [fraction / 100, fraction / 10 % 10, fraction % 10].suffix(digits)
         for d in text { out.append(digit(d)) }
-    }
-
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(UInt8(ascii: "-"))
-            appendDecimal(-value, to: &out)
-            return
-        }
-        if value >= 10 { appendDecimal(value / 10, to: &out) }
-        out.append(digit(value % 10))
     }
 }
 

@@ -37,13 +37,9 @@ package enum ForwardingRules {
     static func listedInConnection(_ headers: HeaderFields) -> [String] {
         var names: [String] = []
         for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
-            for part in field.value.utf8.split(separator: UInt8(ascii: ",")) {
-                // Optional whitespace (SP, HTAB) around each name; by bytes, as names are tokens.
-                let name = part.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
-                guard !name.isEmpty else { continue }
-                let text = String(decoding: name, as: UTF8.self)
-                if asciiCaseInsensitiveEquals(text, "keep-alive") || asciiCaseInsensitiveEquals(text, "close") { continue }
-                names.append(text)
+            for name in FieldListElements(field.value) where !name.isEmpty {
+                if asciiCaseInsensitiveEquals(name, "keep-alive") || asciiCaseInsensitiveEquals(name, "close") { continue }
+                names.append(String(name))
             }
         }
         return names
@@ -51,7 +47,7 @@ package enum ForwardingRules {
 
     package static func request(_ request: IncomingRequest, rule: ProxyRule) -> ForwardedRequest {
         let listed = listedInConnection(request.headers)
-        var headers = HeaderFields()
+        var headers = HeaderFields(capacity: request.headers.count + 4 + rule.setHeaders.count)
         for field in request.headers where !isHopByHop(field.name, listedIn: listed) {
             if asciiCaseInsensitiveEquals(field.name, "Host") && !rule.preserveHost { continue }
             if asciiCaseInsensitiveEquals(field.name, "Content-Length") || asciiCaseInsensitiveEquals(field.name, "Expect") { continue }
@@ -119,7 +115,7 @@ package enum ForwardingRules {
 
     static func responseHeaders(_ upstream: HeaderFields) -> HeaderFields {
         let listed = listedInConnection(upstream)
-        var headers = HeaderFields()
+        var headers = HeaderFields(capacity: upstream.count + 1)
         for field in upstream where !isHopByHop(field.name, listedIn: listed) {
             if asciiCaseInsensitiveEquals(field.name, "Content-Length") { continue }
             headers.add(field.name, field.value)

@@ -1,0 +1,43 @@
+/// The elements of a comma-separated field value (RFC 9110 §5.6.1: `Connection`,
+/// `Content-Length`, `Transfer-Encoding`), each trimmed of optional whitespace (SP, HTAB), empty
+/// elements included, as `split(separator: ",", omittingEmptySubsequences: false)` would give
+/// them. Cut by bytes, without allocating: splitting into an array per field of every proxied
+/// response showed in the proxy's profile.
+package struct FieldListElements: Sequence, IteratorProtocol {
+    private let value: String
+    private var position: String.Index
+    private var finished = false
+
+    package init(_ value: String) {
+        self.value = value
+        position = value.utf8.startIndex
+    }
+
+    package mutating func next() -> Substring? {
+        guard !finished else { return nil }
+        let utf8 = value.utf8
+        let end = utf8[position...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
+        var low = position, high = end
+        while low < high, Self.isOWS(utf8[low]) { utf8.formIndex(after: &low) }
+        while high > low, Self.isOWS(utf8[utf8.index(before: high)]) { utf8.formIndex(before: &high) }
+        if end == utf8.endIndex { finished = true } else { position = utf8.index(after: end) }
+        // Comma and whitespace are ASCII, so both ends fall on scalar boundaries.
+        return Substring(utf8[low..<high])
+    }
+
+    private static func isOWS(_ byte: UInt8) -> Bool { byte == ByteClass.space || byte == ByteClass.tab }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends `value` in decimal ASCII digits: no `String` in between (an interpolation per
+    /// response showed in the proxy's profile).
+    package mutating func appendDecimal(_ value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude)
+    }
+
+    private mutating func appendDigits(_ value: UInt) {
+        if value >= 10 { appendDigits(value / 10) }
+        append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+}
