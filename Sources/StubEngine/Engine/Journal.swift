@@ -123,7 +123,10 @@ package final class Journal: Sendable {
         let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
-        var entry = JournalEntry(
+        // Swapped into its slot, not copied: a copy retained every field of the entry and the
+        // local's release let them go again (the journal showed in the proxy's profile). After
+        // the swap `slot` holds the entry the ring let go.
+        var slot: JournalEntry? = JournalEntry(
             id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
             path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
             // A request being recorded keeps its whole body: it is what the recording matches on.
@@ -132,16 +135,15 @@ package final class Journal: Sendable {
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: response.flatMap { $0.delivery.sendsStatusLine ? $0.prepared.status : nil }, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
             proxy: proxy, response: response.map(JournalResponse.init), peer: request.peer)
-        let (replaced, listeners) = state.withLock { s -> (JournalEntry?, [any JournalListener]) in
-            entry.id = s.nextID
+        let listeners = state.withLock { s -> [any JournalListener] in
+            slot!.id = s.nextID
             s.nextID += 1
-            let old = s.entries[s.next]
-            if let old { s.evictedThrough = old.id }
-            s.entries[s.next] = entry
+            swap(&s.entries[s.next], &slot)
+            if let evicted = slot?.id { s.evictedThrough = evicted }
             s.next = (s.next + 1) % capacity
-            return (old, s.listeners)
+            return s.listeners
         }
-        _ = replaced
+        slot = nil
         for listener in listeners { listener.journalChanged() }
     }
 
