@@ -109,14 +109,23 @@ package struct PreparedResponse: Sendable {
     /// request, and string interpolation and growing arrays showed in the proxy's profile.
     private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], length: Int?, keepingDateAndServer: Bool) {
         self.status = status
-        var kept = HeaderFields(capacity: headers.count)
-        var fieldBytes = 0
-        for field in headers {
-            if keepingDateAndServer ? ServerOwnedFields.isFraming(field.name) : ServerOwnedFields.contains(field.name) { continue }
-            let value = Self.sanitised(field.value)
-            kept.add(field.name, value)
-            fieldBytes += field.name.utf8.count + value.utf8.count + 4
+        let isServerOwned = { (name: String) in
+            keepingDateAndServer ? ServerOwnedFields.isFraming(name) : ServerOwnedFields.contains(name)
         }
+        // Usually every field stays as it is (a proxied head has had its framing fields taken
+        // out already): then the fields are shared, not copied one by one.
+        let kept: HeaderFields
+        if headers.contains(where: { isServerOwned($0.name) || Self.needsSanitising($0.value) }) {
+            var filtered = HeaderFields(capacity: headers.count)
+            for field in headers where !isServerOwned(field.name) {
+                filtered.add(field.name, Self.sanitised(field.value))
+            }
+            kept = filtered
+        } else {
+            kept = headers
+        }
+        var fieldBytes = 0
+        for field in kept { fieldBytes += field.name.utf8.count + field.value.utf8.count + 4 }
         carriesDateAndServer = keepingDateAndServer
         self.headers = kept
         self.body = Self.allowsBody(status) ? body : []
@@ -202,9 +211,13 @@ package struct PreparedResponse: Sendable {
         !(status < 200 || status == 204 || status == 304)
     }
 
+    private static func needsSanitising(_ value: String) -> Bool {
+        value.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 }
+    }
+
     /// A header value may not contain CR or LF (response splitting); they become spaces.
     private static func sanitised(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else { return value }
+        guard needsSanitising(value) else { return value }
         // By scalar: "\r\n" is one Character, so a Character-wise replace would miss it.
         var scalars = String.UnicodeScalarView()
         for scalar in value.unicodeScalars {

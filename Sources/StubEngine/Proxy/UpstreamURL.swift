@@ -6,6 +6,12 @@ package struct UpstreamURL: Sendable, Equatable, CustomStringConvertible {
     package let port: Int
     /// Without a trailing slash; empty for none.
     package let basePath: String
+    /// `host:port`, the port left out when it is the scheme's own (what `Host` says). Worked
+    /// out once: every forwarded request sends it, and building it each time showed in the
+    /// proxy's profile.
+    package let authority: String
+    /// The host for a socket: brackets of an IPv6 literal removed.
+    package let bareHost: String
 
     /// nil unless `text` is an absolute http or https URL without query, fragment or userinfo.
     package init?(_ text: String) {
@@ -39,16 +45,9 @@ package struct UpstreamURL: Sendable, Equatable, CustomStringConvertible {
         var base = String(rest)
         while base.hasSuffix("/") { base.removeLast() }
         self.basePath = base
-    }
-
-    /// `host:port`, the port left out when it is the scheme's own (what `Host` says).
-    package var authority: String {
-        (scheme == "http" && port == 80) || (scheme == "https" && port == 443) ? host : "\(host):\(port)"
-    }
-
-    /// The host for a socket: brackets of an IPv6 literal removed.
-    package var bareHost: String {
-        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let hostText = String(host)
+        self.authority = (scheme == "http" && port == 80) || (scheme == "https" && port == 443) ? hostText : "\(hostText):\(port)"
+        self.bareHost = hostText.hasPrefix("[") && hostText.hasSuffix("]") ? String(hostText.dropFirst().dropLast()) : hostText
     }
 
     package var description: String { "\(scheme)://\(authority)\(basePath)" }
