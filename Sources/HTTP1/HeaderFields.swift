@@ -70,47 +70,35 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
 
 /// Compares two strings byte by byte, folding only ASCII letters; no allocation.
 package func asciiCaseInsensitiveEquals<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
-    let x = a.utf8, y = b.utf8
-    guard x.count == y.count else { return false }
-    for (p, q) in zip(x, y) where p != q {
-        guard ByteClass.lowercased(p) == ByteClass.lowercased(q) else { return false }
-    }
-    return true
+    foldedEqual(a.utf8, b.utf8)
 }
 
-/// The same for two `String`s, the common case (header names): not generic, so callers in other
-/// modules do not pay for unspecialised generic code (metadata lookups showed in the proxy's
-/// profile), and over contiguous UTF-8 when the strings are native.
+/// The same for two `String`s, the common case (header names), and for an element of a field's
+/// list (`FieldListElements`) against a name: not generic, so callers in other modules do not
+/// run unspecialised generic code (its metadata lookups showed in the proxy's profile).
 package func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-    guard a.utf8.count == b.utf8.count else { return false }
-    let fast = a.utf8.withContiguousStorageIfAvailable { x in
-        b.utf8.withContiguousStorageIfAvailable { y in asciiCaseInsensitiveEquals(x, y) }
-    }
-    if let fast, let result = fast { return result }
-    for (p, q) in zip(a.utf8, b.utf8) where p != q {
-        guard ByteClass.lowercased(p) == ByteClass.lowercased(q) else { return false }
-    }
-    return true
+    foldedEqual(a.utf8, b.utf8)
 }
 
-/// The same for an element of a field's list (`FieldListElements`) against a name, for the
-/// same reason: other modules calling the generic form ran unspecialised code.
 package func asciiCaseInsensitiveEquals(_ a: Substring, _ b: String) -> Bool {
-    guard a.utf8.count == b.utf8.count else { return false }
-    let fast = a.utf8.withContiguousStorageIfAvailable { x in
-        b.utf8.withContiguousStorageIfAvailable { y in asciiCaseInsensitiveEquals(x, y) }
-    }
-    if let fast, let result = fast { return result }
-    for (p, q) in zip(a.utf8, b.utf8) where p != q {
-        guard ByteClass.lowercased(p) == ByteClass.lowercased(q) else { return false }
-    }
-    return true
+    foldedEqual(a.utf8, b.utf8)
 }
 
-private func asciiCaseInsensitiveEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard x.count == y.count else { return false }
-    for i in 0..<x.count where x[i] != y[i] {
-        guard ByteClass.lowercased(x[i]) == ByteClass.lowercased(y[i]) else { return false }
+/// Over contiguous UTF-8 when both sides have it (native strings), else element by element.
+/// Generic, but called only in this module, where it is specialised.
+private func foldedEqual<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+    guard a.count == b.count else { return false }
+    let fast = a.withContiguousStorageIfAvailable { x in
+        b.withContiguousStorageIfAvailable { y in
+            for i in 0..<x.count where x[i] != y[i] {
+                guard ByteClass.lowercased(x[i]) == ByteClass.lowercased(y[i]) else { return false }
+            }
+            return true
+        }
+    }
+    if let fast, let result = fast { return result }
+    for (p, q) in zip(a, b) where p != q {
+        guard ByteClass.lowercased(p) == ByteClass.lowercased(q) else { return false }
     }
     return true
 }
