@@ -44,6 +44,8 @@ import Testing
         #expect(headers.hasToken("upgrade", in: "CONNECTION"))
         #expect(!headers.hasToken("clos", in: "Connection"))
         #expect(!headers.hasToken("", in: "Connection"))
+        // Empty list elements name nothing, as before (the split it replaced dropped them).
+        #expect(!HeaderFields([("Connection", "close,, ,")]).hasToken("", in: "Connection"))
     }
 
     @Test func authoritiesFromNonContiguousBytesAreCheckedTheSame() {
