@@ -7,6 +7,14 @@ enum ByteClass {
     static let tab: UInt8 = 9
     static let colon: UInt8 = 58
 
+    /// Whether the five bytes from `start` are `HTTP/`, case-sensitive (RFC 9112 §2.3): the
+    /// version of a request line and of a status line. Byte by byte: an array literal to
+    /// compare against was an allocation per message. The caller has checked there are five.
+    static func isHTTPSlash(_ buf: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        buf[start] == UInt8(ascii: "H") && buf[start + 1] == UInt8(ascii: "T") && buf[start + 2] == UInt8(ascii: "T")
+            && buf[start + 3] == UInt8(ascii: "P") && buf[start + 4] == UInt8(ascii: "/")
+    }
+
     /// tchar: "!#$%&'*+-.^_`|~" DIGIT ALPHA
     static let token: [Bool] = {
         var t = [Bool](repeating: false, count: 256)

@@ -106,10 +106,7 @@ enum RequestHeadParser {
     /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get
     /// 505; a higher 1.x minor is served as 1.1 (RFC 9110 §2.5 SHOULD).
     static func parseVersion(_ buf: Bytes, _ r: Range<Int>) throws(HTTPParseError) -> HTTPVersion {
-        // Byte by byte against "HTTP/": an array literal here was an allocation per request.
-        guard r.count == 8, buf[r.lowerBound] == UInt8(ascii: "H"), buf[r.lowerBound + 1] == UInt8(ascii: "T"),
-              buf[r.lowerBound + 2] == UInt8(ascii: "T"), buf[r.lowerBound + 3] == UInt8(ascii: "P"),
-              buf[r.lowerBound + 4] == UInt8(ascii: "/") else { throw .bad("malformed HTTP version") }
+        guard r.count == 8, ByteClass.isHTTPSlash(buf, at: r.lowerBound) else { throw .bad("malformed HTTP version") }
         let major = buf[r.lowerBound + 5], dot = buf[r.lowerBound + 6], minor = buf[r.lowerBound + 7]
         guard ByteClass.isDigit(major), dot == UInt8(ascii: "."), ByteClass.isDigit(minor) else {
             throw .bad("malformed HTTP version")

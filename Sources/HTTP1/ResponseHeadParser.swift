@@ -39,8 +39,7 @@ enum ResponseHeadParser {
     /// but must be HTAB / SP / VCHAR / obs-text: no NUL or other control bytes.
     static func parseStatusLine(_ buf: Bytes, _ line: Range<Int>) throws(ResponseParseError) -> StatusLine {
         let s = line.lowerBound
-        guard line.count >= 8, buf[s] == UInt8(ascii: "H"), buf[s + 1] == UInt8(ascii: "T"), buf[s + 2] == UInt8(ascii: "T"),
-              buf[s + 3] == UInt8(ascii: "P"), buf[s + 4] == UInt8(ascii: "/"),
+        guard line.count >= 8, ByteClass.isHTTPSlash(buf, at: s),
               ByteClass.isDigit(buf[s + 5]), buf[s + 6] == UInt8(ascii: "."), ByteClass.isDigit(buf[s + 7]) else {
             throw .malformed("not an HTTP/1.x status line")
         }

@@ -14,7 +14,7 @@
 /// A copy shares the value and the mutex (a reference to one storage object), as the class it
 /// replaces did. The value and the mutex live in that one allocation: a class holding a
 /// separately allocated mutex cost two allocations per lock, and a proxied request creates
-/// five of them (its pending answer, its report, the client's task and exchange).
+/// four of them (its pending answer, its report, the client's task and its exchange).
 ///
 /// Inlinable, so other modules get it specialised for their value: unspecialised, creating one
 /// looked up `LockedStorage<Value>`'s metadata in the runtime's cache each time (it showed in the
