@@ -75,7 +75,6 @@ final class EventLoop: @unchecked Sendable {
     func start(name: String) {
         SystemThread.start(name: name, stackSize: 1 << 20) { [self] in
             threadID = Posix.currentThreadID()
-            mailbox.setOwner(threadID)
             run()
             finished()
         }
@@ -103,6 +102,10 @@ final class EventLoop: @unchecked Sendable {
     private func run() {
         refreshDate()
         while true {
+            // What the last pass posted to its own mailbox (answers completed on this loop), and
+            // what others posted while it ran (they wrote no wake-up): before waiting, never after.
+            while !mailbox.readyToWait() { handleMessages(mailbox.take()) }
+            if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
             updateListenerInterest()
             do {
                 try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)
@@ -110,15 +113,12 @@ final class EventLoop: @unchecked Sendable {
                 configuration.onLoopError?("event loop \(index): \(error)")
                 SystemThread.sleep(milliseconds: 10) // never spin on a broken selector
             }
+            mailbox.loopAwoke()
             now = Posix.monotonicMilliseconds()
             refreshDate()
             for event in events { dispatch(event) }
             fireTimers()
             if now >= nextSweep { sweep() }
-            // What this pass posted to its own mailbox (answers completed on this loop), and
-            // what others posted while the queue was busy: before waiting, never after.
-            while mailbox.hasMessages { handleMessages(mailbox.take()) }
-            if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
         }
         for connection in Array(connections.values) {
             connection.close()

@@ -2,8 +2,9 @@ import HTTP1
 import SystemSupport
 
 /// How other threads reach an event loop: a locked queue of messages and a wake-up pipe the loop
-/// watches. Posting writes to the pipe only when the queue was empty, so a burst of completions
-/// costs one wake-up.
+/// watches. Posting writes to the pipe only when the loop is waiting (or about to), and only the
+/// first post after it went to wait does: a loop that is busy finds the messages before it waits
+/// again, so under load most completions cost no system call at all.
 final class Mailbox: PendingResponseReceiver {
     enum Message: Sendable {
         /// A connection accepted by the accepting loop, handed to this one.
@@ -22,8 +23,9 @@ final class Mailbox: PendingResponseReceiver {
 
     private struct State {
         var messages: [Message] = []
-        /// The loop's thread, once it runs.
-        var owner: UInt = 0
+        /// From the moment the loop found the queue empty and went to wait until a post wrote a
+        /// wake-up or the loop woke by itself.
+        var loopIsWaiting = false
     }
 
     private let state = Locked(State())
@@ -43,18 +45,16 @@ final class Mailbox: PendingResponseReceiver {
         Posix.close(wakeWrite)
     }
 
-    /// Called by the loop's thread when it starts.
-    func setOwner(_ thread: UInt) { state.withLock { $0.owner = thread } }
-
-    /// From any thread. A message from another thread wakes the loop only when the queue was
-    /// empty (one wake-up per burst); one from the loop's own thread (a proxied answer completed
-    /// by an upstream connection on the same loop) never does: the loop looks at the queue before
-    /// it waits (`hasMessages`), so posting costs no system call.
+    /// From any thread. Only the first post after the loop went to wait writes a wake-up; the
+    /// loop's own posts (a proxied answer completed by an upstream connection on the same loop)
+    /// never do, since the loop is running when it makes them and looks at the queue before it
+    /// waits (`readyToWait`).
     func post(_ message: Message) {
-        let me = Posix.currentThreadID()
         let wake = state.withLock { s -> Bool in
             s.messages.append(message)
-            return s.messages.count == 1 && s.owner != me
+            guard s.loopIsWaiting else { return false }
+            s.loopIsWaiting = false // one wake-up for everything posted until the loop looks again
+            return true
         }
         guard wake else { return }
         do {
@@ -68,16 +68,14 @@ final class Mailbox: PendingResponseReceiver {
         post(.deliver(connection: connection, fd: fd, response))
     }
 
-    /// On the loop, when the wake-up pipe is readable: the pipe is drained before the queue is
-    /// taken, so a message posted in between still finds a wake-up waiting.
+    /// On the loop, when the wake-up pipe is readable. A wake-up written late (its poster was
+    /// overtaken by the loop waking for another reason) costs one empty pass, never a message.
     func drainAndTake() -> [Message] {
         Posix.drain(wakeRead)
         return take()
     }
 
-    /// On the loop, before it waits: messages posted meanwhile (its own, or others' that found
-    /// the queue busy and wrote no wake-up). A wake-up written for them may still be in the pipe;
-    /// it costs one empty pass, never a lost message.
+    /// On the loop: what was posted since it last looked.
     func take() -> [Message] {
         state.withLock { s in
             defer { s.messages.removeAll(keepingCapacity: true) }
@@ -85,5 +83,17 @@ final class Mailbox: PendingResponseReceiver {
         }
     }
 
-    var hasMessages: Bool { state.withLock { !$0.messages.isEmpty } }
+    /// On the loop, just before it waits: false if messages are queued (take them first); true
+    /// if none are, and from then on the next post writes a wake-up. Checking and marking under
+    /// one lock is what makes a post in between impossible to miss.
+    func readyToWait() -> Bool {
+        state.withLock { s in
+            guard s.messages.isEmpty else { return false }
+            s.loopIsWaiting = true
+            return true
+        }
+    }
+
+    /// On the loop, once its wait returned: it is looking again, so posts need not wake it.
+    func loopAwoke() { state.withLock { $0.loopIsWaiting = false } }
 }

@@ -152,9 +152,12 @@ enum Posix {
         }
     }
 
+    /// Empties a wake-up pipe. The mailbox writes at most one byte per wait, so one read
+    /// normally does it; a full buffer means more may remain, and only then is there a second.
     static func drain(_ fd: Int32) {
-        var buf = [UInt8](repeating: 0, count: 256)
-        while buf.withUnsafeMutableBytes({ readFunction(fd, $0.baseAddress, $0.count) }) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while readFunction(fd, buffer.baseAddress, buffer.count) == buffer.count {}
+        }
     }
 
     // MARK: clocks

@@ -1,0 +1,60 @@
+import Foundation
+@testable import HTTPServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The mailbox's wake-up rule: a post writes to the pipe only when the loop said it is about to
+/// wait, and only once per wait. A lost wake-up would not fail the wire tests (the loop wakes at
+/// least once a second anyway); it would only make answers late, so it is checked here directly.
+@Suite struct MailboxTests {
+    /// Bytes waiting in the wake-up pipe, read without blocking.
+    private func pendingWakeUps(_ mailbox: Mailbox) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = buffer.withUnsafeMutableBytes { read(mailbox.wakeRead, $0.baseAddress, $0.count) }
+        return max(0, n)
+    }
+
+    @Test func aPostToAWaitingLoopWakesItOnce() throws {
+        let mailbox = try Mailbox(onError: nil)
+        #expect(mailbox.readyToWait())
+        mailbox.post(.task {})
+        mailbox.post(.task {})
+        #expect(pendingWakeUps(mailbox) == 1, "the first post wakes the loop, the second finds it woken")
+        #expect(mailbox.take().count == 2)
+    }
+
+    @Test func aPostToARunningLoopWritesNothingAndIsFoundBeforeItWaits() throws {
+        let mailbox = try Mailbox(onError: nil)
+        #expect(mailbox.readyToWait())
+        mailbox.loopAwoke() // woke for a socket, not for the mailbox
+        mailbox.post(.task {})
+        #expect(pendingWakeUps(mailbox) == 0)
+        #expect(!mailbox.readyToWait(), "the loop must take the message before it waits")
+        #expect(mailbox.take().count == 1)
+        #expect(mailbox.readyToWait())
+        mailbox.post(.task {})
+        #expect(pendingWakeUps(mailbox) == 1, "waiting again: the next post wakes it")
+    }
+
+    @Test func postsFromManyThreadsAreAllTakenWithOneWakeUpPerWait() async throws {
+        let mailbox = try Mailbox(onError: nil)
+        var taken = 0
+        var wakeUps = 0
+        #expect(mailbox.readyToWait())
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { for _ in 0..<500 { mailbox.post(.task {}) } } }
+        }
+        wakeUps += pendingWakeUps(mailbox)
+        mailbox.loopAwoke()
+        while !mailbox.readyToWait() { taken += mailbox.take().count }
+        #expect(taken == 4_000)
+        #expect(wakeUps == 1)
+    }
+}
