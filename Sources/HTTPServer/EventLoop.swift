@@ -21,6 +21,8 @@ final class EventLoop: @unchecked Sendable {
 
     private(set) var now: Int64 = Posix.monotonicMilliseconds()
     private(set) var isStopping = false
+    /// A listener's interest change failed and was reported; cleared when one succeeds.
+    private var listenerChangeFailed = false
     private var stopDeadline: Int64 = .max
     private var connections: [Int32: Connection] = [:]
     var timers = TimerQueue()
@@ -214,8 +216,16 @@ final class EventLoop: @unchecked Sendable {
         guard !listeners.isEmpty else { return }
         let wanted: Interest = !isStopping && now >= acceptPausedUntil && (shared.slots.hasRoom || shared.anyEvictable) ? .read : []
         guard wanted != listenerInterest else { return }
-        for fd in listeners { try? selector.change(fd, from: listenerInterest, to: wanted) }
-        listenerInterest = wanted
+        do {
+            for fd in listeners { try selector.change(fd, from: listenerInterest, to: wanted) }
+            listenerInterest = wanted
+        } catch {
+            // Kept as it was, so the next pass tries again; said once, not on every pass.
+            if !listenerChangeFailed { configuration.onLoopError?("event loop \(index): listener interest: \(error)") }
+            listenerChangeFailed = true
+            return
+        }
+        listenerChangeFailed = false
     }
 
     /// Accepts pending connections and hands them to the loops in turn. When the server is at
