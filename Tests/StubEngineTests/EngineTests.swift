@@ -13,6 +13,29 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(outcome.answered.delayMilliseconds, 0)
     }
 
+    /// Only a response that is the same for every request is made once at load; anything that
+    /// varies (template, delay, fault, dribble, a sequence or a scenario) is still made per request.
+    func testOnlyAStaticStatelessStubHasAnAnswerMadeAtLoad() {
+        let stubs = loadStubs("""
+        [{"name": "static", "request": {"path": "/static"}, "response": {"status": 201, "headers": {"X-Id": "7"}, "body": {"ok": true}}},
+         {"name": "template", "request": {"path": "/t/{id}"}, "response": {"template": true, "body": "{{request.path.id}}"}},
+         {"name": "delay", "request": {"path": "/d"}, "response": {"delay": 5}},
+         {"name": "fault", "request": {"path": "/f"}, "response": {"fault": "reset"}},
+         {"name": "dribble", "request": {"path": "/s"}, "response": {"body": "01234", "dribble": {"chunks": 5, "durationMs": 10}}},
+         {"name": "sequence", "request": {"path": "/q"}, "responses": [{"status": 200}, {"status": 500}]},
+         {"name": "scenario", "request": {"path": "/c"}, "response": {}, "scenario": {"name": "s", "when": "Started", "then": "done"}}]
+        """)
+        let fixed = Dictionary(uniqueKeysWithValues: stubs.map { ($0.name, $0.fixedAnswer != nil) })
+        XCTAssertEqual(fixed, ["static": true, "template": false, "delay": false, "fault": false, "dribble": false, "sequence": false, "scenario": false])
+        let answer = Engine(stubs: stubs).handle(makeRequest("GET", "/static")).answered
+        let made = stubs[0].response.makeResponse(TemplateContext(facts: RequestFacts(makeRequest("GET", "/static")), captures: [:], fallbackBaseURL: ""))
+        XCTAssertEqual(answer.prepared.status, made.prepared.status)
+        XCTAssertEqual(answer.prepared.head, made.prepared.head)
+        XCTAssertEqual(answer.prepared.body, made.prepared.body)
+        XCTAssertEqual(answer.delivery, made.delivery)
+        XCTAssertEqual(answer.delayMilliseconds, made.delayMilliseconds)
+    }
+
     func testDelaysFaultsAndDribbleBecomeDeliveryActions() {
         let e = engine("""
         [{"request": {"path": "/fixed"}, "response": {"delay": 250}},

@@ -15,21 +15,28 @@ struct StubMatchResponder: Responder {
             facts.unmatched = (catalog, scenarios)
             return nil
         }
-        if let compute = chosen.response.computed {
-            return Outcome(pending: compute(facts.request, chosen.captures), kind: .stub(chosen.stub))
+        // A static stub's answer was made at load: copying its `StubResponse` and making the
+        // response again retained and released each of their fields on every request (seen in
+        // the c64 profile).
+        if chosen.advanced == nil, let fixed = chosen.stub.fixedAnswer { return Outcome(response: fixed, kind: .stub(chosen.stub)) }
+        return answer(chosen.advanced ?? chosen.stub.response, chosen.stub, chosen.captures, facts)
+    }
+
+    private func answer(_ response: StubResponse, _ stub: Stub, _ captures: [String: String], _ facts: RequestFacts) -> Outcome {
+        if let compute = response.computed {
+            return Outcome(pending: compute(facts.request, captures), kind: .stub(stub))
         }
-        if let rule = chosen.response.proxy {
-            let outcome = ProxyResponder.forward(facts.request, rule: rule, transport: upstream.value, stub: chosen.stub)
+        if let rule = response.proxy {
+            let outcome = ProxyResponder.forward(facts.request, rule: rule, transport: upstream.value, stub: stub)
             // The stub's own delay still applies, on top of the upstream's time.
-            if let delay = chosen.response.delay, case .later(let pending) = outcome.reply {
+            if let delay = response.delay, case .later(let pending) = outcome.reply {
                 let milliseconds = delay.draw()
                 pending.adjust { $0.delayMilliseconds += milliseconds }
             }
             return outcome
         }
-        let response = chosen.response.makeResponse(
-            TemplateContext(facts: facts, captures: chosen.captures, fallbackBaseURL: fallbackBaseURL.value))
-        return Outcome(response: response, kind: .stub(chosen.stub))
+        let made = response.makeResponse(TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value))
+        return Outcome(response: made, kind: .stub(stub))
     }
 
     /// Picks the stub that answers, and for a sequence or scenario advances the state.
@@ -39,7 +46,8 @@ struct StubMatchResponder: Responder {
     /// stub's answer takes the lock again, to advance its state, and only if no scenario moved
     /// in between; otherwise it matches again against the new states. Non-stateful answers are
     /// as if the request had arrived at the snapshot.
-    private func choose(_ facts: RequestFacts) -> (chosen: (stub: Stub, captures: [String: String], response: StubResponse)?,
+    /// `advanced` is the answer of a stateful stub's new state; a stateless stub's is its own.
+    private func choose(_ facts: RequestFacts) -> (chosen: (stub: Stub, captures: [String: String], advanced: StubResponse?)?,
                                                    catalog: StubCatalog, scenarios: [String: String]) {
         while true {
             let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
@@ -48,7 +56,7 @@ struct StubMatchResponder: Responder {
                 return (scenarios[rule.name] ?? ScenarioRule.initialState) == when
             } : nil)
             guard let (stub, captures) = found else { return (nil, catalog, scenarios) }
-            guard stub.isStateful else { return ((stub, captures, stub.response), catalog, scenarios) }
+            guard stub.isStateful else { return ((stub, captures, nil), catalog, scenarios) }
             let response = state.withLock { s -> StubResponse? in
                 guard s.version == version else { return nil }
                 return s.advance(stub)

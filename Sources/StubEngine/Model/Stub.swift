@@ -48,6 +48,7 @@ package final class Stub: Sendable {
         self.order = order
         self.definition = definition
         self.dialect = dialect
+        fixedAnswer = responses.count == 1 && scenario == nil ? responses[0].fixedAnswer : nil
         switch (id, source) {
         case (let given?, _): self.id = given
         case (nil, .file): self.id = "file:\(source)"
@@ -65,6 +66,11 @@ package final class Stub: Sendable {
 
     /// The first (or only) response.
     package var response: StubResponse { responses[0] }
+
+    /// The answer of a stateless stub whose response is the same every time (no template,
+    /// delay, fault, dribble, proxy or code): built at load and served as it is, so a static
+    /// stub's request copies neither the `StubResponse` nor makes a response from it.
+    let fixedAnswer: OutgoingResponse?
 
     /// A stable id: `file:PATH#INDEX` for file stubs, the assigned id for runtime stubs.
     /// Stored: the journal records it for every request.

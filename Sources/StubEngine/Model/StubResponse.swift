@@ -37,6 +37,13 @@ package struct StubResponse: Sendable {
 
     package var status: Int { prepared.status }
 
+    /// The response when nothing about it varies per request (what `makeResponse` would give
+    /// every time); nil when something does.
+    var fixedAnswer: OutgoingResponse? {
+        guard template == nil, computed == nil, proxy == nil, delay == nil, fault == nil, dribble == nil else { return nil }
+        return OutgoingResponse(prepared, delayMilliseconds: 0, delivery: .normal)
+    }
+
     /// The response for one request: the delay is drawn per request when it is a range.
     func makeResponse(_ context: @autoclosure () -> TemplateContext) -> OutgoingResponse {
         let prepared = template?.render(context()) ?? self.prepared
