@@ -24,12 +24,16 @@ package struct RequestParser: Sendable {
         case chunkData(remaining: Int)
         case chunkDataEnd
         case trailers(bytesSeen: Int)
-        case failed(HTTPParseError)
+        /// The error is kept in `failure`, so the state stays a plain value that is read
+        /// without retaining anything.
+        case failed
     }
 
     package let limits: HTTPParserLimits
-    private var state: State = .head
-    private var scanned = 0
+    private var state: State = .head { didSet { refreshProgress() } }
+    private var scanned = 0 { didSet { refreshProgress() } }
+    /// Why the request was refused, once the state is `failed`.
+    private var failure: HTTPParseError?
     /// Where the head line being scanned began (0: the request line).
     private var lineStart = 0
     /// The request line and the fields parsed so far, while the head is still arriving.
@@ -42,24 +46,29 @@ package struct RequestParser: Sendable {
     }
 
     /// True while a request has begun (bytes of its head or body seen) but is not complete.
-    package var isMidRequest: Bool {
-        if case .head = state { return scanned > 0 }
-        return true
-    }
+    ///
+    /// This and `isReadingBody` are stored, kept by `refreshProgress`, not computed: the
+    /// connection asks them after every read, and calling a getter on the parser it keeps in a
+    /// class copied the whole parser each time (a retain and a release per field, seen in the
+    /// c64 profile); a stored flag is read in place.
+    package private(set) var isMidRequest = false
 
     /// True once a head is complete and its body is still arriving: the header timeout no
     /// longer applies, the idle timeout (no progress) does.
-    package var isReadingBody: Bool {
+    package private(set) var isReadingBody = false
+
+    private mutating func refreshProgress() {
         switch state {
-        case .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers: return true
-        case .head, .failed: return false
+        case .head: (isMidRequest, isReadingBody) = (scanned > 0, false)
+        case .failed: (isMidRequest, isReadingBody) = (true, false)
+        case .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers: (isMidRequest, isReadingBody) = (true, true)
         }
     }
 
     package mutating func parse(_ input: UnsafeBufferPointer<UInt8>) -> (event: Event, consumed: Int) {
         switch state {
-        case .failed(let error):
-            return (.failure(error), 0)
+        case .failed:
+            return (.failure(failure ?? .bad("the request was refused")), 0)
         case .head:
             return parseHead(input)
         case .body(let remaining):
@@ -91,7 +100,8 @@ package struct RequestParser: Sendable {
     }
 
     private mutating func fail(_ error: HTTPParseError) -> (event: Event, consumed: Int) {
-        state = .failed(error)
+        state = .failed
+        failure = error
         partialHead = nil
         current = nil
         body = []

@@ -20,6 +20,34 @@ import Testing
         #expect(r.body.isEmpty)
     }
 
+    /// The connection's clocks read these after every read (the header timeout runs while a
+    /// head arrives, the idle timeout while a body does); they are stored flags, kept at each
+    /// change of state, so every state is spelled out here.
+    @Test func progressFlagsFollowEveryState() {
+        var d = ParserDriver()
+        #expect(!d.parser.isMidRequest && !d.parser.isReadingBody, "nothing seen yet")
+        d.feed("POST /a HTTP/1.1\r\nHo")
+        #expect(d.parser.isMidRequest && !d.parser.isReadingBody, "half a head")
+        d.feed("st: h\r\nContent-Length: 4\r\n\r\nab")
+        #expect(d.parser.isMidRequest && d.parser.isReadingBody, "half a body")
+        d.feed("cd")
+        #expect(d.requests.count == 1)
+        #expect(!d.parser.isMidRequest && !d.parser.isReadingBody, "between requests")
+        d.feed("POST /b HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nab")
+        #expect(d.parser.isMidRequest && d.parser.isReadingBody, "inside a chunk")
+        d.feed("c\r\n0\r\nX-T")
+        #expect(d.parser.isMidRequest && d.parser.isReadingBody, "in the trailers")
+        d.feed(": 1\r\n\r\n")
+        #expect(d.requests.count == 2)
+        #expect(!d.parser.isMidRequest && !d.parser.isReadingBody, "between requests again")
+        d.feed("GET / HTTP/1.1\r\nHost h\r\n\r\n")
+        #expect(d.failure != nil)
+        #expect(d.parser.isMidRequest && !d.parser.isReadingBody, "refused: no body is awaited")
+        let (event, _) = [UInt8]().withUnsafeBufferPointer { d.parser.parse($0) }
+        guard case .failure(let again) = event else { Issue.record("a refused parser keeps refusing"); return }
+        #expect(again == d.failure, "with the same error")
+    }
+
     @Test func everySplitPointGivesTheSameRequest() {
         let text = "POST /a?b=c HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"
         let bytes = Array(text.utf8)
