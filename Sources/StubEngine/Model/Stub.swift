@@ -48,7 +48,6 @@ package final class Stub: Sendable {
         self.order = order
         self.definition = definition
         self.dialect = dialect
-        fixedAnswer = responses.count == 1 && scenario == nil ? responses[0].fixedAnswer : nil
         switch (id, source) {
         case (let given?, _): self.id = given
         case (nil, .file): self.id = "file:\(source)"
@@ -68,9 +67,13 @@ package final class Stub: Sendable {
     package var response: StubResponse { responses[0] }
 
     /// The answer of a stateless stub whose response is the same every time (no template,
-    /// delay, fault, dribble, proxy or code): built at load and served as it is, so a static
-    /// stub's request copies neither the `StubResponse` nor makes a response from it.
-    let fixedAnswer: OutgoingResponse?
+    /// delay, fault, dribble, proxy or code): its prepared bytes as they are, without copying
+    /// the whole `StubResponse` (`response` does) or making a response from it. Decided
+    /// per request from a few fields rather than stored: a stored answer cost 0.6 MiB with
+    /// 10,000 stubs, a stored flag 0.15 MiB.
+    var fixedAnswer: OutgoingResponse? {
+        responses.count == 1 && scenario == nil && responses[0].isFixed ? OutgoingResponse(responses[0].prepared) : nil
+    }
 
     /// A stable id: `file:PATH#INDEX` for file stubs, the assigned id for runtime stubs.
     /// Stored: the journal records it for every request.

@@ -37,11 +37,10 @@ package struct StubResponse: Sendable {
 
     package var status: Int { prepared.status }
 
-    /// The response when nothing about it varies per request (what `makeResponse` would give
-    /// every time); nil when something does.
-    var fixedAnswer: OutgoingResponse? {
-        guard template == nil, computed == nil, proxy == nil, delay == nil, fault == nil, dribble == nil else { return nil }
-        return OutgoingResponse(prepared, delayMilliseconds: 0, delivery: .normal)
+    /// True when nothing about the response varies per request: `makeResponse` gives its
+    /// prepared bytes as they are, with no delay, every time.
+    var isFixed: Bool {
+        template == nil && computed == nil && proxy == nil && delay == nil && fault == nil && dribble == nil
     }
 
     /// The response for one request: the delay is drawn per request when it is a range.
