@@ -2,14 +2,6 @@ import Foundation
 @testable import HTTPServer
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The mailbox's wake-up rule: a post writes to the pipe only when the loop said it is about to
 /// wait, and only once per wait. A lost wake-up would not fail the wire tests (the loop wakes at
 /// least once a second anyway); it would only make answers late, so it is checked here directly.
@@ -46,12 +38,11 @@ import Darwin
     @Test func postsFromManyThreadsAreAllTakenWithOneWakeUpPerWait() async throws {
         let mailbox = try Mailbox(onError: nil)
         var taken = 0
-        var wakeUps = 0
         #expect(mailbox.readyToWait())
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { for _ in 0..<500 { mailbox.post(.task {}) } } }
         }
-        wakeUps += pendingWakeUps(mailbox)
+        let wakeUps = pendingWakeUps(mailbox)
         mailbox.loopAwoke()
         while !mailbox.readyToWait() { taken += mailbox.take().count }
         #expect(taken == 4_000)

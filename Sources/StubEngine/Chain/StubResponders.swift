@@ -15,9 +15,9 @@ struct StubMatchResponder: Responder {
             facts.unmatched = (catalog, scenarios)
             return nil
         }
-        // A static stub's answer was made at load: copying its `StubResponse` and making the
-        // response again retained and released each of their fields on every request (seen in
-        // the c64 profile).
+        // A static stub answers with its prepared bytes as they are: copying its `StubResponse`
+        // and making a response from it retained and released each of their fields on every
+        // request (seen in the c64 profile).
         if chosen.advanced == nil, let fixed = chosen.stub.fixedAnswer { return Outcome(response: fixed, kind: .stub(chosen.stub)) }
         return answer(chosen.advanced ?? chosen.stub.response, chosen.stub, chosen.captures, facts)
     }
