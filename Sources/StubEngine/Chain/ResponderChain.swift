@@ -19,7 +19,11 @@ package protocol ResponderWrapper: Sendable {
 }
 
 /// Wrappers (outermost first) around responders (first that answers wins) and a fallback.
-package struct ResponderChain: Sendable {
+///
+/// A class, and its links are called in place: as a struct read from the engine, and with each
+/// link copied out of its array before the call, every request retained and released every
+/// link's fields (the c64 profile showed the copies), objects both event loops share.
+package final class ResponderChain: Sendable {
     package let wrappers: [any ResponderWrapper]
     package let responders: [any Responder]
     package let fallback: any FallbackResponder
@@ -36,13 +40,18 @@ package struct ResponderChain: Sendable {
 
     private func wrapped(_ facts: RequestFacts, depth: Int) -> Outcome {
         guard depth < wrappers.count else { return answer(facts) }
-        return wrappers[depth].respond(to: facts) { wrapped($0, depth: depth + 1) }
+        return wrappers.withUnsafeBufferPointer { links in
+            links[depth].respond(to: facts) { self.wrapped($0, depth: depth + 1) }
+        }
     }
 
     private func answer(_ facts: RequestFacts) -> Outcome {
-        for responder in responders {
-            if let outcome = responder.respond(to: facts) { return outcome }
+        let answered = responders.withUnsafeBufferPointer { links -> Outcome? in
+            for index in links.indices {
+                if let outcome = links[index].respond(to: facts) { return outcome }
+            }
+            return nil
         }
-        return fallback.respond(to: facts)
+        return answered ?? fallback.respond(to: facts)
     }
 }
