@@ -28,6 +28,38 @@ package struct FieldListElements: Sequence, IteratorProtocol {
     private static func isOWS(_ byte: UInt8) -> Bool { byte == ByteClass.space || byte == ByteClass.tab }
 }
 
+extension HeaderFields {
+    /// The list elements of every field named `name` (any case), in arrival order: a list may be
+    /// split across repeated fields (RFC 9110 §5.3). Each trimmed, empty ones included, as
+    /// `FieldListElements` gives them; no array is built.
+    package func listElements(_ name: String) -> HeaderListElements {
+        HeaderListElements(fields: fields, name: name)
+    }
+}
+
+/// `HeaderFields.listElements(_:)`: the fields with one name, element by element.
+package struct HeaderListElements: Sequence, IteratorProtocol {
+    private let fields: [HeaderFields.Element]
+    private let name: String
+    private var nextField = 0
+    private var current: FieldListElements?
+
+    init(fields: [HeaderFields.Element], name: String) {
+        self.fields = fields
+        self.name = name
+    }
+
+    package mutating func next() -> Substring? {
+        while true {
+            if let element = current?.next() { return element }
+            while nextField < fields.count, !asciiCaseInsensitiveEquals(fields[nextField].name, name) { nextField += 1 }
+            guard nextField < fields.count else { return nil }
+            current = FieldListElements(fields[nextField].value)
+            nextField += 1
+        }
+    }
+}
+
 extension Array where Element == UInt8 {
     /// Appends `value` in decimal ASCII digits: no `String` in between (an interpolation per
     /// response showed in the proxy's profile).

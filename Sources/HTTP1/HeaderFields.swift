@@ -54,12 +54,7 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
 
     /// True when a comma-separated field (such as `Connection`) lists `token`, in any case.
     package func hasToken(_ token: String, in name: String) -> Bool {
-        for field in fields where asciiCaseInsensitiveEquals(field.name, name) {
-            for element in FieldListElements(field.value) where !element.isEmpty && asciiCaseInsensitiveEquals(element, token) {
-                return true
-            }
-        }
-        return false
+        listElements(name).contains { !$0.isEmpty && asciiCaseInsensitiveEquals($0, token) }
     }
 
     package func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }

@@ -155,20 +155,16 @@ enum RequestHeadParser {
     static func framing(of headers: HeaderFields, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
         // Most requests (every GET) have neither field: two scans, no arrays.
         guard headers.contains("Transfer-Encoding") || headers.contains("Content-Length") else { return .none }
-        let te = headers.values("Transfer-Encoding")
         let cl = headers.values("Content-Length")
-        if !te.isEmpty {
+        if headers.contains("Transfer-Encoding") {
             guard cl.isEmpty else { throw .bad("both Transfer-Encoding and Content-Length") }
             guard version.minor >= 1 else { throw .bad("Transfer-Encoding in an HTTP/1.0 request") }
             var codings: [String] = []
-            for value in te {
-                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                    let coding = part.trimmingOWS()
-                    guard !coding.isEmpty, coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
-                        throw .bad("malformed Transfer-Encoding")
-                    }
-                    codings.append(coding.lowercased())
+            for coding in headers.listElements("Transfer-Encoding") {
+                guard !coding.isEmpty, coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                    throw .bad("malformed Transfer-Encoding")
                 }
+                codings.append(coding.lowercased())
             }
             guard codings.last == "chunked" else { throw .bad("chunked is not the final transfer coding") }
             guard codings.count == 1 else {
@@ -218,11 +214,9 @@ enum RequestHeadParser {
     /// decides whether the connection persists, so a value we cannot read is refused rather than
     /// guessed at. Empty list elements are allowed (RFC 9110 §5.6.1.2).
     static func checkConnection(_ headers: HeaderFields) throws(HTTPParseError) {
-        for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
-            for option in FieldListElements(field.value) {
-                guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
-                    throw .bad("invalid Connection header")
-                }
+        for option in headers.listElements("Connection") {
+            guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                throw .bad("invalid Connection header")
             }
         }
     }

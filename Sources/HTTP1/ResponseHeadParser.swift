@@ -124,16 +124,14 @@ enum ResponseHeadParser {
         var length: Int?
         // Field by field and element by element without arrays: this runs for every response
         // the proxy relays.
-        for field in headers where asciiCaseInsensitiveEquals(field.name, "Content-Length") {
-            for element in FieldListElements(field.value) {
-                let digits = element.utf8
-                guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(ByteClass.isDigit) else {
-                    throw .malformed("invalid Content-Length")
-                }
-                let n = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
-                guard length == nil || length == n else { throw .malformed("differing Content-Length values") }
-                length = n
+        for element in headers.listElements("Content-Length") {
+            let digits = element.utf8
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(ByteClass.isDigit) else {
+                throw .malformed("invalid Content-Length")
             }
+            let n = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+            guard length == nil || length == n else { throw .malformed("differing Content-Length values") }
+            length = n
         }
         return length
     }
@@ -144,20 +142,17 @@ enum ResponseHeadParser {
     /// parameters are refused rather than guessed at, since framing depends on the last name.
     /// `chunked` twice is refused (RFC 9112 §6.1: a sender MUST NOT apply it more than once).
     static func transferCodings(_ headers: HeaderFields) throws(ResponseParseError) -> [String]? {
-        var codings: [String]?
-        for field in headers where asciiCaseInsensitiveEquals(field.name, "Transfer-Encoding") {
-            if codings == nil { codings = [] }
-            for coding in FieldListElements(field.value) {
-                if coding.isEmpty { continue }
-                guard coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
-                    throw .malformed("malformed Transfer-Encoding")
-                }
-                let lower = coding.lowercased()
-                if lower == "chunked" && codings?.contains("chunked") == true { throw .malformed("chunked applied more than once") }
-                codings?.append(lower)
+        guard headers.contains("Transfer-Encoding") else { return nil }
+        var codings: [String] = []
+        for coding in headers.listElements("Transfer-Encoding") {
+            if coding.isEmpty { continue }
+            guard coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                throw .malformed("malformed Transfer-Encoding")
             }
+            let lower = coding.lowercased()
+            if lower == "chunked" && codings.contains("chunked") { throw .malformed("chunked applied more than once") }
+            codings.append(lower)
         }
-        guard let codings else { return nil }
         guard !codings.isEmpty else { throw .malformed("empty Transfer-Encoding") }
         return codings
     }
@@ -170,13 +165,11 @@ enum ResponseHeadParser {
     static func connectionReusable(_ version: HTTPVersion, _ headers: HeaderFields, framing: ResponseFraming,
                                    hasTransferEncoding: Bool) -> Bool {
         var close = false, keepAlive = false
-        for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
-            for option in FieldListElements(field.value) {
-                if option.isEmpty { continue }
-                guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else { return false }
-                if asciiCaseInsensitiveEquals(option, "close") { close = true }
-                if asciiCaseInsensitiveEquals(option, "keep-alive") { keepAlive = true }
-            }
+        for option in headers.listElements("Connection") {
+            if option.isEmpty { continue }
+            guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else { return false }
+            if asciiCaseInsensitiveEquals(option, "close") { close = true }
+            if asciiCaseInsensitiveEquals(option, "keep-alive") { keepAlive = true }
         }
         if framing == .untilClose || close { return false }
         if version.minor == 0 { return keepAlive && !hasTransferEncoding }

@@ -11,6 +11,18 @@ import Testing
         #expect(Array(FieldListElements(value)).map(String.init) == expected)
     }
 
+    /// Every field of the name (any case) in arrival order, element by element, as the plain
+    /// form over `values(_:)` gives them; other fields untouched.
+    @Test func listElementsSpanEveryFieldOfTheName() {
+        let headers = HeaderFields([("Connection", "keep-alive, Upgrade"), ("X-Other", "a, b"), ("connection", " ,close"),
+                                    ("CONNECTION", "")])
+        let expected = headers.values("Connection").flatMap { Array(FieldListElements($0)) }
+        #expect(Array(headers.listElements("Connection")) == expected)
+        #expect(Array(headers.listElements("Connection")) == ["keep-alive", "Upgrade", "", "close", ""])
+        #expect(Array(headers.listElements("Transfer-Encoding")).isEmpty)
+        #expect(Array(HeaderFields().listElements("Connection")).isEmpty)
+    }
+
     @Test func elementsComeBackAsTheyWereWritten() {
         #expect(Array(FieldListElements("Keep-Alive,  X-Foo ")) == ["Keep-Alive", "X-Foo"])
         #expect(Array(FieldListElements("")) == [""])

@@ -36,11 +36,9 @@ package enum ForwardingRules {
     /// the usual values, name fields that are dropped anyway.
     static func listedInConnection(_ headers: HeaderFields) -> [String] {
         var names: [String] = []
-        for field in headers where asciiCaseInsensitiveEquals(field.name, "Connection") {
-            for name in FieldListElements(field.value) where !name.isEmpty {
-                if asciiCaseInsensitiveEquals(name, "keep-alive") || asciiCaseInsensitiveEquals(name, "close") { continue }
-                names.append(String(name))
-            }
+        for name in headers.listElements("Connection") where !name.isEmpty {
+            if asciiCaseInsensitiveEquals(name, "keep-alive") || asciiCaseInsensitiveEquals(name, "close") { continue }
+            names.append(String(name))
         }
         return names
     }
