@@ -64,12 +64,31 @@ package struct RequestTarget: Equatable {
     /// `..` segments). Every transport builds its paths here, so one stub matches the same way
     /// over sockets and in-process. nil when a `%` is not followed by two hex digits.
     package static func decodedPath<S: StringProtocol>(_ rawPath: S) throws(HTTPParseError) -> String {
+        // Most paths have neither a `%` nor a dot segment: one pass over contiguous bytes says
+        // so, where the general route scanned three times through String's generic views (1.1%
+        // of the server's samples at c64).
+        if rawPath.utf8.withContiguousStorageIfAvailable({ isPlainPath($0) }) == true { return String(rawPath) }
+        return try decodedPathByRules(rawPath)
+    }
+
+    /// The general route of `decodedPath`, for any path (tests hold the fast path to it).
+    static func decodedPathByRules<S: StringProtocol>(_ rawPath: S) throws(HTTPParseError) -> String {
         let normalised = removeDotSegments(Substring(rawPath))
         guard let decoded = PercentDecoding.decode(normalised, strict: true) else {
             throw .bad("malformed percent-encoding in path")
         }
         guard hasDotSegmentStart(decoded.utf8) else { return decoded }
         return String(removeDotSegments(Substring(decoded)))
+    }
+
+    /// True when the path needs no work: no `%` to decode and no "." right after a "/".
+    static func isPlainPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "%") || (byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) { return false }
+            previous = byte
+        }
+        return true
     }
 
     /// Only a "." right after a "/" can start a dot segment; most paths have none.

@@ -122,6 +122,22 @@ import Testing
         #expect(up.path == "/etc")
     }
 
+    /// A path with no `%` and no "/." skips decoding; every other path takes the general route.
+    /// Both must give the same answer (or the same error) for any path.
+    @Test func plainPathShortcutAgreesWithTheGeneralRoute() throws {
+        let paths = ["/", "/v1/bench", "/a.b/c.json", "/x.", "/.well-known/x", "/a/./b", "/a/../b", "/..",
+                     "/c%20d", "/x/%2e%2e/ping", "/x/%2E./y", "/%zz", "/%", "", "a/./b", "../x", "/a//b/", "/ünï/çødé"]
+        for path in paths {
+            let plain = path.utf8.withContiguousStorageIfAvailable { RequestTarget.isPlainPath($0) } ?? false
+            #expect(plain == (!path.contains("%") && !path.contains("/.")), "\(path)")
+            let quick = Result { () throws(HTTPParseError) in try RequestTarget.decodedPath(path) }
+            let general = Result { () throws(HTTPParseError) in try RequestTarget.decodedPathByRules(path) }
+            #expect(quick == general, "\(path)")
+        }
+        #expect(try RequestTarget.decodedPath("/v1/bench") == "/v1/bench")
+        #expect(try RequestTarget.decodedPath(Substring("/a/../b/c%2Fd")) == "/b/c/d")
+    }
+
     @Test func plusStaysPlusInQuery() throws {
         let r = try #require(ParserDriver.parse("GET /s?phone=+44&q=a+b HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
         #expect(r.queryValues("phone") == ["+44"])
