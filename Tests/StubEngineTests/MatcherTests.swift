@@ -150,8 +150,16 @@ final class MatcherTests: XCTestCase {
         catalog.insert(loaded[2])
         XCTAssertEqual(catalog.bestMatch(RequestFacts(makeRequest("GET", "/orders/7")))?.stub.name, "regex-p2",
                        "a pattern added after loading is still considered")
+        // A copy taken before an insert (a request's snapshot) keeps what it had: the catalog's
+        // storage is shared between copies and copied on the first insert.
+        let snapshot = catalog
         catalog.insert(loaded[1])
         XCTAssertEqual(catalog.bestMatch(RequestFacts(makeRequest("GET", "/orders/7")))?.stub.name, "pattern-p1")
+        XCTAssertEqual(snapshot.bestMatch(RequestFacts(makeRequest("GET", "/orders/7")))?.stub.name, "regex-p2")
+        XCTAssertEqual([snapshot.count, catalog.count], [3, 4])
+        catalog.insert(loaded[4])
+        XCTAssertEqual(catalog.bestMatch(RequestFacts(makeRequest("GET", "/carts/1")))?.stub.name, "other-exact")
+        XCTAssertEqual([snapshot.count, catalog.count], [3, 5])
     }
 
     func testIndexFindsTheRightStubAmongTenThousand() {
