@@ -11,10 +11,16 @@ import SystemSupport
 /// One line per request: method, path, status, what answered (a stub's name, admin, CORS
 /// preflight or NO MATCH), time. The outermost wrapper of the engine's chain, so it sees each
 /// outcome as it finally is, its kind kept through the journal, delay and CORS wrappers.
-struct RequestLog: ResponderWrapper {
+final class RequestLog: ResponderWrapper {
     let format: ServingOptions.LogFormat
     let verbose: Bool
     let console: Console
+
+    init(format: ServingOptions.LogFormat, verbose: Bool, console: Console) {
+        self.format = format
+        self.verbose = verbose
+        self.console = console
+    }
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
         guard format != .quiet else { return next(facts) }

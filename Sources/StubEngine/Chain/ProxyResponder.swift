@@ -26,11 +26,18 @@ enum ProxyResponder {
 /// (`--proxy`, a recording), else the near-miss 404. A request being recorded asks the
 /// upstream for an unencoded body (`Accept-Encoding: identity`), so recorded bodies can be
 /// read and edited.
-struct UnmatchedResponder: FallbackResponder {
+final class UnmatchedResponder: FallbackResponder {
     let proxy: Locked<ProxyRule?>
     let transport: Locked<(any UpstreamTransport)?>
     let recorder: Recorder
     let nearMiss: NearMissResponder
+
+    init(proxy: Locked<ProxyRule?>, transport: Locked<(any UpstreamTransport)?>, recorder: Recorder, nearMiss: NearMissResponder) {
+        self.proxy = proxy
+        self.transport = transport
+        self.recorder = recorder
+        self.nearMiss = nearMiss
+    }
 
     func respond(to facts: RequestFacts) -> Outcome {
         guard var rule = proxy.value else { return nearMiss.respond(to: facts) }
@@ -38,6 +45,7 @@ struct UnmatchedResponder: FallbackResponder {
             return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil)
         }
         rule.setHeaders.append(("Accept-Encoding", "identity"))
+        let recorder = self.recorder
         return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil, recorded: true) { pending in
             recorder.capture(facts.request, settings: recording, pending: pending)
         }

@@ -4,8 +4,12 @@ import SystemSupport
 
 /// Records every request but the admin API's in the journal, with how long it took (its
 /// delay included, as a client would measure it).
-struct JournalRecorder: ResponderWrapper {
+final class JournalRecorder: ResponderWrapper {
     let journal: Journal
+
+    init(journal: Journal) {
+        self.journal = journal
+    }
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
         let started = DispatchTime.now().uptimeNanoseconds
@@ -29,7 +33,7 @@ struct JournalRecorder: ResponderWrapper {
 
 /// `--delay MS` (or WireMock's `fixedDelay` setting): extra time before every answer that
 /// imitates the API; the server's own answers (admin, preflight) are not slowed down.
-struct GlobalDelay: ResponderWrapper {
+final class GlobalDelay: ResponderWrapper {
     let setting: Locked<Int>
 
     init(milliseconds: Locked<Int>) {
@@ -37,10 +41,16 @@ struct GlobalDelay: ResponderWrapper {
     }
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
-        var outcome = next(facts)
+        let outcome = next(facts)
         guard outcome.imitatesTheAPI else { return outcome }
         let milliseconds = setting.value
         guard milliseconds > 0 else { return outcome }
+        return Self.delayed(outcome, by: milliseconds)
+    }
+
+    /// Apart from `respond`, so the common case (no delay) hands the outcome on without a copy.
+    private static func delayed(_ outcome: consuming Outcome, by milliseconds: Int) -> Outcome {
+        var outcome = outcome
         switch outcome.reply {
         case .now(var response):
             response.delayMilliseconds += milliseconds
@@ -54,8 +64,12 @@ struct GlobalDelay: ResponderWrapper {
 
 /// `--cors`: preflights answered (without it they are matched against stubs like any request),
 /// and every answer that imitates the API gets the CORS headers.
-struct CORSResponder: Responder, ResponderWrapper {
+final class CORSResponder: Responder, ResponderWrapper {
     let policy: CORSPolicy
+
+    init(policy: CORSPolicy) {
+        self.policy = policy
+    }
 
     func respond(to facts: RequestFacts) -> Outcome? {
         policy.preflight(facts.request).map { Outcome(response: $0, kind: .preflight) }

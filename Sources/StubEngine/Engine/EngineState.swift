@@ -49,18 +49,18 @@ struct EngineState: Sendable {
         version &+= 1
     }
 
-    /// The response a stateful stub gives now, advancing its sequence and scenario: called under
-    /// the lock, after matching.
-    mutating func advance(_ stub: Stub) -> StubResponse {
-        var response = stub.response
+    /// Which of a stateful stub's responses it gives now (an index into `responses`), advancing
+    /// its sequence and scenario: called under the lock, after matching.
+    mutating func advance(_ stub: Stub) -> Int {
+        var index = 0
         if stub.responses.count > 1 {
             let position = positions[stub.id] ?? 0
             switch stub.afterLast {
             case .repeatLast:
-                response = stub.responses[min(position, stub.responses.count - 1)]
+                index = min(position, stub.responses.count - 1)
                 positions[stub.id] = min(position + 1, stub.responses.count)
             case .cycle:
-                response = stub.responses[position % stub.responses.count]
+                index = position % stub.responses.count
                 positions[stub.id] = (position + 1) % stub.responses.count
             }
         }
@@ -68,6 +68,6 @@ struct EngineState: Sendable {
             scenarios[rule.name] = next
             version &+= 1
         }
-        return response
+        return index
     }
 }
