@@ -78,7 +78,7 @@ final class Connection {
         self.fd = fd
         self.peer = peer
         self.loop = loop
-        self.parser = RequestParser(limits: loop.configuration.limits)
+        self.parser = RequestParser(limits: loop.configuration.limits, peer: peer)
         self.output = OutboundQueue(pool: loop.scratchPool)
         self.lastActivity = loop.now
         self.lastWriteProgress = loop.now
@@ -190,10 +190,9 @@ final class Connection {
                 if consumed == 0 { return offset }
             case .sendContinue:
                 output.append(copying: Self.continueLine)
-            case .request(var request):
+            case .request(let request):
                 requestStartedAt = nil
                 lastActivity = loop.now
-                request.peer = peer
                 respond(to: request)
             case .failure(let error):
                 reject(error)

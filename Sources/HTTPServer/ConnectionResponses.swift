@@ -3,7 +3,7 @@ import HTTP1
 /// Answering: a response now, after a delay, when a pending answer completes, as a fault, or in
 /// dribbled pieces.
 extension Connection {
-    func respond(to request: IncomingRequest) {
+    func respond(to request: consuming IncomingRequest) {
         let keepAlive = request.wantsKeepAlive && !loop.isStopping
         let exchange = Exchange(isHead: request.method == "HEAD", keepAlive: keepAlive, version: request.version)
         switch loop.handler(request) {

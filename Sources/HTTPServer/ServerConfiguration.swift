@@ -2,8 +2,9 @@ import HTTP1
 
 /// The seam to whatever answers requests (the stub engine, a test, the benchmark). It runs on an
 /// event-loop thread and must not block: it answers at once (`.now`) or promises an answer
-/// (`.later`) that may be completed from any thread.
-package typealias Handler = @Sendable (IncomingRequest) -> Reply
+/// (`.later`) that may be completed from any thread. The request is handed over (`consuming`):
+/// the server has no further use for it, so the handler can keep it without a copy.
+package typealias Handler = @Sendable (consuming IncomingRequest) -> Reply
 
 /// Told about every request the parser refused, for logs.
 package typealias RejectionObserver = @Sendable (_ peer: String, _ error: HTTPParseError) -> Void

@@ -144,6 +144,22 @@ import Testing
         #expect(r.queryValues("q") == ["a+b"])
     }
 
+    /// The parser stamps its connection's peer on every request, pipelined ones included.
+    @Test func everyRequestCarriesTheParsersPeer() {
+        var parser = RequestParser(peer: "192.0.2.7:5123")
+        let bytes = Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\nPOST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi".utf8)
+        var offset = 0
+        var requests: [IncomingRequest] = []
+        while offset < bytes.count {
+            let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse(UnsafeBufferPointer(rebasing: $0[offset...])) }
+            offset += consumed
+            if case .request(let request) = event { requests.append(request) } else if consumed == 0 { break }
+        }
+        #expect(requests.map(\.path) == ["/a", "/b"])
+        #expect(requests.map(\.peer) == ["192.0.2.7:5123", "192.0.2.7:5123"])
+        #expect(requests.last?.body == Array("hi".utf8))
+    }
+
     @Test func leadingEmptyLineIsIgnored() {
         #expect(ParserDriver.parse("\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n").requests.count == 1)
     }

@@ -206,7 +206,8 @@ package final class Engine: Sendable {
     }
 
     /// Answers one request through the chain (see `makeChain`).
-    package func handle(_ request: IncomingRequest) -> Outcome {
+    /// `consuming`: the request moves into its `RequestFacts` (a borrowed one was copied there).
+    package func handle(_ request: consuming IncomingRequest) -> Outcome {
         chain.respond(to: RequestFacts(request))
     }
 
