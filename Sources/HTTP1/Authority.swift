@@ -27,6 +27,7 @@ enum Authority {
                   isIPLiteralContent(ArraySlice(a[1..<close])) else { return false }
             i = close + 1
         } else {
+            let regNameByte = Self.regNameByte // read once, not behind a `swift_once` check per byte
             while i < a.count, a[i] != UInt8(ascii: ":") {
                 let b = a[i]
                 if b == UInt8(ascii: "%") {
