@@ -121,25 +121,33 @@ package struct StubCatalog: Sendable {
     /// `eligible` filters on state the catalog does not hold (scenario states).
     func bestMatch(_ facts: RequestFacts, eligible: ((Stub) -> Bool)? = nil) -> (stub: Stub, captures: [String: String])? {
         let storage = storage
-        let stubs = storage.stubs
-        var best: (stub: Stub, captures: [String: String])?
-        func consider(_ bucket: [Int]?) {
-            guard let bucket else { return }
-            for i in bucket {
-                let stub = stubs[i]
-                // Buckets are in rank order: nothing later in this one can beat the best so far.
-                if let current = best, !(stub.rank < current.stub.rank) { return }
-                if eligible?(stub) == false { continue }
-                if let captures = RequestMatcher.match(stub.request, facts) {
-                    best = (stub, captures)
-                    return
-                }
+        var best: Match?
+        Self.consider(storage.exact[facts.request.path], storage.stubs, facts, eligible, &best)
+        if let found = best, !(storage.bestOutsideExact.map { $0 < found.stub.rank } ?? false) { return found }
+        if !storage.byLeadingSegment.isEmpty, let first = facts.firstSegment {
+            Self.consider(storage.byLeadingSegment[first], storage.stubs, facts, eligible, &best)
+        }
+        Self.consider(storage.unindexed, storage.stubs, facts, eligible, &best)
+        return best
+    }
+
+    private typealias Match = (stub: Stub, captures: [String: String])
+
+    /// The first stub of `bucket` that matches and beats `best`. A static function taking `best`
+    /// inout, not a nested one capturing it: a captured variable is boxed and every access to
+    /// it checked for exclusivity at run time.
+    private static func consider(_ bucket: [Int]?, _ stubs: [Stub], _ facts: RequestFacts, _ eligible: ((Stub) -> Bool)?,
+                                 _ best: inout Match?) {
+        guard let bucket else { return }
+        for i in bucket {
+            let stub = stubs[i]
+            // Buckets are in rank order: nothing later in this one can beat the best so far.
+            if let rank = best?.stub.rank, !(stub.rank < rank) { return }
+            if eligible?(stub) == false { continue }
+            if let captures = RequestMatcher.match(stub.request, facts) {
+                best = (stub, captures)
+                return
             }
         }
-        consider(storage.exact[facts.request.path])
-        if let found = best, !(storage.bestOutsideExact.map { $0 < found.stub.rank } ?? false) { return found }
-        if !storage.byLeadingSegment.isEmpty, let first = facts.firstSegment { consider(storage.byLeadingSegment[first]) }
-        consider(storage.unindexed)
-        return best
     }
 }
