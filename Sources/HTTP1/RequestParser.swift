@@ -115,8 +115,8 @@ package struct RequestParser: Sendable {
 
     private mutating func finish() -> Event {
         // Moved out, not copied: a copy retains and releases every string and array it holds.
-        // The body goes in where the request lies, which is then moved out: a local copy to
-        // change was an outlined copy of the whole request (callgrind).
+        // The body and the peer go in where the request lies, and then it is moved out: a local
+        // copy to change was an outlined copy of the whole request (callgrind).
         guard current != nil else { return .needMore }
         swap(&current!.body, &body)
         current!.peer = peer

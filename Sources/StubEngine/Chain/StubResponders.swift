@@ -90,6 +90,7 @@ final class NearMissResponder: FallbackResponder {
     init(state: Locked<EngineState>) {
         self.state = state
     }
+
     /// Catalogs larger than this get their report off the event loop.
     static let offLoopAbove = 1_000
 
