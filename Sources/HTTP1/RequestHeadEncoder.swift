@@ -35,7 +35,7 @@ package struct RequestHeadEncoder: Sendable {
     /// Appends the head to `out` (say, before the first body bytes, for one write). On a throw
     /// `out` is unchanged.
     package func append(method: String, target: String, headers: HeaderFields, to out: inout [UInt8]) throws(RequestEncodingError) {
-        guard !method.isEmpty, method.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+        guard HTTPToken.isToken(method) else {
             throw RequestEncodingError("method is not a token")
         }
         guard !target.isEmpty, target.utf8.allSatisfy({ ByteClass.target[Int($0)] }) else {
@@ -51,7 +51,7 @@ package struct RequestHeadEncoder: Sendable {
         out.append(contentsOf: target.utf8)
         out.append(contentsOf: " HTTP/1.1\r\n".utf8)
         for field in headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+            guard HTTPToken.isToken(field.name) else {
                 out.removeSubrange(start...)
                 throw RequestEncodingError("field name is not a token")
             }

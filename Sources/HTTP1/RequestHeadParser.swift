@@ -158,14 +158,15 @@ enum RequestHeadParser {
 
     static func framing(of headers: HeaderFields, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
         // Most requests (every GET) have neither field: two scans, no arrays.
-        guard headers.contains("Transfer-Encoding") || headers.contains("Content-Length") else { return .none }
+        let hasTransferEncoding = headers.contains("Transfer-Encoding")
+        guard hasTransferEncoding || headers.contains("Content-Length") else { return .none }
         let cl = headers.values("Content-Length")
-        if headers.contains("Transfer-Encoding") {
+        if hasTransferEncoding {
             guard cl.isEmpty else { throw .bad("both Transfer-Encoding and Content-Length") }
             guard version.minor >= 1 else { throw .bad("Transfer-Encoding in an HTTP/1.0 request") }
             var codings: [String] = []
             for coding in headers.listElements("Transfer-Encoding") {
-                guard !coding.isEmpty, coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+                guard HTTPToken.isToken(coding) else {
                     throw .bad("malformed Transfer-Encoding")
                 }
                 codings.append(coding.lowercased())
@@ -219,7 +220,7 @@ enum RequestHeadParser {
     /// guessed at. Empty list elements are allowed (RFC 9110 §5.6.1.2).
     static func checkConnection(_ headers: HeaderFields) throws(HTTPParseError) {
         for option in headers.listElements("Connection") {
-            guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+            guard option.isEmpty || HTTPToken.isToken(option) else {
                 throw .bad("invalid Connection header")
             }
         }

@@ -117,6 +117,8 @@ package struct RequestParser: Sendable {
         // Moved out, not copied: a copy retains and releases every string and array it holds.
         // The body and the peer go in where the request lies, and then it is moved out: a local
         // copy to change was an outlined copy of the whole request (callgrind).
+        // A swap, not an assignment and `body = []`: the head's body is always still empty here,
+        // so this leaves `body` empty without a retain and a release.
         guard current != nil else { return .needMore }
         swap(&current!.body, &body)
         current!.peer = peer

@@ -146,7 +146,7 @@ enum ResponseHeadParser {
         var codings: [String] = []
         for coding in headers.listElements("Transfer-Encoding") {
             if coding.isEmpty { continue }
-            guard coding.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else {
+            guard HTTPToken.isToken(coding) else {
                 throw .malformed("malformed Transfer-Encoding")
             }
             let lower = coding.lowercased()
@@ -167,7 +167,7 @@ enum ResponseHeadParser {
         var close = false, keepAlive = false
         for option in headers.listElements("Connection") {
             if option.isEmpty { continue }
-            guard option.utf8.allSatisfy({ ByteClass.token[Int($0)] }) else { return false }
+            guard HTTPToken.isToken(option) else { return false }
             if asciiCaseInsensitiveEquals(option, "close") { close = true }
             if asciiCaseInsensitiveEquals(option, "keep-alive") { keepAlive = true }
         }
