@@ -12,7 +12,7 @@ package enum Reply: Sendable {
 /// Where a completed pending response goes: the server's event loop (its mailbox). A protocol
 /// rather than a closure, so handing a response over allocates nothing per request.
 package protocol PendingResponseReceiver: AnyObject, Sendable {
-    func receive(_ response: OutgoingResponse, connection: UInt64, fd: Int32)
+    func receive(_ response: consuming OutgoingResponse, connection: UInt64, fd: Int32)
 }
 
 /// A response that arrives later: a proxy waiting for its upstream, an admin call reading disk.
@@ -48,29 +48,36 @@ package final class PendingResponse: Sendable {
     // MARK: The responder's side
 
     /// Completes with `response`; only the first call counts, and none after a cancellation.
-    package func complete(_ response: OutgoingResponse) {
+    package func complete(_ response: consuming OutgoingResponse) {
+        // Carried through the lock in an optional and moved out of it, never copied: a copy
+        // retains the head, the body and the fields once more.
+        var carried: OutgoingResponse? = consume response
         var deliver: (@Sendable (OutgoingResponse) -> Void)?
         var receiver: (any PendingResponseReceiver)?
         var observers: [@Sendable (OutgoingResponse?) -> Void] = []
         var connection: UInt64 = 0
         var fd: Int32 = -1
-        let final: OutgoingResponse? = state.withLock { s in
-            guard !s.completed, !s.cancelled else { return nil }
+        let handOver = state.withLock { s -> Bool in
+            guard !s.completed, !s.cancelled else { return false }
             s.completed = true
-            var adjusted = response
-            for adjust in s.adjustments { adjust(&adjusted) }
-            s.response = adjusted
+            if !s.adjustments.isEmpty {
+                for adjust in s.adjustments { adjust(&carried!) }
+                s.adjustments = []
+            }
             // Completed: cancelling is no longer possible, and its handlers may hold the responder.
-            s.cancelHandlers = []
-            s.adjustments = []
-            guard s.deliver != nil || s.receiver != nil else { return nil }
+            if !s.cancelHandlers.isEmpty { s.cancelHandlers = [] }
+            guard s.deliver != nil || s.receiver != nil else {
+                s.response = carried.take() // kept for the server, which has not asked yet
+                return false
+            }
             s.delivered = true
-            (deliver, receiver, observers, connection, fd) = (s.deliver, s.receiver, s.observers, s.connection, s.fd)
-            return adjusted
+            (deliver, receiver, connection, fd) = (s.deliver, s.receiver, s.connection, s.fd)
+            if !s.observers.isEmpty { observers = s.observers }
+            return true
         }
-        guard let final else { return }
-        observers.forEach { $0(final) }
-        if let receiver { receiver.receive(final, connection: connection, fd: fd) } else { deliver?(final) }
+        guard handOver, let response = carried.take() else { return }
+        observers.forEach { $0(response) }
+        if let receiver { receiver.receive(response, connection: connection, fd: fd) } else { deliver?(response) }
     }
 
     /// True once the client has gone or the server is stopping: stop working on the answer.

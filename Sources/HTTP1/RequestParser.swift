@@ -145,7 +145,9 @@ package struct RequestParser: Sendable {
             // Checked per byte, so the verdict on a long request line depends only on its bytes,
             // not on how they were split across reads (found by fuzzing: a bare CR beyond the
             // limit gave 400 when the line arrived whole and 414 when it arrived in pieces).
-            if partialHead == nil, i > limits.maxTargetBytes + 64 {
+            // The position first: asking the optional head whether it is nil is an outlined call
+            // (the request is large), and this runs for every byte of the head.
+            if i > limits.maxTargetBytes + 64, partialHead == nil {
                 return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
             }
             let b = input[i]

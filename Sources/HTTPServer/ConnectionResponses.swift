@@ -23,7 +23,7 @@ extension Connection {
     }
 
     /// A pending answer arrived (through the mailbox, on this loop).
-    func completePending(_ response: OutgoingResponse) {
+    func completePending(_ response: consuming OutgoingResponse) {
         guard case .awaiting(_, let exchange) = phase else { return }
         phase = .active
         begin(response, exchange)

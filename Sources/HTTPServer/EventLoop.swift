@@ -24,7 +24,7 @@ final class EventLoop: @unchecked Sendable {
     /// A listener's interest change failed and was reported; cleared when one succeeds.
     private var listenerChangeFailed = false
     private var stopDeadline: Int64 = .max
-    private var connections: [Int32: Connection] = [:]
+    private var connections = ConnectionTable()
     var timers = TimerQueue()
     var nextConnectionID: UInt64
     /// Connections to upstreams (the HTTP client), by descriptor, and the idle ones by upstream.
@@ -39,7 +39,6 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Output scratch buffers, lent to connections while they write.
     let scratchPool = ScratchPool()
-    private var events: [ReadyEvent] = []
 
     private var dateSecond = -1
     /// The end of a head, formatted once per second: `Date`, `Server`, the `Connection` field the
@@ -103,10 +102,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         refreshDate()
+        // Locals rather than properties: passed `inout`, a property of the loop would be checked
+        // for exclusive access at run time on every pass; a local is checked by the compiler.
+        var events: [ReadyEvent] = []
+        // Between looks at the mailbox, an empty array whose capacity the mailbox gets back.
+        var inbox: [Mailbox.Message] = []
         while true {
             // What the last pass posted to its own mailbox (answers completed on this loop), and
             // what others posted while it ran (they wrote no wake-up): before waiting, never after.
-            while !mailbox.readyToWait() { handleMessages(mailbox.take()) }
+            while !mailbox.readyToWait() { handleMessages(fromWakeUp: false, &inbox) }
             if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
             updateListenerInterest()
             do {
@@ -118,11 +122,13 @@ final class EventLoop: @unchecked Sendable {
             mailbox.loopAwoke()
             now = Posix.monotonicMilliseconds()
             refreshDate()
-            for event in events { dispatch(event) }
+            for event in events {
+                if event.fd == mailbox.wakeRead { handleMessages(fromWakeUp: true, &inbox) } else { dispatch(event) }
+            }
             fireTimers()
             if now >= nextSweep { sweep() }
         }
-        for connection in Array(connections.values) {
+        for connection in connections.all {
             connection.close()
             remove(connection)
         }
@@ -143,9 +149,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ event: ReadyEvent) {
-        if event.fd == mailbox.wakeRead { handleMessages(mailbox.drainAndTake()); return }
         if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
-        if let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream); return }
+        if !upstreams.isEmpty, let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream); return }
         guard let connection = connections[event.fd], !connection.isClosed else { return }
         if event.writable { connection.flush() }
         if (event.readable || event.failed) && !connection.isClosed { connection.handleReadable() }
@@ -168,9 +173,14 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func handleMessages(_ messages: [Mailbox.Message]) {
-        for message in messages {
-            switch message {
+    /// What the mailbox holds, exchanged for `messages` (empty, and empty again on return).
+    private func handleMessages(fromWakeUp: Bool, _ messages: inout [Mailbox.Message]) {
+        if fromWakeUp { mailbox.drainAndTake(into: &messages) } else { mailbox.take(into: &messages) }
+        // Each message is moved out, not copied (a delivered response would be retained field by
+        // field and released again): reversed once, then popped from the end in posting order.
+        messages.reverse()
+        while let message = messages.popLast() {
+            switch consume message {
             case .adopt(let fd, let peer):
                 adopt(fd: fd, peer: peer)
             case .evictOne:
@@ -199,7 +209,7 @@ final class EventLoop: @unchecked Sendable {
         guard !isStopping else { return }
         isStopping = true
         stopDeadline = now + configuration.shutdownGraceMilliseconds
-        for connection in Array(connections.values) {
+        for connection in connections.all {
             connection.beginShutdown()
             settle(connection)
         }
@@ -284,7 +294,7 @@ final class EventLoop: @unchecked Sendable {
         do {
             try selector.add(fd, connection.interest)
             connection.registeredInterest = connection.interest
-            connections[fd] = connection
+            connections.insert(connection)
         } catch {
             configuration.onLoopError?("event loop \(index): \(error); refusing a connection")
             Posix.close(fd)
@@ -294,7 +304,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func longestIdleConnection() -> Connection? {
         var best: Connection?
-        for connection in connections.values where connection.isEvictable {
+        for connection in connections.all where connection.isEvictable {
             // Ties (the clock is in milliseconds) go to the older connection.
             if let current = best, (current.lastActivity, current.id) <= (connection.lastActivity, connection.id) { continue }
             best = connection
@@ -320,7 +330,7 @@ final class EventLoop: @unchecked Sendable {
     private func sweep() {
         nextSweep = now + 250
         var evictable = 0
-        for connection in Array(connections.values) {
+        for connection in connections.all {
             connection.checkTimeouts()
             if isStopping && !connection.isClosed { connection.beginShutdown() }
             settle(connection)
@@ -330,8 +340,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func remove(_ connection: Connection) {
-        guard connections[connection.fd] === connection else { return }
-        connections[connection.fd] = nil
+        guard connections.remove(connection) else { return }
         selector.remove(connection.fd, connection.registeredInterest)
         shared.slots.release(1)
     }

@@ -49,9 +49,12 @@ final class Mailbox: PendingResponseReceiver {
     /// loop's own posts (a proxied answer completed by an upstream connection on the same loop)
     /// never do, since the loop is running when it makes them and looks at the queue before it
     /// waits (`readyToWait`).
-    func post(_ message: Message) {
+    func post(_ message: consuming Message) {
+        // Moved into the queue, not copied: a delivered response holds several buffers, and a
+        // copy would retain each of them once more.
+        var carried: Message? = consume message
         let wake = state.withLock { s -> Bool in
-            s.messages.append(message)
+            s.messages.append(carried.take()!)
             guard s.loopIsWaiting else { return false }
             s.loopIsWaiting = false // one wake-up for everything posted until the loop looks again
             return true
@@ -64,23 +67,22 @@ final class Mailbox: PendingResponseReceiver {
         }
     }
 
-    func receive(_ response: OutgoingResponse, connection: UInt64, fd: Int32) {
-        post(.deliver(connection: connection, fd: fd, response))
+    func receive(_ response: consuming OutgoingResponse, connection: UInt64, fd: Int32) {
+        post(.deliver(connection: connection, fd: fd, consume response))
     }
 
     /// On the loop, when the wake-up pipe is readable. A wake-up written late (its poster was
     /// overtaken by the loop waking for another reason) costs one empty pass, never a message.
-    func drainAndTake() -> [Message] {
+    func drainAndTake(into batch: inout [Message]) {
         Posix.drain(wakeRead)
-        return take()
+        take(into: &batch)
     }
 
-    /// On the loop: what was posted since it last looked.
-    func take() -> [Message] {
-        state.withLock { s in
-            defer { s.messages.removeAll(keepingCapacity: true) }
-            return s.messages
-        }
+    /// On the loop: what was posted since it last looked, exchanged for `batch` (which must be
+    /// empty). The two arrays trade places, so neither is copied or reallocated: the loop gives
+    /// back the emptied batch of its last look, with its capacity, for the next posts.
+    func take(into batch: inout [Message]) {
+        state.withLock { s in swap(&s.messages, &batch) }
     }
 
     /// On the loop, just before it waits: false if messages are queued (take them first); true

@@ -18,23 +18,28 @@
 ///
 /// Inlinable, so other modules get it specialised for their value: unspecialised, creating one
 /// looked up `LockedStorage<Value>`'s metadata in the runtime's cache each time (it showed in the
-/// proxy's profile).
-package struct Locked<Value> {
+/// proxy's profile), and every `withLock` was a generic call through the closure's context.
+///
+/// `public`, not `package`, for that reason alone: Swift 6.3 does not inline or specialise an
+/// `@inlinable package` function in another module (checked with two modules and `nm`: the
+/// caller kept an undefined reference to the generic `withLock`), while it does a `public` one.
+/// SystemSupport is no product of the package, so `public` here promises nothing to users.
+public struct Locked<Value> {
     @usableFromInline let storage: LockedStorage<Value>
 
     @inlinable
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         storage = LockedStorage.make(value)
     }
 
-    @inlinable @discardableResult
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    @inlinable @inline(__always) @discardableResult
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try storage.withLock(body)
     }
 
     /// A copy of the value, or a whole new one.
     @inlinable
-    package var value: Value {
+    public var value: Value {
         get { withLock { $0 } }
         nonmutating set { withLock { $0 = newValue } }
     }
@@ -63,7 +68,7 @@ final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)
