@@ -58,10 +58,16 @@ final class Connection {
     /// thread, so the loop always outlives it. A checked `unowned` reference cost an atomic
     /// increment and decrement on every use, a dozen times a request.
     unowned(unsafe) let loop: EventLoop
-    var phase: Phase = .active
-    var parser: RequestParser
-    var pending: [UInt8] = []
-    var output: OutboundQueue
+    // The state a request passes through, changed by mutating calls (parse, append, flush).
+    // Unchecked for exclusive access at run time: like the connection, it is touched only on the
+    // loop's thread, and nothing called during a change reaches back into the connection (other
+    // threads go through the mailbox). Checked, each access cost about 80 instructions in the
+    // runtime, some 2,000 a request: 15% of the HTTP layer's own work. The compiler's static
+    // checks still apply.
+    @exclusivity(unchecked) var phase: Phase = .active
+    @exclusivity(unchecked) var parser: RequestParser
+    @exclusivity(unchecked) var pending: [UInt8] = []
+    @exclusivity(unchecked) var output: OutboundQueue
     var closeWhenFlushed = false
     /// When the current request's head began: its first byte other than the empty lines a
     /// client may send before a request (nil between requests). Stray CRLFs do not start the

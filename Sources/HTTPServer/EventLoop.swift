@@ -24,8 +24,10 @@ final class EventLoop: @unchecked Sendable {
     /// A listener's interest change failed and was reported; cleared when one succeeds.
     private var listenerChangeFailed = false
     private var stopDeadline: Int64 = .max
-    private var connections = ConnectionTable()
-    var timers = TimerQueue()
+    // Unchecked for exclusive access at run time, as the connection's state is (see
+    // `Connection.output`): touched only on this loop's thread, never re-entered while changed.
+    @exclusivity(unchecked) private var connections = ConnectionTable()
+    @exclusivity(unchecked) var timers = TimerQueue()
     var nextConnectionID: UInt64
     /// Connections to upstreams (the HTTP client), by descriptor, and the idle ones by upstream.
     var upstreams: [Int32: UpstreamConnection] = [:]
@@ -43,9 +45,9 @@ final class EventLoop: @unchecked Sendable {
     private var dateSecond = -1
     /// The end of a head, formatted once per second: `Date`, `Server`, the `Connection` field the
     /// response needs, and the empty line. One copy per response instead of three or four.
-    private(set) var headEndKeepAlive: [UInt8] = []
-    private(set) var headEndKeepAlive10: [UInt8] = []
-    private(set) var headEndClose: [UInt8] = []
+    @exclusivity(unchecked) private(set) var headEndKeepAlive: [UInt8] = []
+    @exclusivity(unchecked) private(set) var headEndKeepAlive10: [UInt8] = []
+    @exclusivity(unchecked) private(set) var headEndClose: [UInt8] = []
 
     init(index: Int, handler: @escaping Handler, configuration: ServerConfiguration, listeners: [Int32],
          shared: LoopGroupState, finished: @escaping @Sendable () -> Void) throws(SocketError) {
