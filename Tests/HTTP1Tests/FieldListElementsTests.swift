@@ -60,6 +60,15 @@ import Testing
         #expect(!HeaderFields([("Connection", "close,, ,")]).hasToken("", in: "Connection"))
     }
 
+    /// The name scan that answers first when no field has the name (the common request).
+    @Test func noFieldOfTheNameMeansNoTokenAndContainsFoldsCase() {
+        let headers = HeaderFields([("Host", "x"), ("Accept", "close")])
+        #expect(!headers.hasToken("close", in: "Connection"), "a token in another field does not count")
+        #expect(!HeaderFields().hasToken("close", in: "Connection"))
+        #expect(headers.contains("HOST") && headers.contains("accept") && !headers.contains("Acceptx"))
+        #expect(HeaderFields([("Host", "x"), ("CONNECTION", "Close")]).hasToken("close", in: "connection"))
+    }
+
     @Test func authoritiesFromNonContiguousBytesAreCheckedTheSame() {
         for (text, valid) in [("h:80", true), ("[::1]:8080", true), ("a b", false), ("h:0", false), ("h:65536", false), ("", true)] {
             #expect(Authority.isValid(text.utf8, allowEmptyHost: true) == valid, "\(text)")
