@@ -104,11 +104,9 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         refreshDate()
-        // Locals rather than properties: passed `inout`, a property of the loop would be checked
-        // for exclusive access at run time on every pass; a local is checked by the compiler.
-        var events: [ReadyEvent] = []
-        // Between looks at the mailbox, an empty array whose capacity the mailbox gets back.
-        var inbox: [Mailbox.Message] = []
+        // Locals, not properties: passed `inout`, a property would be checked at run time on every
+        // pass. `inbox`, between looks at the mailbox, is empty; the mailbox gets its capacity back.
+        var events: [ReadyEvent] = [], inbox: [Mailbox.Message] = []
         while true {
             // What the last pass posted to its own mailbox (answers completed on this loop), and
             // what others posted while it ran (they wrote no wake-up): before waiting, never after.

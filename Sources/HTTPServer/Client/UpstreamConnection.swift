@@ -12,10 +12,7 @@ final class UpstreamConnection {
     let endpoint: ClientEndpoint
     /// The address it connected to: where a request retried after it turned out closed goes.
     let address: SocketAddress
-    /// Unchecked: an upstream connection lives only in its loop's table and is touched only on
-    /// the loop's thread, so the loop always outlives it. A checked `unowned` reference cost an
-    /// atomic increment and decrement on every use.
-    unowned(unsafe) let loop: EventLoop
+    unowned(unsafe) let loop: EventLoop // unchecked, as `Connection.loop` is: the loop outlives it
     var phase: Phase
     var registeredInterest: Interest = []
     private var parser = ResponseParser()
