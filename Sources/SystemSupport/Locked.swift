@@ -23,7 +23,8 @@
 /// `public`, not `package`, for that reason alone: Swift 6.3 does not inline or specialise an
 /// `@inlinable package` function in another module (checked with two modules and `nm`: the
 /// caller kept an undefined reference to the generic `withLock`), while it does a `public` one.
-/// SystemSupport is no product of the package, so `public` here promises nothing to users.
+/// SystemSupport is no product of the package, so `public` here promises nothing to users;
+/// `scripts/check-api` allows exactly these four symbols.
 public struct Locked<Value> {
     @usableFromInline let storage: LockedStorage<Value>
 
