@@ -38,6 +38,11 @@ struct ConnectionTable {
         return true
     }
 
+    /// Every connection, in descriptor order, read in place: for walks that change nothing (a
+    /// full server looks for its longest-idle connection on every accept; a copy of thousands of
+    /// references each time was an allocation and a retain and release per connection).
+    var inPlace: some Sequence<Connection> { slots.lazy.compactMap { $0 } }
+
     /// Every connection, in descriptor order: a copy, so the caller may remove while it walks.
     var all: [Connection] {
         var result: [Connection] = []

@@ -304,7 +304,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func longestIdleConnection() -> Connection? {
         var best: Connection?
-        for connection in connections.all where connection.isEvictable {
+        for connection in connections.inPlace where connection.isEvictable {
             // Ties (the clock is in milliseconds) go to the older connection.
             if let current = best, (current.lastActivity, current.id) <= (connection.lastActivity, connection.id) { continue }
             best = connection
