@@ -82,10 +82,10 @@ extension IncomingRequest {
     /// without two hex digits).
     package static func make(method: String, target: String, headers: HeaderFields, body: [UInt8],
                              peer: String, authority: String?) throws(HTTPParseError) -> IncomingRequest {
-        let parsed = try RequestTarget.parse(target, method: method)
-        return IncomingRequest(method: method, target: target, path: parsed.path, rawQuery: parsed.rawQuery,
-                               queryItems: parsed.queryItems, headers: headers, body: body, peer: peer,
-                               authority: parsed.authority ?? authority)
+        var request = IncomingRequest(method: method, target: target, path: "", headers: headers, body: body, peer: peer,
+                                      authority: authority)
+        try RequestTarget.parse(target, method: method, into: &request)
+        return request
     }
 }
 

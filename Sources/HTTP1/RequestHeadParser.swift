@@ -100,10 +100,9 @@ enum RequestHeadParser {
         i += 1
         let version = try parseVersion(buf, i..<end)
         let targetString = string(buf, targetStart..<(targetStart + targetLength))
-        let target = try RequestTarget.parse(targetString, method: method)
-        return IncomingRequest(method: method, target: targetString, path: target.path,
-                           rawQuery: target.rawQuery, queryItems: target.queryItems,
-                           version: version, authority: target.authority)
+        var request = IncomingRequest(method: method, target: targetString, path: "", version: version)
+        try RequestTarget.parse(targetString, method: method, into: &request)
+        return request
     }
 
     /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get

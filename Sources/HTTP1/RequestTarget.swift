@@ -1,17 +1,17 @@
-/// The parts of a request-target (RFC 9112 §3.2) once it has been validated and decoded.
-package struct RequestTarget: Equatable {
-    var path: String
-    var rawQuery: String?
-    var queryItems: [QueryItem]
-    /// Set for absolute-form targets: their authority overrides Host (RFC 9112 §3.2.2).
-    var authority: String?
-
+/// The request-target (RFC 9112 §3.2): validated, then decoded into the request's path, query
+/// and (for the absolute-form, whose authority overrides Host: §3.2.2) authority.
+package enum RequestTarget {
     /// Parses origin-form, absolute-form (http/https) and asterisk-form. The bytes have already
     /// passed the `ByteClass.target` check, so only structure is checked here.
-    static func parse(_ raw: String, method: String) throws(HTTPParseError) -> RequestTarget {
+    ///
+    /// Writes the parts into `request` (its `target` is `raw`): returned as a value through the
+    /// typed throw, the parts were copied out of it and it was destroyed, a retain and a release
+    /// per part on every request. `authority` is only set for an absolute-form target.
+    static func parse(_ raw: String, method: String, into request: inout IncomingRequest) throws(HTTPParseError) {
         if raw == "*" {
             guard method == "OPTIONS" else { throw .bad("asterisk-form target is only for OPTIONS") }
-            return RequestTarget(path: "*", rawQuery: nil, queryItems: [], authority: nil)
+            request.path = "*"
+            return
         }
         if method == "CONNECT" {
             // RFC 9112 §3.2.3: CONNECT takes the authority-form, and nothing else does. A
@@ -50,12 +50,12 @@ package struct RequestTarget: Equatable {
             rawPath = rest[..<q]
             rawQuery = rest[rest.index(after: q)...]
         }
-        let path = try decodedPath(rawPath)
-        return RequestTarget(
-            path: path,
-            rawQuery: rawQuery.map(String.init),
-            queryItems: rawQuery.map(parseQuery) ?? [],
-            authority: authority)
+        request.path = try decodedPath(rawPath)
+        if let rawQuery {
+            request.rawQuery = String(rawQuery)
+            request.queryItems = parseQuery(rawQuery)
+        }
+        if let authority { request.authority = authority }
     }
 
     /// The path a stub matches: dot segments removed, percent-decoded, and dot segments removed

@@ -113,6 +113,28 @@ import Testing
     @Test func asteriskFormForOptions() throws {
         let r = try #require(ParserDriver.parse("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
         #expect(r.path == "*")
+        #expect(r.rawQuery == nil)
+        #expect(r.queryItems.isEmpty)
+    }
+
+    /// The in-process route (`URLProtocol`) writes the target's parts into the request it builds,
+    /// as the parser does: the absolute-form's authority replaces the given one, an origin-form
+    /// target leaves it, and a bad `%` is the parser's 400.
+    @Test func requestsMadeInProcessParseTheirTargetLikeTheParser() throws {
+        let origin = try IncomingRequest.make(method: "GET", target: "/a/%7E?x=1&y", headers: HeaderFields([("Host", "h:1")]),
+                                              body: [], peer: "", authority: "h:1")
+        #expect(origin.path == "/a/~")
+        #expect(origin.rawQuery == "x=1&y")
+        #expect(origin.queryItems == [QueryItem(name: "x", value: "1"), QueryItem(name: "y", value: "")])
+        #expect(origin.authority == "h:1")
+        let absolute = try IncomingRequest.make(method: "GET", target: "http://api.test/p", headers: HeaderFields(),
+                                                body: [], peer: "", authority: "h:1")
+        #expect(absolute.path == "/p")
+        #expect(absolute.rawQuery == nil)
+        #expect(absolute.authority == "api.test")
+        #expect(throws: HTTPParseError.self) {
+            try IncomingRequest.make(method: "GET", target: "/a%zz", headers: HeaderFields(), body: [], peer: "", authority: nil)
+        }
     }
 
     @Test func percentDecodingAndDotSegments() throws {

@@ -18,7 +18,7 @@ final class JournalRecorder: ResponderWrapper {
         switch outcome.reply {
         case .now(let response):
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-            journal.record(facts.request, outcome.kind, response, durationMilliseconds: elapsed + Double(response.delayMilliseconds))
+            journal.record(facts.request, outcome.kind, answer: response, durationMilliseconds: elapsed + Double(response.delayMilliseconds))
         case .later(let pending):
             // Recorded when the answer exists (or with no status, if the client left first).
             let journal = self.journal, request = facts.request, kind = outcome.kind

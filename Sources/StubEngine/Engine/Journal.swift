@@ -57,7 +57,7 @@ package struct JournalResponse: Sendable {
     /// `reset`, `empty`, `garbage`, `hang`: the stub's fault, when the client got no response.
     package let fault: String?
 
-    init(_ response: OutgoingResponse) {
+    init(_ response: borrowing OutgoingResponse) {
         status = response.prepared.status
         headers = response.prepared.headers
         let whole = response.prepared.body
@@ -112,6 +112,23 @@ package final class Journal: Sendable {
 
     /// `response` is nil when the client left before a promised answer came.
     func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double) {
+        if let response {
+            record(request, kind, answer: response, durationMilliseconds: durationMilliseconds)
+        } else {
+            record(request, kind, status: nil, response: nil, durationMilliseconds: durationMilliseconds)
+        }
+    }
+
+    /// An answered request. The answer is borrowed: the recorder passes the outcome's own, and
+    /// an optional parameter made it copy the response (retaining each of its fields) to wrap it.
+    func record(_ request: IncomingRequest, _ kind: OutcomeKind, answer: borrowing OutgoingResponse, durationMilliseconds: Double) {
+        guard capacity > 0 else { return }
+        record(request, kind, status: answer.delivery.sendsStatusLine ? answer.prepared.status : nil,
+               response: JournalResponse(answer), durationMilliseconds: durationMilliseconds)
+    }
+
+    private func record(_ request: IncomingRequest, _ kind: OutcomeKind, status: Int?, response: consuming JournalResponse?,
+                        durationMilliseconds: Double) {
         guard capacity > 0 else { return }
         let stub: Stub?
         let proxy: ProxyReport?
@@ -133,8 +150,8 @@ package final class Journal: Sendable {
             body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
-            status: response.flatMap { $0.delivery.sendsStatusLine ? $0.prepared.status : nil }, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy, response: response.map(JournalResponse.init), peer: request.peer)
+            status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
+            proxy: proxy, response: response, peer: request.peer)
         let listeners = state.withLock { s -> [any JournalListener] in
             slot!.id = s.nextID
             s.nextID += 1

@@ -144,7 +144,7 @@ package struct StubCatalog: Sendable {
             // Buckets are in rank order: nothing later in this one can beat the best so far.
             if let rank = best?.stub.rank, !(stub.rank < rank) { return }
             if eligible?(stub) == false { continue }
-            if let captures = RequestMatcher.match(stub.request, facts) {
+            if let captures = stub.match(facts) {
                 best = (stub, captures)
                 return
             }

@@ -90,6 +90,13 @@ package final class Stub: Sendable {
 
     /// Whether answering changes engine state (a sequence position or a scenario).
     package var isStateful: Bool { responses.count > 1 || scenario != nil }
+
+    /// The captures when the request matches this stub's pattern. A method, so the pattern is
+    /// read in place: the catalog passing `stub.request` to the matcher copied the whole
+    /// pattern out of the stub, retaining and releasing each of its fields, on every request.
+    func match(_ facts: RequestFacts) -> [String: String]? {
+        RequestMatcher.match(request, facts)
+    }
 }
 
 /// What a sequence does after its last response.
