@@ -359,8 +359,12 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
     // RequestTarget.parse: never traps; what it returns is rooted and has no dot segment left
     // unless it came from percent-encoded dots or slashes (reported separately).
     let method = ["GET", "OPTIONS", "CONNECT", "POST"][Int(input.first ?? 0) % 4]
-    if let parsed = try? RequestTarget.parse(raw, method: method) {
+    var parsed = IncomingRequest(method: method, target: raw, path: "")
+    if (try? RequestTarget.parse(raw, method: method, into: &parsed)) != nil {
         precondition(method != "CONNECT", "CONNECT target accepted")
+        // The query parts are written exactly when there is a `?` (origin- or absolute-form).
+        precondition((parsed.rawQuery != nil) == (raw != "*" && raw.contains("?")), "rawQuery set \(parsed.rawQuery != nil) for \(raw)")
+        if parsed.rawQuery == nil { precondition(parsed.queryItems.isEmpty, "query items without a query") }
         if raw == "*" {
             precondition(parsed.path == "*" && method == "OPTIONS", "asterisk-form for \(method)")
         } else {
