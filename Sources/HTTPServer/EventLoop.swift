@@ -341,7 +341,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func remove(_ connection: Connection) {
         guard connections.remove(connection) else { return }
-        selector.remove(connection.fd, connection.registeredInterest)
+        selector.forgetClosed(connection.fd)
         shared.slots.release(1)
     }
 }

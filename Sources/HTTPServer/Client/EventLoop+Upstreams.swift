@@ -69,7 +69,7 @@ extension EventLoop {
         guard upstreams[upstream.fd] === upstream else { return }
         upstreams[upstream.fd] = nil
         idleUpstreams[upstream.endpoint]?.connections.removeAll { $0 === upstream }
-        selector.remove(upstream.fd, upstream.registeredInterest)
+        selector.forgetClosed(upstream.fd)
     }
 
     func scheduleUpstreamTimer(at deadline: Int64, for upstream: UpstreamConnection) {

@@ -31,9 +31,7 @@ final class EpollSelector: Selector {
         try control(cstub_epoll_ctl_mod, fd, new)
     }
 
-    func remove(_ fd: Int32, _ interest: Interest) {
-        _ = cstub_epoll_ctl(epfd, cstub_epoll_ctl_del, fd, 0)
-    }
+    func forgetClosed(_ fd: Int32) {}
 
     func wait(timeoutMilliseconds: Int32, into events: inout [ReadyEvent]) throws(SocketError) {
         events.removeAll(keepingCapacity: true)

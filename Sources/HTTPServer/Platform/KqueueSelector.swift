@@ -30,11 +30,8 @@ final class KqueueSelector: Selector {
         if !changes.isEmpty { try apply(changes) }
     }
 
-    func remove(_ fd: Int32, _ interest: Interest) {
-        // Closing the descriptor removes its filters; deleting them first keeps a reused
-        // descriptor number from inheriting stale ones.
-        try? apply([Self.change(fd, EVFILT_READ, EV_DELETE), Self.change(fd, EVFILT_WRITE, EV_DELETE)], ignoreMissing: true)
-    }
+    /// Closing the descriptor removed its filters (kqueue(2)), so a reused number starts clean.
+    func forgetClosed(_ fd: Int32) {}
 
     func wait(timeoutMilliseconds: Int32, into events: inout [ReadyEvent]) throws(SocketError) {
         events.removeAll(keepingCapacity: true)
@@ -60,9 +57,9 @@ final class KqueueSelector: Selector {
         kevent(ident: UInt(fd), filter: Int16(filter), flags: UInt16(flags), fflags: 0, data: 0, udata: nil)
     }
 
-    private func apply(_ changes: [kevent], ignoreMissing: Bool = false) throws(SocketError) {
+    private func apply(_ changes: [kevent]) throws(SocketError) {
         let rc = changes.withUnsafeBufferPointer { kevent(kq, $0.baseAddress, Int32($0.count), nil, 0, nil) }
-        if rc < 0, !(ignoreMissing && errno == ENOENT) { throw .system(call: "kevent", errno: errno) }
+        if rc < 0 { throw .system(call: "kevent", errno: errno) }
     }
 }
 #endif

@@ -22,7 +22,7 @@ final class PollSelector: Selector {
         descriptors[slot].events = Self.events(new)
     }
 
-    func remove(_ fd: Int32, _ interest: Interest) {
+    func forgetClosed(_ fd: Int32) {
         guard let slot = slots.removeValue(forKey: fd) else { return }
         let last = descriptors.count - 1
         if slot != last {

@@ -48,8 +48,11 @@ package enum SelectorKind: String, Sendable, CaseIterable {
 protocol Selector: AnyObject {
     func add(_ fd: Int32, _ interest: Interest) throws(SocketError)
     func change(_ fd: Int32, from old: Interest, to new: Interest) throws(SocketError)
-    /// Before the descriptor is closed.
-    func remove(_ fd: Int32, _ interest: Interest)
+    /// After the descriptor was closed. Closing it took it out of epoll's and kqueue's sets (a
+    /// socket is never duplicated and is close-on-exec), so only the poll selector, which keeps
+    /// its own list, has anything to do. The loops used to ask the kernel to remove it after the
+    /// close: a failing system call (EBADF) for every closed connection.
+    func forgetClosed(_ fd: Int32)
     /// Waits up to `timeoutMilliseconds` (-1: forever) and replaces `events` with the ready ones.
     /// EINTR is retried inside; any other failure is thrown, never reported as "nothing ready".
     func wait(timeoutMilliseconds: Int32, into events: inout [ReadyEvent]) throws(SocketError)
