@@ -36,6 +36,7 @@ final class EventLoop: @unchecked Sendable {
     private(set) var threadID: UInt = 0
     private var acceptPausedUntil: Int64 = 0
     private var listenerInterest: Interest = []
+    private var acceptRanSinceLook = false
     private var nextAssignee = 0
     private var nextSweep: Int64 = 0
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -224,6 +225,11 @@ final class EventLoop: @unchecked Sendable {
 
     private func updateListenerInterest() {
         guard !listeners.isEmpty else { return }
+        // Slots are taken only by accepting, on this loop: while the listeners are watched and no
+        // accept ran since the last look, there is still room, and the shared slots' lock (taken
+        // on every pass, so on every request of this loop) need not be.
+        if listenerInterest == .read, !isStopping, !acceptRanSinceLook, !listenerChangeFailed { return }
+        acceptRanSinceLook = false
         let wanted: Interest = !isStopping && now >= acceptPausedUntil && (shared.slots.hasRoom || shared.anyEvictable) ? .read : []
         guard wanted != listenerInterest else { return }
         do {
@@ -244,6 +250,7 @@ final class EventLoop: @unchecked Sendable {
     /// loop that has one to close it and checks again shortly. With none idle, new clients wait
     /// in the backlog until a slot frees.
     private func acceptConnections(from listener: Int32) {
+        acceptRanSinceLook = true
         for _ in 0..<64 {
             var victim: Connection?
             if !shared.slots.reserve() {
@@ -344,56 +351,4 @@ final class EventLoop: @unchecked Sendable {
         selector.forgetClosed(connection.fd)
         shared.slots.release(1)
     }
-}
-
-/// What the loops of one server share: the connection cap, how many idle connections each
-/// holds (for making room when full), and the open long-lived streams.
-final class LoopGroupState: Sendable {
-    let slots: ConnectionSlots
-    private let evictable: Locked<[Int]>
-    let streams = Locked(0)
-
-    init(loops: Int, maxConnections: Int) {
-        slots = ConnectionSlots(limit: maxConnections)
-        evictable = Locked(Array(repeating: 0, count: loops))
-    }
-
-    func setEvictable(_ count: Int, loop: Int) { evictable.withLock { $0[loop] = count } }
-
-    var anyEvictable: Bool { evictable.withLock { $0.contains { $0 > 0 } } }
-
-    /// A loop holding an idle connection, `preferring` that one when it does.
-    func loopWithEvictable(preferring: Int) -> Int? {
-        evictable.withLock { counts in
-            if counts[preferring] > 0 { counts[preferring] -= 1; return preferring }
-            guard let index = counts.firstIndex(where: { $0 > 0 }) else { return nil }
-            counts[index] -= 1
-            return index
-        }
-    }
-}
-
-/// The server-wide connection cap, shared by the loops. Taken only at accept and close, never
-/// per request.
-final class ConnectionSlots: Sendable {
-    private let limit: Int
-    private let used = Locked(0)
-
-    init(limit: Int) { self.limit = limit }
-
-    var hasRoom: Bool { used.withLock { $0 < limit } }
-    var count: Int { used.withLock { $0 } }
-
-    func reserve() -> Bool {
-        used.withLock { n in
-            guard n < limit else { return false }
-            n += 1
-            return true
-        }
-    }
-
-    func release(_ count: Int) { used.withLock { $0 -= count } }
-
-    /// Takes a slot even at the limit: a connection replacing one just closed.
-    func forceReserve() { used.withLock { $0 += 1 } }
 }
