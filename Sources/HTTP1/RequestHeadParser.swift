@@ -10,31 +10,8 @@ enum BodyFraming: Equatable {
     case chunked
 }
 
-struct ParsedHead {
-    var request: IncomingRequest
-    var framing: BodyFraming
-    var expectsContinue: Bool
-}
-
 enum RequestHeadParser {
     typealias Bytes = UnsafeBufferPointer<UInt8>
-
-    /// The whole head at once (request line through the empty line), for callers that have it.
-    static func parse(_ head: Bytes, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
-        var lines: [Range<Int>] = []
-        var start = 0
-        for i in 0..<head.count where head[i] == ByteClass.lf {
-            guard i > 0, head[i - 1] == ByteClass.cr else { throw .bad("bare LF in request head") }
-            lines.append(start..<(i - 1))
-            start = i + 1
-        }
-        guard lines.count >= 2, lines[lines.count - 1].isEmpty else { throw .bad("empty request") }
-        var request = try parseRequestLine(head, lines[0], limits: limits)
-        for line in lines[1..<(lines.count - 1)] {
-            try addField(head, line, to: &request.headers, limits: limits)
-        }
-        return try finishHead(request, limits: limits)
-    }
 
     /// Parses one field line and adds it, applying the checks that need no other field: the
     /// field count limit and the syntax of Host (RFC 9112 §3.2: an invalid Host MUST get 400).
@@ -57,21 +34,25 @@ enum RequestHeadParser {
         headers.add(name, value)
     }
 
-    /// The checks that need the whole header section, once the empty line has arrived.
-    static func finishHead(_ request: consuming IncomingRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> ParsedHead {
-        var request = request
-        let headers = request.headers
-        let framing = try framing(of: headers, version: request.version, limits: limits)
+    /// The checks that need the whole header section, once the empty line has arrived; returns
+    /// how the body is framed and whether the client waits for `100 Continue`. The request is
+    /// changed where it lies (its authority from Host): taking and returning it copied the whole
+    /// request, a retain and a release for each of its strings and arrays (callgrind).
+    static func finishHead(_ request: inout IncomingRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> (framing: BodyFraming, expectsContinue: Bool) {
+        let framing = try framing(of: request.headers, version: request.version, limits: limits)
         try checkHost(&request)
-        try checkConnection(headers)
+        try checkConnection(request.headers)
         let expects = request.version.minor >= 1 && framing != .none && framing != .length(0)
-            && headers.hasToken("100-continue", in: "Expect")
-        return ParsedHead(request: request, framing: framing, expectsContinue: expects)
+            && request.headers.hasToken("100-continue", in: "Expect")
+        return (framing, expects)
     }
 
     // MARK: request line (RFC 9112 §3)
 
-    static func parseRequestLine(_ buf: Bytes, _ line: Range<Int>, limits: HTTPParserLimits) throws(HTTPParseError) -> IncomingRequest {
+    /// Makes the request in `request`, the parser's own storage: built in a local and returned,
+    /// it was copied and the local destroyed (an outlined copy of the whole request, callgrind).
+    static func parseRequestLine(_ buf: Bytes, _ line: Range<Int>, limits: HTTPParserLimits,
+                                 into request: inout IncomingRequest?) throws(HTTPParseError) {
         var i = line.lowerBound
         let end = line.upperBound
         // The tables are lazily made globals: read once here, not behind a `swift_once` check
@@ -100,9 +81,11 @@ enum RequestHeadParser {
         i += 1
         let version = try parseVersion(buf, i..<end)
         let targetString = string(buf, targetStart..<(targetStart + targetLength))
-        var request = IncomingRequest(method: method, target: targetString, path: "", version: version)
-        try RequestTarget.parse(targetString, method: method, into: &request)
-        return request
+        request = IncomingRequest()
+        request!.method = method
+        request!.target = targetString
+        request!.version = version
+        try RequestTarget.parse(targetString, method: method, into: &request!)
     }
 
     /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get

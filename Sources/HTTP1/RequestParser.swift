@@ -155,21 +155,21 @@ package struct RequestParser: Sendable {
                 guard i > 0, input[i - 1] == ByteClass.cr else { return fail(.bad("bare LF in request head")) }
                 let lineEnd = i - 1
                 if lineEnd == lineStart {
-                    guard let request = partialHead.take() else {
+                    guard partialHead != nil else {
                         // An empty line before the request line whose CR and LF came in separate reads.
                         scanned = 0
                         lineStart = 0
                         return (.needMore, i + 1)
                     }
                     // The empty line: the head is complete.
-                    return completeHead(request, length: i + 1, available: input.count - i - 1)
+                    return completeHead(length: i + 1, available: input.count - i - 1)
                 }
                 do {
                     if partialHead == nil {
                         if lineEnd > limits.maxTargetBytes + 64 {
                             return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
                         }
-                        partialHead = try RequestHeadParser.parseRequestLine(input, lineStart..<lineEnd, limits: limits)
+                        try RequestHeadParser.parseRequestLine(input, lineStart..<lineEnd, limits: limits, into: &partialHead)
                         // One allocation for the fields of a typical request, not one per doubling
                         // (eight: the journal keeps each request's storage, so not more).
                         partialHead!.headers.reserveCapacity(8)
@@ -198,18 +198,19 @@ package struct RequestParser: Sendable {
         return (.needMore, 0)
     }
 
-    private mutating func completeHead(_ request: consuming IncomingRequest, length: Int, available: Int) -> (event: Event, consumed: Int) {
-        let parsed: ParsedHead
+    /// The head in `partialHead` is complete: checked where it lies, then moved to `current`.
+    private mutating func completeHead(length: Int, available: Int) -> (event: Event, consumed: Int) {
+        let framing: BodyFraming, expectsContinue: Bool
         do {
-            parsed = try RequestHeadParser.finishHead(request, limits: limits)
+            (framing, expectsContinue) = try RequestHeadParser.finishHead(&partialHead!, limits: limits)
         } catch {
             return fail(error)
         }
         scanned = 0
         lineStart = 0
-        partialHead = nil
-        let framing = parsed.framing, expectsContinue = parsed.expectsContinue
-        current = (consume parsed).request // moved: a copy of the whole request showed in callgrind
+        // A swap, not `current = partialHead.take()`: the request moves without a copy, and
+        // `current` is always nil here (a request's body is complete before the next head).
+        swap(&current, &partialHead)
         body = []
         switch framing {
         case .none, .length(0):
