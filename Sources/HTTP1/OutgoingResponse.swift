@@ -80,18 +80,42 @@ extension ResponseDelivery {
 /// A response serialised once: status line, the handler's headers and `Content-Length`.
 /// The server adds `Date`, `Server` and `Connection` per request and the final CRLF, so a stub
 /// that never changes is encoded once at load and served by copying bytes.
+///
+/// Its parts live in one immutable object, so a copy is one retain: a response is copied
+/// several times on its way from the stub to the socket (into the outcome, the journal, the
+/// reply), and as a plain struct each copy retained and released its head, fields and body.
 package struct PreparedResponse: Sendable {
-    package let status: Int
-    package let headers: HeaderFields
+    private final class Storage: Sendable {
+        let status: Int
+        let headers: HeaderFields
+        let head: [UInt8]
+        let body: [UInt8]
+        let lengthLine: Range<Int>
+        let carriesDateAndServer: Bool
+
+        init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>, carriesDateAndServer: Bool) {
+            self.status = status
+            self.headers = headers
+            self.head = head
+            self.body = body
+            self.lengthLine = lengthLine
+            self.carriesDateAndServer = carriesDateAndServer
+        }
+    }
+
+    private let storage: Storage
+
+    package var status: Int { storage.status }
+    package var headers: HeaderFields { storage.headers }
     /// Status line and header lines, each CRLF-terminated; no blank line.
-    package let head: [UInt8]
-    package let body: [UInt8]
+    package var head: [UInt8] { storage.head }
+    package var body: [UInt8] { storage.body }
     /// Where the `Content-Length` line sits in `head` (empty range when the status has no body),
     /// so a new body only rewrites that line.
-    let lengthLine: Range<Int>
+    var lengthLine: Range<Int> { storage.lengthLine }
     /// The head carries its own `Date` and `Server` (a proxied response, relayed as it came):
     /// the server adds neither.
-    package private(set) var carriesDateAndServer = false
+    package var carriesDateAndServer: Bool { storage.carriesDateAndServer }
 
     package init(status: Int, reason: String? = nil, headers: HeaderFields = HeaderFields(), body: [UInt8] = []) {
         self.init(status: status, reason: reason, headers: headers, body: body, keepingDateAndServer: false)
@@ -108,7 +132,6 @@ package struct PreparedResponse: Sendable {
     /// Built byte by byte into one buffer sized up front: a proxied response is prepared per
     /// request, and string interpolation and growing arrays showed in the proxy's profile.
     private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], length: Int?, keepingDateAndServer: Bool) {
-        self.status = status
         let isServerOwned = { (name: String) in
             keepingDateAndServer ? ServerOwnedFields.isFraming(name) : ServerOwnedFields.contains(name)
         }
@@ -126,9 +149,6 @@ package struct PreparedResponse: Sendable {
         }
         var fieldBytes = 0
         for field in kept { fieldBytes += field.name.utf8.count + field.value.utf8.count + 4 }
-        carriesDateAndServer = keepingDateAndServer
-        self.headers = kept
-        self.body = Self.allowsBody(status) ? body : []
         let reasonPhrase = reason ?? HTTPStatus.reason(status)
         var head: [UInt8] = []
         head.reserveCapacity(9 + 4 + reasonPhrase.utf8.count + 2 + fieldBytes + 40)
@@ -147,8 +167,8 @@ package struct PreparedResponse: Sendable {
         if Self.allowsBody(status), let length {
             Self.appendLengthLine(length, to: &head)
         }
-        lengthLine = lengthStart..<head.count
-        self.head = head
+        self.init(status: status, headers: kept, head: head, body: Self.allowsBody(status) ? body : [],
+                  lengthLine: lengthStart..<head.count, carriesDateAndServer: keepingDateAndServer)
     }
 
     private static func appendLengthLine(_ length: Int, to head: inout [UInt8]) {
@@ -157,12 +177,9 @@ package struct PreparedResponse: Sendable {
         head.append(contentsOf: "\r\n".utf8)
     }
 
-    private init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>) {
-        self.status = status
-        self.headers = headers
-        self.head = head
-        self.body = body
-        self.lengthLine = lengthLine
+    private init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>, carriesDateAndServer: Bool) {
+        storage = Storage(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine,
+                          carriesDateAndServer: carriesDateAndServer)
     }
 
     /// The same status and headers with another body: only the `Content-Length` line is
@@ -175,10 +192,8 @@ package struct PreparedResponse: Sendable {
         Self.appendLengthLine(newBody.count, to: &newHead)
         let end = newHead.count
         newHead.append(contentsOf: head[lengthLine.upperBound...])
-        var replaced = PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
-                                lengthLine: lengthLine.lowerBound..<end)
-        replaced.carriesDateAndServer = carriesDateAndServer
-        return replaced
+        return PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
+                                lengthLine: lengthLine.lowerBound..<end, carriesDateAndServer: carriesDateAndServer)
     }
 
     /// The head of a streamed response: `Content-Length` when the length is known, none when it
@@ -201,9 +216,8 @@ package struct PreparedResponse: Sendable {
             head.append(contentsOf: value.utf8)
             head.append(contentsOf: "\r\n".utf8)
         }
-        var added = PreparedResponse(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine)
-        added.carriesDateAndServer = carriesDateAndServer
-        return added
+        return PreparedResponse(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine,
+                                carriesDateAndServer: carriesDateAndServer)
     }
 
     /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).
