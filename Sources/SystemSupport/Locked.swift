@@ -29,7 +29,7 @@ public struct Locked<Value> {
     @usableFromInline let storage: LockedStorage<Value>
 
     @inlinable
-    public init(_ value: Value) {
+    public init(_ value: consuming Value) {
         storage = LockedStorage.make(value)
     }
 
@@ -52,8 +52,12 @@ extension Locked: @unchecked Sendable where Value: Sendable {}
 @usableFromInline
 final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     @inlinable
-    static func make(_ value: Value) -> LockedStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
+    static func make(_ value: consuming Value) -> LockedStorage<Value> {
+        // Moved into the header, not copied: returning the captured value from the closure
+        // copied it (a retain of each of its fields) and destroyed the original, for every lock
+        // made; a pending answer makes one per request.
+        var carried: Value? = consume value
+        let buffer = create(minimumCapacity: 1) { _ in carried.take()! }
         buffer.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
             pthread_mutex_init(mutex, nil)
