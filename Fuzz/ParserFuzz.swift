@@ -85,7 +85,8 @@ private func run(_ input: [UInt8], pieces: [Int], limits: HTTPParserLimits) -> O
                 continuesForCurrent += 1
                 out.continues += 1
                 precondition(continuesForCurrent == 1, "two sendContinue events for one request")
-            case .request(let request):
+            case .request:
+                let request = parser.takeRequest()
                 precondition(consumed > 0, "a request without consuming bytes")
                 check(request, limits: limits)
                 checkAgainstBytes(request, span)

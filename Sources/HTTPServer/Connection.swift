@@ -192,17 +192,15 @@ final class Connection {
         while case .active = phase, !closeWhenFlushed, output.byteCount < Self.outputHighWater {
             let (event, consumed) = parser.parse(UnsafeBufferPointer(rebasing: input[offset...]))
             offset += consumed
-            // `consume`: the request moves out of the event instead of being copied (a copy is a
-            // retain and a release for each of its strings and arrays).
-            switch consume event {
+            switch event {
             case .needMore:
                 if consumed == 0 { return offset }
             case .sendContinue:
                 output.append(copying: Self.continueLine)
-            case .request(let request):
+            case .request:
                 requestStartedAt = nil
                 lastActivity = loop.now
-                respond(to: request)
+                respond(to: parser.takeRequest())
             case .failure(let error):
                 reject(error)
                 return input.count

@@ -21,7 +21,7 @@ struct ParserDriver {
             switch event {
             case .needMore: if consumed == 0 { return }
             case .sendContinue: continues += 1
-            case .request(let r): requests.append(r)
+            case .request: requests.append(parser.takeRequest())
             case .failure(let e): failure = e
             }
         }

@@ -175,7 +175,7 @@ import Testing
         while offset < bytes.count {
             let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse(UnsafeBufferPointer(rebasing: $0[offset...])) }
             offset += consumed
-            if case .request(let request) = event { requests.append(request) } else if consumed == 0 { break }
+            if case .request = event { requests.append(parser.takeRequest()) } else if consumed == 0 { break }
         }
         #expect(requests.map(\.path) == ["/a", "/b"])
         #expect(requests.map(\.peer) == ["192.0.2.7:5123", "192.0.2.7:5123"])

@@ -18,7 +18,7 @@ func makeRequest(_ method: String, _ target: String, headers: [(String, String)]
         let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse($0) }
         bytes = bytes.dropFirst(consumed)
         switch event {
-        case .request(let request): return request
+        case .request: return parser.takeRequest()
         case .needMore where consumed > 0, .sendContinue: continue
         default:
             XCTFail("the test request did not parse: \(event)", file: file, line: line)
