@@ -85,34 +85,38 @@ extension ResponseDelivery {
 /// several times on its way from the stub to the socket (into the outcome, the journal, the
 /// reply), and as a plain struct each copy retained and released its head, fields and body.
 package struct PreparedResponse: Sendable {
+    /// The numbers are 32-bit so the object fits malloc's 64-byte size class, not the 80-byte
+    /// one: a folder of 10,000 stubs keeps one per response (a head is at most a few KiB).
     private final class Storage: Sendable {
-        let status: Int
         let headers: HeaderFields
         let head: [UInt8]
         let body: [UInt8]
-        let lengthLine: Range<Int>
+        let status: Int32
+        let lengthLineStart: UInt32
+        let lengthLineEnd: UInt32
         let carriesDateAndServer: Bool
 
         init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>, carriesDateAndServer: Bool) {
-            self.status = status
+            self.status = Int32(clamping: status) // 100 to 599 by the loaders; never a trap
             self.headers = headers
             self.head = head
             self.body = body
-            self.lengthLine = lengthLine
+            lengthLineStart = UInt32(clamping: lengthLine.lowerBound)
+            lengthLineEnd = UInt32(clamping: lengthLine.upperBound)
             self.carriesDateAndServer = carriesDateAndServer
         }
     }
 
     private let storage: Storage
 
-    package var status: Int { storage.status }
+    package var status: Int { Int(storage.status) }
     package var headers: HeaderFields { storage.headers }
     /// Status line and header lines, each CRLF-terminated; no blank line.
     package var head: [UInt8] { storage.head }
     package var body: [UInt8] { storage.body }
     /// Where the `Content-Length` line sits in `head` (empty range when the status has no body),
     /// so a new body only rewrites that line.
-    var lengthLine: Range<Int> { storage.lengthLine }
+    var lengthLine: Range<Int> { Int(storage.lengthLineStart)..<Int(storage.lengthLineEnd) }
     /// The head carries its own `Date` and `Server` (a proxied response, relayed as it came):
     /// the server adds neither.
     package var carriesDateAndServer: Bool { storage.carriesDateAndServer }
