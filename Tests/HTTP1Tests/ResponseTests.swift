@@ -68,6 +68,19 @@ import Testing
         #expect(String(decoding: again.head, as: UTF8.self).contains("\r\nContent-Length: 0\r\nX-Added: 2\r\n"))
     }
 
+    @Test func derivedResponsesKeepTheStatusAndWhetherTheHeadCarriesDateAndServer() {
+        // The parts live in one shared object since 2fe61eb; what a derived response passes on
+        // is set once, at construction, and must survive `adding` and `replacingBody`.
+        let relayed = PreparedResponse(status: 502, reason: "Bad Gateway", headers: HeaderFields([("Date", "x"), ("Server", "up")]),
+                                       body: Array("no".utf8), keepingDateAndServer: true)
+        let derived = relayed.adding(HeaderFields([("X-Added", "1")])).replacingBody(Array("later".utf8))
+        #expect(relayed.carriesDateAndServer && derived.carriesDateAndServer)
+        #expect(derived.status == 502 && derived.headers["Server"] == "up" && derived.headers["X-Added"] == "1")
+        #expect(String(decoding: derived.head, as: UTF8.self).contains("\r\nContent-Length: 5\r\n"))
+        let own = PreparedResponse(status: 200, body: Array("ok".utf8)).adding(HeaderFields([("X-A", "1")])).replacingBody([])
+        #expect(!own.carriesDateAndServer && own.status == 200 && own.body.isEmpty)
+    }
+
     @Test func aStatusWithoutABodyStaysWithoutOne() {
         let noContent = PreparedResponse(status: 204)
         #expect(noContent.replacingBody(Array("x".utf8)).body.isEmpty)
