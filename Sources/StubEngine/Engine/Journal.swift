@@ -6,69 +6,6 @@ import Foundation
 import HTTP1
 import SystemSupport
 
-/// One request as the journal keeps it, with what was answered.
-package struct JournalEntry: Sendable {
-    package internal(set) var id: Int
-    /// Milliseconds since 1970.
-    package let receivedAtMilliseconds: Int
-    package let method: String
-    package let path: String
-    package let target: String
-    package let queryItems: [QueryItem]
-    package let headers: HeaderFields
-    /// At most `Journal.maximumBodyBytes` (whole while the request is being recorded);
-    /// `bodySize` is the real size.
-    package let body: [UInt8]
-    package let bodySize: Int
-    package let stubID: String?
-    package let stubName: String?
-    /// The status line's code as sent; nil when none was: a fault (`response.fault`) or a
-    /// client that left before a promised answer came.
-    package let status: Int?
-    package let durationMilliseconds: Double
-    package let nearMiss: NearMissReport?
-    /// For a forwarded request: the upstream, its status and time (or why it failed).
-    package let proxy: ProxyReport?
-    /// The answer as the stub (or the near-miss report) gave it; nil when the client left first.
-    package let response: JournalResponse?
-    /// The client's address, `IP:port` (empty when the transport has none).
-    package var peer: String = ""
-
-    /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
-    package var fault: String? { response?.fault }
-
-    /// The request again, for `find` and `count` (the stub matcher runs on it).
-    var request: IncomingRequest {
-        IncomingRequest(method: method, target: target, path: path, rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
-                        queryItems: queryItems, headers: headers, body: body, peer: peer, authority: headers["Host"])
-    }
-}
-
-/// What a journal entry keeps of its response: enough for the inspector to show it and to make
-/// a stub from it. The server's own fields (`Date`, `Server`, framing) are not in `headers`.
-package struct JournalResponse: Sendable {
-    /// The stub's status, as it would have been sent (a fault sends none: see `fault`).
-    package let status: Int
-    package let headers: HeaderFields
-    /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size (nil when streamed).
-    package let body: [UInt8]
-    package let bodySize: Int?
-    package let delayMilliseconds: Int
-    /// `reset`, `empty`, `garbage`, `hang`: the stub's fault, when the client got no response.
-    package let fault: String?
-
-    init(_ response: borrowing OutgoingResponse) {
-        status = response.prepared.status
-        headers = response.prepared.headers
-        let whole = response.prepared.body
-        // An array shared with the stub costs nothing to keep; only a large body is copied, cut.
-        body = whole.count > Journal.maximumBodyBytes ? Array(whole.prefix(Journal.maximumBodyBytes)) : whole
-        delayMilliseconds = response.delayMilliseconds
-        fault = response.delivery.faultName
-        if case .stream(let stream) = response.delivery { bodySize = stream.length } else { bodySize = whole.count }
-    }
-}
-
 /// Told that the journal changed (an entry recorded, or the journal cleared). Called on the
 /// recording thread outside the journal's lock, so it must only note the change and return.
 package protocol JournalListener: AnyObject, Sendable {
@@ -95,7 +32,17 @@ package final class Journal: Sendable {
         /// How many times the journal was cleared, so a reader can tell.
         var clears = 0
         var listeners: [any JournalListener] = []
+        /// Evicted entries waiting for `releaseEvicted()`, while a transport calls it; at most
+        /// `deferredReleaseLimit` (beyond it, or with no such transport, they go at once).
+        var evicted: [JournalEntry] = []
+        /// `evicted`'s buffer between releases, so its capacity is reused instead of reallocated.
+        var spareEvicted: [JournalEntry] = []
+        var defersReleases = false
     }
+
+    /// A pass of an event loop answers at most a few dozen requests; past this many waiting
+    /// entries the recorder releases its own (memory stays bounded if nobody calls back).
+    static let deferredReleaseLimit = 256
 
     private let state: Locked<State>
 
@@ -138,11 +85,11 @@ package final class Journal: Sendable {
         default: (stub, proxy) = (nil, nil)
         }
         let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
-        // Built outside the lock, and the entry it replaces is released outside it too: every
-        // event loop records every request, so the critical section is a swap and two counters.
-        // Swapped into its slot, not copied: a copy retained every field of the entry and the
-        // local's release let them go again (the journal showed in the proxy's profile). After
-        // the swap `slot` holds the entry the ring let go.
+        // Built outside the lock, and the entry it replaces is released outside it too (after the
+        // answer is sent, see `deferReleases`): every event loop records every request, so the
+        // critical section is a swap and two counters.
+        // Swapped into its slot, not copied: a copy would retain the entry and the local's
+        // release let it go again. After the swap `slot` holds the entry the ring let go.
         var slot: JournalEntry? = JournalEntry(
             id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
             path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
@@ -156,13 +103,45 @@ package final class Journal: Sendable {
             slot!.id = s.nextID
             s.nextID += 1
             swap(&s.entries[s.next], &slot)
-            if let evicted = slot?.id { s.evictedThrough = evicted }
+            if let evicted = slot?.id {
+                s.evictedThrough = evicted
+                // Kept for `releaseEvicted()`, after the answer is sent: moved, not copied.
+                if s.defersReleases && s.evicted.count < Self.deferredReleaseLimit { s.evicted.append(slot.take()!) }
+            }
             s.next = (s.next + 1) % capacity
             return s.listeners
         }
         slot = nil
         for listener in listeners { listener.journalChanged() }
     }
+
+    // MARK: Releasing evicted entries later
+
+    /// From now on an entry the ring lets go is kept until `releaseEvicted()` (up to a limit):
+    /// freeing a request recorded a thousand requests earlier (its fields, body and answer) is
+    /// then not part of the next answer's latency. Only for a caller that calls it back.
+    func deferReleases() {
+        state.withLock { $0.defersReleases = true }
+    }
+
+    /// Lets go of the entries evicted since the last call, outside the lock.
+    func releaseEvicted() {
+        var batch: [JournalEntry] = []
+        let taken = state.withLock { s -> Bool in
+            guard !s.evicted.isEmpty else { return false }
+            swap(&batch, &s.spareEvicted)
+            swap(&batch, &s.evicted)
+            return true
+        }
+        guard taken else { return }
+        batch.removeAll(keepingCapacity: true)
+        state.withLock { s in
+            if s.spareEvicted.capacity < batch.capacity { swap(&s.spareEvicted, &batch) }
+        }
+    }
+
+    /// Evicted entries not yet released (for tests: the transport's call-back empties it).
+    var evictedAwaitingRelease: Int { state.withLock { $0.evicted.count } }
 
     /// Oldest first.
     package var entries: [JournalEntry] {

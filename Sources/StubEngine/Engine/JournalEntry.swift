@@ -1,0 +1,122 @@
+import HTTP1
+
+/// One request as the journal keeps it, with what was answered.
+///
+/// Its parts live in one immutable object: the journal moves an entry into its ring, and out
+/// again when the ring lets it go, for every request. As a struct of some 300 bytes each move
+/// was a copy of all of it (the profile showed eight per request); now it is a pointer.
+package struct JournalEntry: Sendable {
+    package internal(set) var id: Int
+    private let parts: Parts
+
+    package init(id: Int, receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
+                 headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
+                 durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
+                 peer: String = "") {
+        self.id = id
+        parts = Parts(receivedAtMilliseconds: receivedAtMilliseconds, method: method, path: path, target: target,
+                      queryItems: queryItems, headers: headers, body: body, bodySize: bodySize, stubID: stubID,
+                      stubName: stubName, status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
+                      proxy: proxy, response: response, peer: peer)
+    }
+
+    /// Milliseconds since 1970.
+    package var receivedAtMilliseconds: Int { parts.receivedAtMilliseconds }
+    package var method: String { parts.method }
+    package var path: String { parts.path }
+    package var target: String { parts.target }
+    package var queryItems: [QueryItem] { parts.queryItems }
+    package var headers: HeaderFields { parts.headers }
+    /// At most `Journal.maximumBodyBytes` (whole while the request is being recorded);
+    /// `bodySize` is the real size.
+    package var body: [UInt8] { parts.body }
+    package var bodySize: Int { parts.bodySize }
+    package var stubID: String? { parts.stubID }
+    package var stubName: String? { parts.stubName }
+    /// The status line's code as sent; nil when none was: a fault (`response.fault`) or a
+    /// client that left before a promised answer came.
+    package var status: Int? { parts.status }
+    package var durationMilliseconds: Double { parts.durationMilliseconds }
+    package var nearMiss: NearMissReport? { parts.nearMiss }
+    /// For a forwarded request: the upstream, its status and time (or why it failed).
+    package var proxy: ProxyReport? { parts.proxy }
+    /// The answer as the stub (or the near-miss report) gave it; nil when the client left first.
+    package var response: JournalResponse? { parts.response }
+    /// The client's address, `IP:port` (empty when the transport has none).
+    package var peer: String { parts.peer }
+
+    /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
+    package var fault: String? { parts.response?.fault }
+
+    /// The request again, for `find` and `count` (the stub matcher runs on it).
+    var request: IncomingRequest {
+        IncomingRequest(method: method, target: target, path: path, rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
+                        queryItems: queryItems, headers: headers, body: body, peer: peer, authority: headers["Host"])
+    }
+
+    private final class Parts: Sendable {
+        let receivedAtMilliseconds: Int
+        let method: String
+        let path: String
+        let target: String
+        let queryItems: [QueryItem]
+        let headers: HeaderFields
+        let body: [UInt8]
+        let bodySize: Int
+        let stubID: String?
+        let stubName: String?
+        let status: Int?
+        let durationMilliseconds: Double
+        let nearMiss: NearMissReport?
+        let proxy: ProxyReport?
+        let response: JournalResponse?
+        let peer: String
+
+        init(receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
+             headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
+             durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
+             peer: String) {
+            self.receivedAtMilliseconds = receivedAtMilliseconds
+            self.method = method
+            self.path = path
+            self.target = target
+            self.queryItems = queryItems
+            self.headers = headers
+            self.body = body
+            self.bodySize = bodySize
+            self.stubID = stubID
+            self.stubName = stubName
+            self.status = status
+            self.durationMilliseconds = durationMilliseconds
+            self.nearMiss = nearMiss
+            self.proxy = proxy
+            self.response = response
+            self.peer = peer
+        }
+    }
+}
+
+/// What a journal entry keeps of its response: enough for the inspector to show it and to make
+/// a stub from it. The server's own fields (`Date`, `Server`, framing) are not in `headers`.
+package struct JournalResponse: Sendable {
+    /// The stub's status, as it would have been sent (a fault sends none: see `fault`).
+    package let status: Int
+    package let headers: HeaderFields
+    /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size (nil when streamed).
+    package let body: [UInt8]
+    package let bodySize: Int?
+    package let delayMilliseconds: Int
+    /// `reset`, `empty`, `garbage`, `hang`: the stub's fault, when the client got no response.
+    package let fault: String?
+
+    init(_ response: borrowing OutgoingResponse) {
+        status = response.prepared.status
+        headers = response.prepared.headers
+        let whole = response.prepared.body
+        // An array shared with the stub costs nothing to keep; only a large body is copied, cut.
+        body = whole.count > Journal.maximumBodyBytes ? Array(whole.prefix(Journal.maximumBodyBytes)) : whole
+        delayMilliseconds = response.delayMilliseconds
+        fault = response.delivery.faultName
+        if case .stream(let stream) = response.delivery { bodySize = stream.length } else { bodySize = whole.count }
+    }
+}
