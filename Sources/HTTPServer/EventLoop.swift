@@ -154,8 +154,13 @@ final class EventLoop: @unchecked Sendable {
 
     private func dispatch(_ event: ReadyEvent) {
         if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
-        if !upstreams.isEmpty, let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream); return }
-        guard let connection = connections[event.fd], !connection.isClosed else { return }
+        // Connections first: a client's event never reads `upstreams`, a class property whose
+        // every access the runtime checks for exclusivity (some 90 instructions).
+        guard let connection = connections[event.fd] else {
+            if let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream) }
+            return
+        }
+        guard !connection.isClosed else { return }
         if event.writable { connection.flush() }
         if (event.readable || event.failed) && !connection.isClosed { connection.handleReadable() }
         settle(connection)
