@@ -86,7 +86,7 @@ struct OutboundQueue {
             offset = 0
             let done = chunks.removeFirst()
             if chunks.isEmpty {
-                if tailIsScratch { pool.give(done) }
+                if tailIsScratch { pool.give(consume done) }
                 tailIsScratch = false
             }
         }
@@ -109,10 +109,12 @@ final class ScratchPool {
         return fresh
     }
 
-    func give(_ buffer: [UInt8]) {
+    /// `consuming`: the caller's buffer moves in. Borrowed, the local copy that empties it was
+    /// a second reference, so `removeAll(keepingCapacity:)` allocated a fresh 4 KiB buffer (and
+    /// the old one was freed) for every response.
+    func give(_ buffer: consuming [UInt8]) {
         // A burst may have made one huge: let it go rather than keep it.
         guard buffers.count < Self.kept, buffer.capacity <= 256 * 1024 else { return }
-        var buffer = buffer
         buffer.removeAll(keepingCapacity: true)
         buffers.append(buffer)
     }
