@@ -113,9 +113,6 @@ final class EventLoop: @unchecked Sendable {
             // what others posted while it ran (they wrote no wake-up): before waiting, never after.
             while !mailbox.readyToWait() { handleMessages(fromWakeUp: false, &inbox) }
             if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
-            // After the pass's answers went out, mailbox ones included; a message posted now
-            // writes a wake-up, so the wait below returns at once for it.
-            configuration.afterPass?()
             updateListenerInterest()
             do {
                 try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)

@@ -40,10 +40,6 @@ package struct ServerConfiguration: Sendable {
     /// Told about failures of the loop itself (a selector that cannot wait); the loop goes on.
     package var onLoopError: (@Sendable (String) -> Void)?
 
-    /// Run on each loop thread after a pass has handled its events (its answers written) and
-    /// before it waits again: for work that must not delay an answer, such as freeing memory.
-    package var afterPass: (@Sendable () -> Void)?
-
     package init() {}
 
     package static var defaultLoopCount: Int {

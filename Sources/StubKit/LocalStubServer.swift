@@ -31,7 +31,6 @@ public final class LocalStubServer: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.loopCount = 1
-        configuration.afterPass = engine.afterAnswersWork()
         server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         if let upstream {
             guard let url = UpstreamURL(upstream.absoluteString) else {

@@ -85,21 +85,6 @@ import Testing
         }
     }
 
-    /// The work a server runs between passes (the engine frees what answering let go of
-    /// there) comes after the pass's answers, pipelined ones included, not before them.
-    @Test func theWorkAfterAPassRunsOnceItsAnswersAreOut() async throws {
-        let handled = Locked(0), seenByWork = Locked<Set<Int>>([])
-        try await withServer({ $0.afterPass = { seenByWork.withLock { _ = $0.insert(handled.value) } } },
-                             handler: { request in handled.withLock { $0 += 1 }; return echoHandler(request) }) { server in
-            let before = handled.value
-            let c = try WireConnection(port: server.port)
-            c.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
-            #expect(try c.readResponse().text == "GET /a 0")
-            #expect(try c.readResponse().text == "GET /b 0")
-            #expect(await eventually { seenByWork.value.contains(before + 2) }, "a pass ended after both answers and ran the work")
-        }
-    }
-
     @Test func aClientThatLeavesWhileItsAnswerIsPendingCancelsIt() async throws {
         let observed = Observed()
         try await withServer(reply: Self.handler(observed)) { server in

@@ -211,14 +211,6 @@ package final class Engine: Sendable {
         chain.respond(to: RequestFacts(request))
     }
 
-    /// For a transport with event loops, to call after each pass has written its answers
-    /// (`ServerConfiguration.afterPass`): memory the engine lets go of while answering (the
-    /// journal's evicted entries) is freed there, not before the answer goes out.
-    package func afterAnswersWork() -> @Sendable () -> Void {
-        journal.deferReleases()
-        return { [journal] in journal.releaseEvicted() }
-    }
-
     /// Outermost first: the caller's wrappers (the command line's request log), the journal,
     /// the global delay, CORS headers; then the admin API, CORS preflights, the stubs, and the
     /// near-miss 404. Where to add a responder: before `NearMissResponder`'s fallback place.

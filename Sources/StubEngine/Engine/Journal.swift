@@ -32,17 +32,7 @@ package final class Journal: Sendable {
         /// How many times the journal was cleared, so a reader can tell.
         var clears = 0
         var listeners: [any JournalListener] = []
-        /// Evicted entries waiting for `releaseEvicted()`, while a transport calls it; at most
-        /// `deferredReleaseLimit` (beyond it, or with no such transport, they go at once).
-        var evicted: [JournalEntry] = []
-        /// `evicted`'s buffer between releases, so its capacity is reused instead of reallocated.
-        var spareEvicted: [JournalEntry] = []
-        var defersReleases = false
     }
-
-    /// A pass of an event loop answers at most a few dozen requests; past this many waiting
-    /// entries the recorder releases its own (memory stays bounded if nobody calls back).
-    static let deferredReleaseLimit = 256
 
     private let state: Locked<State>
 
@@ -85,9 +75,8 @@ package final class Journal: Sendable {
         default: (stub, proxy) = (nil, nil)
         }
         let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
-        // Built outside the lock, and the entry it replaces is released outside it too (after the
-        // answer is sent, see `deferReleases`): every event loop records every request, so the
-        // critical section is a swap and two counters.
+        // Built outside the lock, and the entry it replaces is released outside it too: every
+        // event loop records every request, so the critical section is a swap and two counters.
         // Swapped into its slot, not copied: a copy would retain the entry and the local's
         // release let it go again. After the swap `slot` holds the entry the ring let go.
         var slot: JournalEntry? = JournalEntry(
@@ -103,45 +92,13 @@ package final class Journal: Sendable {
             slot!.id = s.nextID
             s.nextID += 1
             swap(&s.entries[s.next], &slot)
-            if let evicted = slot?.id {
-                s.evictedThrough = evicted
-                // Kept for `releaseEvicted()`, after the answer is sent: moved, not copied.
-                if s.defersReleases && s.evicted.count < Self.deferredReleaseLimit { s.evicted.append(slot.take()!) }
-            }
+            if let evicted = slot?.id { s.evictedThrough = evicted }
             s.next = (s.next + 1) % capacity
             return s.listeners
         }
         slot = nil
         for listener in listeners { listener.journalChanged() }
     }
-
-    // MARK: Releasing evicted entries later
-
-    /// From now on an entry the ring lets go is kept until `releaseEvicted()` (up to a limit):
-    /// freeing a request recorded a thousand requests earlier (its fields, body and answer) is
-    /// then not part of the next answer's latency. Only for a caller that calls it back.
-    func deferReleases() {
-        state.withLock { $0.defersReleases = true }
-    }
-
-    /// Lets go of the entries evicted since the last call, outside the lock.
-    func releaseEvicted() {
-        var batch: [JournalEntry] = []
-        let taken = state.withLock { s -> Bool in
-            guard !s.evicted.isEmpty else { return false }
-            swap(&batch, &s.spareEvicted)
-            swap(&batch, &s.evicted)
-            return true
-        }
-        guard taken else { return }
-        batch.removeAll(keepingCapacity: true)
-        state.withLock { s in
-            if s.spareEvicted.capacity < batch.capacity { swap(&s.spareEvicted, &batch) }
-        }
-    }
-
-    /// Evicted entries not yet released (for tests: the transport's call-back empties it).
-    var evictedAwaitingRelease: Int { state.withLock { $0.evicted.count } }
 
     /// Oldest first.
     package var entries: [JournalEntry] {

@@ -43,9 +43,7 @@ struct ServingRun {
         engineOptions.wiremock.allowShutdown = options.allowShutdown
         engineOptions.wiremock.globalTemplating = options.globalTemplating
         let engine = Engine(stubs: result.stubs, options: engineOptions)
-        var configuration = options.serverConfiguration
-        configuration.afterPass = engine.afterAnswersWork()
-        let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
+        let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).reply }
         do {
             try ProxyTransports.install(on: engine, server: server, caFile: proxy.caFile)
         } catch {
