@@ -9,7 +9,7 @@ package struct JournalEntry: Sendable {
     package internal(set) var id: Int
     private let parts: Parts
 
-    package init(id: Int, receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
+    init(id: Int, receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
                  headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
                  durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
                  peer: String = "") {
