@@ -108,11 +108,15 @@ final class EventLoop: @unchecked Sendable {
         // Locals, not properties: passed `inout`, a property would be checked at run time on every
         // pass. `inbox`, between looks at the mailbox, is empty; the mailbox gets its capacity back.
         var events: [ReadyEvent] = [], inbox: [Mailbox.Message] = []
+        let afterPass = configuration.afterPass
         while true {
             // What the last pass posted to its own mailbox (answers completed on this loop), and
             // what others posted while it ran (they wrote no wake-up): before waiting, never after.
             while !mailbox.readyToWait() { handleMessages(fromWakeUp: false, &inbox) }
             if isStopping && (connections.isEmpty || now >= stopDeadline) { break }
+            // The loop is marked waiting: whatever the hook wakes and posts back writes a
+            // wake-up, so the wait below returns at once for it.
+            afterPass?()
             updateListenerInterest()
             do {
                 try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)

@@ -40,6 +40,12 @@ package struct ServerConfiguration: Sendable {
     /// Told about failures of the loop itself (a selector that cannot wait); the loop goes on.
     package var onLoopError: (@Sendable (String) -> Void)?
 
+    /// Run on each loop thread when a pass is done (its events handled, its mailbox empty),
+    /// right before it waits. A handler that hands requests to a thread of its own can queue
+    /// them during the pass and wake that thread here, once per pass instead of once per
+    /// request (as Netty's `channelReadComplete` lets a handler flush once per read batch).
+    package var afterPass: (@Sendable () -> Void)?
+
     package init() {}
 
     package static var defaultLoopCount: Int {

@@ -85,6 +85,34 @@ import Testing
         }
     }
 
+    /// A handler that queues its requests for a worker of its own and wakes it only when a pass
+    /// ends (`afterPass`, as benchserver's deferred route does) still answers every request,
+    /// pipelined ones too: a request parsed after a pending answer was delivered (in the loop's
+    /// look at its mailbox) is handed over by the same pass's end.
+    @Test func aWorkerWokenOncePerPassAnswersEveryRequest() async throws {
+        let queued = Locked<[(PendingResponse, String)]>([])
+        let wakeUps = Locked(0)
+        let wakeWorker: @Sendable () -> Void = {
+            let batch = queued.withLock { q in defer { q.removeAll() }; return q }
+            guard !batch.isEmpty else { return }
+            wakeUps.withLock { $0 += 1 }
+            DispatchQueue.global().async { for (pending, path) in batch { pending.complete(.text(200, "done \(path)")) } }
+        }
+        try await withServer({ $0.afterPass = wakeWorker }, reply: { request in
+            let pending = PendingResponse()
+            queued.withLock { $0.append((pending, request.path)) }
+            return .later(pending)
+        }) { server in
+            let before = wakeUps.value
+            let c = try WireConnection(port: server.port)
+            c.send("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\nGET /3 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse().text == "done /1")
+            #expect(try c.readResponse().text == "done /2")
+            #expect(try c.readResponse().text == "done /3")
+            #expect(wakeUps.value - before == 3, "one wake-up per pass that queued a request")
+        }
+    }
+
     @Test func aClientThatLeavesWhileItsAnswerIsPendingCancelsIt() async throws {
         let observed = Observed()
         try await withServer(reply: Self.handler(observed)) { server in
