@@ -41,14 +41,18 @@ final class Completer: Sendable {
 
     init() {
         let thread = Thread { [self] in
+            // The thread and the queue trade arrays, as a loop and its mailbox do: the batch goes
+            // back emptied, with its capacity. Emptying the queue's array while a copy of it was
+            // being completed allocated a new one for every batch.
+            var batch: [PendingResponse] = []
             while true {
                 signal.wait()
-                let batch = queue.withLock { q -> [PendingResponse] in
+                queue.withLock { q in
                     q.woken = false
-                    defer { q.pending.removeAll(keepingCapacity: true) }
-                    return q.pending
+                    swap(&batch, &q.pending)
                 }
                 for pending in batch { pending.complete(response) }
+                batch.removeAll(keepingCapacity: true)
             }
         }
         thread.name = "benchserver.completer"
