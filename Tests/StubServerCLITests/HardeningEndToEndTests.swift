@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Regression tests for the probe's findings that were seen through the binary (issue 10).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `import openapi`, `import har` and `validate --openapi` as users run them: the built binary,

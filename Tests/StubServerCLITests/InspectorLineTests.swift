@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import XCTest
 
 /// The inspector's address: on the line after the ready line (which stays exactly as it was,

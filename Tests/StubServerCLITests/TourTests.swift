@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The README's tour, replayed with curl against the bundled `stubs/` folder served by the

@@ -6,13 +6,20 @@ import XCTest
 
 /// The built `stubserver` binary run as a child process, its output collected as it arrives.
 /// Readiness is the ready line on stdout, never a sleep.
-final class StubServerProcess: @unchecked Sendable {
-    let process = Process()
+///
+/// `STUBSERVER_BINARY` names the binary to run instead of the one built beside the tests:
+/// `.ci/run` points it at the release build, so the binary suites test what users install
+/// (which links FoundationEssentials only, unlike this test process).
+public final class StubServerProcess: @unchecked Sendable {
+    public let process = Process()
     private let lock = NSLock()
     private var stdoutText = ""
     private var stderrText = ""
 
-    static var executable: URL {
+    public static var executable: URL {
+        if let path = ProcessInfo.processInfo.environment["STUBSERVER_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         // The test bundle sits beside the products in .build/<triple>/debug (or inside it, on macOS).
         var directory = Bundle(for: StubServerProcess.self).bundleURL.deletingLastPathComponent()
         for _ in 0..<3 {
@@ -23,7 +30,7 @@ final class StubServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stubserver")
     }
 
-    init(_ arguments: [String], workingDirectory: URL? = nil) throws {
+    public init(_ arguments: [String], workingDirectory: URL? = nil) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
@@ -66,12 +73,12 @@ final class StubServerProcess: @unchecked Sendable {
         if process.isRunning { process.terminate(); process.waitUntilExit() }
     }
 
-    var stdout: String { lock.lock(); defer { lock.unlock() }; return stdoutText }
-    var stderr: String { lock.lock(); defer { lock.unlock() }; return stderrText }
+    public var stdout: String { lock.lock(); defer { lock.unlock() }; return stdoutText }
+    public var stderr: String { lock.lock(); defer { lock.unlock() }; return stderrText }
 
     /// Polls until `condition` holds or the deadline passes.
     @discardableResult
-    func waitFor(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+    public func waitFor(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
                  _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -83,20 +90,20 @@ final class StubServerProcess: @unchecked Sendable {
     }
 
     /// The ready line, once printed.
-    func readyLine(file: StaticString = #filePath, line: UInt = #line) -> String? {
+    public func readyLine(file: StaticString = #filePath, line: UInt = #line) -> String? {
         waitFor("the ready line", file: file, line: line) { stdout.contains("\n") || !process.isRunning }
         return stdout.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
     }
 
     /// The base URL from the ready line.
-    func baseURL(file: StaticString = #filePath, line: UInt = #line) -> String? {
+    public func baseURL(file: StaticString = #filePath, line: UInt = #line) -> String? {
         guard let ready = readyLine(file: file, line: line),
               let start = ready.range(of: "http://"), let end = ready.range(of: " (") else { return nil }
         return String(ready[start.lowerBound..<end.lowerBound])
     }
 
     /// Waits for exit and returns the status.
-    func exitStatus(timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> Int32? {
+    public func exitStatus(timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> Int32? {
         guard waitFor("the process to exit", timeout: timeout, file: file, line: line, { !process.isRunning }) else { return nil }
         // Until both pipes reach their end: what the process wrote last has then been read (a
         // quiet spell of a few milliseconds was not enough on a loaded machine).
@@ -109,18 +116,18 @@ final class StubServerProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 }
 
 /// Runs the binary to completion (validate, --help, usage errors).
-func runStubServer(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32?, stdout: String, stderr: String) {
+public func runStubServer(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32?, stdout: String, stderr: String) {
     let p = try StubServerProcess(arguments)
     let status = p.exitStatus(file: file, line: line)
     return (status, p.stdout, p.stderr)
 }
 
 /// A plain HTTP exchange with URLSession (what an app would use).
-func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> (status: Int, headers: [String: String], body: String) {
+public func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> (status: Int, headers: [String: String], body: String) {
     var request = URLRequest(url: URL(string: url)!)
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -148,7 +155,7 @@ func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:
 extension XCTestCase {
     /// A fresh folder of stub files for one test, removed when it ends: tests run in parallel
     /// and share no directories.
-    func folder(_ files: [String: String]) -> URL {
+    public func folder(_ files: [String: String]) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cli-\(UUID().uuidString)")
         for (name, contents) in files {
             let file = url.appendingPathComponent(name)
