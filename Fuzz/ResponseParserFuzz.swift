@@ -284,7 +284,8 @@ private func checkHead(_ head: ResponseHead, bytes: [UInt8], method: String, lim
     precondition(head.framing == expected, "framing \(head.framing), expected \(expected)")
     precondition(head.mustDropContentLength == (hasTE && length != nil), "mustDropContentLength")
     if head.framing == .untilClose || head.headers.hasToken("close", in: "Connection")
-        || (head.version.minor == 0 && !head.headers.hasToken("keep-alive", in: "Connection")) {
+        || (head.version.minor == 0 && !head.headers.hasToken("keep-alive", in: "Connection"))
+        || head.mustDropContentLength || (head.status == 204 && (hasTE || (length ?? 0) != 0)) {
         precondition(!head.connectionReusable, "a connection that must close marked reusable")
     }
 }

@@ -33,8 +33,9 @@ package struct ResponseHead: Sendable, Equatable {
     /// Whether the connection may carry another exchange after this response ends (RFC 9112
     /// §9.3): not after `Connection: close`, nor an HTTP/1.0 response without `keep-alive`, nor
     /// read-until-close framing, nor an HTTP/1.0 response with `Transfer-Encoding` (RFC 9112
-    /// §6.1: its framing is suspect, so the connection closes after it). Meaningful for a final
-    /// response; an informational head carries the same computation but decides nothing.
+    /// §6.1: its framing is suspect, so the connection closes after it), nor when the framing is
+    /// in doubt (`Content-Length` with `Transfer-Encoding`; a 204 with either). Meaningful for
+    /// a final response; an informational head carries the same computation but decides nothing.
     package var connectionReusable: Bool
     /// Both `Transfer-Encoding` and `Content-Length` were received: Transfer-Encoding framed the
     /// message, and the proxy MUST NOT forward the `Content-Length` field (RFC 9112 §6.3 rule 3).

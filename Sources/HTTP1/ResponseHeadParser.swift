@@ -108,7 +108,14 @@ enum ResponseHeadParser {
             // Rule 8: a response with neither runs until the connection closes.
             framing = .untilClose
         }
-        let reusable = connectionReusable(line.version, headers, framing: framing, hasTransferEncoding: codings != nil)
+        // Framing in doubt closes the connection after the response: with both fields, a peer
+        // that framed by Content-Length would read the message differently (RFC 9112 §6.3
+        // rule 3: the sender may be trying to smuggle); a 204 MUST NOT carry either field
+        // (RFC 9110 §8.6, RFC 9112 §6.1), so one that does may send a body after all.
+        let bodilessWithFraming = line.status == 204 && (codings != nil || (lengths ?? 0) != 0)
+        let framingInDoubt = (codings != nil && lengths != nil) || bodilessWithFraming
+        let reusable = !framingInDoubt
+            && connectionReusable(line.version, headers, framing: framing, hasTransferEncoding: codings != nil)
         return ResponseHead(version: line.version, status: line.status, reason: line.reason, headers: headers,
                             framing: framing, connectionReusable: reusable,
                             mustDropContentLength: codings != nil && lengths != nil)

@@ -187,6 +187,13 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         ("unreadable Connection", "HTTP/1.1 200 OK\r\nConnection: a b\r\nContent-Length: 0\r\n\r\n", false),
         ("204 keeps it", "HTTP/1.1 204 No Content\r\n\r\n", true),
         ("chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", true),
+        // Framing in doubt: the next response could start anywhere, so none is read from it.
+        ("Content-Length with chunked", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", false),
+        ("Content-Length with gzip, chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 0\r\n\r\n", false),
+        ("204 with a length", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", false),
+        ("204 with chunked", "HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n", false),
+        ("204 with length 0", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", true),
+        ("304 with the representation's length", "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", true),
     ]
 
     @Test(arguments: cases)

@@ -58,6 +58,19 @@ final class FailureTests: XCTestCase {
         XCTAssertTrue(response.text.contains("did not answer in time"))
     }
 
+    /// The timeout holds for requests on pooled connections, request after request: once the
+    /// first 504 had come, the next request on a pooled connection waited for ever.
+    func testTheTimeoutHoldsOnAPooledConnectionAfterA504() throws {
+        let upstream = try TimeoutAfterReuse.start()
+        let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream)) { rule in rule.timeoutMilliseconds = 1_000 }
+        let answers = try TimeoutAfterReuse.run(proxyPort: proxy.server.port, timeoutMilliseconds: 1_000)
+        XCTAssertEqual(answers.map(\.status), [504, 504])
+        for answer in answers {
+            XCTAssertGreaterThanOrEqual(answer.milliseconds, 1_000)
+            XCTAssertLessThanOrEqual(answer.milliseconds, 1_500, "\(answers)")
+        }
+    }
+
     func testUnresolvableNameGives502() throws {
         let proxy = try ProxyHarness(self, upstream: "http://no-such-host.invalid:9")
         let response = try proxy.exchange("GET /x HTTP/1.1\r\nHost: a\r\n\r\n")

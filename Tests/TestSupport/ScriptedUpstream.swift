@@ -37,6 +37,9 @@ public final class ScriptedUpstream: @unchecked Sendable {
     private let handler: @Sendable (Request) -> [Step]
     private let lock = NSLock()
     private var received: [Request] = []
+    /// Requests whose steps have all been carried out (signalled on `answeredCondition`).
+    private var answered = 0
+    private let answeredCondition = NSCondition()
     private var accepted = 0
     private var open: [Int32] = []
     private var stopped = false
@@ -73,6 +76,25 @@ public final class ScriptedUpstream: @unchecked Sendable {
 
     public var requests: [Request] { lock.withLock { received } }
     public var connectionCount: Int { lock.withLock { accepted } }
+
+    /// Waits until the steps of `count` requests have all been carried out (bytes a script sends
+    /// after a response are then in the proxy's socket); false at the timeout.
+    public func waitUntilAnswered(_ count: Int, timeoutMilliseconds: Int = 10_000) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeoutMilliseconds) / 1000)
+        answeredCondition.lock()
+        defer { answeredCondition.unlock() }
+        while answered < count {
+            guard answeredCondition.wait(until: deadline) else { return answered >= count }
+        }
+        return true
+    }
+
+    private func markAnswered() {
+        answeredCondition.lock()
+        answered += 1
+        answeredCondition.broadcast()
+        answeredCondition.unlock()
+    }
     /// Connections still open (the proxy has not closed its side).
     public var openConnectionCount: Int { lock.withLock { open.count } }
 
@@ -99,10 +121,13 @@ public final class ScriptedUpstream: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            #if canImport(Darwin)
             var one: Int32 = 1
+            #if canImport(Darwin)
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
             #endif
+            // Each send goes out when the script says, not when Nagle's algorithm lets it (held
+            // until the last segment is acknowledged, which a delayed ACK puts off up to 40 ms).
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let index: Int? = lock.withLock {
                 guard !stopped else { return nil }
                 defer { accepted += 1 }
@@ -122,6 +147,8 @@ public final class ScriptedUpstream: @unchecked Sendable {
         var buffer: [UInt8] = []
         while let request = readRequest(fd, &buffer, connection: connection) {
             lock.withLock { received.append(request) }
+            // Counted however the steps end (a close or a failed write returns early).
+            defer { markAnswered() }
             for step in handler(request) {
                 switch step {
                 case .send(let bytes):

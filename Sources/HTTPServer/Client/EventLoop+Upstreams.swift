@@ -41,7 +41,6 @@ extension EventLoop {
             }
             upstreams[fd] = upstream
             upstream.begin(exchange, reused: false)
-            scheduleUpstreamTimer(at: now + exchange.timeoutMilliseconds, for: upstream)
             settleUpstream(upstream)
         }
     }
@@ -90,7 +89,6 @@ extension EventLoop {
             upstream.close()
             return
         }
-        upstream.idleSince = now
         idle.connections.append(upstream)
     }
 
@@ -114,12 +112,12 @@ extension EventLoop {
         // per proxied request.
         guard let idle = idleUpstreams[endpoint] else { return nil }
         while let last = idle.connections.popLast() {
-            // The upstream may have closed it since (its own idle timeout). A close that came
-            // while it sat in the pool was seen by the loop already (it watches idle connections);
-            // one that raced this pass is looked for only after a second of idleness, when
-            // upstreams close idle connections, so a busy proxy skips the extra system call. An
-            // idempotent request that still meets a closed connection is sent again.
-            if now - last.idleSince > 1_000, Posix.peerHasClosed(last.fd) {
+            // The loop watches idle connections and closes one that turns readable, but bytes
+            // or a close that came during this pass are not seen yet: looked for here, on every
+            // reuse (one recv). Bytes nobody asked for would be taken for the next request's
+            // response (an upstream that sent more than it framed), and a closed one would cost
+            // a retry. An idempotent request that still meets a closed connection is sent again.
+            if Posix.hasPendingInput(last.fd) {
                 last.close()
                 removeUpstream(last)
                 continue

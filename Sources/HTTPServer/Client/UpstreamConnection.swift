@@ -17,12 +17,12 @@ final class UpstreamConnection {
     var registeredInterest: Interest = []
     private var parser = ResponseParser()
     /// Bytes for the socket: the request as it is, or the TLS session's ciphertext.
-    private var outbound: [UInt8] = []
+    var outbound: [UInt8] = []
     private var sent = 0
     /// Over TLS: the session, the request not yet given to it, and room for plaintext out.
-    private let tls: TLSSession?
-    private var plaintext: [UInt8] = []
-    private let plainBuffer: UnsafeMutableRawBufferPointer?
+    let tls: TLSSession?
+    var plaintext: [UInt8] = []
+    let plainBuffer: UnsafeMutableRawBufferPointer?
     private var pending: [UInt8] = []
     private(set) var exchange: UpstreamExchange?
     private var stream: BodyStream?
@@ -35,8 +35,6 @@ final class UpstreamConnection {
     private(set) var lastProgress: Int64
     /// Used before: a closed-while-idle surprise is retried once for idempotent requests.
     private var reused = false
-    /// When it last went back to the pool.
-    var idleSince: Int64 = 0
 
     init(id: UInt64, fd: Int32, endpoint: ClientEndpoint, address: SocketAddress, loop: EventLoop, connecting: Bool, tls: TLSSession?) {
         self.id = id
@@ -92,6 +90,10 @@ final class UpstreamConnection {
         request += body
         if tls == nil { outbound = request; sent = 0 } else { plaintext = request }
         parser.expectResponse(toMethod: exchange.request.method)
+        // Every exchange gets its own deadline, on a pooled connection too: one once ran on the
+        // timer left from the connection's previous exchange, and after that had fired (the
+        // connection idle for longer than the timeout) it had none and waited for ever.
+        loop.scheduleUpstreamTimer(at: loop.now + exchange.timeoutMilliseconds, for: self)
         let task = exchange.task, mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
         task.whenCancelled { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
         switch phase {
@@ -141,7 +143,7 @@ final class UpstreamConnection {
 
     /// Sends what the socket takes of `outbound`; once the whole request has gone, waits for
     /// the head.
-    private func flush() {
+    func flush() {
         while sent < outbound.count {
             let result = outbound.withUnsafeBytes { Posix.send(fd, UnsafeRawBufferPointer(rebasing: $0[sent...])) }
             switch result {
@@ -175,7 +177,7 @@ final class UpstreamConnection {
 
     /// The upstream closed its side: the response ends here (a body delimited by the close),
     /// or it is cut short.
-    private func inputEnded() {
+    func inputEnded() {
         switch phase {
         case .idle:
             close()
@@ -188,7 +190,7 @@ final class UpstreamConnection {
     }
 
     /// Response bytes (plaintext): parsed now, or kept until the rest of a head arrives.
-    private func receive(_ bytes: UnsafeRawBufferPointer) {
+    func receive(_ bytes: UnsafeRawBufferPointer) {
         if phase == .idle { close(); return } // bytes nobody asked for: the stream is off
         if pending.isEmpty {
             let used = bytes.withMemoryRebound(to: UInt8.self) { parse($0) }
@@ -202,77 +204,6 @@ final class UpstreamConnection {
         if held != nil, !isClosed { openStream() }
     }
 
-    // MARK: TLS
-
-    private func advanceHandshake() {
-        guard let tls else { return }
-        switch tls.handshake() {
-        case .done:
-            phase = exchange == nil ? .idle : .sending
-            encrypt()
-        case .needInput:
-            break
-        case .closed:
-            fail(.connect("\(endpoint) ended the TLS session during the handshake"), retry: false)
-            return
-        case .failed(let reason):
-            fail(.connect("\(endpoint): TLS handshake failed: \(reason)"), retry: false)
-            return
-        }
-        tls.takeOutgoing(into: &outbound)
-        flush()
-    }
-
-    /// Gives the request to the session (after the handshake it takes all of it).
-    private func encrypt() {
-        guard let tls, !plaintext.isEmpty, phase != .handshaking else { return }
-        var offset = 0
-        while offset < plaintext.count {
-            let (count, step) = plaintext.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            if case .failed(let reason) = step {
-                fail(.response("\(endpoint): TLS: \(reason)"), retry: false)
-                return
-            }
-            guard count > 0 else { break }
-            offset += count
-        }
-        plaintext.removeFirst(offset)
-        tls.takeOutgoing(into: &outbound)
-    }
-
-    /// Ciphertext from the socket: the handshake goes on, or plaintext comes out and is parsed.
-    private func decrypt(_ bytes: UnsafeRawBufferPointer, _ tls: TLSSession) {
-        guard tls.feed(bytes) else {
-            fail(.response("\(endpoint): TLS: the session took no input"), retry: false)
-            return
-        }
-        if phase == .handshaking {
-            advanceHandshake()
-            if phase == .handshaking || isClosed { return }
-        }
-        guard let plainBuffer else { return }
-        reading: while !isClosed {
-            let (count, step) = tls.read(into: plainBuffer)
-            if count > 0 {
-                receive(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<count]))
-                continue
-            }
-            switch step {
-            case .done, .needInput:
-                break reading
-            case .closed:
-                inputEnded()
-                return
-            case .failed(let reason):
-                fail(.response("\(endpoint): TLS: \(reason)"), retry: false)
-                return
-            }
-        }
-        guard !isClosed else { return }
-        tls.takeOutgoing(into: &outbound)
-        flush()
-    }
-
     /// Parses what has arrived; returns the bytes consumed.
     private func parse(_ input: UnsafeBufferPointer<UInt8>) -> Int {
         var offset = 0
@@ -281,12 +212,16 @@ final class UpstreamConnection {
             let base = offset
             offset += consumed
             if case .needMore = event, consumed == 0 { return offset }
-            handle(event, input: input, base: base)
+            handle(event, input: input, base: base, unread: input.count - offset)
         }
         return offset
     }
 
-    private func handle(_ event: ResponseParser.Event, input: UnsafeBufferPointer<UInt8>, base: Int = 0) {
+    /// `unread`: bytes of `input` after this event's. Any after a response's end mean the
+    /// upstream sent more than the response it owed (a body longer than its Content-Length, a
+    /// body on a HEAD or 204 answer): those bytes would be read as the next request's response,
+    /// so the connection closes instead of going back to the pool.
+    private func handle(_ event: ResponseParser.Event, input: UnsafeBufferPointer<UInt8>, base: Int = 0, unread: Int = 0) {
         switch event {
         case .needMore, .informational:
             return
@@ -316,7 +251,7 @@ final class UpstreamConnection {
             }
             stream?.finish()
             stream = nil
-            let reusable = head?.connectionReusable ?? false
+            let reusable = (head?.connectionReusable ?? false) && unread == 0
             exchange?.task.done()
             exchange = nil
             if reusable && !loop.isStopping { phase = .idle; loop.poolUpstream(self) } else { close() }
@@ -352,7 +287,7 @@ final class UpstreamConnection {
     /// Before a response head: the caller hears why (or, for an idempotent request on a reused
     /// connection the upstream had closed, it is sent again on a new one). After it: the body is
     /// cut off (the client sees it end early, as it would from the upstream).
-    private func fail(_ failure: ClientFailure, retry: Bool) {
+    func fail(_ failure: ClientFailure, retry: Bool) {
         let exchange = self.exchange
         self.exchange = nil
         if held != nil {

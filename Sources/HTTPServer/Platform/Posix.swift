@@ -213,14 +213,14 @@ extension Posix {
 }
 
 extension Posix {
-    /// Whether the peer of an idle connection has closed it (a read would give end of file),
-    /// without taking any byte: checked before an idle upstream connection is reused.
-    static func peerHasClosed(_ fd: Int32) -> Bool {
+    /// Whether a read of an idle connection would return something (bytes, end of file or an
+    /// error) rather than block, without taking any byte: checked before an idle upstream
+    /// connection is reused, which it may be only when nothing at all is waiting.
+    static func hasPendingInput(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
         while true {
             let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-            if n == 0 { return true }
-            if n > 0 { return false } // unexpected data on an idle connection: not usable either, but not closed
+            if n >= 0 { return true }
             let e = errno
             if e == EINTR { continue }
             return !(e == EAGAIN || e == EWOULDBLOCK)
