@@ -8,7 +8,12 @@ import SystemSupport
 /// Reads `bodyFile`s at load, refusing any path that leaves the stub folder, by `..` or by a
 /// symbolic link: a stub folder shared in a repository must not serve `~/.ssh` by accident.
 struct BodyFileReader {
-    struct Failure: Error { let message: String }
+    struct Failure: Error {
+        let message: String
+        /// The file is not there (a WireMock folder serves the mapping anyway; see
+        /// `WireMockResponse.Body.missingFile`).
+        var isMissing = false
+    }
 
     /// The stub folder as given, and with symbolic links resolved.
     let root: URL
@@ -29,7 +34,7 @@ struct BodyFileReader {
             return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
         }
         guard let found = FileStatus(path: candidate.path) else {
-            return .failure(Failure(message: "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))"))
+            return .failure(Failure(message: "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))", isMissing: true))
         }
         if found.kind == .directory {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))

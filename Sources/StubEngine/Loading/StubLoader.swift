@@ -6,15 +6,30 @@ import Foundation
 import SystemSupport
 
 /// The outcome of loading a stub folder: the stubs and every problem found.
-/// A folder with any error must not be served (see `isServable`).
+/// A folder of stub files with any error must not be served (see `isServable`); a WireMock
+/// folder is served without the mappings that have errors (`skipped`), as long as the folder
+/// itself can be read.
 package struct StubLoadResult: Sendable {
     package let stubs: [Stub]
     package let problems: [StubProblem]
     package let fileCount: Int
+    /// Mappings left out, each with where it is and why (WireMock dialect only).
+    package let skipped: [SkippedMapping]
+    /// Every error belongs to a skipped mapping: the rest of the folder serves.
+    private let servesWithoutSkipped: Bool
+
+    package init(stubs: [Stub], problems: [StubProblem], fileCount: Int, skipped: [SkippedMapping] = [],
+                 servesWithoutSkipped: Bool = false) {
+        self.stubs = stubs
+        self.problems = problems
+        self.fileCount = fileCount
+        self.skipped = skipped
+        self.servesWithoutSkipped = servesWithoutSkipped
+    }
 
     package var errors: [StubProblem] { problems.filter { $0.severity == .error } }
     package var warnings: [StubProblem] { problems.filter { $0.severity == .warning } }
-    package var isServable: Bool { !problems.contains { $0.severity == .error } }
+    package var isServable: Bool { servesWithoutSkipped || !problems.contains { $0.severity == .error } }
 }
 
 /// How a folder of stubs is written.
@@ -49,8 +64,10 @@ package struct StubLoader: Sendable {
         let result = format == .wiremock
             ? WireMockFolderLoader(directory: directory, displayName: displayName, globalTemplating: globalTemplating).load()
             : loadStubFiles()
-        guard strict, !result.warnings.isEmpty else { return result }
-        return StubLoadResult(stubs: result.stubs, problems: result.problems.map(\.asError), fileCount: result.fileCount)
+        // --strict: every warning an error, and no mapping skipped: any error refuses the folder.
+        guard strict, !result.warnings.isEmpty || !result.skipped.isEmpty else { return result }
+        return StubLoadResult(stubs: result.stubs, problems: result.problems.map(\.asError), fileCount: result.fileCount,
+                              skipped: result.skipped)
     }
 
     private func loadStubFiles() -> StubLoadResult {

@@ -17,6 +17,16 @@ extension WireMockConversion {
             if !proxy.removeHeaders.isEmpty { rule.append(("removeHeaders", .array(proxy.removeHeaders.map { .string($0) }))) }
             return .object([("proxy", .object(rule))])
         }
+        if case .missingFile(let name) = r.body {
+            // What `--wiremock` answers for it (WireMock's 500): the stub keeps the behaviour, and
+            // the note says the file is missing.
+            note(.approximated, m, ["response", "bodyFileName"],
+                 "bodyFileName \"\(name)\" is not in __files/: the stub answers 500, as the mapping does when served")
+            let answer = WireMockResponse.missingFileAnswer(name)
+            return .object([("status", .number(answer.status)),
+                            ("headers", .object([("Content-Type", .string("text/plain; charset=utf-8"))])),
+                            ("body", .string(String(decoding: answer.body, as: UTF8.self)))])
+        }
         var members: [(String, JSONNode)] = []
         if r.status != 200 { members.append(("status", .number(r.status))) }
         if r.statusMessage != nil { note(.dropped, m, ["response", "statusMessage"], "the stub format has no reason phrase; the status's usual one is sent") }
@@ -33,6 +43,7 @@ extension WireMockConversion {
         case .json(let node): body = ("body", node)
         case .bytes(let bytes): body = ("bodyBase64", .string(Data(bytes).base64EncodedString()))
         case .file(let name, let bytes): body = ("bodyFile", .string(bodyFile(name, bytes)))
+        case .missingFile: break
         case .templatedFile(let name):
             note(.dropped, m, ["response", "bodyFileName"], "a bodyFileName chosen by a template (\(name.source)) has no native form: the response has no body")
             template = false

@@ -30,6 +30,8 @@ package enum WireMockImporter {
         package var notes: [Note] = []
         /// The folder's own problems (a mapping with an error is not imported).
         package var problems: [StubProblem] = []
+        /// Mappings not imported because of their errors (the server skips them too).
+        package var skipped: [SkippedMapping] = []
         package var mappingCount = 0
         package var fileCount = 0
     }
@@ -38,8 +40,9 @@ package enum WireMockImporter {
     /// `existing` are the names already in the output folder and its `__files/`.
     package static func plan(folder: String, existing: (stubs: Set<String>, bodies: Set<String>) = ([], []), globalTemplating: Bool = false) -> Result {
         let loader = WireMockFolderLoader(directory: URL(fileURLWithPath: folder, isDirectory: true), displayName: folder, globalTemplating: globalTemplating)
-        let (files, problems, fileCount) = loader.readMappings()
-        var result = Result(problems: problems, fileCount: fileCount)
+        let reading = loader.readMappings()
+        let files = reading.files
+        var result = Result(problems: reading.problems, skipped: reading.skipped, fileCount: reading.fileCount)
         var stubNames = FileNameAllocator(reserving: existing.stubs)
         var bodyNames = FileNameAllocator(reserving: existing.bodies)
         var copied: [String: String] = [:]

@@ -28,9 +28,12 @@ struct ServingRun {
         let result = loader.load()
         for problem in result.problems { console.err(problem.description) }
         guard result.isServable else {
-            console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); fix them (stubserver validate --dir \(options.directory) lists them)")
+            let validate = loader.format == .wiremock ? "validate --wiremock" : "validate --dir"
+            console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); "
+                        + "fix them (stubserver \(validate) \(options.directory) lists them)")
             return nil
         }
+        reportSkipped(result, options.directory, console: console)
         var engineOptions = Engine.Options(
             cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
             directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
@@ -104,7 +107,8 @@ struct ServingRun {
             for problem in reloaded.problems { console.err(problem.description) }
             if reloaded.isServable {
                 engine.replace(with: reloaded.stubs)
-                console.out("stubserver reloaded \(plural(reloaded.stubs.count, "stub")) from \(directory)")
+                reportSkipped(reloaded, directory, console: console)
+                console.out("stubserver reloaded \(plural(reloaded.stubs.count, "stub")) from \(directory)\(skippedNote(reloaded))")
             } else {
                 console.err("stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))")
             }
@@ -112,4 +116,18 @@ struct ServingRun {
         watcher.start()
         return watcher
     }
+}
+
+/// The mappings a served WireMock folder leaves out, one line each (file:line:column, what, why),
+/// after their errors: the folder serves without them.
+func reportSkipped(_ result: StubLoadResult, _ directory: String, console: Console) {
+    guard !result.skipped.isEmpty else { return }
+    for skip in result.skipped { console.err(skip.description) }
+    console.err("stubserver: serving \(directory) without \(plural(result.skipped.count, "mapping")) that "
+                + "\(result.skipped.count == 1 ? "has" : "have") errors (listed above; stubserver validate --wiremock \(directory))")
+}
+
+/// `; 2 mappings skipped` for the ready and reload lines, or nothing.
+func skippedNote(_ result: StubLoadResult) -> String {
+    result.skipped.isEmpty ? "" : "; \(plural(result.skipped.count, "mapping")) skipped"
 }

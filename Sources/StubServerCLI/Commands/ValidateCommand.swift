@@ -37,10 +37,17 @@ struct ValidateCommand: Command {
     func run(_ console: Console) -> Int32 {
         let result = folder.loader.load()
         for problem in result.problems { console.out(problem.description) }
+        for skip in result.skipped { console.out(skip.description) }
         let errors = result.errors
         guard errors.isEmpty else {
             let files = Set(errors.map(\.file)).count
-            console.out("\(directory): \(plural(errors.count, "error")) in \(plural(files, "file")); fix them and run validate again")
+            var summary = "\(directory): \(plural(errors.count, "error")) in \(plural(files, "file"))"
+            if result.isServable, !result.skipped.isEmpty {
+                // A WireMock folder still serves: say what, and without which mappings.
+                summary += "; serve would skip \(plural(result.skipped.count, "mapping")) (listed above) "
+                    + "and serve \(plural(result.stubs.count, "stub"))"
+            }
+            console.out(summary + "; fix them and run validate again")
             return 1
         }
         let warnings = result.warnings.isEmpty ? "" : ", \(plural(result.warnings.count, "warning"))"

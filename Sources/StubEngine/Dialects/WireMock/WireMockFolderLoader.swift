@@ -53,71 +53,104 @@ package struct WireMockFolderLoader: Sendable {
         package let mappings: [WireMockMapping]
     }
 
-    /// Every mapping file read and checked, with the problems found (the importer's input).
-    package func readMappings() -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
+    /// Every mapping file read and checked (the importer's input): the mappings that read
+    /// without error, the problems found, and the mappings left out for their errors.
+    package struct Reading: Sendable {
+        package var files: [MappingFile] = []
+        package var problems: [StubProblem] = []
+        package var skipped: [SkippedMapping] = []
+        package var fileCount = 0
+        /// The folder itself cannot be read: nothing serves.
+        package var folderMissing = false
+    }
+
+    package func readMappings() -> Reading {
         readMappings(sharing: context(displayPath: displayName))
     }
 
     /// `base`'s `__files` cache is the one the reader preloads for templated file names, so the
     /// stubs built with it never read the folder while answering.
-    private func readMappings(sharing base: WireMockContext) -> (files: [MappingFile], problems: [StubProblem], fileCount: Int) {
+    private func readMappings(sharing base: WireMockContext) -> Reading {
+        var reading = Reading()
         guard FileStatus(path: directory.path)?.kind == .directory else {
-            return ([], [StubProblem(.error, file: displayName,
-                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")], 0)
+            reading.problems = [StubProblem(.error, file: displayName,
+                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")]
+            reading.folderMissing = true
+            return reading
         }
         let folder = mappingsFolder
         let prefix = folder == directory ? "" : "mappings/"
         let folderPath = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
-        var files: [MappingFile] = []
-        var problems: [StubProblem] = []
         let paths = mappingFiles()
+        reading.fileCount = paths.count
         for relative in paths {
             let display = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + relative
             guard let data = FileManager.default.contents(atPath: folderPath + relative) else {
-                problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
+                let problem = StubProblem(.error, file: display, message: "cannot be read (check its permissions)")
+                reading.problems.append(problem)
+                reading.skipped.append(SkippedMapping(file: display, position: nil, jsonPath: "$", reason: problem.message))
                 continue
             }
             do {
                 let root = try JSONParser.parse(Array(data))
                 var context = base.forFile(display)
-                files.append(MappingFile(relativePath: prefix + relative, displayPath: display, mappings: WireMockReader.readFile(&context, root)))
-                problems += context.problems
+                let mappings = WireMockReader.readFile(&context, root)
+                reading.files.append(MappingFile(relativePath: prefix + relative, displayPath: display, mappings: mappings))
+                reading.problems += context.problems
+                reading.skipped += context.skipped
             } catch {
-                problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
+                // WireMock cannot read this file either (it stops at it); here the rest of the
+                // folder serves, and the file is named with where its JSON breaks.
+                reading.problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
+                reading.skipped.append(SkippedMapping(file: display, position: error.position, jsonPath: "$",
+                                                      reason: "the file is not valid JSON: " + error.message))
             }
         }
         let messages = directory.appendingPathComponent("message-mappings")
         if mappingsFolder != directory, FileManager.default.fileExists(atPath: messages.path) {
-            problems.append(StubProblem(.warning, file: displayName + "/message-mappings",
-                                        message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
+            reading.problems.append(StubProblem(.warning, file: displayName + "/message-mappings",
+                                                message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
         }
-        return (files, problems, paths.count)
+        return reading
     }
 
+    /// The folder's stubs. A mapping with an error is skipped (listed in `skipped`, its errors
+    /// in `problems`) and the rest serve. Two mappings with one id are both served, as WireMock
+    /// before 3.7 served them: the later one (in path order) keeps answering first among equal
+    /// priorities, under an id of its own for the admin API.
     package func load() -> StubLoadResult {
         let base = context(displayPath: displayName)
-        let (files, readProblems, fileCount) = readMappings(sharing: base)
+        let reading = readMappings(sharing: base)
         var stubs: [Stub] = []
-        var problems = readProblems
+        var problems = reading.problems
+        var skipped = reading.skipped
         var ids: [String: String] = [:]
-        for file in files {
+        for file in reading.files {
             var context = base.forFile(file.displayPath)
             for (index, mapping) in file.mappings.enumerated() {
-                let id = mapping.id ?? Self.stableID(file.relativePath, index)
+                var id = mapping.id ?? Self.stableID(file.relativePath, index)
                 if let other = ids[id] {
-                    context.error(mapping.path + ".id", mapping.node["id"] ?? mapping.node["uuid"], "id \(id) is also the id of a mapping in \(other)")
-                    continue
+                    let own = Self.stableID(file.relativePath, index)
+                    context.warning(mapping.path + ".id", (mapping.node["id"] ?? mapping.node["uuid"])?.position,
+                                    "id \(id) is also the id of a mapping in \(other); both are served (this one answers first "
+                                    + "among equal priorities, as it is loaded later), and the admin API knows this one as \(own)")
+                    id = own
                 }
                 ids[id] = file.displayPath
+                let before = context.problems.count
                 // Later mappings rank first among equals: WireMock's "most recently added wins".
                 if let stub = WireMockStubBuilder.stub(mapping, &context, source: .file(path: file.displayPath, index: index), order: -stubs.count,
                                                         id: id, defaultName: "\(file.displayPath)#\(index)") {
                     stubs.append(stub)
+                } else {
+                    context.skipIfFailed(mapping.path, mapping.node.position, since: before)
                 }
             }
             problems += context.problems
+            skipped += context.skipped
         }
-        return StubLoadResult(stubs: stubs, problems: problems, fileCount: fileCount)
+        return StubLoadResult(stubs: stubs, problems: problems, fileCount: reading.fileCount, skipped: skipped,
+                              servesWithoutSkipped: !reading.folderMissing)
     }
 
     /// The reading context every file of this folder shares (one `__files` cache).

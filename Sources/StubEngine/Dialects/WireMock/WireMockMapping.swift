@@ -84,6 +84,18 @@ package struct WireMockResponse: Sendable {
         case file(name: String, bytes: [UInt8])
         /// A `bodyFileName` that is itself a template: chosen per request among `__files`.
         case templatedFile(HandlebarsTemplate)
+        /// A `bodyFileName` that is not in `__files`: WireMock serves the mapping and fails each
+        /// request it answers with 500 (its message "Not found in blob store: NAME").
+        case missingFile(name: String)
+    }
+
+    /// What a request answered by a mapping whose body file is missing gets: WireMock's status
+    /// and message, none of the mapping's headers, delays or faults (WireMock fails before them).
+    package static func missingFileAnswer(_ name: String) -> PreparedResponse {
+        var headers = HeaderFields()
+        headers.add("Content-Type", "text/plain; charset=utf-8")
+        let message = "Not found in blob store: \(name)\n(stubserver: this mapping's bodyFileName is not in __files/)\n"
+        return PreparedResponse(status: 500, reason: nil, headers: headers, body: Array(message.utf8))
     }
 
     /// The body bytes when they are known at load.
@@ -93,7 +105,7 @@ package struct WireMockResponse: Sendable {
         case .text(let s): return Array(s.utf8)
         case .json(let node): return JSONSerializer.bytes(node)
         case .bytes(let b), .file(_, let b): return b
-        case .templatedFile: return nil
+        case .templatedFile, .missingFile: return nil
         }
     }
 }
@@ -110,6 +122,8 @@ package struct WireMockContext: ProblemCollecting {
     /// The files of `__files`, for templated `bodyFileName`s, read once when first needed.
     let filesCache: WireMockFilesCache
     package private(set) var problems: [StubProblem] = []
+    /// Mappings of this file left out because of their errors.
+    package private(set) var skipped: [SkippedMapping] = []
 
     init(displayPath: String, root: URL, globalTemplating: Bool, filesCache: WireMockFilesCache? = nil) {
         self.displayPath = displayPath
@@ -136,6 +150,13 @@ package struct WireMockContext: ProblemCollecting {
 
     mutating func problem(_ problem: StubProblem) {
         problems.append(problem)
+    }
+
+    /// Records the mapping at `path` as skipped when errors were found since `start` (the
+    /// problem count before it was read).
+    mutating func skipIfFailed(_ path: String, _ position: SourcePosition?, since start: Int) {
+        let found = problems[start...]
+        if let skip = SkippedMapping(file: displayPath, position: position, jsonPath: path, problems: found) { skipped.append(skip) }
     }
 
     /// Checks an object's keys: supported ones pass, known-but-unsupported ones and unknown

@@ -65,8 +65,8 @@ package enum WireMockPatternReader {
         }
         switch op.key {
         case "equalTo", "contains", "doesNotContain":
-            guard let s = operand.string ?? operand.number?.text else { return expectedString(&c, operandPath, operand) }
-            let caseInsensitive = node["caseInsensitive"]?.bool ?? false
+            guard let s = WireMockScalars.string(operand) else { return expectedString(&c, operandPath, operand) }
+            let caseInsensitive = node["caseInsensitive"].flatMap(WireMockScalars.bool) ?? false
             switch op.key {
             case "equalTo": return .equalTo(caseInsensitive ? s.lowercased() : s, caseInsensitive: caseInsensitive)
             case "contains": return .contains(s)
@@ -77,7 +77,7 @@ package enum WireMockPatternReader {
             guard let regex = compile(&c, s, operand, operandPath) else { return nil }
             return op.key == "matches" ? .matches(regex) : .doesNotMatch(regex)
         case "absent":
-            guard let flag = operand.bool else {
+            guard let flag = WireMockScalars.bool(operand) else {
                 c.error(operandPath, operand, "expected true or false, found \(operand.kindDescription)")
                 return nil
             }
@@ -107,7 +107,7 @@ package enum WireMockPatternReader {
             return pattern(&c, operand, operandPath, depth: depth + 1).map { .not($0) }
         default:
             guard let comparison = ContentPattern.NumberComparison(rawValue: op.key),
-                  let n = operand.number?.value ?? operand.string.flatMap(Double.init) else {
+                  let n = WireMockScalars.number(operand) else {
                 c.error(operandPath, operand, "expected a number, found \(operand.kindDescription)")
                 return nil
             }
@@ -146,7 +146,7 @@ package enum WireMockPatternReader {
         }
         let flags = ["ignoreArrayOrder", "ignoreExtraElements"].map { key -> Bool in
             guard let flag = node[key] else { return false }
-            guard let b = flag.bool else {
+            guard let b = WireMockScalars.bool(flag) else {
                 c.error(path.replacing(".equalToJson", with: ".\(key)"), flag, "expected true or false")
                 return false
             }

@@ -26,11 +26,14 @@ package enum WireMockReader {
     static let urlKeys = ["url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate"]
 
     /// One mapping, or `{"mappings": [...]}` (with `meta` and, for imports, `importOptions`).
+    /// A mapping with an error is left out and recorded in the context's `skipped`.
     package static func readFile(_ c: inout WireMockContext, _ root: JSONNode) -> [WireMockMapping] {
         if let list = root["mappings"] {
             _ = c.checkKeys(root, "$", supported: ["mappings", "meta", "importOptions"], unsupported: [:], what: "a mappings file")
             guard let elements = list.elements else {
+                let before = c.problems.count
                 c.error("$.mappings", list, "expected an array of mappings, found \(list.kindDescription)")
+                c.skipIfFailed("$", root.position, since: before)
                 return []
             }
             return elements.enumerated().compactMap { readMapping(&c, $0.element, "$.mappings[\($0.offset)]") }
@@ -39,6 +42,14 @@ package enum WireMockReader {
     }
 
     package static func readMapping(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> WireMockMapping? {
+        let before = c.problems.count
+        let mapping = readCheckedMapping(&c, node, path)
+        if mapping == nil { c.skipIfFailed(path, node.position, since: before) }
+        return mapping
+    }
+
+    /// The mapping, or nil after an error (or the warning that a message mapping is not loaded).
+    private static func readCheckedMapping(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> WireMockMapping? {
         guard node.members != nil else {
             c.error(path, node, "expected a mapping (an object with \"request\" and \"response\"), found \(node.kindDescription)")
             return nil
@@ -56,11 +67,16 @@ package enum WireMockReader {
         var mapping = WireMockMapping(node: node, path: path)
         mapping.id = readID(&c, node, path)
         if let name = node["name"] {
-            if let s = name.string { mapping.name = s } else { c.error(path + ".name", name, "expected a string") }
+            if let s = WireMockScalars.string(name) { mapping.name = s } else { c.error(path + ".name", name, "expected a string") }
         }
         if let p = node["priority"] {
-            if let n = DecodingContext.integer(p), n >= 1 { mapping.priority = n }
-            else { c.error(path + ".priority", p, "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)") }
+            if let n = WireMockScalars.integer(p), n >= 1 {
+                mapping.priority = n
+                if WireMockScalars.isFraction(p) {
+                    let written = p.string ?? p.number?.text ?? ""
+                    c.warning(path + ".priority", p.position, "priority \(written) is read as \(n), as WireMock does")
+                }
+            } else { c.error(path + ".priority", p, "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)") }
         }
         if let request = node["request"] {
             if let read = readRequest(&c, request, path + ".request") { mapping.request = read }
@@ -78,7 +94,8 @@ package enum WireMockReader {
         var id: String?
         for key in ["id", "uuid"] {
             guard let value = node[key] else { continue }
-            guard let s = value.string, UUID(uuidString: s) != nil else {
+            // Jackson trims a UUID's text before reading it (a real folder has "...463\n").
+            guard let s = value.string.map(trimmedUUIDText), UUID(uuidString: s) != nil else {
                 c.error(path + "." + key, value, "expected a UUID such as \"76ada7b0-49ae-4229-91c4-396a36f18e09\", found \(value.kindDescription)")
                 continue
             }
@@ -90,11 +107,17 @@ package enum WireMockReader {
         return id
     }
 
+    private static func trimmedUUIDText(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        let kept = scalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed()
+        return String(String.UnicodeScalarView(kept))
+    }
+
     static func readScenario(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> ScenarioRule? {
         var values: [String: String] = [:]
         for key in ["scenarioName", "requiredScenarioState", "newScenarioState"] {
             guard let value = node[key] else { continue }
-            if let s = value.string, !s.isEmpty { values[key] = s }
+            if let s = WireMockScalars.string(value), !s.isEmpty { values[key] = s }
             else { c.error(path + "." + key, value, "expected a non-empty string, found \(value.kindDescription)") }
         }
         guard let name = values["scenarioName"] else {
@@ -141,7 +164,7 @@ package enum WireMockReader {
             request.host = host.string.map { .equalTo($0.lowercased(), caseInsensitive: true) } ?? WireMockPatternReader.pattern(&c, host, path + ".host")
         }
         if let port = node["port"] {
-            if let n = DecodingContext.integer(port), (1...65535).contains(n) { request.port = n }
+            if let n = WireMockScalars.integer(port), (1...65535).contains(n) { request.port = n }
             else { c.error(path + ".port", port, "expected a port from 1 to 65535") }
         }
         if let scheme = node["scheme"] {
@@ -198,6 +221,8 @@ package enum WireMockReader {
 
     static func readPathParameters(_ c: inout WireMockContext, _ node: JSONNode, _ path: String, url: WireMockRequest.URLMatch?) -> [(name: String, pattern: ContentPattern)] {
         guard case .urlPathTemplate(_, let template)? = url else {
+            // WireMock writes `"pathParameters": {}` into every mapping it saves: nothing to check.
+            if node.members?.isEmpty == true { return [] }
             c.error(path, node, "pathParameters need a urlPathTemplate (such as \"/users/{id}\") to name them")
             return []
         }

@@ -24,11 +24,11 @@ package enum WireMockResponseReader {
         guard c.checkKeys(node, path, supported: keys, unsupported: unsupported, what: "a response") else { return nil }
         var response = WireMockResponse()
         if let s = node["status"] {
-            if let n = DecodingContext.integer(s), (100...599).contains(n) { response.status = n }
+            if let n = WireMockScalars.integer(s), (100...599).contains(n) { response.status = n }
             else { c.error(path + ".status", s, "expected an HTTP status from 100 to 599, found \(s.kindDescription)") }
         }
         if let m = node["statusMessage"] {
-            if let s = m.string, !s.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) { response.statusMessage = s }
+            if let s = WireMockScalars.string(m), !s.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) { response.statusMessage = s }
             else { c.error(path + ".statusMessage", m, "expected a reason phrase on one line") }
         }
         if let h = node["headers"] { response.headers = headers(&c, h, path + ".headers") }
@@ -78,7 +78,7 @@ package enum WireMockResponseReader {
                 continue
             }
             for value in member.value.elements ?? [member.value] {
-                guard let s = value.string ?? value.number?.text ?? value.bool.map({ $0 ? "true" : "false" }) else {
+                guard let s = WireMockScalars.string(value) else {
                     c.error(memberPath, value, "expected a header value as a string, found \(value.kindDescription)")
                     continue
                 }
@@ -95,7 +95,7 @@ package enum WireMockResponseReader {
             return
         }
         if let b = node["body"] {
-            if let s = b.string { response.body = .text(s) }
+            if let s = WireMockScalars.string(b) { response.body = .text(s) }
             else { c.error(path + ".body", b, "expected a string; for JSON use \"jsonBody\"") }
         } else if let j = node["jsonBody"] {
             response.body = .json(j)
@@ -122,6 +122,11 @@ package enum WireMockResponseReader {
             let anchor = c.root.appendingPathComponent("__files").appendingPathComponent(".anchor")
             switch c.bodyFiles.read(name.hasPrefix("/") ? String(name.dropFirst()) : name, from: anchor) {
             case .success(let bytes): response.body = .file(name: name, bytes: bytes)
+            case .failure(let failure) where failure.isMissing:
+                // WireMock loads the mapping and fails the requests it answers (500); so does stubserver.
+                c.warning(path + ".bodyFileName", f.position, failure.message.replacing("bodyFile", with: "bodyFileName")
+                          + " (body files live in __files/); requests this mapping answers get 500, as with WireMock")
+                response.body = .missingFile(name: name)
             case .failure(let failure):
                 c.error(path + ".bodyFileName", f, failure.message.replacing("bodyFile", with: "bodyFileName") + " (body files live in __files/)")
             }
@@ -130,19 +135,19 @@ package enum WireMockResponseReader {
 
     private static func readDelays(_ c: inout WireMockContext, _ node: JSONNode, _ path: String, into response: inout WireMockResponse) {
         if let d = node["fixedDelayMilliseconds"] {
-            if let n = DecodingContext.integer(d), (0...600_000).contains(n) { response.fixedDelay = n }
+            if let n = WireMockScalars.integer(d), (0...600_000).contains(n) { response.fixedDelay = n }
             else { c.error(path + ".fixedDelayMilliseconds", d, "expected milliseconds from 0 to 600000") }
         }
         if let d = node["delayDistribution"] {
             let fixed = response.fixedDelay ?? 0
-            let int: (String) -> Int? = { key in d[key].flatMap(DecodingContext.integer).flatMap { (0...600_000).contains($0) ? $0 : nil } }
+            let int: (String) -> Int? = { key in d[key].flatMap(WireMockScalars.integer).flatMap { (0...600_000).contains($0) ? $0 : nil } }
             switch d["type"]?.string {
             case "uniform"?:
                 if let lower = int("lower"), let upper = int("upper"), lower <= upper { response.delayDistribution = .uniform(min: lower + fixed, max: upper + fixed) }
                 else { c.error(path + ".delayDistribution", d, "a uniform delay needs \"lower\" <= \"upper\", whole milliseconds") }
             case "lognormal"?:
-                if let median = int("median"), let sigma = d["sigma"]?.number?.value, sigma >= 0, sigma <= 10 {
-                    response.delayDistribution = .logNormal(median: median, sigma: sigma, max: d["maxValue"].flatMap(DecodingContext.integer), plus: fixed)
+                if let median = int("median"), let sigma = d["sigma"].flatMap(WireMockScalars.number), sigma >= 0, sigma <= 10 {
+                    response.delayDistribution = .logNormal(median: median, sigma: sigma, max: d["maxValue"].flatMap(WireMockScalars.integer), plus: fixed)
                 } else {
                     c.error(path + ".delayDistribution", d, "a lognormal delay needs \"median\" (milliseconds) and \"sigma\" (0 to 10)")
                 }
@@ -154,8 +159,8 @@ package enum WireMockResponseReader {
             }
         }
         if let d = node["chunkedDribbleDelay"] {
-            if let chunks = d["numberOfChunks"].flatMap(DecodingContext.integer), chunks >= 1,
-               let duration = d["totalDuration"].flatMap(DecodingContext.integer), (0...600_000).contains(duration) {
+            if let chunks = d["numberOfChunks"].flatMap(WireMockScalars.integer), chunks >= 1,
+               let duration = d["totalDuration"].flatMap(WireMockScalars.integer), (0...600_000).contains(duration) {
                 response.dribble = Dribble(chunks: chunks, durationMilliseconds: duration)
             } else {
                 c.error(path + ".chunkedDribbleDelay", d, "expected {\"numberOfChunks\": 1 or more, \"totalDuration\": milliseconds}")

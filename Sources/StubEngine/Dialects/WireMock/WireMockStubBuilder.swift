@@ -71,6 +71,9 @@ package enum WireMockStubBuilder {
     }
 
     static func makeResponse(_ r: WireMockResponse, _ c: inout WireMockContext, _ path: String, pathParameters: Set<String>) -> StubResponse? {
+        if case .missingFile(let name) = r.body {
+            return StubResponse(prepared: WireMockResponse.missingFileAnswer(name), delay: nil, fault: nil, dribble: nil, template: nil, proxy: nil)
+        }
         var headers = HeaderFields()
         for header in r.headers { headers.add(header.name, header.value) }
         let prepared = PreparedResponse(status: r.status, reason: r.statusMessage, headers: headers, body: r.staticBody ?? [])
@@ -108,7 +111,7 @@ package enum WireMockStubBuilder {
         case .file(let name, let bytes):
             if let text = String(bytes: bytes, encoding: .utf8), let t = compile(text, path + ".bodyFileName (\(name))") { body = .template(t) }
         case .templatedFile(let nameTemplate): body = .file(nameTemplate, c.filesCache)
-        case .none, .bytes: break
+        case .none, .bytes, .missingFile: break
         }
         if case .fixed = body {} else { uses = true }
         guard uses else { return nil }

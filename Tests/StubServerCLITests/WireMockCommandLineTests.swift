@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// `--wiremock` and `validate --wiremock` through the built binary: a mapping with an error is
+/// skipped and named (file:line:column), the rest serve, the ready line counts the skipped;
+/// a refused folder's hint names `validate --wiremock`.
+final class WireMockCommandLineTests: XCTestCase {
+    private func wiremockFolder() -> URL {
+        folder([
+            "mappings/a-broken.json": "{\"request\": {\"url\": \"/broken\"},\n  \"response\": {\"status\": 200,}}",
+            "mappings/b-fine.json": #"{"request": {"url": "/fine"}, "response": {"status": "201", "body": "fine"}}"#,
+            "mappings/c-missing-body.json": #"{"request": {"url": "/gone"}, "response": {"bodyFileName": "gone.json"}}"#,
+        ])
+    }
+
+    func testServeSkipsTheBrokenMappingAndServesTheRest() throws {
+        let dir = wiremockFolder()
+        let server = try StubServerProcess(["--wiremock", dir.path, "--port", "0", "--no-watch"])
+        let ready = try XCTUnwrap(server.readyLine())
+        XCTAssertTrue(ready.hasSuffix("(2 stubs from \(dir.path), a WireMock folder; 1 mapping skipped)"), ready)
+        // stderr is its own pipe: read until the summary, written after the lines it sums up.
+        server.waitFor("the summary of skipped mappings") { server.stderr.contains("without 1 mapping that has errors") }
+        XCTAssertTrue(server.stderr.contains("\(dir.path)/mappings/a-broken.json:2:30: error: trailing comma before '}'"), server.stderr)
+        XCTAssertTrue(server.stderr.contains("\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"), server.stderr)
+        XCTAssertTrue(server.stderr.contains("\(dir.path)/mappings/c-missing-body.json:1:60: warning: $.response.bodyFileName"), server.stderr)
+        let base = try XCTUnwrap(server.baseURL())
+        let fine = try fetch(base + "/fine")
+        XCTAssertEqual(fine.status, 201)
+        XCTAssertEqual(fine.body, "fine")
+        let gone = try fetch(base + "/gone")
+        XCTAssertEqual(gone.status, 500)
+        XCTAssertTrue(gone.body.hasPrefix("Not found in blob store: gone.json"), gone.body)
+        XCTAssertEqual(try fetch(base + "/broken").status, 404)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.exitStatus(), 0)
+    }
+
+    func testValidateNamesEachSkippedMappingAndExitsOne() throws {
+        let dir = wiremockFolder()
+        let result = try runStubServer(["validate", "--wiremock", dir.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stdout.contains("\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"), result.stdout)
+        XCTAssertTrue(result.stdout.hasSuffix("\(dir.path): 1 error in 1 file; serve would skip 1 mapping (listed above) and serve 2 stubs; "
+                                              + "fix them and run validate again\n"), result.stdout)
+    }
+
+    /// Issue 29: the hint after a refused WireMock folder said `validate --dir`, which reads the
+    /// folder as stub files.
+    func testRefusedWireMockFolderHintNamesValidateWireMock() throws {
+        let dir = wiremockFolder()
+        let strict = try runStubServer(["--wiremock", dir.path, "--port", "0", "--strict"])
+        XCTAssertEqual(strict.status, 1)
+        XCTAssertTrue(strict.stderr.contains("fix them (stubserver validate --wiremock \(dir.path) lists them)"), strict.stderr)
+        XCTAssertFalse(strict.stderr.contains("validate --dir"), strict.stderr)
+        let missing = "/nonexistent-\(UUID().uuidString)"
+        let absent = try runStubServer(["--wiremock", missing, "--port", "0"])
+        XCTAssertEqual(absent.status, 1)
+        XCTAssertTrue(absent.stderr.contains("stubserver validate --wiremock \(missing)"), absent.stderr)
+    }
+}
