@@ -54,6 +54,8 @@ let package = Package(
         // A raw-socket client for tests that need exact bytes on the wire. Test-only.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
+        // The calendar and the zone database reader (TZif files, POSIX rules).
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),

@@ -1,5 +1,8 @@
-/// Every date the package writes, one formatter per format, by arithmetic on Unix time: no
-/// Foundation formatter (not documented thread-safe on Linux), no locale.
+import SystemSupport
+
+/// Every date the package writes, one formatter per format, by arithmetic on Unix time with
+/// `SystemSupport`'s `CivilCalendar` (the package's one calendar): no Foundation formatter (not
+/// documented thread-safe on Linux, and ICU is absent from the shipped binary), no locale.
 package enum DateFormats {
     private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"] // 1970-01-01 was a Thursday
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -30,23 +33,14 @@ package enum DateFormats {
         return "\(pad2(millisecondOfDay / 3_600_000)):\(pad2(millisecondOfDay / 60_000 % 60)):\(pad2(millisecondOfDay / 1000 % 60)).\(pad(millisecondOfDay % 1000, 3))"
     }
 
-    /// Days since 1970-01-01 to (year, month, day), after Howard Hinnant's civil_from_days.
-    package static func civil(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let date = CivilCalendar.date(dayNumber: days)
+        return (date.year, date.month, date.day)
     }
 
-    /// Floor division: (quotient, non-negative remainder), also before 1970.
     private static func split(_ value: Int, _ unit: Int) -> (Int, Int) {
-        let quotient = value >= 0 ? value / unit : (value - (unit - 1)) / unit
-        return (quotient, value - quotient * unit)
+        let parts = CivilCalendar.floorDivide(value, unit)
+        return (parts.quotient, parts.remainder)
     }
 
     private static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

@@ -142,7 +142,7 @@ enum LogTime {
     /// `HH:mm:ss.SSS` in local time, for the console.
     static func clock() -> String {
         let now = Date()
-        let offset = StandardStreams.localOffsetSeconds(at: Int(now.timeIntervalSince1970))
+        let offset = ZoneDatabase.local.offset(atEpochSeconds: Int(now.timeIntervalSince1970)).seconds
         return DateFormats.clock(epochMilliseconds: Int((now.timeIntervalSince1970 * 1000).rounded(.down)) + offset * 1000)
     }
 

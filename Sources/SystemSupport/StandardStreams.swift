@@ -22,14 +22,6 @@ package enum StandardStreams {
     package static func out(_ bytes: [UInt8]) { write(bytes, to: 1) }
     package static func err(_ bytes: [UInt8]) { write(bytes, to: 2) }
 
-    /// The local time zone's offset from UTC, in seconds, at `epochSeconds` (for log lines).
-    package static func localOffsetSeconds(at epochSeconds: Int) -> Int {
-        var time = time_t(epochSeconds)
-        var parts = tm()
-        guard localtime_r(&time, &parts) != nil else { return 0 }
-        return Int(parts.tm_gmtoff)
-    }
-
     private enum Glue {
         #if canImport(Glibc)
         static let write = Glibc.write

@@ -93,6 +93,32 @@ import Testing
         }
     }
 
+    /// Foundation's time zones, calendars, locales and formatters need ICU: the shipped binary
+    /// (FoundationEssentials only) compiles them and then gets nil or crashes (issue 29: a
+    /// `{{now}}` template crashed every server at load), while the tests, linking all of
+    /// Foundation, pass. Dates come from SystemSupport's `CivilCalendar` and `ZoneDatabase`.
+    @Test func noSourceUsesFoundationsInternationalisation() throws {
+        // Whole names only: `CivilCalendar.dayNumber` is the package's own.
+        let word = #"(?<![A-Za-z0-9_])"#
+        let forbidden = try NSRegularExpression(pattern: word + #"(TimeZone|Calendar|Locale)(\(|\.current|\.autoupdatingCurrent)"#
+            + "|" + word + #"(ISO8601DateFormatter|DateFormatter|NumberFormatter|String\(format:)|\.formatted\("#)
+        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+            for file in Self.sources(of: module) {
+                let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                for (index, line) in lines.enumerated() {
+                    // Comments may name them (to say why they are not used).
+                    let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+                    let text = String(code)
+                    for match in forbidden.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                        let name = (text as NSString).substring(with: match.range)
+                        #expect(Bool(false), "\(relative):\(index + 1) uses \(name), which needs ICU (absent from the shipped binary)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func noSourceFileIsLongerThan400Lines() throws {
         for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
             for file in Self.sources(of: module) {

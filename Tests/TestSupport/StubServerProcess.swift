@@ -30,12 +30,14 @@ public final class StubServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stubserver")
     }
 
-    public init(_ arguments: [String], workingDirectory: URL? = nil) throws {
+    /// `environment` is added to this process's (a test's own `TZDIR`, say).
+    public init(_ arguments: [String], workingDirectory: URL? = nil, environment extra: [String: String] = [:]) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

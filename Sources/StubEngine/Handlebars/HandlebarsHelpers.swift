@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SystemSupport
 
 /// The helpers the subset knows. Any other name in a helper's place is a load warning.
 enum HandlebarsHelper: String, Sendable, CaseIterable {
@@ -26,8 +27,8 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
 struct NowSettings: Sendable {
     enum Output: Sendable { case iso, epochMilliseconds, unixSeconds, pattern(JavaDateFormat) }
     var output: Output = .iso
-    var offset: (amount: Int, unit: Calendar.Component)?
-    var timeZone = TimeZone(identifier: "UTC")!
+    var offset: DateOffset?
+    var timeZone = ZoneRules.utc
 }
 
 enum RandomValueKind: String, Sendable, CaseIterable {
@@ -121,21 +122,14 @@ enum HandlebarsHelpers {
             }
         }
         if let offset = literal(hash("offset")) {
-            let words = offset.split(separator: " ")
-            let units: [String: Calendar.Component] = ["second": .second, "minute": .minute, "hour": .hour, "day": .day,
-                                                       "week": .weekOfYear, "month": .month, "year": .year]
-            let unitWord = words.count == 2 ? words[1].lowercased() : ""
-            let singular = unitWord.hasSuffix("s") ? String(unitWord.dropLast()) : unitWord
-            guard words.count == 2, let amount = Int(words[0]), abs(amount) <= 1_000_000, let unit = units[singular] else {
-                throw HandlebarsHelperError(message: "now offset='\(offset)': write an amount and a unit, as in '3 days' or '-1 months' (seconds, minutes, hours, days, weeks, months, years)")
-            }
-            settings.offset = (amount, unit)
+            do { settings.offset = try DateOffset(offset) } catch { throw HandlebarsHelperError(message: "now \(error.message)") }
         }
         if let zone = literal(hash("timezone")) {
-            guard let timeZone = TimeZone(identifier: zone) ?? TimeZone(abbreviation: zone) else {
-                throw HandlebarsHelperError(message: "now timezone='\(zone)' is not a time zone the system knows (such as 'UTC' or 'Europe/Paris')")
+            do {
+                settings.timeZone = try ZoneDatabase.rules(for: zone)
+            } catch {
+                throw HandlebarsHelperError(message: "now timezone='\(zone)' is not a time zone the system knows: \(error.description)")
             }
-            settings.timeZone = timeZone
         }
         return settings
     }
@@ -227,17 +221,13 @@ enum HandlebarsHelpers {
     }
 
     static func now(_ settings: NowSettings) -> String {
-        var date = Date()
-        if let offset = settings.offset {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = settings.timeZone
-            date = calendar.date(byAdding: offset.unit, value: offset.amount, to: date) ?? date
-        }
+        var milliseconds = Int((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        if let offset = settings.offset { milliseconds = offset.applied(to: milliseconds, in: settings.timeZone) }
         switch settings.output {
-        case .epochMilliseconds: return String(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
-        case .unixSeconds: return String(Int64(date.timeIntervalSince1970.rounded(.down)))
-        case .iso: return JavaDateFormat.iso.format(date, in: settings.timeZone)
-        case .pattern(let format): return format.format(date, in: settings.timeZone)
+        case .epochMilliseconds: return String(milliseconds)
+        case .unixSeconds: return String(CivilCalendar.floorDivide(milliseconds, 1000).quotient)
+        case .iso: return JavaDateFormat.iso.format(epochMilliseconds: milliseconds, in: settings.timeZone)
+        case .pattern(let format): return format.format(epochMilliseconds: milliseconds, in: settings.timeZone)
         }
     }
 

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import SystemSupport
 
 /// A Java `SimpleDateFormat` pattern (what WireMock's `now format='...'` takes), compiled at
 /// load into fields and literals, formatted in English whatever the machine's locale.
@@ -57,56 +53,77 @@ package struct JavaDateFormat: Sendable {
     private static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
     private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
-    package func format(_ date: Date, in timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        calendar.minimumDaysInFirstWeek = 1
-        let c = calendar.dateComponents([.era, .year, .yearForWeekOfYear, .month, .day, .hour, .minute, .second, .nanosecond,
-                                         .weekday, .weekOfYear, .weekOfMonth, .weekdayOrdinal], from: date)
-        let dayOfYear = calendar.ordinality(of: .day, in: .year, for: date) ?? 0
-        let offsetSeconds = timeZone.secondsFromGMT(for: date)
+    /// The text of an instant (milliseconds since the Unix epoch) on `zone`'s clock, as
+    /// `SimpleDateFormat` writes it in an English locale: weeks start on Sunday, and the week
+    /// holding January 1 is week 1.
+    package func format(epochMilliseconds: Int, in zone: ZoneRules) -> String {
+        let (seconds, millisecond) = CivilCalendar.floorDivide(epochMilliseconds, 1000)
+        let offset = zone.offset(atEpochSeconds: seconds)
+        let t = CivilDateTime(localSeconds: seconds + offset.seconds, nanosecond: millisecond * 1_000_000)
         var out = ""
         for token in tokens {
-            guard case .field(let letter, let n) = token else {
-                if case .literal(let s) = token { out += s }
-                continue
-            }
-            let hour = c.hour ?? 0
-            switch letter {
-            case "G": out += (c.era ?? 1) == 1 ? "AD" : "BC"
-            case "y", "Y":
-                let year = (letter == "y" ? c.year : c.yearForWeekOfYear) ?? 0
-                out += n == 2 ? Self.pad(year % 100, 2) : Self.pad(year, n)
-            case "M", "L":
-                let month = c.month ?? 1
-                out += n >= 4 ? Self.months[month - 1] : n == 3 ? String(Self.months[month - 1].prefix(3)) : Self.pad(month, n)
-            case "d": out += Self.pad(c.day ?? 0, n)
-            case "D": out += Self.pad(dayOfYear, n)
-            case "E":
-                let name = Self.weekdays[(c.weekday ?? 1) - 1]
-                out += n >= 4 ? name : String(name.prefix(3))
-            case "u": out += Self.pad((c.weekday ?? 1) == 1 ? 7 : (c.weekday ?? 1) - 1, n)
-            case "a": out += hour < 12 ? "AM" : "PM"
-            case "H": out += Self.pad(hour, n)
-            case "k": out += Self.pad(hour == 0 ? 24 : hour, n)
-            case "K": out += Self.pad(hour % 12, n)
-            case "h": out += Self.pad(hour % 12 == 0 ? 12 : hour % 12, n)
-            case "m": out += Self.pad(c.minute ?? 0, n)
-            case "s": out += Self.pad(c.second ?? 0, n)
-            case "S": out += Self.pad((c.nanosecond ?? 0) / 1_000_000, max(n, 1))
-            case "w": out += Self.pad(c.weekOfYear ?? 0, n)
-            case "W": out += Self.pad(c.weekOfMonth ?? 0, n)
-            case "F": out += Self.pad(c.weekdayOrdinal ?? 0, n)
-            case "z": out += n >= 4 ? timeZone.identifier : (timeZone.abbreviation(for: date) ?? "GMT")
-            case "Z": out += Self.offset(offsetSeconds, colon: false)
-            case "X":
-                if offsetSeconds == 0 { out += "Z" }
-                else if n == 1 { out += String(Self.offset(offsetSeconds, colon: false).prefix(3)) }
-                else { out += Self.offset(offsetSeconds, colon: n >= 3) }
-            default: break
+            switch token {
+            case .literal(let text): out += text
+            case .field(let letter, let count): out += Self.field(letter, count, t, offset)
             }
         }
         return out
+    }
+
+    private static func field(_ letter: Character, _ n: Int, _ t: CivilDateTime, _ offset: ZoneOffset) -> String {
+        // Years before 1 AD are counted down from 1 BC, as in Java's Gregorian calendar.
+        let yearOfEra = t.year > 0 ? t.year : 1 - t.year
+        switch letter {
+        case "G": return t.year > 0 ? "AD" : "BC"
+        case "y": return n == 2 ? pad(yearOfEra % 100, 2) : pad(yearOfEra, n)
+        case "Y":
+            let weekYear = Self.week(t).year
+            return n == 2 ? pad(weekYear % 100, 2) : pad(weekYear, n)
+        case "M", "L": return n >= 4 ? months[t.month - 1] : n == 3 ? String(months[t.month - 1].prefix(3)) : pad(t.month, n)
+        case "d": return pad(t.day, n)
+        case "D": return pad(t.dayOfYear, n)
+        case "E":
+            let name = weekdays[t.weekday % 7]
+            return n >= 4 ? name : String(name.prefix(3))
+        case "u": return pad(t.weekday, n)
+        case "a": return t.hour < 12 ? "AM" : "PM"
+        case "H": return pad(t.hour, n)
+        case "k": return pad(t.hour == 0 ? 24 : t.hour, n)
+        case "K": return pad(t.hour % 12, n)
+        case "h": return pad(t.hour % 12 == 0 ? 12 : t.hour % 12, n)
+        case "m": return pad(t.minute, n)
+        case "s": return pad(t.second, n)
+        case "S": return pad(t.nanosecond / 1_000_000, n)
+        case "w": return pad(Self.week(t).week, n)
+        case "W":
+            let firstOfMonth = CivilCalendar.dayNumber(year: t.year, month: t.month, day: 1)
+            return pad((t.day - 1 + CivilCalendar.weekday(dayNumber: firstOfMonth) % 7) / 7 + 1, n)
+        case "F": return pad((t.day - 1) / 7 + 1, n)
+        case "z": return Self.zoneName(offset)
+        case "Z": return Self.offset(offset.seconds, colon: false)
+        case "X":
+            if offset.seconds == 0 { return "Z" }
+            if n == 1 { return String(Self.offset(offset.seconds, colon: false).prefix(3)) }
+            return Self.offset(offset.seconds, colon: n >= 3)
+        default: return ""
+        }
+    }
+
+    /// The week of the year and its year: weeks start on Sunday, and the week holding
+    /// January 1 is week 1 (so the last days of December can be week 1 of the next year).
+    private static func week(_ t: CivilDateTime) -> (year: Int, week: Int) {
+        func weekStart(_ day: Int) -> Int { day - CivilCalendar.weekday(dayNumber: day) % 7 }
+        let day = t.dayNumber
+        let nextYearsFirstWeek = weekStart(CivilCalendar.dayNumber(year: t.year + 1, month: 1, day: 1))
+        if day >= nextYearsFirstWeek { return (t.year + 1, 1) }
+        return (t.year, (day - weekStart(CivilCalendar.dayNumber(year: t.year, month: 1, day: 1))) / 7 + 1)
+    }
+
+    /// `z`: the zone's abbreviation, or `GMT+03:00` where the database has only numbers (`+03`).
+    private static func zoneName(_ offset: ZoneOffset) -> String {
+        let name = offset.abbreviation
+        guard name.isEmpty || name.first == "+" || name.first == "-" else { return name }
+        return offset.seconds == 0 ? "GMT" : "GMT" + Self.offset(offset.seconds, colon: true)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {
