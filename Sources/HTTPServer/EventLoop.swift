@@ -336,7 +336,7 @@ final class EventLoop: @unchecked Sendable {
                 connection.timerFired()
                 settle(connection)
             } else if let upstream = upstreams[entry.fd], upstream.id == entry.connectionID {
-                upstream.timerFired()
+                upstream.timerFired(deadline: entry.deadline)
                 settleUpstream(upstream)
             }
         }

@@ -33,6 +33,8 @@ final class UpstreamConnection {
     private var paused = false
     private var startedAt: Int64 = 0
     private(set) var lastProgress: Int64
+    /// The deadline of this connection's pending timer entry, if one is pending.
+    private var armedDeadline: Int64?
     /// Used before: a closed-while-idle surprise is retried once for idempotent requests.
     private var reused = false
 
@@ -90,10 +92,10 @@ final class UpstreamConnection {
         request += body
         if tls == nil { outbound = request; sent = 0 } else { plaintext = request }
         parser.expectResponse(toMethod: exchange.request.method)
-        // Every exchange gets its own deadline, on a pooled connection too: one once ran on the
+        // Every exchange gets its deadline, on a pooled connection too: one once ran on the
         // timer left from the connection's previous exchange, and after that had fired (the
         // connection idle for longer than the timeout) it had none and waited for ever.
-        loop.scheduleUpstreamTimer(at: loop.now + exchange.timeoutMilliseconds, for: self)
+        armTimer(at: loop.now + exchange.timeoutMilliseconds)
         let task = exchange.task, mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
         task.whenCancelled { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
         switch phase {
@@ -313,14 +315,27 @@ final class UpstreamConnection {
     }
 
     /// A timer of this connection: no head in time, or a body that stopped arriving.
-    func timerFired() {
+    /// `deadline`: the entry's. Only the entry armed last counts; one it replaced (a later
+    /// deadline) is ignored when it comes due.
+    func timerFired(deadline: Int64) {
+        guard deadline == armedDeadline else { return }
+        armedDeadline = nil
         guard let exchange, !isClosed else { return }
         let timeout = exchange.timeoutMilliseconds
         if loop.now - lastProgress >= timeout || (head == nil && loop.now - startedAt >= timeout) {
             fail(.timeout(timeout), retry: false)
         } else {
-            loop.scheduleUpstreamTimer(at: min(lastProgress, head == nil ? startedAt : lastProgress) + timeout, for: self)
+            armTimer(at: min(lastProgress, head == nil ? startedAt : lastProgress) + timeout)
         }
+    }
+
+    /// One entry in the loop's timers per connection, not one per exchange (a busy pooled
+    /// connection would pile up one per request): an entry already due sooner stays, and when
+    /// it fires it arms the one the exchange then needs.
+    private func armTimer(at deadline: Int64) {
+        if let armed = armedDeadline, armed <= deadline { return }
+        armedDeadline = deadline
+        loop.scheduleUpstreamTimer(at: deadline, for: self)
     }
 
     func close() {
