@@ -73,6 +73,26 @@ final class MatcherTests: XCTestCase {
         XCTAssertNil(e.answer(makeRequest("GET", "/c", headers: [("User-Agent", "MyApp/1.0 (iphone)")])), "case-sensitive unless asked")
     }
 
+    /// `rawQuery`: the whole query as sent, not decoded, in its order; `absent` is no query at all.
+    func testRawQuery() {
+        let e = engine("""
+        [{"name": "none", "request": {"path": "/n", "rawQuery": {"absent": true}}, "response": {}},
+         {"name": "exact", "request": {"path": "/e", "rawQuery": "q=a%20b&page=2"}, "response": {}},
+         {"name": "pattern", "request": {"path": "/m", "rawQuery": {"matches": "id=[0-9]+"}}, "response": {}}]
+        """)
+        XCTAssertEqual(e.answer(makeRequest("GET", "/n")), "none")
+        XCTAssertNil(e.answer(makeRequest("GET", "/n?x=1")))
+        XCTAssertEqual(e.answer(makeRequest("GET", "/e?q=a%20b&page=2")), "exact")
+        XCTAssertNil(e.answer(makeRequest("GET", "/e?page=2&q=a%20b")), "the order counts")
+        XCTAssertNil(e.answer(makeRequest("GET", "/e?q=%61%20b&page=2")), "compared as sent, not decoded")
+        XCTAssertNil(e.answer(makeRequest("GET", "/e?q=a%20b&page=2&x=1")), "nothing else")
+        XCTAssertNil(e.answer(makeRequest("GET", "/e")))
+        XCTAssertEqual(e.answer(makeRequest("GET", "/m?id=42")), "pattern")
+        XCTAssertNil(e.answer(makeRequest("GET", "/m?id=42&x")))
+        let miss = e.handle(makeRequest("GET", "/n?x=1")).nearMiss?.resolved.candidates.first { $0.name == "none" }
+        XCTAssertEqual(miss?.mismatches.first.map { "\($0.condition) \($0.expected) \($0.actual)" }, "rawQuery absent \"x=1\"")
+    }
+
     func testBodyMatchers() {
         let e = engine("""
         [{"name": "json", "request": {"path": "/json", "body": {"json": {"user": {"name": "ann"}, "n": 1}}}, "response": {}},

@@ -61,4 +61,27 @@ final class WireMockCommandLineTests: XCTestCase {
         XCTAssertEqual(absent.status, 1)
         XCTAssertTrue(absent.stderr.contains("stubserver validate --wiremock \(missing)"), absent.stderr)
     }
+
+    /// `import wiremock` converts what loads (coercions read, a missing body file as its 500),
+    /// lists the skipped mapping with its place, and keeps `url` exact: issue 29's
+    /// `GET /remote-load/1?x=1` was 404 under --wiremock and 200 after import.
+    func testImportKeepsURLExactAndListsSkippedMappings() throws {
+        let dir = wiremockFolder()
+        let out = dir.appendingPathComponent("out").path
+        let imported = try runStubServer(["import", "wiremock", dir.path, "--out", out])
+        XCTAssertEqual(imported.status, 1, "a mapping had an error")
+        XCTAssertTrue(imported.stderr.contains("\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"), imported.stderr)
+        XCTAssertTrue(imported.stdout.contains("1 mapping with errors not imported"), imported.stdout)
+        XCTAssertTrue(imported.stdout.contains("approximated: $.response.bodyFileName: bodyFileName \"gone.json\" is not in __files/"),
+                      imported.stdout)
+        let server = try StubServerProcess(["--dir", out, "--port", "0", "--no-watch"])
+        let base = try XCTUnwrap(server.baseURL())
+        let fine = try fetch(base + "/fine")
+        XCTAssertEqual(fine.status, 201)
+        XCTAssertEqual(fine.body, "fine")
+        XCTAssertEqual(try fetch(base + "/fine?x=1").status, 404, "url is exact, query included")
+        XCTAssertEqual(try fetch(base + "/gone").status, 500)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.exitStatus(), 0)
+    }
 }

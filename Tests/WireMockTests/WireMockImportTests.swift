@@ -43,6 +43,8 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(result.mappingCount, 9)
         XCTAssertEqual(result.notes.map(\.description), [])
         XCTAssertEqual(try get(server, "/remote-load/1", method: "PUT").text, "Remote load 1")
+        // Issue 29: `url` is exact, query included; the import answered ?x=1 too (404 under --wiremock).
+        XCTAssertEqual(try get(server, "/remote-load/1?x=1", method: "PUT").status, 404)
         XCTAssertEqual(try get(server, "/remote-load/2", headers: [("Accept", "text/plain")]).header("Content-Type"), "text/plain")
         XCTAssertEqual(try get(server, "/image-file").body, Array(try Data(contentsOf: remote.appendingPathComponent("__files/favicon3.png"))))
         XCTAssertEqual(try get(server, "/todo/items").text, "<items><item>Buy milk</item></items>")
@@ -78,7 +80,6 @@ final class WireMockImportTests: XCTestCase {
         let result = WireMockImporter.plan(folder: folder.path)
         let notes = result.notes.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") }
         let expected = [
-            "mappings/m.json:2:40: approximated: $.mappings[0].request.url: url's query becomes query conditions",
             "mappings/m.json:2:112: dropped: $.mappings[0].response.statusMessage: the stub format has no reason phrase",
             "mappings/m.json:3:26: dropped: $.mappings[1].request.method: noneOf has no native form",
             "mappings/m.json:3:84: dropped: $.mappings[1].request.bodyPatterns[0]: matchesJsonPath $.a has no native form",
@@ -99,7 +100,10 @@ final class WireMockImportTests: XCTestCase {
         func answer(_ target: String, _ headers: [(String, String)] = []) throws -> OutgoingResponse? {
             try engine.handle(IncomingRequest.make(method: "GET", target: target, headers: HeaderFields([("Host", "x")] + headers), body: [], peer: "", authority: "x")).response
         }
-        XCTAssertEqual(try answer("/search?page=2&q=a%20b").map { String(decoding: $0.prepared.body, as: UTF8.self) }, "found")
+        // `url` stays exact: this query, in this order, and nothing else (as WireMock compares it).
+        XCTAssertEqual(try answer("/search?q=a%20b&page=2").map { String(decoding: $0.prepared.body, as: UTF8.self) }, "found")
+        XCTAssertEqual(try answer("/search?page=2&q=a%20b")?.prepared.status, 404)
+        XCTAssertEqual(try answer("/search?q=a%20b&page=2&x=1")?.prepared.status, 404)
         let user = try answer("/users/7", [("Cookie", "s=1"), ("Authorization", "Basic dTpw")])
         XCTAssertEqual(user.map { String(decoding: $0.prepared.body, as: UTF8.self) }, "user 7 via GET", "the template converted")
         XCTAssertEqual(user?.prepared.headers["X-Id"]?.count, 36)

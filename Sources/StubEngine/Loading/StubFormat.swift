@@ -2,7 +2,7 @@
 /// accept and the order the encoder writes them in.
 package enum StubFormat {
     package static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario"]
-    package static let requestKeys = ["method", "path", "pathPattern", "host", "query", "headers", "body"]
+    package static let requestKeys = ["method", "path", "pathPattern", "host", "query", "rawQuery", "headers", "body"]
     package static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble", "proxy"]
     package static let proxyKeys = ["to", "stripPrefix", "headers", "removeHeaders", "preserveHost", "timeoutMs"]
     package static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]

@@ -1,7 +1,7 @@
 /// A condition that a dialect's stubs carry beyond the native keys (WireMock's exact `url`, its
-/// cookies, JSONPath and logical matchers...). The native format never makes one; a dialect's
-/// translation does, at load, with everything it needs compiled. Conditions run after the
-/// native ones (method, path, host, query, headers, body), in order, and count in the ranking.
+/// cookies, JSONPath and logical matchers...), or a native key that is rarely used (`rawQuery`).
+/// The loader makes them, with everything they need compiled. Conditions run after the native
+/// ones (method, path, host, query, headers, body), in order, and count in the ranking.
 package protocol RequestCondition: Sendable {
     /// Whether the request meets it. `captures` are the path's `{name}` captures.
     func holds(_ facts: RequestFacts, captures: [String: String]) -> Bool

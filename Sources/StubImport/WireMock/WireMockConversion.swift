@@ -80,17 +80,14 @@ struct WireMockConversion {
         if let methods = r.methods { members.append(("method", methods.count == 1 ? .string(methods[0]) : .array(methods.map { .string($0) }))) }
         if !r.excludedMethods.isEmpty { note(.dropped, m, ["request", "method"], "noneOf has no native form: the stub matches every method") }
         var query: [(String, JSONNode)] = []
+        var exactQuery: JSONNode?
         switch r.url {
         case .url(let url)?:
+            // `url` is exact, query included: no other parameter, no other order, and no query
+            // when it has none: `rawQuery` says so.
             let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
             members.append(path(String(parts[0])))
-            if parts.count > 1 {
-                for item in parts[1].split(separator: "&") {
-                    let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    query.append((PercentDecoding.decodeLenient(pair[0]), .string(pair.count > 1 ? PercentDecoding.decodeLenient(pair[1]) : "")))
-                }
-                note(.approximated, m, ["request", "url"], "url's query becomes query conditions: other parameters and another order are accepted too")
-            }
+            exactQuery = parts.count > 1 ? .string(String(parts[1])) : .object([("absent", .bool(true))])
         case .urlPattern(let regex)?:
             let source = regex.pattern
             if let question = source.firstRange(of: "\\?") {
@@ -133,6 +130,7 @@ struct WireMockConversion {
             else { note(.dropped, m, ["request", "queryParameters", name], "\(pattern.description) has no native form: the parameter is not checked") }
         }
         if !query.isEmpty { members.append(("query", .object(query))) }
+        if let exactQuery { members.append(("rawQuery", exactQuery)) }
         var headers: [(String, JSONNode)] = []
         for (name, pattern) in r.headers {
             // WireMock takes any name; no request can carry one that is not a token, and the

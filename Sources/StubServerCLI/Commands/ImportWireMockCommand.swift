@@ -40,6 +40,8 @@ struct ImportWireMockCommand: Command {
     func run(_ console: Console) -> Int32 {
         let result = WireMockImporter.plan(folder: folder, existing: StubFolderWriter.existingNames(in: out), globalTemplating: globalTemplating)
         for problem in result.problems { console.err(problem.description) }
+        // Mappings with errors: not imported (serve skips them too), one line each with its place.
+        for skip in result.skipped { console.err(skip.description) }
         for note in result.notes { console.out(note.description) }
         let errors = result.problems.filter { $0.severity == .error }.count
         guard result.plan.stubCount > 0 else {
@@ -57,7 +59,7 @@ struct ImportWireMockCommand: Command {
         console.out("imported \(plural(result.mappingCount, "mapping")) from \(plural(result.fileCount, "file")) into \(out): "
             + "\(plural(result.plan.stubFiles.count, "stub file")), \(plural(result.plan.bodyFiles.count, "body file")); "
             + "\(dropped) dropped, \(approximated) approximated\(skipped > 0 ? ", \(plural(skipped, "mapping")) skipped" : "")"
-            + "\(errors > 0 ? ", \(plural(errors, "mapping error")) not imported" : "")")
+            + "\(result.skipped.isEmpty ? "" : ", \(plural(result.skipped.count, "mapping")) with errors not imported")")
         return errors > 0 ? 1 : 0
     }
 }

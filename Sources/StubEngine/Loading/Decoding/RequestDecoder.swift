@@ -36,7 +36,9 @@ package enum RequestDecoder {
             c.error(path + ".headers" + DecodingContext.pathComponent(name), node["headers"], "\"\(name)\" is not a valid header name")
         }
         let body = node["body"].flatMap { decodeBodyMatcher(&c, $0, path + ".body") }
-        return RequestPattern(methods: methods, path: pathPattern, host: host, query: query, headers: headers, body: body)
+        let rawQuery = node["rawQuery"].flatMap { decodeMatcher(&c, $0, path + ".rawQuery") }
+        return RequestPattern(methods: methods, path: pathPattern, host: host, query: query, headers: headers, body: body,
+                              conditions: rawQuery.map { [RawQueryCondition(matcher: $0)] } ?? [])
     }
 
     static func decodeMethods(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> [String]? {
