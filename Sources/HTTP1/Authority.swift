@@ -2,7 +2,14 @@
 /// appears in the Host field (RFC 9110 §7.2) and in an absolute-form or authority-form
 /// request-target (RFC 9112 §3.2.2-3.2.3). Only syntax: a reg-name is not resolved, and any
 /// well-formed name is accepted (a mock server answers for every host).
-enum Authority {
+package enum Authority {
+    /// True when `host` (without port or brackets) is an IPv4 or IPv6 address rather than a name.
+    /// An address cannot be rebound by DNS, which is why the admin API's host check trusts it.
+    package static func isIPAddress(_ host: String) -> Bool {
+        let bytes = ArraySlice(Array(host.utf8))
+        return isIPv4(bytes) || isIPLiteralContent(bytes)
+    }
+
     /// True when `bytes` is `uri-host [ ":" port ]`.
     /// - `allowEmptyHost`: the Host field may be empty (RFC 9110 §7.2); an `http` URI may not
     ///   (RFC 9110 §4.2.1, "MUST reject it as invalid").

@@ -85,6 +85,7 @@ final class RequestLog: ResponderWrapper {
         case .stub(let stub): line += "\"\(stub.name)\""
         case .preflight: line += "CORS preflight"
         case .admin: line += "admin"
+        case .refused(let refusal): line += console.paint("REFUSED", "1;31") + " admin request: \(refusal.summary)"
         case .noMatch: line += console.paint("NO MATCH", "1;31")
         case .proxied(let report, let stub):
             let result = report.result
@@ -117,6 +118,7 @@ final class RequestLog: ResponderWrapper {
             "\"ms\":\(fixedPoint(Double(microseconds) / 1000, decimals: 3))",
         ].compactMap { $0 }
         if outcome.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.delayMilliseconds)") }
+        if case .refused(let refusal) = outcome.kind { fields.append("\"refused\":\(JSONSerializer.quoted(refusal.summary))") }
         if let proxy = outcome.proxy {
             let result = proxy.result
             var parts = ["\"upstream\":\(JSONSerializer.quoted(proxy.upstream))"]

@@ -8,8 +8,14 @@ import XCTest
 /// the engine (decoded path, query items, headers).
 func makeRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "",
                  file: StaticString = #filePath, line: UInt = #line) -> IncomingRequest {
-    var text = "\(method) \(target) HTTP/1.1\r\nHost: api.example.com:8080\r\n"
+    // Admin requests come from this machine, as the admin API's Host check wants, with the
+    // JSON type its state-changing routes need (AdminProtectionTests covers both rules).
+    let isAdmin = target.hasPrefix("/__admin")
+    var text = "\(method) \(target) HTTP/1.1\r\nHost: \(isAdmin ? "localhost:8080" : "api.example.com:8080")\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
+    if isAdmin, !body.isEmpty, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+        text += "Content-Type: application/json\r\n"
+    }
     if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
     text += "\r\n" + body
     var parser = RequestParser()

@@ -134,7 +134,7 @@ final class FailureTests: XCTestCase {
         let upstream = try ScriptedUpstream { _ in [.response(201, body: Array("made".utf8))] }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         _ = try proxy.exchange("POST /orders HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}")
-        let journal = try proxy.exchange("GET /__admin/requests HTTP/1.1\r\nHost: a\r\n\r\n")
+        let journal = try proxy.exchange("GET /__admin/requests HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(journal.body)) as? [String: Any])
         let entries = try XCTUnwrap(object["requests"] as? [[String: Any]])
         let entry = try XCTUnwrap(entries.first { ($0["path"] as? String) == "/orders" })

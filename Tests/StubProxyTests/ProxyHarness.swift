@@ -46,7 +46,9 @@ struct ProxyHarness {
 
     /// An admin call with a JSON body; the parsed answer.
     func admin(_ method: String, _ path: String, _ body: String = "") throws -> (status: Int, json: [String: Any]) {
-        let response = try exchange("\(method) \(path) HTTP/1.1\r\nHost: a\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let type = body.isEmpty ? "" : "Content-Type: application/json\r\n"
+        let response = try exchange(
+            "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(type)Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
         let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         return (response.status, json)
     }

@@ -285,11 +285,45 @@ final class AdminEndToEndTests: XCTestCase {
         server.waitFor("the admin log line") { server.stdout.contains("POST /__admin/reset 200 admin") }
     }
 
-    func testNonLoopbackWithoutATokenWarnsAboutTheAdminAPI() throws {
+    /// Beyond loopback the admin API needs a token from every client, loopback ones included:
+    /// one is made up, printed once (in the inspector's address, after `#`), and required.
+    func testNonLoopbackWithoutATokenGeneratesOneAndRequiresIt() throws {
         let dir = folder(["a.json": #"{"response": {}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch"])
-        XCTAssertNotNil(server.baseURL())
-        server.waitFor("the admin warning") { server.stderr.contains("use --admin-token") }
+        let base = try XCTUnwrap(server.baseURL()).replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
+        server.waitFor("the token line") { server.stdout.contains("admin token: ") }
+        let tokenLine = try XCTUnwrap(server.stdout.split(separator: "\n").first { $0.hasPrefix("admin token: ") })
+        let token = String(tokenLine.dropFirst("admin token: ".count).prefix { $0 != " " })
+        XCTAssertEqual(token.count, 48, String(tokenLine))
+        XCTAssertTrue(server.stdout.contains("/__admin/ui#token=\(token)"), server.stdout)
+        XCTAssertEqual(try fetch(base + "/__admin/requests").status, 401, "no token, though the client is on loopback")
+        XCTAssertEqual(try fetch(base + "/__admin/reset", method: "POST", body: "").status, 401)
+        XCTAssertEqual(try fetch(base + "/__admin/requests", headers: ["Authorization": "Bearer wrong"]).status, 401)
+        XCTAssertEqual(try fetch(base + "/__admin/requests", headers: ["Authorization": "Bearer \(token)"]).status, 200)
+        XCTAssertEqual(try fetch(base + "/anything").status, 200, "the stubs answer everyone")
+        XCTAssertEqual(try fetch(base + "/__admin/ui").status, 200, "the page that asks for the token loads")
+        // Never logged: the request log and stderr do not carry it.
+        _ = try fetch(base + "/__admin/requests", headers: ["Authorization": "Bearer \(token)"])
+        XCTAssertFalse(server.stderr.contains(token), server.stderr)
+        XCTAssertEqual(server.stdout.components(separatedBy: token).count - 1, 3, "printed once, in two lines: \(server.stdout)")
+    }
+
+    func testAdminOpenRestoresTheOpenAdminAPIWithAWarning() throws {
+        let dir = folder(["a.json": #"{"response": {}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch", "--admin-open"])
+        let base = try XCTUnwrap(server.baseURL()).replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
+        XCTAssertEqual(try fetch(base + "/__admin/requests").status, 200)
+        XCTAssertFalse(server.stdout.contains("admin token:"))
+        server.waitFor("the admin warning") { server.stderr.contains("open to them too (--admin-open)") }
+    }
+
+    func testAGivenTokenIsUsedAndNotPrinted() throws {
+        let dir = folder(["a.json": #"{"response": {}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch", "--admin-token", "mine-123"])
+        let base = try XCTUnwrap(server.baseURL()).replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
+        XCTAssertEqual(try fetch(base + "/__admin/requests").status, 401)
+        XCTAssertEqual(try fetch(base + "/__admin/requests", headers: ["Authorization": "Bearer mine-123"]).status, 200)
+        XCTAssertFalse(server.stdout.contains("mine-123") || server.stderr.contains("mine-123"))
     }
 }
 

@@ -27,8 +27,13 @@ final class HardeningTests: XCTestCase {
     }
 
     private func request(_ method: String, _ target: String, headers: [String] = [], body: String = "") -> String {
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: h\r\n"
+        // Admin requests as this machine's clients send them: a local Host, a JSON body type.
+        let isAdmin = target.hasPrefix("/__admin")
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(isAdmin ? "localhost" : "h")\r\n"
         for header in headers { text += header + "\r\n" }
+        if isAdmin, !body.isEmpty, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+            text += "Content-Type: application/json\r\n"
+        }
         if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.utf8.count)\r\n" }
         return text + "\r\n" + body
     }

@@ -6,8 +6,7 @@ import TestSupport
 import XCTest
 
 /// The inspector in a browser, on the wire: the page and its assets (strict policy, no other
-/// origin), the login that turns the admin token into a session cookie, and the refusal of
-/// cookie-carried requests that change something without the page's header (CSRF).
+/// origin), and the token the page keeps in the tab and sends as a Bearer header (no cookie).
 final class InspectorAccessTests: XCTestCase {
     func serve(token: String?) throws -> (HTTP1Server, Engine) {
         let engine = Engine(stubs: [], options: Engine.Options(adminToken: token))
@@ -26,14 +25,6 @@ final class InspectorAccessTests: XCTestCase {
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         c.send(text + "\r\n" + (body ?? ""))
         return try c.readResponse(isHead: method == "HEAD")
-    }
-
-    func login(_ server: HTTP1Server, token: String) throws -> String {
-        let response = try send(server, "POST", "/__admin/ui/login", headers: ["X-Stubserver-UI: 1", "Content-Type: application/json"],
-                                body: #"{"token": "\#(token)"}"#)
-        XCTAssertEqual(response.status, 200, response.text)
-        let cookie = try XCTUnwrap(response.header("Set-Cookie"))
-        return String(cookie.prefix { $0 != ";" })
     }
 
     func testThePageAndItsAssetsAreServedWithAStrictPolicy() throws {
@@ -75,48 +66,27 @@ final class InspectorAccessTests: XCTestCase {
         XCTAssertEqual(try send(server, "GET", "/__admin/requests", headers: ["Authorization: Bearer s3cret"]).status, 200)
     }
 
-    func testTheLoginSetsAnHttpOnlyStrictCookieThatEveryAdminRouteAccepts() throws {
+    /// The page checks a typed token with `session`; no route sets a cookie, and the event
+    /// stream takes the token as a header (the page reads it with fetch, not EventSource).
+    func testTheTokenIsAHeaderAndNothingSetsACookie() throws {
         let (server, _) = try serve(token: "s3cret")
-        let wrong = try send(server, "POST", "/__admin/ui/login", headers: ["X-Stubserver-UI: 1"], body: #"{"token": "guess"}"#)
-        XCTAssertEqual(wrong.status, 401)
-        XCTAssertNil(wrong.header("Set-Cookie"))
-        let right = try send(server, "POST", "/__admin/ui/login", headers: ["X-Stubserver-UI: 1"], body: #"{"token": "s3cret"}"#)
-        let setCookie = try XCTUnwrap(right.header("Set-Cookie"))
-        XCTAssertTrue(setCookie.hasPrefix("stubserver_admin_\(server.port)="), setCookie)
-        for attribute in ["HttpOnly", "SameSite=Strict", "Path=/__admin"] { XCTAssertTrue(setCookie.contains(attribute), setCookie) }
-        XCTAssertFalse(setCookie.contains("s3cret"), "the cookie is a session id, not the token")
-        let cookie = "Cookie: theme=dark; " + String(setCookie.prefix { $0 != ";" })
-        for path in ["/__admin/requests", "/__admin/stubs", "/__admin/scenarios", "/__admin/health"] {
-            XCTAssertEqual(try send(server, "GET", path, headers: [cookie]).status, 200, path)
+        let auth = "Authorization: Bearer s3cret"
+        let wrong = try send(server, "GET", "/__admin/ui/session", headers: ["Authorization: Bearer guess"])
+        XCTAssertTrue(wrong.text.contains(#""authenticated":false"#), wrong.text)
+        let right = try send(server, "GET", "/__admin/ui/session", headers: [auth])
+        XCTAssertTrue(right.text.contains(#""authenticated":true"#), right.text)
+        XCTAssertEqual(right.header("Cache-Control"), "no-store")
+        for path in ["/__admin/ui", "/__admin/ui/session", "/__admin/requests", "/__admin/health"] {
+            XCTAssertNil(try send(server, "GET", path, headers: [auth]).header("Set-Cookie"), path)
         }
-        let stream = try EventStreamReader(port: server.port, target: "/__admin/events", headers: [cookie])
+        for path in ["/__admin/ui/login", "/__admin/ui/logout"] {
+            XCTAssertEqual(try send(server, "POST", path, headers: [auth]).status, 404, "no cookie login any more: \(path)")
+        }
+        let stream = try EventStreamReader(port: server.port, target: "/__admin/events", headers: [auth])
         XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty })
         XCTAssertEqual(stream.head?.status, 200)
-        XCTAssertTrue(try send(server, "GET", "/__admin/ui/session", headers: [cookie]).text.contains(#""authenticated":true"#))
-        // Logging out ends the session on the server, whatever the browser keeps.
-        let out = try send(server, "POST", "/__admin/ui/logout", headers: [cookie, "X-Stubserver-UI: 1"])
-        XCTAssertTrue(out.header("Set-Cookie")?.contains("Max-Age=0") == true)
-        XCTAssertEqual(try send(server, "GET", "/__admin/requests", headers: [cookie]).status, 401)
-        XCTAssertEqual(try send(server, "GET", "/__admin/requests", headers: ["Cookie: stubserver_admin_1=forged"]).status, 401)
-    }
-
-    func testACookieAloneCannotChangeAnything() throws {
-        let (server, engine) = try serve(token: "s3cret")
-        let cookie = "Cookie: " + (try login(server, token: "s3cret"))
-        _ = try send(server, "GET", "/recorded")
-        XCTAssertEqual(engine.journal.entries.count, 1)
-        for (method, path, body) in [("DELETE", "/__admin/requests", nil), ("POST", "/__admin/reset", nil),
-                                     ("POST", "/__admin/stubs", #"{"response": {}}"#), ("PUT", "/__admin/scenarios/s", #"{"state": "x"}"#)] {
-            let refused = try send(server, method, path, headers: [cookie], body: body)
-            XCTAssertEqual(refused.status, 403, "\(method) \(path)")
-            XCTAssertTrue(refused.text.contains("X-Stubserver-UI"), refused.text)
-        }
-        XCTAssertEqual(engine.journal.entries.count, 1, "nothing was cleared")
-        XCTAssertEqual(engine.catalog.count, 0, "nothing was added")
-        // The login itself needs the header too (no logging a browser in from another site).
-        XCTAssertEqual(try send(server, "POST", "/__admin/ui/login", body: #"{"token": "s3cret"}"#).status, 403)
-        // With the page's header it goes through; with the token it always did.
-        XCTAssertEqual(try send(server, "DELETE", "/__admin/requests", headers: [cookie, "X-Stubserver-UI: 1"]).status, 200)
-        XCTAssertEqual(try send(server, "POST", "/__admin/reset", headers: ["Authorization: Bearer s3cret"]).status, 200)
+        let refused = try EventStreamReader(port: server.port, target: "/__admin/events")
+        XCTAssertTrue(refused.wait { $0.head != nil })
+        XCTAssertEqual(refused.head?.status, 401)
     }
 }

@@ -181,7 +181,7 @@ final class InspectorEventTests: XCTestCase {
         let streams = try (0..<2).map { _ in try EventStreamReader(port: server.port, target: "/__admin/events") }
         for stream in streams { XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty }) }
         let third = try WireConnection(port: server.port)
-        third.send("GET /__admin/events HTTP/1.1\r\nHost: h\r\n\r\n")
+        third.send("GET /__admin/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
         XCTAssertEqual(try third.readResponse().status, 503)
     }
 

@@ -134,6 +134,10 @@ public func fetch(_ url: String, method: String = "GET", headers: [String: Strin
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if let body { request.httpBody = Data(body.utf8) }
+    // URLSession would call a body form data; the admin API takes JSON only (AdminProtection).
+    if body != nil, url.contains("/__admin/"), !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
     let done = DispatchSemaphore(value: 0)

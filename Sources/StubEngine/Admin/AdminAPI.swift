@@ -41,19 +41,9 @@ struct AdminAPI {
         ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
     ] + RecordingRoutes.routes
 
+    /// Answers a request that `AdminProtection` let through (`AdminResponder` checks first).
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
-        // The inspector's page and login first: a browser must reach them without the token.
         if InspectorRoutes.claims(request.path) { return InspectorRoutes(engine: engine).handle(request) }
-        switch AdminAccess.verdict(for: request, token: engine.options.adminToken, sessions: engine.sessions) {
-        case .allowed:
-            break
-        case .unauthorized:
-            var response = Self.error(401, "this server needs Authorization: Bearer TOKEN on admin requests (--admin-token), or the inspector's login")
-            response.prepared = response.prepared.adding(HeaderFields([("WWW-Authenticate", "Bearer")]))
-            return response
-        case .crossSiteRefused:
-            return InspectorRoutes.crossSiteRefusal
-        }
         let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
         if speaksWireMock(request, rest: rest) { return WireMockAdmin(engine: engine).handle(request, rest: rest) }
@@ -79,7 +69,7 @@ struct AdminAPI {
         case ("POST", "/requests/find"): return findRequests(request, countOnly: false)
         case ("POST", "/requests/count"): return findRequests(request, countOnly: true)
         case ("GET", "/requests/unmatched"):
-            return StreamedJSON.list("requests", engine.journal.entries.filter { $0.stubID == nil }, encode: AdminJSON.entry)
+            return StreamedJSON.list("requests", engine.journal.entries.filter(\.isUnmatched), encode: AdminJSON.entry)
         case ("GET", "/scenarios"): return scenarioList()
         case ("GET", "/events"): return events(request)
         case ("POST", "/scenarios/reset"):
@@ -191,7 +181,7 @@ struct AdminAPI {
         var entries = engine.journal.entries
         if let method = request.queryValues("method").first { entries = entries.filter { $0.method == method } }
         if let path = request.queryValues("path").first { entries = entries.filter { $0.path == path } }
-        if request.queryValues("unmatched").first == "true" { entries = entries.filter { $0.stubID == nil } }
+        if request.queryValues("unmatched").first == "true" { entries = entries.filter(\.isUnmatched) }
         if let since = request.queryValues("since").first {
             guard let id = Int(since) else { return Self.error(400, "since must be a journal entry id (a number)") }
             entries = entries.filter { $0.id > id }
@@ -265,6 +255,16 @@ struct AdminAPI {
         return response
     }
 
+    /// What a refused admin request gets: the status, and a message naming the flag or header
+    /// that would let it in. No CORS headers, whatever `--cors` says: those are for the stubs.
+    static func refusal(_ refusal: AdminProtection.Refusal) -> OutgoingResponse {
+        var response = error(refusal.status, refusal.message)
+        if refusal == .unauthorized {
+            response.prepared = response.prepared.adding(HeaderFields([("WWW-Authenticate", "Bearer")]))
+        }
+        return response
+    }
+
     static func problems(_ problems: [StubProblem]) -> OutgoingResponse {
         let errors = problems.filter { $0.severity == .error }
         return json(400, .object([
@@ -279,28 +279,5 @@ struct AdminAPI {
 
     static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
         OutgoingResponse(status: status, headers: HeaderFields([("Content-Type", "application/json")]), body: JSONSerializer.bytes(node))
-    }
-
-    /// Constant-time comparison, so response timing does not reveal how much of a guess was right.
-    static func authorized(_ request: IncomingRequest, token: String) -> Bool {
-        // RFC 9110 §11.1: the scheme is case-insensitive ("bearer" is as good as "Bearer"), and
-        // 1*SP separates it from the credentials.
-        guard let header = request.headers["Authorization"] else { return false }
-        let scheme = header.prefix { $0 != " " }
-        guard asciiCaseInsensitiveEquals(scheme, "Bearer") else { return false }
-        return constantTimeEquals(String(header.dropFirst(scheme.count).drop { $0 == " " }), token)
-    }
-
-    /// Whether two secrets are equal, taking the same time wherever they differ.
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let given = Array(a.utf8)
-        let expected = Array(b.utf8)
-        var difference = given.count ^ expected.count
-        for i in 0..<max(given.count, expected.count) {
-            let a = i < given.count ? given[i] : 0
-            let b = i < expected.count ? expected[i] : 0
-            difference |= Int(a ^ b)
-        }
-        return difference == 0
     }
 }

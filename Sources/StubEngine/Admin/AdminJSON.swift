@@ -65,6 +65,7 @@ enum AdminJSON {
             members.append(("response", .object(answer)))
         }
         if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
+        if let refusal = e.refusal { members.append(("refused", .string(refusal))) }
         return .object(members)
     }
 

@@ -6,6 +6,9 @@ import HTTP1
 package enum OutcomeKind: Sendable {
     /// The admin API (`/__admin/...`), answered by the engine itself.
     case admin
+    /// An admin request `AdminProtection` refused (a rebound Host, a cross-site page, no
+    /// token). Unlike admin answers it is journaled: the developer sees who tried.
+    case refused(AdminProtection.Refusal)
     /// A CORS preflight answered by `--cors` rather than by a stub.
     case preflight
     /// A stub matched.
@@ -48,6 +51,8 @@ package struct Outcome: Sendable {
     /// Why no stub answered, when none did.
     package var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report } else { nil } }
     package var isAdmin: Bool { if case .admin = kind { true } else { false } }
+    /// Why the admin API refused the request, when it did.
+    package var refusal: AdminProtection.Refusal? { if case .refused(let refusal) = kind { refusal } else { nil } }
     package var isPreflight: Bool { if case .preflight = kind { true } else { false } }
 
     /// Answers that imitate the API (stubs, near misses), as opposed to the server's own (admin,
@@ -55,7 +60,7 @@ package struct Outcome: Sendable {
     package var imitatesTheAPI: Bool {
         switch kind {
         case .stub, .noMatch, .proxied: true
-        case .admin, .preflight: false
+        case .admin, .refused, .preflight: false
         }
     }
 }

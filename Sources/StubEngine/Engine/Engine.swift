@@ -25,8 +25,9 @@ package final class Engine: Sendable {
         package var cors: CORSPolicy?
         /// Journal entries kept (`--journal N`); 0 turns the journal off.
         package var journalCapacity = 1000
-        /// When set, every admin request needs `Authorization: Bearer TOKEN` (`--admin-token`).
-        package var adminToken: String?
+        /// Who may use the admin API and the inspector: the token, and the hosts and origins
+        /// they answer (`--admin-token`, `--allowed-host`, `--admin-origin`).
+        package var admin = AdminProtection()
         /// The stub folder: runtime stubs' `bodyFile`s are relative to it, and `POST /__admin/reload` reads it.
         package var directory: String?
         /// Reported by `GET /__admin/health`.
@@ -51,7 +52,7 @@ package final class Engine: Sendable {
                     directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
             self.cors = cors
             self.journalCapacity = journalCapacity
-            self.adminToken = adminToken
+            self.admin = AdminProtection(token: adminToken)
             self.directory = directory
             self.version = version
             self.globalDelayMilliseconds = globalDelayMilliseconds
@@ -62,8 +63,6 @@ package final class Engine: Sendable {
     let options: Options
     package let journal: Journal
     let startedAt = Date()
-    /// The inspector's logged-in browsers (with `--admin-token`).
-    let sessions = AdminSessions()
     /// Event streams open now (`GET /__admin/events`), bounded by `options.events.maxFeeds`.
     package let openFeeds = Locked(0)
     /// Where admin work that reads the disk runs, one at a time, off the event loops.

@@ -75,19 +75,26 @@ package final class Journal: Sendable {
         default: (stub, proxy) = (nil, nil)
         }
         let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
+        let refusal: String? = if case .refused(let reason) = kind { reason.summary } else { nil }
+        // A refused request may carry a real token (from another origin): the journal is read
+        // in the inspector and by scripts, so it keeps that the header was there, not its value.
+        var headers = request.headers
+        if refusal != nil, headers.contains("Authorization") {
+            headers = HeaderFields(headers.map { ($0.name, $0.name.lowercased() == "authorization" ? "(not kept)" : $0.value) })
+        }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
         // Swapped into its slot, not copied: a copy would retain the entry and the local's
         // release let it go again. After the swap `slot` holds the entry the ring let go.
         var slot: JournalEntry? = JournalEntry(
             id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
-            path: request.path, target: request.target, queryItems: request.queryItems, headers: request.headers,
+            path: request.path, target: request.target, queryItems: request.queryItems, headers: headers,
             // A request being recorded keeps its whole body: it is what the recording matches on.
             body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy, response: response, peer: request.peer)
+            proxy: proxy, response: response, peer: request.peer, refusal: refusal)
         let listeners = state.withLock { s -> [any JournalListener] in
             slot!.id = s.nextID
             s.nextID += 1

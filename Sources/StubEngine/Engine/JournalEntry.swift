@@ -12,12 +12,12 @@ package struct JournalEntry: Sendable {
     init(id: Int, receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
                  headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
                  durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
-                 peer: String = "") {
+                 peer: String = "", refusal: String? = nil) {
         self.id = id
         parts = Parts(receivedAtMilliseconds: receivedAtMilliseconds, method: method, path: path, target: target,
                       queryItems: queryItems, headers: headers, body: body, bodySize: bodySize, stubID: stubID,
                       stubName: stubName, status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-                      proxy: proxy, response: response, peer: peer)
+                      proxy: proxy, response: response, peer: peer, refusal: refusal)
     }
 
     /// Milliseconds since 1970.
@@ -45,6 +45,14 @@ package struct JournalEntry: Sendable {
     /// The client's address, `IP:port` (empty when the transport has none).
     package var peer: String { parts.peer }
 
+    /// Why the admin API refused this request (`AdminProtection.Refusal.summary`); nil for
+    /// every request it did not refuse. Refused requests are journaled so the developer sees
+    /// what a web page or another machine tried.
+    package var refusal: String? { parts.refusal }
+
+    /// A request no stub answered: near misses and proxied requests, not refused admin ones.
+    package var isUnmatched: Bool { parts.stubID == nil && parts.refusal == nil }
+
     /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
     package var fault: String? { parts.response?.fault }
 
@@ -71,11 +79,12 @@ package struct JournalEntry: Sendable {
         let proxy: ProxyReport?
         let response: JournalResponse?
         let peer: String
+        let refusal: String?
 
         init(receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
              headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
              durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
-             peer: String) {
+             peer: String, refusal: String?) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
             self.method = method
             self.path = path
@@ -92,6 +101,7 @@ package struct JournalEntry: Sendable {
             self.proxy = proxy
             self.response = response
             self.peer = peer
+            self.refusal = refusal
         }
     }
 }

@@ -52,6 +52,10 @@ struct EventEncoder {
             }
             out.append(UInt8(ascii: "}"))
         }
+        if let refusal = entry.refusal {
+            out.append(contentsOf: ",\"refused\":".utf8)
+            JSONSerializer.writeString(refusal, into: &out)
+        }
         out.append(contentsOf: ",\"durationMs\":".utf8)
         Self.appendMilliseconds(entry.durationMilliseconds, to: &out)
         if let response = entry.response {

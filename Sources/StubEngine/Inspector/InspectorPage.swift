@@ -34,7 +34,7 @@ enum InspectorPage {
   <section id="login" class="login" hidden>
     <form id="login-form" novalidate>
       <h2>This server needs its admin token</h2>
-      <p>It was started with <code>--admin-token</code>. The token is asked for once; this browser then keeps a session until you log out or the server restarts.</p>
+      <p>It was started with <code>--admin-token</code>, or it listens beyond this machine and printed a token when it started. This tab keeps the token until you log out or close it.</p>
       <label for="token">Admin token</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required>
       <button type="submit">Log in</button>

@@ -6,7 +6,11 @@ import Foundation
 import HTTP1
 
 /// The inspector's own routes, under `/__admin/ui`: the page and its script and style (no data
-/// in them, so they need no token: a browser must be able to load the login), and the login.
+/// in them, so they need no token: a browser must be able to load the page that asks for it),
+/// and `session`, which tells the page whether it must ask.
+///
+/// The page keeps the token in the tab's memory and sends it as `Authorization: Bearer` on
+/// each call: no cookie, which the browser would also send to any other port of the host.
 ///
 /// Everything is relative to the page, so the inspector also works behind a reverse proxy that
 /// mounts the server under a path prefix.
@@ -16,6 +20,13 @@ struct InspectorRoutes {
 
     static func claims(_ path: String) -> Bool {
         path == root || path.hasPrefix(root + "/")
+    }
+
+    /// The routes that hold no data and answer without the token (the Host check still applies).
+    static func isPublic(_ request: IncomingRequest) -> Bool {
+        guard claims(request.path) else { return false }
+        let rest = request.path.dropFirst(root.count)
+        return ["", "/", "/app.js", "/app.css", "/session"].contains(rest)
     }
 
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
@@ -29,11 +40,8 @@ struct InspectorRoutes {
         case ("GET", "/app.js"), ("HEAD", "/app.js"): return InspectorAssets.script
         case ("GET", "/app.css"), ("HEAD", "/app.css"): return InspectorAssets.style
         case ("GET", "/session"): return session(request)
-        case ("POST", "/login"): return login(request)
-        case ("POST", "/logout"): return logout(request)
         default:
-            let allowed = ["", "/", "/app.js", "/app.css"].contains(rest) ? "GET, HEAD"
-                : rest == "/session" ? "GET" : ["/login", "/logout"].contains(rest) ? "POST" : nil
+            let allowed = ["", "/", "/app.js", "/app.css"].contains(rest) ? "GET, HEAD" : rest == "/session" ? "GET" : nil
             guard let allowed else { return AdminAPI.error(404, "no inspector route \(request.path)") }
             var response = AdminAPI.error(405, "\(request.method) is not allowed on \(request.path); use \(allowed)")
             response.prepared = response.prepared.adding(HeaderFields([("Allow", allowed)]))
@@ -41,46 +49,19 @@ struct InspectorRoutes {
         }
     }
 
-    /// What the page needs before anything else: must it ask for the token?
+    /// What the page needs before anything else: must it ask for the token, and is the one it
+    /// sent (if any) right? The page checks a token typed into its form here.
     private func session(_ request: IncomingRequest) -> OutgoingResponse {
-        let required = engine.options.adminToken != nil
-        let verdict = AdminAccess.verdict(for: request, token: engine.options.adminToken, sessions: engine.sessions)
-        return AdminAPI.json(200, .object([
-            ("tokenRequired", .bool(required)),
-            ("authenticated", .bool(verdict == .allowed)),
+        let protection = engine.options.admin
+        let authenticated = protection.token.map { AdminProtection.carries(request, token: $0) } ?? true
+        var response = AdminAPI.json(200, .object([
+            ("tokenRequired", .bool(protection.token != nil)),
+            ("authenticated", .bool(authenticated)),
             ("journal", .number(engine.journal.capacity)),
             ("version", .string(engine.options.version)),
         ]))
-    }
-
-    /// Body `{"token": "..."}`; sets the session cookie. It needs the page's header too, so
-    /// another site cannot log a browser in to a session of its choosing.
-    private func login(_ request: IncomingRequest) -> OutgoingResponse {
-        guard AdminAccess.sentByThePage(request) else { return Self.crossSiteRefusal }
-        guard let token = engine.options.adminToken else {
-            return AdminAPI.json(200, .object([("authenticated", .bool(true)), ("tokenRequired", .bool(false))]))
-        }
-        let given = (try? JSONParser.parse(request.body))?["token"]?.string ?? ""
-        guard AdminAPI.constantTimeEquals(given, token) else {
-            return AdminAPI.error(401, "that is not this server's admin token (--admin-token)")
-        }
-        var response = AdminAPI.json(200, .object([("authenticated", .bool(true)), ("tokenRequired", .bool(true))]))
-        let cookie = AdminAccess.setCookie(AdminAccess.cookieName(for: request), engine.sessions.create())
-        response.prepared = response.prepared.adding(HeaderFields([("Set-Cookie", cookie), ("Cache-Control", "no-store")]))
+        response.prepared = response.prepared.adding(HeaderFields([("Cache-Control", "no-store")]))
         return response
-    }
-
-    private func logout(_ request: IncomingRequest) -> OutgoingResponse {
-        guard AdminAccess.sentByThePage(request) else { return Self.crossSiteRefusal }
-        AdminAccess.sessionIDs(in: request).forEach(engine.sessions.remove)
-        var response = AdminAPI.json(200, .object([("authenticated", .bool(false))]))
-        let expired = AdminAccess.setCookie(AdminAccess.cookieName(for: request), "", maxAge: 0)
-        response.prepared = response.prepared.adding(HeaderFields([("Set-Cookie", expired)]))
-        return response
-    }
-
-    static var crossSiteRefusal: OutgoingResponse {
-        AdminAPI.error(403, "refused: a request that changes something and is sent with the inspector's cookie needs the header \(AdminAccess.uiHeader): 1 (it keeps other sites from using your login)")
     }
 }
 

@@ -1,4 +1,5 @@
-/// The inspector's script, part 1 of 5: helpers, the admin API client, login, tabs and start-up.
+/// The inspector's script, part 1 of 5: helpers, the admin API client and its token, the event
+/// stream, login, tabs and start-up.
 /// The parts share one strict function scope (`InspectorAssets.script` wraps them); plain
 /// JavaScript, no build step, no framework. Request data is only ever set as text, never as
 /// HTML, so nothing a client sends can run in the page.
@@ -51,21 +52,145 @@ class ApiError extends Error {
   constructor(message, status, data) { super(message); this.status = status; this.data = data; }
 }
 
-/**
- * Calls the admin API. Every call carries X-Stubserver-UI: 1, which the server requires of
- * cookie-authenticated requests that change something (another site's page cannot send it).
- */
-async function api(path, { method = "GET", body } = {}) {
+// ---- the admin token --------------------------------------------------------------------
+// Kept for this tab only (sessionStorage: this origin, this tab, gone when it closes), never in
+// a cookie, which the browser would send to every port of the host. A server that made up its
+// token prints the page's address with `#token=...`: the part after `#` never leaves the
+// browser, and it is taken out of the address bar at once.
+const tokenKey = "stubserver-admin-token";
+let adminToken = sessionStorage.getItem(tokenKey) || "";
+{
+  const fromAddress = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromAddress) {
+    adminToken = fromAddress;
+    sessionStorage.setItem(tokenKey, adminToken);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+}
+
+function setToken(token) {
+  adminToken = token;
+  if (token) sessionStorage.setItem(tokenKey, token);
+  else sessionStorage.removeItem(tokenKey);
+}
+
+/** The headers of every admin call: the token, and X-Stubserver-UI, which picks the native
+ * admin API where a WireMock folder's would answer the same route. */
+function adminHeaders() {
   const headers = { "X-Stubserver-UI": "1" };
+  if (adminToken) headers["Authorization"] = `Bearer ${adminToken}`;
+  return headers;
+}
+
+/** Calls the admin API with the token; a 401 shows the login. */
+async function api(path, { method = "GET", body } = {}) {
+  const headers = adminHeaders();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(new URL(path, adminRoot), {
-    method, headers, credentials: "same-origin", cache: "no-store",
+    method, headers, credentials: "omit", cache: "no-store",
     body: body === undefined ? undefined : (typeof body === "string" ? body : JSON.stringify(body)),
   });
   const data = await response.json().catch(() => ({}));
   if (response.status === 401 && !path.startsWith("ui/")) showLogin();
   if (!response.ok) throw new ApiError(data.error || `${response.status} ${response.statusText}`, response.status, data);
   return data;
+}
+
+/**
+ * Server-sent events over fetch, because EventSource cannot send the token. Behaves as
+ * EventSource does (WHATWG HTML §9.2): events by type with `data` and `lastEventId`, `retry:`,
+ * reconnection with Last-Event-ID after a dropped stream; a refusal (not 200) closes it for good.
+ */
+class EventStream extends EventTarget {
+  static CONNECTING = 0;
+  static OPEN = 1;
+  static CLOSED = 2;
+
+  constructor(url) {
+    super();
+    this.url = url;
+    this.readyState = EventStream.CONNECTING;
+    this.lastEventId = "";
+    this.retry = 2000;
+    this.controller = null;
+    this.timer = 0;
+    this.connect();
+  }
+
+  close() {
+    this.readyState = EventStream.CLOSED;
+    clearTimeout(this.timer);
+    if (this.controller) this.controller.abort();
+  }
+
+  async connect() {
+    this.controller = new AbortController();
+    const headers = { ...adminHeaders(), Accept: "text/event-stream" };
+    if (this.lastEventId) headers["Last-Event-ID"] = this.lastEventId;
+    let response;
+    try {
+      response = await fetch(this.url, { headers, credentials: "omit", cache: "no-store", signal: this.controller.signal });
+    } catch {
+      return this.dropped();
+    }
+    if (this.readyState === EventStream.CLOSED) return;
+    if (response.status !== 200) {
+      this.readyState = EventStream.CLOSED;
+      this.dispatchEvent(new Event("error"));
+      return;
+    }
+    this.readyState = EventStream.OPEN;
+    this.dispatchEvent(new Event("open"));
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    let event = { type: "", data: [], id: null };
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + (buffer.startsWith("\r\n", end) ? 2 : 1));
+          event = this.line(line, event);
+        }
+      }
+    } catch {
+      // aborted by close(), or the connection broke: dropped() decides
+    }
+    this.dropped();
+  }
+
+  /** One line of the stream; returns the event being built. */
+  line(line, event) {
+    if (line === "") {
+      if (event.id !== null) this.lastEventId = event.id;
+      if (event.data.length) {
+        const message = new MessageEvent(event.type || "message", { data: event.data.join("\n"), lastEventId: this.lastEventId });
+        this.dispatchEvent(message);
+      }
+      return { type: "", data: [], id: null };
+    }
+    if (line.startsWith(":")) return event;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") event.data.push(value);
+    else if (field === "event") event.type = value;
+    else if (field === "id" && !value.includes("\0")) event.id = value;
+    else if (field === "retry" && /^\d+$/.test(value)) this.retry = Number(value);
+    return event;
+  }
+
+  /** The stream ended or broke: reconnect after `retry`, unless it was closed. */
+  dropped() {
+    if (this.readyState === EventStream.CLOSED) return;
+    this.readyState = EventStream.CONNECTING;
+    this.dispatchEvent(new Event("error"));
+    this.timer = setTimeout(() => this.connect(), this.retry);
+  }
 }
 
 // ---- tabs -------------------------------------------------------------------------------
@@ -115,19 +240,27 @@ function showLogin() {
 $("#login-form").addEventListener("submit", async (event) => {
   event.preventDefault(); // never a native submission: the policy allows no form target
   $("#login-error").textContent = "";
+  const previous = adminToken;
+  setToken($("#token").value);
+  let session = null;
   try {
-    await api("ui/login", { method: "POST", body: { token: $("#token").value } });
+    session = await api("ui/session");
+  } catch (error) {
+    $("#login-error").textContent = error.message;
+  }
+  if (session && session.authenticated) {
     $("#token").value = "";
     $("#login").hidden = true;
     start();
-  } catch (error) {
-    $("#login-error").textContent = error.message;
-    $("#token").select();
+    return;
   }
+  setToken(previous);
+  if (session) $("#login-error").textContent = "that is not this server's admin token";
+  $("#token").select();
 });
 
-$("#logout").addEventListener("click", async () => {
-  await api("ui/logout", { method: "POST" }).catch(() => {});
+$("#logout").addEventListener("click", () => {
+  setToken("");
   started = false;
   showLogin();
 });

@@ -20,7 +20,9 @@ async function openEntry(id) {
 }
 
 function renderEntry(entry) {
-  const answered = entry.stub
+  const answered = entry.refused
+    ? [h("span", { class: "refused" }, `refused by the admin API's protection: ${entry.refused}`)]
+    : entry.stub
     ? [h("span", {}, entry.stub.name || "(unnamed)"), " ", h("code", { class: "sub" }, entry.stub.id)]
     : entry.proxy ? [h("span", { class: "proxied" }, `forwarded to ${entry.proxy.upstream}`)]
     : [h("span", { class: "nomatch" }, "no stub matched")];
@@ -42,7 +44,7 @@ function renderEntry(entry) {
     h("dl", { class: "facts" }, facts.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])),
     h("div", { class: "detail-actions" },
       h("button", { type: "button", id: "make-stub", onclick: () => openStubDialog(entry) }, "Make a stub from this")),
-    entry.stub || entry.proxy ? null : nearMissReport(entry),
+    entry.stub || entry.proxy || entry.refused ? null : nearMissReport(entry),
     h("h3", {}, "Request"),
     headerTable(entry.headers),
     bodyBlock(entry, headerValue(entry.headers, "Content-Type")),

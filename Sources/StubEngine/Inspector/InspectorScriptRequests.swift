@@ -36,7 +36,7 @@ function startEvents() {
   if (!rate.sampling) setConnection("connecting…");
   // since=: the first connection gets what the journal holds; the browser's own reconnections
   // send Last-Event-ID, which the server prefers, so nothing is lost or repeated.
-  events = new EventSource(new URL(`events?since=${requests.lastId}`, adminRoot));
+  events = new EventStream(new URL(`events?since=${requests.lastId}`, adminRoot));
   events.addEventListener("hello", (event) => {
     const hello = JSON.parse(event.data);
     if (hello.restarted) clearRequests("The server restarted: showing its new journal.");
@@ -53,13 +53,13 @@ function startEvents() {
   events.addEventListener("dropped", () => setConnection("catching up…"));
   events.addEventListener("error", (event) => {
     if (event.target !== events) return; // a stream this page already closed
-    if (events.readyState === EventSource.CLOSED) {
-      // Refused (logged out, a restart lost our session, too many streams): the browser will
-      // not retry by itself, so ask why, then reconnect or show the login.
+    if (events.readyState === EventStream.CLOSED) {
+      // Refused (a wrong token, too many streams): the stream does not retry by itself,
+      // so ask why, then reconnect or show the login.
       setConnection("disconnected", "down");
       rate.timer = setTimeout(reconnect, 2000);
     } else {
-      setConnection("reconnecting…", "down"); // the browser retries by itself
+      setConnection("reconnecting…", "down"); // the stream retries by itself
     }
   });
 }
@@ -156,13 +156,15 @@ function statusClass(entry) {
 }
 
 function answeredBy(entry) {
+  if (entry.refused) return `refused: ${entry.refused}`;
   if (entry.proxy && !entry.stub) return `→ ${entry.proxy.upstream}`;
   return entry.stub ? entry.stub.name || entry.stub.id : "no match";
 }
 
-/** Answered (by a stub, or by the upstream it was forwarded to) rather than a near miss. */
+/** Answered (by a stub, or by the upstream it was forwarded to, or refused as an admin
+ * request) rather than a near miss. */
 function wasAnswered(entry) {
-  return Boolean(entry.stub || entry.proxy);
+  return Boolean(entry.stub || entry.proxy || entry.refused);
 }
 
 function timeTaken(entry) {
@@ -176,7 +178,8 @@ function rowFor(entry) {
     h("span", { class: "method" }, entry.method),
     h("span", { class: "target", title: entry.target }, entry.target),
     h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
-    h("span", { class: entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch", title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : "" }, answeredBy(entry)),
+    h("span", { class: entry.refused ? "refused" : entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch",
+      title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : entry.refused ? "an admin request the server refused" : "" }, answeredBy(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);
   return row;

@@ -1,5 +1,6 @@
 import HTTPServer
 import StubEngine
+import SystemSupport
 
 /// The options of every command that listens (serve today; record builds on it): address, log,
 /// journal, admin token, realism and the HTTP limits, parsed and checked.
@@ -17,8 +18,15 @@ struct ServingOptions: Sendable, Equatable {
     var cors = false
     /// Journal entries kept for the admin API; 0 turns the journal off.
     var journal = 1000
-    /// When set, admin requests need `Authorization: Bearer TOKEN`.
+    /// When set, admin requests need `Authorization: Bearer TOKEN`. Beyond loopback one is
+    /// generated at start when none is given (`--admin-open` turns that off).
     var adminToken: String?
+    /// Host names the admin API answers besides localhost and IP addresses (`--allowed-host`).
+    var allowedHosts: [String] = []
+    /// Origins whose pages may change things through the admin API (`--admin-origin`).
+    var adminOrigins: [String] = []
+    /// Listening beyond loopback without a token: today's open admin API, with a warning.
+    var adminOpen = false
     /// Extra milliseconds before every answer that imitates the API.
     var globalDelayMilliseconds = 0
     var maxBodyBytes = 32 * 1024 * 1024
@@ -49,7 +57,10 @@ struct ServingOptions: Sendable, Equatable {
         .flag("--cors", "answer CORS preflights and add CORS headers (for web apps on another origin)"),
         .value("--delay", "MS", "extra milliseconds before every stub's answer (not admin or preflights)"),
         .value("--journal", "N", "requests kept for the admin API's journal (default: 1000; 0 turns it off)"),
-        .value("--admin-token", "T", "admin API requests need Authorization: Bearer T"),
+        .value("--admin-token", "T", "admin API requests need Authorization: Bearer T (beyond loopback one is generated when not given)"),
+        .value("--allowed-host", "NAME", "a host name the admin API and inspector answer besides localhost and IP addresses (.example.test: every name below it)", repeatable: true),
+        .value("--admin-origin", "ORIGIN", "a web origin (http://host:port) whose pages may change things through the admin API", repeatable: true),
+        .flag("--admin-open", "beyond loopback, leave the admin API open to anyone on the network (no token; not recommended)"),
         .value("--max-body", "SIZE", "largest request body (default: 32M)"),
         .value("--max-header", "SIZE", "largest request header section (default: 64K)"),
         .value("--max-target", "SIZE", "longest request target (default: 8K)"),
@@ -97,6 +108,25 @@ struct ServingOptions: Sendable, Equatable {
         globalDelayMilliseconds = try a.integer("--delay", in: 0...600_000) ?? globalDelayMilliseconds
         journal = try a.integer("--journal", in: 0...1_000_000) ?? journal
         adminToken = try a.nonEmpty("--admin-token", "a token")
+        allowedHosts = try a.all("--allowed-host").map { (value: String) throws(UsageError) -> String in
+            let name = value.lowercased()
+            guard !name.isEmpty, !name.contains(":"), !name.contains("/"), !name.contains(" ") else {
+                throw UsageError("--allowed-host takes a host name without port or scheme, such as mac.local, not \"\(value)\"")
+            }
+            return name
+        }
+        adminOrigins = try a.all("--admin-origin").map { (value: String) throws(UsageError) -> String in
+            let lower = value.lowercased()
+            let authority = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+            guard let authority, !authority.isEmpty, !(authority.hasSuffix("/") ? authority.dropLast() : authority).contains("/") else {
+                throw UsageError("--admin-origin takes an origin (scheme, host and port), such as http://localhost:3000, not \"\(value)\"")
+            }
+            return value
+        }
+        adminOpen = a.has("--admin-open")
+        if adminOpen, adminToken != nil {
+            throw UsageError("give either --admin-token or --admin-open: --admin-open leaves the admin API without a token")
+        }
         maxBodyBytes = try a.byteSize("--max-body") ?? maxBodyBytes
         maxHeaderBytes = try a.byteSize("--max-header") ?? maxHeaderBytes
         maxTargetBytes = try a.byteSize("--max-target") ?? maxTargetBytes
@@ -145,4 +175,17 @@ struct ServingOptions: Sendable, Equatable {
     }
 
     var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+
+    /// Listening on every address (`0.0.0.0`, `::`): devices call the server by this
+    /// machine's names, which the admin API then answers too.
+    var listensEverywhere: Bool { host == "0.0.0.0" || host == "::" || host == "[::]" }
+
+    /// Who may use the admin API: `token` is the one to require (given, or generated beyond
+    /// loopback), the hosts include the listening name and, on every address, the machine's.
+    func adminProtection(token: String?) -> AdminProtection {
+        var hosts = allowedHosts
+        if !listensEverywhere { hosts.append(host) }
+        if listensEverywhere { hosts += HostName.own() }
+        return AdminProtection(token: token, allowedHosts: hosts, allowedOrigins: adminOrigins)
+    }
 }

@@ -18,6 +18,9 @@ struct ServingRun {
     let result: StubLoadResult
     let engine: Engine
     let server: HTTP1Server
+    /// The admin token the server made up (listening beyond loopback, none given): printed
+    /// once, with the inspector's address that carries it.
+    let generatedToken: String?
 
     /// nil, after saying why, when the folder has errors or the server cannot start.
     static func start(_ options: ServingOptions, _ proxy: ProxyOptions, console: Console) -> ServingRun? {
@@ -35,8 +38,12 @@ struct ServingRun {
         }
         reportSkipped(result, options.directory, console: console)
         var engineOptions = Engine.Options(
-            cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal, adminToken: options.adminToken,
+            cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal,
             directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
+        // Beyond loopback anyone on the network can connect: the admin API needs a token.
+        let generatedToken = options.adminToken == nil && !options.isLoopback && !options.adminOpen
+            ? AdminProtection.generatedToken() : nil
+        engineOptions.admin = options.adminProtection(token: options.adminToken ?? generatedToken)
         // A quiet log has nothing to do: left out of the chain, it costs a request no call at all.
         engineOptions.wrappers = options.log == .quiet ? [] : [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         engineOptions.proxy = proxy.rule
@@ -81,19 +88,31 @@ struct ServingRun {
         }
         if !options.isLoopback {
             console.err("stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs")
-            if options.adminToken == nil {
-                console.err("stubserver: warning: the admin API (/__admin/) is open to them too: anyone can add stubs and read the journal; use --admin-token")
+            if options.adminOpen {
+                console.err("stubserver: warning: the admin API (/__admin/) is open to them too (--admin-open): anyone can add stubs and read the journal")
             }
         }
-        return ServingRun(options: options, loader: loader, result: result, engine: engine, server: server)
+        return ServingRun(options: options, loader: loader, result: result, engine: engine, server: server,
+                          generatedToken: generatedToken)
     }
 
     /// The ready line scripts wait for, then the inspector's address (on stderr with
     /// `--log json`, so stdout stays one JSON object per line after the ready line).
+    ///
+    /// A generated token is printed here once, in the inspector's address (after `#`, which
+    /// the browser never sends, so it reaches no log) and for scripts; it is never logged again.
     func announce(_ readyLine: String, console: Console) {
         console.out(readyLine)
-        let inspector = "inspector: \(server.baseURL)/__admin/ui"
-        if options.log == .json { console.err(inspector) } else { console.out(inspector) }
+        var lines = ["inspector: \(server.baseURL)/__admin/ui"]
+        if let token = generatedToken {
+            lines = [
+                "inspector: \(server.baseURL)/__admin/ui#token=\(token)",
+                "admin token: \(token) (send Authorization: Bearer \(token) to /__admin/; --admin-token T sets your own)",
+            ]
+        }
+        for line in lines {
+            if options.log == .json { console.err(line) } else { console.out(line) }
+        }
         console.startFlushing()
     }
 

@@ -28,9 +28,9 @@ struct WireMockRequestRoutes {
             let ids = Set(entries.map(\.id))
             return serveEvents("serveEvents", engine.journal.remove { ids.contains($0.id) })
         case ("POST", "/requests/remove-by-metadata"): return removeByMetadata(request)
-        case ("GET", "/requests/unmatched"): return loggedRequests(engine.journal.entries.filter { $0.stubID == nil })
+        case ("GET", "/requests/unmatched"): return loggedRequests(engine.journal.entries.filter(\.isUnmatched))
         case ("GET", "/requests/unmatched/near-misses"):
-            return nearMisses(engine.journal.entries.filter { $0.stubID == nil }.flatMap { entry in
+            return nearMisses(engine.journal.entries.filter(\.isUnmatched).flatMap { entry in
                 (entry.nearMiss?.candidates ?? []).map { (entry, $0) }
             })
         case ("POST", "/near-misses/request"): return nearMissesForRequest(request)
@@ -70,7 +70,7 @@ struct WireMockRequestRoutes {
     private func list(_ request: IncomingRequest) -> OutgoingResponse {
         var entries = Array(engine.journal.entries.reversed())
         let total = entries.count
-        if request.queryValues("unmatched").first == "true" { entries = entries.filter { $0.stubID == nil } }
+        if request.queryValues("unmatched").first == "true" { entries = entries.filter(\.isUnmatched) }
         if let since = request.queryValues("since").first {
             let plain = Date.ISO8601FormatStyle(), fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
             guard let date = (try? plain.parse(since)) ?? (try? fractional.parse(since)) else {
