@@ -84,7 +84,7 @@ public final class Stubs: Sendable {
     public var requests: [RecordedRequest] {
         get throws(StubError) {
             guard engine.journal.isEnabled else { throw StubError(message: Self.journalOff) }
-            return engine.journal.entries.map(RecordedRequest.init)
+            return engine.journal.clientEntries.map(RecordedRequest.init)
         }
     }
 

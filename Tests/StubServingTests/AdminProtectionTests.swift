@@ -49,6 +49,9 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertFalse(entry.isUnmatched, "a refused admin request is not an unmatched stub request")
         let listed = try send(server, "GET", "/__admin/requests").text
         XCTAssertTrue(listed.contains(#""refused":"cross-site request from http://evil.example""#), listed)
+        // Verification counts what the app sent: a page's refused attempt does not count.
+        let count = try send(server, "POST", "/__admin/requests/count", ["Content-Type: application/json"], body: #"{"method": "POST"}"#)
+        XCTAssertEqual(count.text, #"{"count":0}"#)
     }
 
     func testAPlainTextBodyWithoutOriginIsRefusedForItsType() throws {

@@ -34,6 +34,12 @@ class StubServer:
         self.base = match.group(1)
         self.port = int(self.base.rsplit(":", 1)[1])
         self.inspector_line = self.proc.stdout.readline().strip()
+        # Beyond loopback with no token given, the server prints the one it made up.
+        self.token = None
+        if "#token=" in self.inspector_line:
+            self.token = self.inspector_line.split("#token=", 1)[1]
+            self.proc.stdout.readline()  # the "admin token:" line
+            self.base = self.base.replace("0.0.0.0", "127.0.0.1")
 
     def pids(self):
         return [self.proc.pid]
@@ -55,14 +61,14 @@ class StubServer:
 class Browser:
     """Headless Chromium from Debian's packages, driven through chromedriver."""
 
-    def __init__(self, width=1400, height=900):
+    def __init__(self, width=1400, height=900, arguments=()):
         os.environ.setdefault("SE_OFFLINE", "true")  # never let selenium look for drivers online
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                         f"--window-size={width},{height}", "--hide-scrollbars", "--force-device-scale-factor=1"):
+                         f"--window-size={width},{height}", "--hide-scrollbars", "--force-device-scale-factor=1", *arguments):
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver"),

@@ -107,6 +107,13 @@ package final class Journal: Sendable {
         for listener in listeners { listener.journalChanged() }
     }
 
+    /// What clients sent to the stubs, oldest first: every entry but the admin requests the
+    /// server refused. Verification (find, count, `verify`) counts these only, so a web page's
+    /// refused attempt cannot change what a test sees its app send.
+    package var clientEntries: [JournalEntry] {
+        entries.filter { $0.refusal == nil }
+    }
+
     /// Oldest first.
     package var entries: [JournalEntry] {
         state.withLock { s in

@@ -13,7 +13,7 @@ extension Engine {
     /// With the journal off it throws: nothing recorded must not read as "never called".
     package func journalEntries(matching json: [UInt8], label: String = "request body") throws(StubProblems) -> [JournalEntry] {
         let pattern = try requestPattern(json, label: label)
-        return journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
+        return journal.clientEntries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil }
     }
 
     /// One journal entry a pattern did not match, and the conditions it failed.
@@ -27,7 +27,7 @@ extension Engine {
     package func closestEntries(to json: [UInt8], limit: Int = 3, label: String = "request body") throws(StubProblems) -> [CloseEntry] {
         let pattern = try requestPattern(json, label: label)
         var scored: [(score: Double, close: CloseEntry)] = []
-        for entry in journal.entries.reversed() {
+        for entry in journal.clientEntries.reversed() {
             let mismatches = RequestMatcher.mismatches(pattern, RequestFacts(entry.request))
             guard !mismatches.isEmpty else { continue }
             let score = mismatches.reduce(0) { $0 + NearMissReport.weight(of: $1, patternPath: pattern.path, requestPath: entry.path) }

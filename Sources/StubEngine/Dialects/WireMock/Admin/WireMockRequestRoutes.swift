@@ -103,7 +103,7 @@ struct WireMockRequestRoutes {
     }
 
     private func matching(_ body: [UInt8]) -> Result<[JournalEntry], StubProblems> {
-        pattern(body).map { pattern in engine.journal.entries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil } }
+        pattern(body).map { pattern in engine.journal.clientEntries.filter { RequestMatcher.match(pattern, RequestFacts($0.request)) != nil } }
     }
 
     private func removeByMetadata(_ request: IncomingRequest) -> OutgoingResponse {
@@ -161,7 +161,7 @@ struct WireMockRequestRoutes {
         case .failure(let failure): return WireMockAdminJSON.problems(failure.problems)
         case .success(let p): pattern = p
         }
-        let scored = engine.journal.entries.map { entry in (entry, RequestMatcher.mismatches(pattern, RequestFacts(entry.request)).count) }
+        let scored = engine.journal.clientEntries.map { entry in (entry, RequestMatcher.mismatches(pattern, RequestFacts(entry.request)).count) }
             .filter { $0.1 > 0 }.sorted { $0.1 < $1.1 }.prefix(3)
         let requestPattern = (try? JSONParser.parse(request.body)) ?? .object([])
         return WireMockAdminJSON.json(200, .object([("nearMisses", .array(scored.map { entry, failed in
