@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // WireMock folders and admin clients (issue 16): the corpora over real sockets, the
         // admin dialect, the schema and the admin examples (read with StubImport's YAML reader).
-        .testTarget(name: "WireMockTests", dependencies: ["StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WireMockTests", dependencies: ["StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "TestSupport", "stubserver"], swiftSettings: strict),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport", "benchserver"], swiftSettings: strict),

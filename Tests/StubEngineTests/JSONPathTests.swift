@@ -38,11 +38,36 @@ import Testing
         ("$.store.book[1:3].price", "[12.99,8.99]"),
         ("$.store.book[-2:].price", "[8.99,22.99]"),
         ("$.store.book[:2].price", "[8.95,12.99]"),
-        ("$.store.book[::2].price", "[8.95,8.99]"),
         ("$..author", #"["Nigel Rees","Evelyn Waugh","Herman Melville","J. R. R. Tolkien"]"#),
         ("$.store..price", "[8.95,12.99,8.99,22.99,19.95]"),
         ("$.store.*.color", #"["red"]"#),
-        ("$['store']['bicycle']['color','price']", #"["red",19.95]"#),
+        ("$['store']['bicycle']['color','price']", #"{"color":"red","price":19.95}"#),
+        ("$.store['bicycle','nope'].color", #"["red"]"#),
+        ("$.[?(@.expensive == 10)].count", #"["3"]"#),
+        ("$.['store'].bicycle.color", "\"red\""),
+        ("store.bicycle.color", "\"red\""),
+        ("$.store.book[1:-1].price", "[]"),
+        ("$.store.book[-3:-1].price", "[12.99,8.99]"),
+        ("$.store.book[?(@.count === '3')]", "[]"),
+        ("$[?(@.count === '3')].expensive", "[10]"),
+        ("$[?(@.count !== 3)].expensive", "[10]"),
+        ("$[?(@.store.book[0] == {'category': 'reference', 'author': 'Nigel Rees', 'title': 'Sayings of the Century', 'price': 8.95})].expensive", "[10]"),
+        ("$.store.book[?(@.price =~ /^8.*/)].price", "[8.95,8.99]"),
+        ("$.store.book[?(@.missing =~ /.+/)].price", "[]"),
+        ("$.store.book[?(@.title =~ /moby.*/i)].price", "[8.99]"),
+        ("$.store.book[?(@.price > 9 && !(@.price > 20))].price", "[12.99]"),
+        ("$.store.book.first().title", "\"Sayings of the Century\""),
+        ("$.store.book.index(-2).title", "\"Moby Dick\""),
+        ("$.store.book.index(4)", "missing"),
+        ("$.store.book[:1].last()", "[]"),
+        ("$.store.bicycle.concat($.count, 7, \"x\")", "\"37x\""),
+        ("$.empty.append(1, \"a\", {\"b\": 2})", #"[1,"a",{"b":2}]"#),
+        ("$.nothing.keys()", "[]"),
+        ("$.store.keys()", #"["book","bicycle"]"#),
+        ("$.store.book[*].price.sum()", "[]"),
+        ("$..price.sum()", "73.87"),
+        ("$..price.avg()", "14.774000000000001"),
+        ("$.store.book[?(@.price > $..price.avg())].price", "[22.99]"),
         ("$.store.book[?(@.isbn)].title", #"["Moby Dick","The Lord of the Rings"]"#),
         ("$.store.book[?(!@.isbn)].price", "[8.95,12.99]"),
         ("$.store.book[?(@.price < 10)].price", "[8.95,8.99]"),
@@ -55,8 +80,8 @@ import Testing
         ("$.store.book[?(@.isbn != '0-553-21311-3')].price", "[8.95,12.99,22.99]"),
         ("$.store.book[?(@.price == '8.95')].title", #"["Sayings of the Century"]"#),
         ("$.store.book.length()", "4"),
-        ("$.store.book[*].price.max()", "22.99"),
-        ("$.store.book[*].price.min()", "8.95"),
+        ("$..price.max()", "22.99"),
+        ("$..price.min()", "8.95"),
         ("$.empty.length()", "0"),
         ("$.store.bicycle[?(@.color == 'red')].price", "[19.95]"),
     ])
@@ -65,8 +90,10 @@ import Testing
     }
 
     @Test func definiteAndIndefinite() throws {
-        #expect(try JSONPath("$.a.b[0]['c']").isDefinite)
-        for path in ["$.a[*]", "$..a", "$.a[0,1]", "$.a[1:2]", "$.a[?(@.b)]", "$['a','b']"] {
+        for path in ["$.a.b[0]['c']", "$['a','b']", "$.a.length()", "$.a['b','c']", "$.max($..a)", "$..a.max()"] {
+            #expect(try JSONPath(path).isDefinite, "\(path)")
+        }
+        for path in ["$.a[*]", "$..a", "$.a[0,1]", "$.a[1:2]", "$.a[?(@.b)]", "$['a','b'].c", "$.a[*].length()"] {
             #expect(try !JSONPath(path).isDefinite, "\(path)")
         }
     }
@@ -81,10 +108,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("store", "starts with $"), ("$.", "after ."), ("$[", "expected a name in quotes"), ("$['a'", "expected ]"),
-        ("$[?(@.a ==)]", "expected @, $"), ("$[?(@.a =~ 'x')]", "between slashes"), ("$[?(@.a =~ /(a)\\1/)]", "invalid regular expression"),
-        ("$.a.nope()", "unknown function"), ("$.a.length().b", "ends the path"), ("$['unclosed]", "not closed"),
-        ("$[?(@.a", "expected )"), ("$[1:2:0]", "step"),
+        ("", "starts with $"), ("$.", "after ."), ("$[", "expected a name in quotes"), ("$['a'", "expected ]"),
+        ("$[?(@.a ==)]", "expected @, $"), ("$[?(@.a =~ /(a)\\1/)]", "invalid regular expression"),
+        ("$.a.nope()", "unknown function"), ("$['unclosed]", "not closed"), ("$..", "after .."), ("$...a", "after .."),
+        ("$[?(@.a", "expected )"), ("$[1:2:0]", "step"), ("$[:]", "a start or an end"), ("$[::2]", "a start or an end"),
+        ("$.a.sum(1", "expected , or )"), ("$.a.sum(%)", "as an argument"), ("$[?(@.a =~ /x/q)]", "flag q"),
+        ("$[?(@.a in [1,)]", "expected a string"), ("$[?(@.a == {'b' 1})]", "expected :"), ("$.a b", "unexpected"),
+        ("$[?('a')]", "expected a comparison"),
     ])
     func refusesWithAReason(_ path: String, _ fragment: String) {
         #expect(throws: JSONPathError.self) { try JSONPath(path) }
@@ -93,6 +123,45 @@ import Testing
         } catch {
             #expect(error.message.contains(fragment) || error.description.contains(fragment), "\(path): \(error)")
         }
+    }
+
+    /// The description gives the column (1-based) of the problem in the expression.
+    @Test(arguments: [
+        ("$.a[?(@.b == )]", 14), ("$.a.nope()", 5), ("$[?(@.a =~ /(a)\\1/)]", 16), ("$['a' 'b']", 7),
+    ])
+    func errorsNameTheColumn(_ path: String, _ column: Int) {
+        do {
+            _ = try JSONPath(path)
+            Issue.record("\(path) compiled")
+        } catch {
+            #expect(error.description.hasSuffix("(at column \(column) of the expression)"), "\(path): \(error)")
+        }
+    }
+
+    /// Java's `Double.toString`, which Jayway's numeric functions print through.
+    @Test(arguments: [
+        (4.0, "4.0"), (22.99, "22.99"), (0.001, "0.001"), (0.0001, "1.0E-4"), (1e7, "1.0E7"), (9_999_999.5, "9999999.5"),
+        (-2.5, "-2.5"), (0.0, "0.0"), (-0.0, "-0.0"), (123_456_789.0, "1.23456789E8"), (1.5e-10, "1.5E-10"),
+        (Double.leastNonzeroMagnitude, "4.9E-324"), (100.0, "100.0"),
+    ])
+    func javaDoubles(_ value: Double, _ text: String) {
+        #expect(JSONPathFunction.javaDouble(value) == text)
+    }
+
+    /// Jayway's max() starts from Java's Double.MIN_VALUE, the smallest positive double.
+    @Test func maxOfNegativeNumbersIsJaywaysMinValue() throws {
+        #expect(try select("$.a.max()", in: JSONParser.parse(#"{"a": [-1, -2]}"#)) == "4.9E-324")
+    }
+
+    /// A function error inside a filter abandons the whole evaluation, as Jayway throws.
+    @Test func errorsInsideFiltersAbandonTheEvaluation() throws {
+        let document = try JSONParser.parse(#"{"a": [{"b": []}, {"b": [1]}], "c": "x"}"#)
+        #expect(try select("$.a[?(@.b.max() > 0)]", in: document) == "[]")
+        #expect(try select("$.a[?(@.b.length() > 0)]", in: document) == #"[{"b":[1]}]"#)
+        #expect(try select("$.a[?(@.b subsetof [1])]", in: document) == #"[{"b":[]},{"b":[1]}]"#)
+        #expect(try select("$.a[?(@.x subsetof [1])]", in: document) == "[]")
+        #expect(try select("$.a[?(@.b empty 1)]", in: document) == "[]")
+        #expect(try select("$[?(@.c empty false)].c", in: document) == #"["x"]"#)
     }
 
     @Test func deepNestingOfFiltersIsRefusedNotRecursedForever() {

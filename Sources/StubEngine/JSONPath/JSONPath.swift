@@ -2,22 +2,24 @@
 /// segments: evaluating it walks a parsed body with no parsing, no regex compilation and a
 /// bounded amount of work, so a request body cannot make one expression expensive.
 ///
-/// Supported: `$`, `.name`, `['name']`, `['a','b']`, `.*`, `[*]`, `[0]`, `[-1]`, `[0,2]`,
-/// `[1:3]`, `[::2]`, `..name`, `..*`, `..[0]`, filters `[?(...)]` (see `JSONPathFilter`), and
-/// a final function `length()`, `size()`, `min()`, `max()`, `avg()`, `sum()`, `keys()`.
+/// Supported: `$` (or `@`, or nothing: `name` reads as `$.name`, as in Jayway), `.name`,
+/// `['name']`, `['a','b']`, `.*`, `[*]`, `[0]`, `[-1]`, `[0,2]`, `[1:3]`, `[-2:]`, `[:2]`,
+/// `..name`, `..*`, `..[0]`, a dot before a bracket (`$.[0]`, `$.[?(...)]`), filters `[?(...)]`
+/// (see `JSONPathFilter`), and the functions of `JSONPathFunction` anywhere in the path.
 package struct JSONPath: Sendable {
     package let source: String
     let segments: [Segment]
-    let function: Function?
 
-    /// A definite path names at most one value (no wildcard, deep scan, filter, union or slice):
-    /// Jayway returns that value itself, or fails when it is missing; an indefinite path returns
-    /// a list, empty when nothing matched.
+    /// A definite path names at most one value (no wildcard, deep scan, filter, index union,
+    /// slice, or a name union that is not the last step): Jayway returns that value itself, or
+    /// fails when it is missing; an indefinite path returns a list, empty when nothing matched.
     package let isDefinite: Bool
 
     enum Segment: Sendable {
-        /// `.name`, `['name']`, `['a','b']`.
+        /// `.name`, `['name']`, and `['a','b']` before another step (each name in turn).
         case names([String])
+        /// `['a','b']` as the last step: one object of the members found (Jayway merges them).
+        case mergedNames([String])
         /// `[0]`, `[-1]`, `[0,2]`.
         case indices([Int])
         case slice(start: Int?, end: Int?, step: Int)
@@ -26,36 +28,36 @@ package struct JSONPath: Sendable {
         /// `..`: the node and every descendant, before the selector that follows it.
         case descendants
         case filter(JSONPathFilter)
-    }
-
-    enum Function: String, Sendable, CaseIterable {
-        case length, size, min, max, avg, sum, keys
+        /// `.length()`, `.sum(1, $.x)`: applied to each value that reaches it.
+        case function(JSONPathFunction)
     }
 
     /// Parses and compiles; throws with a message and the character offset of the problem.
     package init(_ source: String) throws(JSONPathError) {
         var parser = JSONPathParser(source)
-        let parsed = try parser.parsePath(root: .dollar)
-        self.source = source
-        self.segments = parsed.segments
-        self.function = parsed.function
-        self.isDefinite = parsed.function != nil || parsed.segments.allSatisfy(\.isDefinite)
+        self.init(source: source, segments: try parser.parseTopLevelPath())
     }
 
-    init(source: String, segments: [Segment], function: Function?) {
+    init(source: String, segments: [Segment]) {
         self.source = source
         self.segments = segments
-        self.function = function
-        self.isDefinite = function != nil || segments.allSatisfy(\.isDefinite)
+        self.isDefinite = segments.allSatisfy(\.isDefinite)
+    }
+
+    /// Whether the path has a function anywhere (its values need not be nodes of the document).
+    var hasFunction: Bool {
+        segments.contains { if case .function = $0 { true } else { false } }
     }
 
     /// What an evaluation found.
     package enum Result: Sendable {
         /// A definite path's value.
         case value(JSONNode)
-        /// A definite path whose value is not there (Jayway's PathNotFoundException).
+        /// A definite path whose value is not there (Jayway's PathNotFoundException), or an
+        /// evaluation Jayway abandons with an error (`first()` of an empty array, `max()` of no
+        /// numbers).
         case missing
-        /// An indefinite path's values, in document order (empty when none).
+        /// An indefinite path's values, in document order (empty when none, or on an error).
         case list([JSONNode])
     }
 
@@ -72,10 +74,7 @@ package struct JSONPath: Sendable {
         var evaluator = JSONPathEvaluator(root: document, budget: budget)
         defer { visits += budget - max(evaluator.budget, 0) }
         let nodes = evaluator.select(segments, from: [document])
-        if let function {
-            guard let value = evaluator.apply(function, to: nodes, definite: segments.allSatisfy(\.isDefinite)) else { return .missing }
-            return .value(value)
-        }
+        if evaluator.failed { return isDefinite ? .missing : .list([]) }
         if isDefinite { return nodes.first.map(Result.value) ?? .missing }
         return .list(nodes)
     }
@@ -89,17 +88,19 @@ extension JSONPath.Segment {
         switch self {
         case .names(let names): names.count == 1
         case .indices(let indices): indices.count == 1
+        case .mergedNames, .function: true
         case .slice, .wildcard, .descendants, .filter: false
         }
     }
 }
 
-/// Why an expression did not compile: a message and the character offset (0-based).
+/// Why an expression did not compile: a message and the character offset (0-based) in the
+/// expression; the description gives it as a 1-based column, as editors count.
 package struct JSONPathError: Error, Sendable, Equatable, CustomStringConvertible {
     package let message: String
     package let offset: Int
 
-    package var description: String { "\(message) (at character \(offset))" }
+    package var description: String { "\(message) (at column \(offset + 1) of the expression)" }
 }
 
 extension JSONPath.Result {

@@ -1,16 +1,19 @@
 /// Walks a document along a compiled path. Every node it visits counts against a budget; once
 /// spent, selections come back empty, so the cost of one evaluation is bounded whatever the
-/// expression and the body.
+/// expression and the body. `failed` records an error Jayway would throw (a function without
+/// the input it needs, a set relation over a value that is not a list): the evaluation is
+/// then abandoned and selects nothing.
 struct JSONPathEvaluator {
     let root: JSONNode
-    private(set) var budget: Int
+    var budget: Int
+    var failed = false
 
     init(root: JSONNode, budget: Int) {
         self.root = root
         self.budget = budget
     }
 
-    private mutating func spend(_ n: Int) -> Bool {
+    mutating func spend(_ n: Int) -> Bool {
         budget -= n
         return budget >= 0
     }
@@ -18,10 +21,10 @@ struct JSONPathEvaluator {
     mutating func select(_ segments: [JSONPath.Segment], from start: [JSONNode]) -> [JSONNode] {
         var current = start
         for segment in segments {
-            guard !current.isEmpty, budget >= 0 else { return [] }
+            guard !current.isEmpty, budget >= 0, !failed else { return [] }
             current = apply(segment, to: current)
         }
-        return budget >= 0 ? current : []
+        return budget >= 0 && !failed ? current : []
     }
 
     private mutating func apply(_ segment: JSONPath.Segment, to nodes: [JSONNode]) -> [JSONNode] {
@@ -32,9 +35,15 @@ struct JSONPathEvaluator {
             case .names(let names):
                 guard case .object(let members) = node.value else { continue }
                 for name in names {
-                    // A repeated key: the last one, as Jackson keeps it.
-                    if let member = members.last(where: { $0.key == name }) { out.append(member.value) }
+                    if let member = Self.member(name, of: members) { out.append(member) }
                 }
+            case .mergedNames(let names):
+                guard case .object(let members) = node.value else { continue }
+                let found = names.compactMap { name -> JSONNode.Member? in
+                    guard let value = Self.member(name, of: members) else { return nil }
+                    return JSONNode.Member(key: name, keyPosition: value.position, value: value)
+                }
+                out.append(JSONNode(.object(found), at: node.position))
             case .indices(let indices):
                 guard case .array(let elements) = node.value else { continue }
                 for i in indices {
@@ -43,13 +52,9 @@ struct JSONPathEvaluator {
                 }
             case .slice(let start, let end, let step):
                 guard case .array(let elements) = node.value else { continue }
-                let count = elements.count
-                func clamp(_ i: Int) -> Int { i < 0 ? max(0, count + i) : min(i, count) }
-                let from = clamp(start ?? 0), to = clamp(end ?? count)
-                var i = from
-                while i < to {
+                for i in Self.sliceIndices(count: elements.count, start: start, end: end, step: step) {
+                    guard spend(1) else { return [] }
                     out.append(elements[i])
-                    i += step
                 }
             case .wildcard:
                 switch node.value {
@@ -62,16 +67,50 @@ struct JSONPathEvaluator {
             case .filter(let filter):
                 switch node.value {
                 case .array(let elements):
-                    for element in elements where spend(1) && filter.holds(for: element, evaluator: &self) { out.append(element) }
+                    for element in elements where spend(1) && filter.holds(for: element, evaluator: &self) {
+                        out.append(element)
+                    }
                 case .object:
                     if filter.holds(for: node, evaluator: &self) { out.append(node) }
                 default:
                     break
                 }
+            case .function(let function):
+                guard let result = call(function, on: node) else {
+                    failed = true
+                    return []
+                }
+                out.append(result)
             }
-            if budget < 0 { return [] }
+            if budget < 0 || failed { return [] }
         }
         return out
+    }
+
+    /// A repeated key: the last one, as Jackson keeps it.
+    private static func member(_ name: String, of members: [JSONNode.Member]) -> JSONNode? {
+        members.last { $0.key == name }?.value
+    }
+
+    /// Jayway's slices: `[from:]` counts a negative start from the end; `[:to]` a negative end;
+    /// `[from:to]` resolves each index on its own, so `[1:-1]` is empty and `[-3:-1]` the two
+    /// before the last. A step (not in Jayway) takes every step-th of these.
+    static func sliceIndices(count: Int, start: Int?, end: Int?, step: Int) -> [Int] {
+        var candidates: StrideTo<Int>
+        switch (start, end) {
+        case (let from?, nil):
+            candidates = stride(from: max(0, from < 0 ? count + from : from), to: count, by: step)
+        case (let from?, let to?):
+            candidates = stride(from: from, to: min(count, to), by: step)
+        case (nil, let to?):
+            candidates = stride(from: 0, to: min(count, to < 0 ? count + to : to), by: step)
+        case (nil, nil):
+            candidates = stride(from: 0, to: count, by: step)
+        }
+        return candidates.compactMap { i in
+            let resolved = i < 0 ? count + i : i
+            return resolved >= 0 && resolved < count ? resolved : nil
+        }
     }
 
     /// The node and all below it, depth first in document order (Jayway's deep scan).
@@ -88,40 +127,16 @@ struct JSONPathEvaluator {
         }
     }
 
-    /// A path's final function. `definite` tells whether the selection was one value (whose
-    /// length is asked) or a list (whose length is its count).
-    mutating func apply(_ function: JSONPath.Function, to nodes: [JSONNode], definite: Bool) -> JSONNode? {
-        let subject: JSONNode? = definite ? nodes.first : .array(nodes)
-        guard let subject else { return nil }
-        switch function {
-        case .length, .size:
-            switch subject.value {
-            case .array(let e): return .number(e.count)
-            case .object(let m): return .number(m.count)
-            case .string(let s): return .number(s.count)
-            default: return nil
-            }
-        case .keys:
-            guard case .object(let members) = subject.value else { return nil }
-            return .array(members.map { .string($0.key) })
-        case .min, .max, .avg, .sum:
-            guard case .array(let elements) = subject.value else { return nil }
-            let numbers = elements.compactMap { $0.number?.value ?? $0.string.flatMap(Double.init) }
-            guard !numbers.isEmpty else { return nil }
-            let value: Double
-            switch function {
-            case .min: value = numbers.min()!
-            case .max: value = numbers.max()!
-            case .sum: value = numbers.reduce(0, +)
-            default: value = numbers.reduce(0, +) / Double(numbers.count)
-            }
-            return JSONNode(.number(JSONNumber(text: Self.javaDouble(value), value: value)))
+    /// An argument's value: a literal, or a path read from the document's root (a definite one
+    /// that finds nothing is an error, as in Jayway; an indefinite one gives its list).
+    mutating func argumentValue(_ argument: JSONPathFunction.Argument) -> JSONNode? {
+        switch argument {
+        case .literal(let node):
+            return node
+        case .path(let path):
+            let nodes = select(path.segments, from: [root])
+            if failed { return nil }
+            return path.isDefinite ? nodes.first : .array(nodes)
         }
-    }
-
-    /// How Java prints a double (`2.0`, `1.5`): the functions' results are doubles in Jayway.
-    static func javaDouble(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e7 { return String(Int(value)) + ".0" }
-        return String(value)
     }
 }

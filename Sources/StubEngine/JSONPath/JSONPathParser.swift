@@ -1,82 +1,138 @@
-/// Parses Jayway JSONPath text into `JSONPath` segments and filter expressions. Runs at load
-/// only. Nesting (filters inside filters, parentheses) is bounded so a hostile expression
-/// cannot exhaust the stack.
+/// Parses Jayway JSONPath text into `JSONPath` segments. Runs at load only. Nesting (filters
+/// inside filters, parentheses, paths in function arguments) is bounded so a hostile
+/// expression cannot exhaust the stack. Filters and literals are read in
+/// JSONPathFilterParser.swift.
 struct JSONPathParser {
-    enum Root { case dollar, at }
-
-    private let scalars: [Unicode.Scalar]
-    private(set) var index = 0
-    private var depth = 0
+    let scalars: [Unicode.Scalar]
+    var index = 0
+    var depth = 0
     static let maximumDepth = 32
 
     init(_ source: String) {
         scalars = Array(source.unicodeScalars)
     }
 
-    private var atEnd: Bool { index >= scalars.count }
-    private var current: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
-    private func peek(_ offset: Int = 1) -> Unicode.Scalar? { index + offset < scalars.count ? scalars[index + offset] : nil }
+    var atEnd: Bool { index >= scalars.count }
+    var current: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
+
+    func peek(_ offset: Int = 1) -> Unicode.Scalar? {
+        index + offset < scalars.count ? scalars[index + offset] : nil
+    }
 
     func fail(_ message: String, at offset: Int? = nil) -> JSONPathError {
         JSONPathError(message: message, offset: offset ?? index)
     }
 
-    private mutating func skipSpaces() {
+    func text(from start: Int) -> String {
+        String(String.UnicodeScalarView(scalars[start..<index]))
+    }
+
+    mutating func skipSpaces() {
         while let c = current, c == " " || c == "\t" || c == "\n" || c == "\r" { index += 1 }
     }
 
-    /// A whole path (`$...` at the top; `@...` or `$...` inside a filter). At the top the text
-    /// must end with it; inside a filter it ends where the next token starts.
-    mutating func parsePath(root: Root) throws(JSONPathError) -> (segments: [JSONPath.Segment], function: JSONPath.Function?) {
+    /// Counts one level of nesting; refuses past the bound.
+    mutating func enter() throws(JSONPathError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw fail("the expression is nested too deeply") }
+    }
+
+    /// The whole expression: `$...`, `@...`, or a bare `name...` that Jayway reads as `$.name...`
+    /// (so `concat("/", $.key)` is a function applied to the document).
+    mutating func parseTopLevelPath() throws(JSONPathError) -> [JSONPath.Segment] {
         skipSpaces()
-        let expected: Unicode.Scalar = root == .dollar ? "$" : "@"
-        guard current == expected || (root == .at && current == "$") else {
-            throw fail(root == .dollar ? "a JSONPath starts with $, as in $.name" : "expected @ or $")
+        let segments: [JSONPath.Segment]
+        if current == "$" || current == "@" {
+            segments = try parseRelativePath()
+        } else {
+            guard let c = current, !Self.nameStops.contains(c) || c == "*" else {
+                throw fail("a JSONPath starts with $, as in $.name")
+            }
+            var steps: [JSONPath.Segment] = []
+            try dotStep(into: &steps)
+            segments = try parseSteps(after: steps)
         }
+        skipSpaces()
+        if let c = current { throw fail("unexpected \"\(c)\"") }
+        return Self.finished(segments)
+    }
+
+    /// A path that starts at `$` or `@` and ends where the next token starts (inside a filter or
+    /// a function's arguments), finished as a whole path is.
+    mutating func parseRelativePath() throws(JSONPathError) -> [JSONPath.Segment] {
+        guard current == "$" || current == "@" else { throw fail("expected @ or $") }
         index += 1
-        var segments: [JSONPath.Segment] = []
-        var function: JSONPath.Function?
+        return Self.finished(try parseSteps(after: []))
+    }
+
+    private mutating func parseSteps(after first: [JSONPath.Segment]) throws(JSONPathError) -> [JSONPath.Segment] {
+        var segments = first
         while let c = current {
-            if function != nil { break }
             if c == "." {
                 if peek() == "." {
                     index += 2
                     segments.append(.descendants)
-                    if current == "[" { segments.append(try bracket()); continue }
-                    if current == "*" { index += 1; segments.append(.wildcard); continue }
-                    let name = dottedName()
-                    guard !name.isEmpty else { throw fail("expected a name, * or [ after ..") }
-                    segments.append(.names([name]))
+                    guard let next = current, next != "." else { throw fail("expected a name, * or [ after ..") }
+                    if next == "[" {
+                        segments.append(try bracket())
+                    } else {
+                        try dotStep(into: &segments)
+                    }
                     continue
                 }
                 index += 1
-                if current == "*" { index += 1; segments.append(.wildcard); continue }
-                let start = index
-                let name = dottedName()
-                guard !name.isEmpty else { throw fail("expected a name or * after .") }
-                if current == "(" {
-                    guard peek() == ")", let f = JSONPath.Function(rawValue: name) else {
-                        throw fail("unknown function \(name)(); the functions are " + JSONPath.Function.allCases.map { "\($0.rawValue)()" }.joined(separator: ", "), at: start)
-                    }
-                    index += 2
-                    function = f
-                    continue
+                // `$.[?(...)]`, `$.['a']`: Jayway reads a bracket after a dot as the bracket.
+                if current == "[" {
+                    segments.append(try bracket())
+                } else {
+                    try dotStep(into: &segments)
                 }
-                segments.append(.names([name]))
             } else if c == "[" {
                 segments.append(try bracket())
             } else {
                 break
             }
         }
-        if root == .dollar {
-            skipSpaces()
-            if !atEnd { throw fail(function != nil ? "a function such as length() ends the path" : "unexpected \"\(current!)\"") }
-        }
-        return (segments, function)
+        return segments
     }
 
-    private mutating func dottedName() -> String {
+    /// What follows a dot: `*`, a name, or a function call `name(...)`.
+    private mutating func dotStep(into segments: inout [JSONPath.Segment]) throws(JSONPathError) {
+        if current == "*" {
+            index += 1
+            segments.append(.wildcard)
+            return
+        }
+        let start = index
+        let name = dottedName()
+        guard !name.isEmpty else { throw fail("expected a name, * or [ after .") }
+        if current == "(" {
+            segments.append(.function(try functionCall(name, at: start)))
+        } else {
+            segments.append(.names([name]))
+        }
+    }
+
+    /// Jayway's rewrites of a parsed path: a union of names as the last step merges into one
+    /// object, and a deep scan from the root ending in a function (`$..price.max()`) becomes
+    /// the function applied to the document with the scan as its argument (`$.max($..price)`).
+    static func finished(_ parsed: [JSONPath.Segment]) -> [JSONPath.Segment] {
+        var segments = mergingLastNames(parsed)
+        guard case .descendants? = segments.first, case .function? = segments.last,
+              let call = segments.firstIndex(where: { if case .function = $0 { true } else { false } }),
+              case .function(let function) = segments[call] else { return segments }
+        let scan = JSONPath(source: "", segments: mergingLastNames(Array(segments[..<call])))
+        let inverted = JSONPathFunction(name: function.name, arguments: [.path(scan)])
+        segments.replaceSubrange(...call, with: [.function(inverted)])
+        return segments
+    }
+
+    private static func mergingLastNames(_ segments: [JSONPath.Segment]) -> [JSONPath.Segment] {
+        guard case .names(let names)? = segments.last, names.count > 1 else { return segments }
+        return segments.dropLast() + [.mergedNames(names)]
+    }
+
+    mutating func dottedName() -> String {
         var name = String.UnicodeScalarView()
         while let c = current, !Self.nameStops.contains(c) {
             name.append(c)
@@ -85,7 +141,9 @@ struct JSONPathParser {
         return String(name)
     }
 
-    private static let nameStops: Set<Unicode.Scalar> = [".", "[", "]", "(", ")", "=", "<", ">", "!", "&", "|", ",", " ", "\t", "\n", "\r", "'", "\"", "~", "*"]
+    static let nameStops: Set<Unicode.Scalar> = [
+        ".", "[", "]", "(", ")", "=", "<", ">", "!", "&", "|", ",", " ", "\t", "\n", "\r", "'", "\"", "~", "*",
+    ]
 
     private mutating func bracket() throws(JSONPathError) -> JSONPath.Segment {
         let open = index
@@ -109,7 +167,10 @@ struct JSONPathParser {
             var names: [String] = []
             repeat {
                 skipSpaces()
-                if current == "," { index += 1; skipSpaces() }
+                if current == "," {
+                    index += 1
+                    skipSpaces()
+                }
                 names.append(try quoted())
                 skipSpaces()
             } while current == ","
@@ -120,7 +181,7 @@ struct JSONPathParser {
             throw fail("expected a name in quotes, an index, a slice, * or a filter after [")
         }
         skipSpaces()
-        guard current == "]" else { throw fail("expected ] to close the [ at character \(open)") }
+        guard current == "]" else { throw fail("expected ] to close the [ at column \(open + 1)") }
         index += 1
         return segment
     }
@@ -153,11 +214,15 @@ struct JSONPathParser {
         let start = index
         if current == "-" { index += 1 }
         while let c = current, ("0"..."9").contains(c) { index += 1 }
-        guard index > start, index - start <= 10 else { index = start; return nil }
-        return Int(String(String.UnicodeScalarView(scalars[start..<index])))
+        guard index > start, index - start <= 10 else {
+            index = start
+            return nil
+        }
+        return Int(text(from: start))
     }
 
     private mutating func indicesOrSlice() throws(JSONPathError) -> JSONPath.Segment {
+        let start = index
         let first = integer()
         skipSpaces()
         if current == ":" {
@@ -171,6 +236,10 @@ struct JSONPathParser {
                 skipSpaces()
                 guard let s = integer(), s > 0 else { throw fail("a slice's step is a whole number of 1 or more") }
                 step = s
+            }
+            // Jayway refuses `[:]` and `[::2]`: a slice needs one of its ends.
+            guard first != nil || end != nil else {
+                throw fail("a slice needs a start or an end, as in [1:] or [:2]", at: start)
             }
             return .slice(start: first, end: end, step: step)
         }
@@ -186,172 +255,54 @@ struct JSONPathParser {
         return .indices(indices)
     }
 
-    // MARK: Filters
+    // MARK: Functions
 
-    mutating func filterExpression() throws(JSONPathError) -> JSONPathFilter {
-        depth += 1
+    /// `name(arguments)`, the current character being `(`. Arguments are paths (read from the
+    /// document's root) or JSON values; Jayway drops the other kinds it does not recognise
+    /// (single-quoted strings, lists, true, false, null), and so does this.
+    private mutating func functionCall(_ name: String, at start: Int) throws(JSONPathError) -> JSONPathFunction {
+        guard let function = JSONPathFunction.Name(rawValue: name) else {
+            let known = JSONPathFunction.Name.allCases.map { "\($0.rawValue)()" }.joined(separator: ", ")
+            throw fail("unknown function \(name)(); the functions are \(known)", at: start)
+        }
+        try enter()
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { throw fail("the filter is nested too deeply") }
-        var left = try andExpression()
-        while true {
-            skipSpaces()
-            guard current == "|", peek() == "|" else { return left }
-            index += 2
-            left = .or(left, try andExpression())
-        }
-    }
-
-    private mutating func andExpression() throws(JSONPathError) -> JSONPathFilter {
-        var left = try unary()
-        while true {
-            skipSpaces()
-            guard current == "&", peek() == "&" else { return left }
-            index += 2
-            left = .and(left, try unary())
-        }
-    }
-
-    private mutating func unary() throws(JSONPathError) -> JSONPathFilter {
-        skipSpaces()
-        if current == "!", peek() != "=" {
-            index += 1
-            depth += 1
-            defer { depth -= 1 }
-            guard depth <= Self.maximumDepth else { throw fail("the filter is nested too deeply") }
-            return .not(try unary())
-        }
-        if current == "(" {
-            index += 1
-            let inner = try filterExpression()
-            skipSpaces()
-            guard current == ")" else { throw fail("expected )") }
-            index += 1
-            return inner
-        }
-        return try relation()
-    }
-
-    private mutating func relation() throws(JSONPathError) -> JSONPathFilter {
-        let left = try operand()
-        skipSpaces()
-        guard let op = comparisonOperator() else {
-            guard case .path = left else { throw fail("expected a comparison such as == after this value") }
-            return .exists(left)
-        }
-        skipSpaces()
-        let right: JSONPathFilter.Operand
-        if op == .matches {
-            right = try regexLiteral()
-        } else {
-            right = try operand()
-        }
-        return .compare(left, op, right)
-    }
-
-    private mutating func comparisonOperator() -> JSONPathFilter.Operator? {
-        for (text, op) in JSONPathFilter.Operator.spellings {
-            let symbols = Array(text.unicodeScalars)
-            guard index + symbols.count <= scalars.count, Array(scalars[index..<index + symbols.count]) == symbols else { continue }
-            // A word operator must stand alone: `@.size` is a path, not `@.` `size`.
-            if let after = index + symbols.count < scalars.count ? scalars[index + symbols.count] : nil,
-               text.first!.isLetter, after.properties.isAlphabetic || ("0"..."9").contains(after) { continue }
-            index += symbols.count
-            return op
-        }
-        return nil
-    }
-
-    private mutating func operand() throws(JSONPathError) -> JSONPathFilter.Operand {
-        skipSpaces()
-        guard let c = current else { throw fail("expected a value") }
-        switch c {
-        case "@", "$":
-            depth += 1
-            defer { depth -= 1 }
-            guard depth <= Self.maximumDepth else { throw fail("the filter is nested too deeply") }
-            let start = index
-            let parsed = try parsePath(root: .at)
-            let text = String(String.UnicodeScalarView(scalars[start..<index]))
-            return .path(JSONPath(source: text, segments: parsed.segments, function: parsed.function), absolute: c == "$")
-        case "'", "\"":
-            return .literal(.string(try quoted()))
-        case "[":
-            return .literal(try literalList())
-        default:
-            if let node = try scalarLiteral() { return .literal(node) }
-            throw fail("expected @, $, a string, a number, true, false, null or a [list]")
-        }
-    }
-
-    private mutating func scalarLiteral() throws(JSONPathError) -> JSONNode? {
-        for (word, node) in [("true", JSONNode.bool(true)), ("false", .bool(false)), ("null", .null)] {
-            let symbols = Array(word.unicodeScalars)
-            if index + symbols.count <= scalars.count, Array(scalars[index..<index + symbols.count]) == symbols {
-                index += symbols.count
-                return node
-            }
-        }
-        let start = index
-        if current == "-" { index += 1 }
-        while let c = current, ("0"..."9").contains(c) || c == "." || c == "e" || c == "E" || ((c == "+" || c == "-") && (scalars[index - 1] == "e" || scalars[index - 1] == "E")) {
-            index += 1
-        }
-        let text = String(String.UnicodeScalarView(scalars[start..<index]))
-        guard index > start, text.count <= 64, let value = Double(text), value.isFinite else {
-            index = start
-            return nil
-        }
-        return JSONNode(.number(JSONNumber(text: text, value: value)))
-    }
-
-    private mutating func literalList() throws(JSONPathError) -> JSONNode {
         index += 1
-        var elements: [JSONNode] = []
+        var arguments: [JSONPathFunction.Argument] = []
         skipSpaces()
-        if current == "]" { index += 1; return .array([]) }
+        if current == ")" {
+            index += 1
+            return JSONPathFunction(name: function, arguments: arguments)
+        }
         while true {
             skipSpaces()
-            if current == "'" || current == "\"" { elements.append(.string(try quoted())) }
-            else if let node = try scalarLiteral() { elements.append(node) }
-            else { throw fail("a list holds strings, numbers, true, false or null") }
+            if let argument = try functionArgument() { arguments.append(argument) }
             skipSpaces()
-            if current == "," { index += 1; continue }
-            guard current == "]" else { throw fail("expected , or ] in the list") }
-            index += 1
-            return .array(elements)
-        }
-    }
-
-    private mutating func regexLiteral() throws(JSONPathError) -> JSONPathFilter.Operand {
-        guard current == "/" else { throw fail("=~ takes a regular expression between slashes, as in =~ /^a.*/i") }
-        let start = index
-        index += 1
-        var text = String.UnicodeScalarView()
-        while let c = current, c != "/" {
-            if c == "\\", let next = peek() {
-                // \/ is a slash inside the literal; other escapes belong to the expression.
-                if next != "/" { text.append(c) }
-                text.append(next)
-                index += 2
+            if current == "," {
+                index += 1
                 continue
             }
-            text.append(c)
+            guard current == ")" else { throw fail("expected , or ) in the arguments of \(name)()") }
             index += 1
+            return JSONPathFunction(name: function, arguments: arguments)
         }
-        guard current == "/" else { throw fail("the regular expression is not closed with /", at: start) }
-        index += 1
-        var caseInsensitive = false
-        while let c = current, c.properties.isAlphabetic {
-            guard c == "i" else { throw fail("the only regular expression flag supported is i") }
-            caseInsensitive = true
-            index += 1
-        }
-        do {
-            return .regex(try CompiledRegex(String(text), caseInsensitive: caseInsensitive))
-        } catch let error as RegexSyntaxError {
-            throw fail("invalid regular expression /\(String(text))/: \(error.message)", at: start)
-        } catch {
-            throw fail("invalid regular expression /\(String(text))/", at: start)
+    }
+
+    private mutating func functionArgument() throws(JSONPathError) -> JSONPathFunction.Argument? {
+        let start = index
+        switch current {
+        case "$"?, "@"?:
+            let segments = try parseRelativePath()
+            return .path(JSONPath(source: text(from: start), segments: segments))
+        case "\""?, "{"?, "-"?:
+            return .literal(try jsonLiteral())
+        case let c? where ("0"..."9").contains(c):
+            return .literal(try jsonLiteral())
+        case "'"?, "["?, "t"?, "f"?, "n"?:
+            _ = try jsonLiteral()
+            return nil
+        default:
+            throw fail("expected a path, a number or a string in double quotes as an argument")
         }
     }
 }
