@@ -12,12 +12,13 @@ Two attackers, each a real page in the browser:
 None of them changes state or reads data, and each attempt that reached the server is in the
 journal as refused. Prints one line per check and "N passed, N failed"; exits 1 if any failed.
 """
-import argparse, json, os, subprocess, sys, tempfile, shutil, threading, urllib.request
+import argparse, json, os, sys, tempfile, shutil, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from inspector_support import Browser, StubServer, until, ROOT  # noqa: E402
-from inspector_test import Checks, http  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from inspector_support import Browser, StubServer, until  # noqa: E402
+from script_support import Checks, add_binary_argument, binary as binary_path, http  # noqa: E402
 
 REBOUND = "attacker.test"
 
@@ -160,10 +161,9 @@ def rebinding(checks, browser, server):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", help="the stubserver binary (default: swift build --show-bin-path)")
+    add_binary_argument(parser)
     args = parser.parse_args()
-    binary = args.binary or os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True,
-                                                        text=True, check=True).stdout.strip(), "stubserver")
+    binary = binary_path(args)
     checks = Checks()
     scratch = tempfile.mkdtemp(prefix="admin-protection-")
     os.makedirs(os.path.join(scratch, "stubs"))
@@ -176,8 +176,7 @@ def main():
     finally:
         browser.quit()
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 1 if checks.failed else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

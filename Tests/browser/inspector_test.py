@@ -12,10 +12,12 @@ from the page; the keyboard; the page weight and no request to another origin; a
 --admin-token, no data before the login. Saves light and dark screenshots for docs/inspector.md.
 Prints one line per check and "N passed, N failed"; exits 1 if any failed.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import argparse, json, os, re, shutil, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from inspector_support import Browser, StubServer, until, ROOT  # noqa: E402
+from script_support import Checks, add_binary_argument, binary as binary_path, http  # noqa: E402
 
 EXTRA_STUBS = [
     {"name": "Slow answer", "request": {"method": "GET", "path": "/v1/slow"}, "response": {"delay": 300, "body": {"slow": True}}},
@@ -27,33 +29,6 @@ EXTRA_STUBS = [
     {"name": "Retry then succeed", "request": {"method": "GET", "path": "/v1/retry"},
      "responses": [{"status": 503}, {"status": 200, "body": {"ok": True}}]},
 ]
-
-
-class Checks:
-    def __init__(self):
-        self.passed, self.failed = 0, 0
-
-    def check(self, name, condition, detail=""):
-        if condition:
-            self.passed += 1
-            print(f"ok   - {name}", flush=True)
-        else:
-            self.failed += 1
-            print(f"FAIL - {name}{': ' + str(detail) if detail else ''}", flush=True)
-        return condition
-
-
-def http(base, path, method="GET", headers=None, body=None):
-    """(status, headers, text) for a request; (0, {}, error) when the connection breaks."""
-    request = urllib.request.Request(base + path, method=method, headers=headers or {},
-                                     data=body.encode() if isinstance(body, str) else body)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, dict(response.headers), response.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read().decode("utf-8", "replace")
-    except (ConnectionError, urllib.error.URLError, OSError) as error:
-        return 0, {}, str(error)
 
 
 def mixed_requests():
@@ -81,11 +56,10 @@ def mixed_requests():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", help="the stubserver binary (default: swift build --show-bin-path)")
+    add_binary_argument(parser)
     parser.add_argument("--screenshots", default=os.path.join(ROOT, "docs", "images"))
     args = parser.parse_args()
-    binary = args.binary or os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True,
-                                                        text=True, check=True).stdout.strip(), "stubserver")
+    binary = binary_path(args)
     os.makedirs(args.screenshots, exist_ok=True)
     checks = Checks()
     # The server runs in a scratch folder with --dir stubs, so sources read as in a real project.
@@ -107,8 +81,7 @@ def main():
     finally:
         browser.quit()
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 1 if checks.failed else 0
+    return checks.finish()
 
 
 def open_mode(checks, browser, server, screenshots):

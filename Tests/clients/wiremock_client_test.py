@@ -7,22 +7,10 @@ WireMock folder: the flow a team's existing test suite runs, with the admin API'
 
 Prints one line per check and "N passed, N failed"; exits 1 if any failed.
 """
-import argparse, os, re, shutil, subprocess, sys, tempfile, urllib.request
+import argparse, os, re, shutil, subprocess, sys, tempfile, urllib.error, urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-class Checks:
-    def __init__(self):
-        self.passed, self.failed = 0, 0
-
-    def check(self, name, condition, detail=""):
-        if condition:
-            self.passed += 1
-            print(f"ok   - {name}", flush=True)
-        else:
-            self.failed += 1
-            print(f"FAIL - {name}{': ' + str(detail) if detail else ''}", flush=True)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from script_support import Checks, add_binary_argument, binary as binary_path  # noqa: E402
 
 
 def start(binary, folder, *extra):
@@ -92,10 +80,9 @@ def flow(checks, base, label, token=None):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", help="the stubserver binary (default: swift build --show-bin-path)")
+    add_binary_argument(parser)
     args = parser.parse_args()
-    binary = args.binary or os.path.join(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True,
-                                                        text=True, check=True).stdout.strip(), "stubserver")
+    binary = binary_path(args)
     checks = Checks()
     scratch = tempfile.mkdtemp(prefix="wiremock-client-")
     os.makedirs(os.path.join(scratch, "mappings"))
@@ -111,8 +98,7 @@ def main():
                 process.wait(timeout=10)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 1 if checks.failed else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":
