@@ -55,6 +55,16 @@ public struct RequestDefinition: Sendable, Equatable {
         RequestDefinition(method: .delete, path: path, query: query, headers: headers)
     }
 
+    /// A HEAD request (a client checking a resource's size or freshness without its body).
+    public static func head(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil) -> RequestDefinition {
+        RequestDefinition(method: .head, path: path, query: query, headers: headers)
+    }
+
+    /// An OPTIONS request (a CORS preflight, or a client asking what a resource allows).
+    public static func options(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil) -> RequestDefinition {
+        RequestDefinition(method: .options, path: path, query: query, headers: headers)
+    }
+
     /// An HTTP method. A struct rather than an enum because methods are an open set of tokens
     /// (`PURGE`, `PROPFIND`): the common ones are constants, any other is a string literal.
     /// Case-sensitive, as in HTTP.

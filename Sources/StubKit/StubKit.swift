@@ -124,10 +124,12 @@
 /// - `RequestDefinition.body`
 /// - `RequestDefinition.delete(_:query:headers:)`
 /// - `RequestDefinition.get(_:query:headers:)`
+/// - `RequestDefinition.head(_:query:headers:)`
 /// - `RequestDefinition.headers`
 /// - `RequestDefinition.host`
 /// - `RequestDefinition.init(method:path:pathPattern:host:query:headers:body:)`
 /// - `RequestDefinition.method`
+/// - `RequestDefinition.options(_:query:headers:)`
 /// - `RequestDefinition.patch(_:query:headers:body:)`
 /// - `RequestDefinition.path`
 /// - `RequestDefinition.pathPattern`

@@ -51,6 +51,33 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(try stubs.add { StubDefinition(request: .delete("/v1/items/1"), response: .status(204)) }.count, 1)
     }
 
+    /// `.head` and `.options` match their method only, through both transports.
+    func testHeadAndOptionsShortcutsMatchTheirMethod() async throws {
+        for transport in Transport.allCases {
+            let stubs = try Stubs {
+                StubDefinition(request: .head("/v1/file"), response: ResponseDefinition(status: 200, headers: ["X-Size": "42"]))
+                StubDefinition(request: .options("/v1/items"), response: ResponseDefinition(status: 204, headers: ["Allow": "GET, POST"]))
+            }
+            let client = try client(of: stubs, through: transport)
+            func send(_ method: String, _ path: String) async throws -> HTTPURLResponse {
+                var request = URLRequest(url: URL(string: client.baseURL.absoluteString + path)!)
+                request.httpMethod = method
+                let (_, response) = try await client.session.data(for: request)
+                return try XCTUnwrap(response as? HTTPURLResponse)
+            }
+            let head = try await send("HEAD", "/v1/file")
+            XCTAssertEqual(head.statusCode, 200, "\(transport)")
+            XCTAssertEqual(head.value(forHTTPHeaderField: "X-Size"), "42", "\(transport)")
+            let options = try await send("OPTIONS", "/v1/items")
+            XCTAssertEqual(options.statusCode, 204, "\(transport)")
+            XCTAssertEqual(options.value(forHTTPHeaderField: "Allow"), "GET, POST", "\(transport)")
+            let getFile = try await send("GET", "/v1/file")
+            XCTAssertEqual(getFile.statusCode, 404, "a HEAD stub answers no GET (\(transport))")
+            let getItems = try await send("GET", "/v1/items")
+            XCTAssertEqual(getItems.statusCode, 404, "\(transport)")
+        }
+    }
+
     func testEveryPartOfADefinitionReachesTheEngine() async throws {
         let stubs = try Stubs {
             StubDefinition(name: "Everything", priority: 2,
