@@ -107,6 +107,27 @@ final class LoaderTests: XCTestCase {
         assertLoadErrors(cases)
     }
 
+    func testWebhookErrorsCarryJSONPathPositionAndSuggestions() {
+        assertLoadErrors([
+            (#"{"response": {}, "webhooks": {"url": "http://h/"}}"#, "$.webhooks", "expected an array of webhooks"),
+            (#"{"response": {}, "webhooks": [{"metod": "GET", "url": "http://h/"}]}"#, "$.webhooks[0].metod", "did you mean \"method\""),
+            (#"{"response": {}, "webhooks": [{"method": "GET"}]}"#, "$.webhooks[0]", "needs a \"url\""),
+            (#"{"response": {}, "webhooks": [{"url": "h/hook"}]}"#, "$.webhooks[0].url", "absolute http or https URL"),
+            (#"{"response": {}, "webhooks": [{"url": "http://h/", "method": "GE T"}]}"#, "$.webhooks[0].method", "not an HTTP method"),
+            (#"{"response": {}, "webhooks": [{"url": "http://h/", "headers": {"Bad Name": "v"}}]}"#,
+             "$.webhooks[0].headers[\"Bad Name\"]", "not a valid header name"),
+            (#"{"response": {}, "webhooks": [{"url": "http://h/", "body": "a", "bodyBase64": "YQ=="}]}"#, "$.webhooks[0].bodyBase64", "one body"),
+            (#"{"response": {}, "webhooks": [{"url": "http://h/", "delay": {"min": 5, "max": 1}}]}"#, "$.webhooks[0].delay", "min <= max"),
+            (#"{"response": {}, "webhooks": [{"url": "http://h/{{request.pth}}", "template": true}]}"#, "$.webhooks[0].url", "unknown variable"),
+            (#"{"request": {"path": "/a/{id}"}, "response": {}, "webhooks": [{"url": "http://h/", "template": true, "body": {"x": "{{request.path.di}}"}}]}"#,
+             "$.webhooks[0].body.x", "no {di} in the request path"),
+        ])
+        let folder = TemporaryFolder()
+        folder.write("s.json", #"{"response": {}, "webhooks": [{"url": "http://h/{{request.path}}"}]}"#)
+        let warnings = folder.load().warnings.map(\.description)
+        XCTAssertTrue(warnings.contains { $0.contains("s.json:1:31: warning: $.webhooks[0]: {{...}} is sent as written") }, "\(warnings)")
+    }
+
     func testBodyFileSymlinkOutsideTheFolderIsRefused() throws {
         let outside = TemporaryFolder()
         outside.write("secret.txt", "secret")

@@ -43,6 +43,8 @@ public final class ScriptedUpstream: @unchecked Sendable {
     private var accepted = 0
     private var open: [Int32] = []
     private var stopped = false
+    /// Broadcast after each request is recorded, for `waitForRequests`.
+    private let arrived = NSCondition()
 
     /// Answers each request with the steps `handler` gives (then waits for the next request on
     /// the same connection, unless a step closed it).
@@ -75,6 +77,19 @@ public final class ScriptedUpstream: @unchecked Sendable {
     deinit { stop() }
 
     public var requests: [Request] { lock.withLock { received } }
+
+    /// Blocks until `count` requests have arrived or `deadline` passes (no polling: woken as
+    /// each request is recorded); the requests so far either way.
+    @discardableResult
+    public func waitForRequests(_ count: Int, until deadline: Date) -> [Request] {
+        arrived.lock()
+        defer { arrived.unlock() }
+        while requests.count < count {
+            if !arrived.wait(until: deadline) { break }
+        }
+        return requests
+    }
+
     public var connectionCount: Int { lock.withLock { accepted } }
 
     /// Waits until the steps of `count` requests have all been carried out (bytes a script sends
@@ -147,6 +162,9 @@ public final class ScriptedUpstream: @unchecked Sendable {
         var buffer: [UInt8] = []
         while let request = readRequest(fd, &buffer, connection: connection) {
             lock.withLock { received.append(request) }
+            arrived.lock()
+            arrived.broadcast()
+            arrived.unlock()
             // Counted however the steps end (a close or a failed write returns early).
             defer { markAnswered() }
             for step in handler(request) {

@@ -223,6 +223,17 @@ def open_mode(checks, browser, server, screenshots):
     checks.check("clear journal empties the list and the journal",
                  until(lambda: browser.count("#request-list .row") == 0 and json.loads(http(base, "/__admin/requests")[2])["requests"] == [], 5))
 
+    # Webhooks: a stub whose answer is followed by a call (to this server), shown with its outcome.
+    hook = {"name": "Order with webhook", "request": {"method": "POST", "path": "/v1/orders"}, "response": {"status": 202},
+            "webhooks": [{"url": base + "/v1/webhook-target", "body": {"event": "created"}}]}
+    http(base, "/__admin/stubs", "POST", {"Content-Type": "application/json"}, json.dumps(hook))
+    http(base, "/v1/orders", "POST", {}, "")
+    browser.click("#tab-webhooks")
+    outcome = lambda: browser.js("return document.querySelector('#webhook-table tbody tr[data-state=\"sent\"] td:nth-child(4)')?.textContent")
+    checks.check("a webhook call is shown with its outcome", until(lambda: (outcome() or "").startswith("404 in "), 5), outcome())
+    call = browser.js("return document.querySelector('#webhook-table tbody tr td:nth-child(3)')?.textContent") or ""
+    checks.check("its row says what was called", call.startswith(f"POST {base}/v1/webhook-target"), call)
+
     # Weight and origins.
     weight = browser.js("""return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))
         .filter(e => /\\/__admin\\/ui(\\/app\\.(js|css))?$/.test(e.name)).reduce((sum, e) => sum + e.decodedBodySize, 0)""")

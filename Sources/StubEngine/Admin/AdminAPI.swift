@@ -38,6 +38,7 @@ struct AdminAPI {
         ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
         ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
         ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
+        ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
         ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
     ] + RecordingRoutes.routes
 
@@ -71,6 +72,11 @@ struct AdminAPI {
         case ("GET", "/requests/unmatched"):
             return StreamedJSON.list("requests", engine.journal.entries.filter(\.isUnmatched), encode: AdminJSON.entry)
         case ("GET", "/scenarios"): return scenarioList()
+        case ("GET", "/webhooks"):
+            return StreamedJSON.list("webhooks", engine.webhookLog.all, encode: AdminJSON.webhook)
+        case ("DELETE", "/webhooks"):
+            engine.webhookLog.clear()
+            return Self.json(200, .object([("cleared", .bool(true))]))
         case ("GET", "/events"): return events(request)
         case ("POST", "/scenarios/reset"):
             engine.resetSequencesAndScenarios()

@@ -18,7 +18,7 @@ enum AdminJSON {
         if case .file(let path, _) = stub.source, let line = stub.definition?.position.line, line > 0 {
             members.append(("location", .string("\(path):\(line)")))
         }
-        for key in ["request", "response", "responses", "after", "scenario"] {
+        for key in ["request", "response", "responses", "after", "scenario", "webhooks"] {
             if let value = stub.definition?[key] { members.append((key, value)) }
         }
         return .object(members)
@@ -66,6 +66,29 @@ enum AdminJSON {
         }
         if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
         if let refusal = e.refusal { members.append(("refused", .string(refusal))) }
+        return .object(members)
+    }
+
+    /// A webhook call (`GET /__admin/webhooks`): what was sent, and how it ended.
+    static func webhook(_ r: WebhookRecord) -> JSONNode {
+        let time = { (ms: Int) in JSONNode.string(DateFormats.rfc3339(epochMilliseconds: ms, withMilliseconds: true)) }
+        var members: [(String, JSONNode)] = [
+            ("id", .number(r.id)),
+            ("firedAt", time(r.firedAtMilliseconds)),
+            ("stub", .object([("id", .string(r.stubID)), ("name", .string(r.stubName))])),
+            ("trigger", .string(r.trigger)),
+            ("depth", .number(r.depth)),
+            ("method", .string(r.call.method)),
+            ("url", .string(r.call.url)),
+            ("headers", grouped(r.call.headers.map { ($0.name, $0.value) })),
+        ]
+        members += body(r.call.body, size: r.call.body.count)
+        members.append(("delayMs", .number(r.delayMilliseconds)))
+        members.append(("state", .string(r.state.rawValue)))
+        if let sent = r.sentAtMilliseconds { members.append(("sentAt", time(sent))) }
+        members.append(("status", r.status.map { .number($0) } ?? .null))
+        if let ms = r.durationMilliseconds { members.append(("durationMs", .number(Int(ms)))) }
+        if let error = r.error { members.append(("error", .string(error))) }
         return .object(members)
     }
 

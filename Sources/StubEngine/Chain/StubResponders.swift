@@ -16,6 +16,7 @@ final class StubMatchResponder: Responder {
 
     func respond(to facts: RequestFacts) -> Outcome? {
         guard let chosen = choose(facts) else { return nil }
+        if !chosen.stub.webhooks.isEmpty { facts.captures = chosen.captures }
         // A static stub answers with its prepared bytes as they are: copying its `StubResponse`
         // and making a response from it retained and released each of their fields on every
         // request (seen in the c64 profile).

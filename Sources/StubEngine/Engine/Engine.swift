@@ -90,6 +90,9 @@ package final class Engine: Sendable {
     /// The WireMock dialect's run-time state (the order mappings were added in, shutdown).
     package let wiremock = WireMockRuntime()
 
+    /// The webhook calls made after answers, with how each ended (`GET /__admin/webhooks`).
+    package let webhookLog: WebhookLog
+
     package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
     }
@@ -100,6 +103,7 @@ package final class Engine: Sendable {
         fallbackProxy = Locked(options.proxy)
         globalDelay = Locked(options.globalDelayMilliseconds)
         journal = Journal(capacity: options.journalCapacity)
+        webhookLog = WebhookLog(capacity: max(100, options.journalCapacity))
         chain = ResponderChain(wrappers: [], responders: [], fallback: NearMissResponder(state: state))
         chain = Self.makeChain(self, options: options)
     }
@@ -166,6 +170,7 @@ package final class Engine: Sendable {
             s.version &+= 1
         }
         journal.clear()
+        webhookLog.clear()
     }
 
     /// Every sequence back to its first response and every scenario to "Started".
@@ -211,11 +216,13 @@ package final class Engine: Sendable {
     }
 
     /// Outermost first: the caller's wrappers (the command line's request log), the journal,
-    /// the global delay, CORS headers; then the admin API, CORS preflights, the stubs, and the
-    /// near-miss 404. Where to add a responder: before `NearMissResponder`'s fallback place.
+    /// the webhooks, the global delay, CORS headers; then the admin API, CORS preflights, the
+    /// stubs, and the near-miss 404. Where to add a responder: before `NearMissResponder`'s fallback place.
     private static func makeChain(_ engine: Engine, options: Options) -> ResponderChain {
         var wrappers: [any ResponderWrapper] = options.wrappers
         if engine.journal.isEnabled { wrappers.append(JournalRecorder(journal: engine.journal)) }
+        wrappers.append(WebhookDispatcher(log: engine.webhookLog, transport: engine.upstream,
+                                          fallbackBaseURL: engine.fallbackBaseURL))
         wrappers.append(GlobalDelay(milliseconds: engine.globalDelay))
         var responders: [any Responder] = [AdminResponder(engine: engine)]
         if let cors = options.cors {

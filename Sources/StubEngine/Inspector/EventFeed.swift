@@ -31,6 +31,9 @@ package struct EventFeedLimits: Sendable {
 /// comes from the journal while the journal still has it (a `gap` event says what it lost).
 final class EventFeed: JournalListener {
     private let journal: Journal
+    /// Webhook calls go out as `webhook` events (without an id: `Last-Event-ID` counts journal
+    /// entries only), each time one is made or ends.
+    private let webhooks: WebhookLog
     private let stream: BodyStream
     private let limits: EventFeedLimits
     private let maxBacklog: Int
@@ -54,25 +57,31 @@ final class EventFeed: JournalListener {
         /// Whether to say so when entries after the cursor left the ring unseen: not on the
         /// first read of a page that asked for "whatever you still have".
         var reportsGaps: Bool
+        /// The webhook log's change count last written, and its clears.
+        var webhookVersion = 0
+        var webhookClears: Int
     }
 
     private let flags = Locked(Flags())
     private let position: Locked<Position>
 
-    init(journal: Journal, stream: BodyStream, limits: EventFeedLimits, after cursor: Int, reportsGaps: Bool,
-         onEnd: @escaping @Sendable () -> Void) {
+    init(journal: Journal, webhooks: WebhookLog, stream: BodyStream, limits: EventFeedLimits, after cursor: Int,
+         reportsGaps: Bool, onEnd: @escaping @Sendable () -> Void) {
         self.journal = journal
+        self.webhooks = webhooks
         self.stream = stream
         self.limits = limits
         self.maxBacklog = limits.maxBacklog ?? max(64, journal.capacity / 2)
         self.onEnd = onEnd
-        position = Locked(Position(cursor: cursor, clears: journal.clearCount, reportsGaps: reportsGaps))
+        position = Locked(Position(cursor: cursor, clears: journal.clearCount, reportsGaps: reportsGaps,
+                                   webhookClears: webhooks.changes(after: Int.max).clears))
     }
 
     /// Starts the stream: the preamble at once, then what the page missed, then live entries.
     func start(preamble: [UInt8]) {
         stream.write(preamble)
         journal.addListener(self)
+        webhooks.addListener(self)
         // After listening, so a client already gone removes the listener at once. Weak: the
         // stream keeps its handlers, and the journal keeps the feed while it listens.
         stream.onWritable { [weak self] in self?.resume() }
@@ -125,9 +134,24 @@ final class EventFeed: JournalListener {
         var encoder = EventEncoder()
         for entry in read.entries { encoder.append(entry, to: &out) }
         at.cursor = max(at.cursor, read.entries.last?.id ?? 0, read.evictedThrough)
+        appendWebhooks(&at, to: &out)
         position.value = at
         guard !out.isEmpty else { return }
         if !stream.write(out) { flags.withLock { $0.blocked = true } }
+    }
+
+    /// Webhook calls made or ended since the last write (a page that opens gets every call the
+    /// log still has), after a `webhooks-cleared` event when the log was cleared meanwhile.
+    private func appendWebhooks(_ at: inout Position, to out: inout [UInt8]) {
+        let changed = webhooks.changes(after: at.webhookVersion)
+        if changed.clears != at.webhookClears {
+            at.webhookClears = changed.clears
+            EventEncoder.append(event: "webhooks-cleared", data: "{}", to: &out)
+        }
+        for record in changed.records {
+            EventEncoder.append(event: "webhook", data: JSONSerializer.string(AdminJSON.webhook(record)), to: &out)
+        }
+        at.webhookVersion = changed.version
     }
 
     /// The client took what was waiting: write what accumulated meanwhile.
@@ -162,6 +186,7 @@ final class EventFeed: JournalListener {
         }
         guard first else { return }
         journal.removeListener(self)
+        webhooks.removeListener(self)
         if let farewell {
             stream.write(farewell)
             stream.finish()

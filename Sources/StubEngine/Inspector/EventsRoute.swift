@@ -34,7 +34,8 @@ extension AdminAPI {
 
         let stream = BodyStream(length: nil, isLongLived: true)
         let openFeeds = engine.openFeeds
-        let feed = EventFeed(journal: journal, stream: stream, limits: limits, after: cursor, reportsGaps: reportsGaps) {
+        let feed = EventFeed(journal: journal, webhooks: engine.webhookLog, stream: stream, limits: limits,
+                             after: cursor, reportsGaps: reportsGaps) {
             openFeeds.withLock { $0 -= 1 }
         }
         feed.start(preamble: preamble)

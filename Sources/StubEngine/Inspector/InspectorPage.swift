@@ -21,6 +21,8 @@ enum InspectorPage {
     <button type="button" role="tab" id="tab-requests" aria-controls="panel-requests" aria-selected="true">Requests</button>
     <button type="button" role="tab" id="tab-stubs" aria-controls="panel-stubs" aria-selected="false" tabindex="-1">Stubs</button>
     <button type="button" role="tab" id="tab-scenarios" aria-controls="panel-scenarios" aria-selected="false" tabindex="-1">Scenarios</button>
+    <button type="button" role="tab" id="tab-webhooks" aria-controls="panel-webhooks" aria-selected="false"
+      tabindex="-1">Webhooks</button>
   </div>
   <p id="connection" class="connection" role="status">connecting…</p>
   <div class="actions" id="actions" hidden>
@@ -111,6 +113,16 @@ enum InspectorPage {
       <tbody></tbody>
     </table>
     <p id="sequences-empty" class="empty" hidden>No stub has a sequence of responses.</p>
+  </section>
+
+  <section id="panel-webhooks" role="tabpanel" aria-labelledby="tab-webhooks" class="panel" hidden>
+    <table class="table" id="webhook-table">
+      <thead><tr><th scope="col">Fired</th><th scope="col">Stub and request</th><th scope="col">Call</th>
+        <th scope="col">Outcome</th></tr></thead>
+      <tbody></tbody>
+    </table>
+    <p id="webhooks-empty" class="empty">No webhook calls yet. A stub's <code>webhooks</code> (or a WireMock
+      mapping's <code>serveEventListeners</code>) are called after it answers.</p>
   </section>
 </main>
 

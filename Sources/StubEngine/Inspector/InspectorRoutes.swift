@@ -82,7 +82,7 @@ package enum InspectorAssets {
     /// The script in parts, one per area of the page (a Swift file each), in one strict scope.
     static let script = asset("text/javascript; charset=utf-8", ([
         "\"use strict\";\n(() => {", InspectorScriptCore.js, InspectorScriptRequests.js, InspectorScriptDetail.js,
-        InspectorScriptStubs.js, InspectorScriptActions.js, "})();\n",
+        InspectorScriptStubs.js, InspectorScriptActions.js, InspectorScriptWebhooks.js, "})();\n",
     ]).joined(separator: "\n"))
 
     static func asset(_ type: String, _ text: String) -> OutgoingResponse {

@@ -1,4 +1,4 @@
-/// The inspector's script, part 5 of 5: actions (clear the journal, reset everything, make a
+/// The inspector's script, part 5 of 6: actions (clear the journal, reset everything, make a
 /// stub from a request) and start-up.
 enum InspectorScriptActions {
     static let js = #"""

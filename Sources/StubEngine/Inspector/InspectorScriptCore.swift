@@ -1,4 +1,4 @@
-/// The inspector's script, part 1 of 5: helpers, the admin API client and its token, the event
+/// The inspector's script, part 1 of 6: helpers, the admin API client and its token, the event
 /// stream, login, tabs and start-up.
 /// The parts share one strict function scope (`InspectorAssets.script` wraps them); plain
 /// JavaScript, no build step, no framework. Request data is only ever set as text, never as
@@ -231,7 +231,8 @@ let started = false;
 
 function showLogin() {
   $("#login").hidden = false;
-  for (const id of ["#tabs", "#actions", "#panel-requests", "#panel-stubs", "#panel-scenarios"]) $(id).hidden = true;
+  const areas = ["#tabs", "#actions", "#panel-requests", "#panel-stubs", "#panel-scenarios", "#panel-webhooks"];
+  for (const id of areas) $(id).hidden = true;
   setConnection("logged out", "down");
   stopEvents();
   $("#token").focus();

@@ -1,4 +1,4 @@
-/// The inspector's script, part 3 of 5: one request in full (fetched by id when opened): what
+/// The inspector's script, part 3 of 6: one request in full (fetched by id when opened): what
 /// was sent, what was answered, and for a request no stub matched, the same closest-stubs
 /// report as the 404, expected against actual.
 enum InspectorScriptDetail {

@@ -1,4 +1,4 @@
-/// The inspector's script, part 2 of 5: the live request list. Entries arrive as server-sent
+/// The inspector's script, part 2 of 6: the live request list. Entries arrive as server-sent
 /// events (one per journal entry, its id as the event id), are kept for the last `keep` only,
 /// and reach the page in batches (each frame, or four times a second when busy), so a busy
 /// server never freezes it.
@@ -45,6 +45,8 @@ function startEvents() {
   });
   events.addEventListener("message", receive);
   events.addEventListener("cleared", () => clearRequests("The journal was cleared."));
+  events.addEventListener("webhook", receiveWebhook);
+  events.addEventListener("webhooks-cleared", clearWebhooks);
   events.addEventListener("gap", (event) => {
     const gap = JSON.parse(event.data);
     requests.missed += gap.through - gap.after;

@@ -1,4 +1,4 @@
-/// The inspector's script, part 4 of 5: the Stubs area (every stub in match order, where it
+/// The inspector's script, part 4 of 6: the Stubs area (every stub in match order, where it
 /// comes from, its conditions and its answer, filtered by text) and the Scenarios area (states,
 /// with buttons to set and reset them; sequences and the response each gives next).
 enum InspectorScriptStubs {
@@ -46,6 +46,7 @@ function responseOf(stub) {
   if (first.dribble) parts.push("dribbled");
   const lines = [parts.join(", ")];
   if (responses.length > 1) lines.push(`sequence of ${responses.length} responses`);
+  if (stub.webhooks) lines.push(`then calls ${stub.webhooks.map((w) => w.url).join(", ")}`);
   if (stub.scenario) lines.push(`scenario ${stub.scenario.name}: when "${stub.scenario.when || "Started"}"${stub.scenario.then ? ` then "${stub.scenario.then}"` : ""}`);
   return lines;
 }

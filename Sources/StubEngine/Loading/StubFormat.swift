@@ -1,7 +1,8 @@
 /// The keys of the stub format (docs/stub-format.md), in the contract's order: what the decoders
 /// accept and the order the encoder writes them in.
 package enum StubFormat {
-    package static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario"]
+    package static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario",
+                                   "webhooks"]
     package static let requestKeys = ["method", "path", "pathPattern", "host", "query", "rawQuery", "headers", "body"]
     package static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble", "proxy"]
     package static let proxyKeys = ["to", "stripPrefix", "headers", "removeHeaders", "preserveHost", "timeoutMs"]
@@ -12,4 +13,5 @@ package enum StubFormat {
     package static let scenarioKeys = ["name", "when", "then"]
     package static let delayRangeKeys = ["min", "max"]
     package static let dribbleKeys = ["chunks", "durationMs"]
+    package static let webhookKeys = ["method", "url", "headers", "body", "bodyBase64", "template", "delay"]
 }

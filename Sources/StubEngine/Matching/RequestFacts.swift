@@ -13,6 +13,9 @@ package final class RequestFacts {
     /// matched against, so the near-miss report explains that very decision.
     var unmatched: (catalog: StubCatalog, scenarios: [String: String])?
 
+    /// The path captures of the stub that answered, set only when it has webhooks to render.
+    var captures: [String: String] = [:]
+
     /// Only segment patterns need these; an exact-path hit never splits the path.
     lazy var segments: [Substring] = PathPattern.split(request.path)
 

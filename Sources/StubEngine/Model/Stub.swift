@@ -34,12 +34,15 @@ package final class Stub: Sendable {
     package let definition: JSONNode?
     /// The format it was written in (a WireMock mapping is served as a stub too).
     package let dialect: StubDialect
+    /// Calls made after each answer (`"webhooks"`; WireMock's `serveEventListeners`).
+    package let webhooks: [Webhook]
 
     /// `id` replaces the id the source implies (a WireMock mapping keeps its own). `order` is
     /// the load position; for a WireMock mapping, lower is more recently added.
     package init(name: String, source: StubSource, priority: Int, request: RequestPattern,
                 responses: [StubResponse], afterLast: SequenceEnd = .repeatLast, scenario: ScenarioRule? = nil,
-                order: Int, definition: JSONNode? = nil, dialect: StubDialect = .native, id: String? = nil) {
+                order: Int, definition: JSONNode? = nil, dialect: StubDialect = .native, id: String? = nil,
+                webhooks: [Webhook] = []) {
         precondition(!responses.isEmpty, "a stub has at least one response")
         self.name = name
         self.source = source
@@ -52,6 +55,7 @@ package final class Stub: Sendable {
         self.order = order
         self.definition = definition
         self.dialect = dialect
+        self.webhooks = webhooks
         switch (id, source) {
         case (let given?, _): self.id = given
         case (nil, .file): self.id = "file:\(source)"
@@ -85,7 +89,7 @@ package final class Stub: Sendable {
     /// The same stub answering with other responses (a computed one, for a stub built in code).
     package func replacingResponses(with responses: [StubResponse]) -> Stub {
         Stub(name: name, source: source, priority: priority, request: request, responses: responses, afterLast: afterLast,
-             scenario: scenario, order: order, definition: definition)
+             scenario: scenario, order: order, definition: definition, webhooks: webhooks)
     }
 
     /// Whether answering changes engine state (a sequence position or a scenario).

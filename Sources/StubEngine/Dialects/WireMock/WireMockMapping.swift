@@ -16,6 +16,8 @@ package struct WireMockMapping: Sendable {
     package var request = WireMockRequest()
     package var response = WireMockResponse()
     package var scenario: ScenarioRule?
+    /// `serveEventListeners` and `postServeActions` webhooks (other listeners are not run).
+    package var webhooks: [WireMockWebhook] = []
     /// The mapping as written, for the admin API.
     package var node: JSONNode
     /// Its JSON path in its file (`$`, `$.mappings[2]`), for messages.

@@ -11,11 +11,9 @@ import HTTP1
 /// either read here or listed as unsupported with a reason.
 package enum WireMockReader {
     package static let mappingKeys = ["id", "uuid", "name", "request", "response", "priority", "scenarioName",
-                              "requiredScenarioState", "newScenarioState", "metadata", "persistent", "insertionIndex"]
-    package static let unsupportedMappingKeys: [String: String] = [
-        "postServeActions": "webhooks and other post-serve actions are not run",
-        "serveEventListeners": "serve event listeners (webhooks) are not run",
-    ]
+                              "requiredScenarioState", "newScenarioState", "metadata", "persistent", "insertionIndex",
+                              "serveEventListeners", "postServeActions"]
+    package static let unsupportedMappingKeys: [String: String] = [:]
     package static let requestKeys = ["method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
                               "queryParameters", "headers", "cookies", "formParameters", "basicAuthCredentials", "bodyPatterns",
                               "host", "port", "scheme", "clientIp"]
@@ -85,6 +83,7 @@ package enum WireMockReader {
             if let read = WireMockResponseReader.read(&c, response, path + ".response", request: mapping.request) { mapping.response = read }
         }
         mapping.scenario = readScenario(&c, node, path)
+        mapping.webhooks = WireMockWebhookReader.read(&c, node, path)
         let failed = c.problems[before...].contains { $0.severity == .error }
         return failed ? nil : mapping
     }

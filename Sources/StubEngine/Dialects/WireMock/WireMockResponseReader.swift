@@ -140,23 +140,7 @@ package enum WireMockResponseReader {
         }
         if let d = node["delayDistribution"] {
             let fixed = response.fixedDelay ?? 0
-            let int: (String) -> Int? = { key in d[key].flatMap(WireMockScalars.integer).flatMap { (0...600_000).contains($0) ? $0 : nil } }
-            switch d["type"]?.string {
-            case "uniform"?:
-                if let lower = int("lower"), let upper = int("upper"), lower <= upper { response.delayDistribution = .uniform(min: lower + fixed, max: upper + fixed) }
-                else { c.error(path + ".delayDistribution", d, "a uniform delay needs \"lower\" <= \"upper\", whole milliseconds") }
-            case "lognormal"?:
-                if let median = int("median"), let sigma = d["sigma"].flatMap(WireMockScalars.number), sigma >= 0, sigma <= 10 {
-                    response.delayDistribution = .logNormal(median: median, sigma: sigma, max: d["maxValue"].flatMap(WireMockScalars.integer), plus: fixed)
-                } else {
-                    c.error(path + ".delayDistribution", d, "a lognormal delay needs \"median\" (milliseconds) and \"sigma\" (0 to 10)")
-                }
-            case "fixed"?:
-                if let ms = int("milliseconds") { response.delayDistribution = .fixed(ms + fixed) }
-                else { c.error(path + ".delayDistribution", d, "a fixed delay needs \"milliseconds\"") }
-            default:
-                c.error(path + ".delayDistribution.type", d["type"] ?? d, "expected \"uniform\", \"lognormal\" or \"fixed\"")
-            }
+            response.delayDistribution = delayDistribution(&c, d, path + ".delayDistribution", plus: fixed)
         }
         if let d = node["chunkedDribbleDelay"] {
             if let chunks = d["numberOfChunks"].flatMap(WireMockScalars.integer), chunks >= 1,
@@ -166,6 +150,34 @@ package enum WireMockResponseReader {
                 c.error(path + ".chunkedDribbleDelay", d, "expected {\"numberOfChunks\": 1 or more, \"totalDuration\": milliseconds}")
             }
         }
+    }
+
+    /// A `delayDistribution` (a response's, or a webhook's `delay`): `uniform`, `lognormal` or
+    /// `fixed`, with `plus` milliseconds added (a response's `fixedDelayMilliseconds`).
+    static func delayDistribution(_ c: inout WireMockContext, _ d: JSONNode, _ path: String,
+                                  plus fixed: Int) -> Delay? {
+        let int: (String) -> Int? = { key in
+            d[key].flatMap(WireMockScalars.integer).flatMap { (0...600_000).contains($0) ? $0 : nil }
+        }
+        switch d["type"]?.string {
+        case "uniform"?:
+            if let lower = int("lower"), let upper = int("upper"), lower <= upper {
+                return .uniform(min: lower + fixed, max: upper + fixed)
+            }
+            c.error(path, d, "a uniform delay needs \"lower\" <= \"upper\", whole milliseconds")
+        case "lognormal"?:
+            if let median = int("median"), let sigma = d["sigma"].flatMap(WireMockScalars.number), sigma >= 0, sigma <= 10 {
+                let cap = d["maxValue"].flatMap(WireMockScalars.integer)
+                return .logNormal(median: median, sigma: sigma, max: cap, plus: fixed)
+            }
+            c.error(path, d, "a lognormal delay needs \"median\" (milliseconds) and \"sigma\" (0 to 10)")
+        case "fixed"?:
+            if let ms = int("milliseconds") { return .fixed(ms + fixed) }
+            c.error(path, d, "a fixed delay needs \"milliseconds\"")
+        default:
+            c.error(path + ".type", d["type"] ?? d, "expected \"uniform\", \"lognormal\" or \"fixed\"")
+        }
+        return nil
     }
 
     private static func readProxy(_ c: inout WireMockContext, _ node: JSONNode, _ base: JSONNode, _ path: String) -> ProxyRule? {

@@ -16,8 +16,10 @@ package enum WireMockStubBuilder {
         let request = pattern(m.request, &c, m.path + ".request")
         let response = makeResponse(m.response, &c, m.path + ".response", pathParameters: request.path?.parameterNames ?? [])
         guard !c.problems[before...].contains(where: { $0.severity == .error }), let response else { return nil }
+        let webhooks = m.webhooks.compactMap { WireMockWebhookReader.compile($0, &c) }
         return Stub(name: m.name ?? defaultName, source: source, priority: m.priority, request: request,
-                    responses: [response], scenario: m.scenario, order: order, definition: m.node, dialect: .wiremock, id: id)
+                    responses: [response], scenario: m.scenario, order: order, definition: m.node, dialect: .wiremock,
+                    id: id, webhooks: webhooks)
     }
 
     /// The request conditions (also used to find journal entries by a WireMock pattern).

@@ -85,10 +85,14 @@ package enum StubFileDecoder {
             }
         }
         let scenario = node["scenario"].flatMap { decodeScenario(&c, $0, path + ".scenario") }
+        let webhooks = node["webhooks"].map {
+            WebhookDecoder.decodeWebhooks(&c, $0, path + ".webhooks", pathParameters: parameters)
+        } ?? []
         guard c.problems.count == before || !c.problems[before...].contains(where: { $0.severity == .error }),
               let request, !responses.isEmpty else { return nil }
         return Stub(name: name, source: c.makeSource(index), priority: priority, request: request,
-                    responses: responses, afterLast: afterLast, scenario: scenario, order: order, definition: node)
+                    responses: responses, afterLast: afterLast, scenario: scenario, order: order, definition: node,
+                    webhooks: webhooks)
     }
 
     static func decodeScenario(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> ScenarioRule? {
