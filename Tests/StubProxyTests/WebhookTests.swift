@@ -94,7 +94,9 @@ final class WebhookTests: XCTestCase {
         XCTAssertEqual(first.status, 200)
         let limit = Webhook.depthLimit
         let seen = listener.waitForRequests(limit, until: Date().addingTimeInterval(20))
-        XCTAssertEqual(seen.map { $0.header(Webhook.depthHeader) }, (1...limit).map { String($0) })
+        // One call per depth (rounds overlap, so they may arrive out of order).
+        let depths = seen.compactMap { $0.header(Webhook.depthHeader).flatMap { Int($0) } }
+        XCTAssertEqual(depths.sorted(), Array(1...limit))
         // The request at the limit makes no call: both of its webhooks are recorded as skipped.
         XCTAssertTrue(Self.waitFor("skipped", count: 2, in: events))
         let after = listener.waitForRequests(limit + 1, until: Date().addingTimeInterval(0.5))

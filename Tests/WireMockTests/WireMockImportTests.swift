@@ -199,3 +199,53 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(engine.handle(request).response.map { String(decoding: $0.prepared.body, as: UTF8.self) }, "7")
     }
 }
+
+/// `import wiremock` writes webhooks as the stub's `"webhooks"`.
+final class WireMockWebhookImportTests: XCTestCase {
+    func testWebhooksBecomeNativeWebhooksAndWhatHasNoNativeFormIsListed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        try WireMockHarness.write([
+            "a.json": """
+            {"request": {"urlPathTemplate": "/orders/{id}"}, "response": {"status": 202},
+             "serveEventListeners": [{"name": "webhook", "parameters": {
+               "method": "PUT", "url": "http://127.0.0.1:9/hooks/{{originalRequest.path.id}}?who={{parameters.who}}",
+               "who": "shop", "headers": {"X-Method": "{{{originalRequest.method}}}"},
+               "body": "order {{{originalRequest.path.id}}}",
+               "delay": {"type": "uniform", "lower": 10, "upper": 20}}}]}
+            """,
+            "b.json": """
+            {"request": {"url": "/b"}, "response": {},
+             "postServeActions": {"webhook": {"url": "http://127.0.0.1:9/b", "body": "dropped with GET"}}}
+            """,
+            "c.json": """
+            {"request": {"url": "/c"}, "response": {},
+             "serveEventListeners": [{"name": "webhook", "parameters": {
+               "method": "POST", "url": "http://127.0.0.1:9/c", "body": "{{jsonPath originalRequest.body '$.id'}}"}}]}
+            """,
+        ], [:], into: folder)
+        let result = WireMockImporter.plan(folder: folder.path)
+        let notes = result.notes.map(\.description)
+        let getBody = notes.contains { $0.contains("b.json") && $0.contains("dropped") && $0.contains("no body with GET") }
+        XCTAssertTrue(getBody, "\(notes)")
+        let helper = "$.serveEventListeners[0].parameters: a webhook whose templates"
+        XCTAssertTrue(notes.contains { $0.contains("c.json") && $0.contains(helper) }, "\(notes)")
+        let out = folder.appendingPathComponent("out")
+        try StubFolderWriter.write(result.plan, into: out.path)
+        let load = StubLoader(directory: out.path).load()
+        XCTAssertEqual(load.errors, [])
+        XCTAssertEqual(load.stubs.map(\.webhooks.count).sorted(), [0, 1, 1])
+        let a = try XCTUnwrap(result.plan.stubFiles.first { file in
+            String(decoding: file.bytes, as: UTF8.self).contains("/orders/")
+        })
+        let written = try JSONSerialization.jsonObject(with: Data(a.bytes))
+        let stub = (written as? [[String: Any]])?.first ?? written as? [String: Any]
+        let webhook = try XCTUnwrap((stub?["webhooks"] as? [[String: Any]])?.first)
+        XCTAssertEqual(webhook["url"] as? String, "http://127.0.0.1:9/hooks/{{request.path.id}}?who=shop")
+        XCTAssertEqual(webhook["method"] as? String, "PUT")
+        XCTAssertEqual(webhook["headers"] as? [String: String], ["X-Method": "{{request.method}}"])
+        XCTAssertEqual(webhook["body"] as? String, "order {{request.path.id}}")
+        XCTAssertEqual(webhook["template"] as? Bool, true)
+        XCTAssertEqual(webhook["delay"] as? [String: Int], ["min": 10, "max": 20])
+    }
+}

@@ -26,6 +26,10 @@ struct WireMockConversion {
         return current
     }
 
+    mutating func appendNote(_ note: WireMockImporter.Note) {
+        notes.append(note)
+    }
+
     mutating func note(_ kind: WireMockImporter.Note.Kind, _ mapping: WireMockMapping, _ path: [Any], _ message: String) {
         let jsonPath = mapping.path + path.map { ($0 as? Int).map { "[\($0)]" } ?? DecodingContext.pathComponent($0 as? String ?? "") }.joined()
         let position = Self.locate(mapping.node, path)?.position ?? mapping.node.position
@@ -50,6 +54,7 @@ struct WireMockConversion {
         members.append(("request", request(m)))
         guard let response = response(m, bodyFile: bodyFile) else { return nil }
         members.append(("response", response))
+        if let webhooks = webhooks(m) { members.append(("webhooks", webhooks)) }
         if let rule = m.scenario {
             var scenario: [(String, JSONNode)] = [("name", .string(rule.name))]
             if let when = rule.when {
