@@ -26,7 +26,36 @@ enum DefinitionJSON {
             if let then = scenario.then { fields.append(("then", .string(then))) }
             members.append(("scenario", .object(fields)))
         }
+        if !stub.webhooks.isEmpty { members.append(("webhooks", .array(stub.webhooks.map(webhook)))) }
         return .object(members)
+    }
+
+    static func webhook(_ webhook: WebhookDefinition) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("url", .string(webhook.url))]
+        if let method = webhook.method { members.append(("method", .string(method))) }
+        if let headers = webhook.headers { members.append(("headers", Self.headers(headers))) }
+        if let body = webhook.body { members.append(("body", body)) }
+        if let data = webhook.bodyData { members.append(("bodyBase64", .string(data.base64EncodedString()))) }
+        if let template = webhook.template { members.append(("template", .bool(template))) }
+        if let delay = webhook.delay { members.append(("delay", Self.delay(delay))) }
+        return .object(members)
+    }
+
+    /// Name order, so the same definition always gives the same JSON.
+    static func headers(_ headers: [String: HeaderValue]) -> JSONValue {
+        .object(headers.sorted { $0.key < $1.key }.map { header in
+            switch header.value {
+            case .one(let value): (key: header.key, value: .string(value))
+            case .many(let values): (key: header.key, value: .array(values.map { .string($0) }))
+            }
+        })
+    }
+
+    static func delay(_ delay: ResponseDefinition.Delay) -> JSONValue {
+        switch delay {
+        case .fixed(let duration): milliseconds(duration)
+        case .random(let range): ["min": milliseconds(range.lowerBound), "max": milliseconds(range.upperBound)]
+        }
     }
 
     static func request(_ request: RequestDefinition) -> JSONValue {
@@ -62,24 +91,12 @@ enum DefinitionJSON {
     static func response(_ response: ResponseDefinition) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         if let status = response.status { members.append(("status", .number(Double(status)))) }
-        if let headers = response.headers {
-            members.append(("headers", .object(headers.sorted { $0.key < $1.key }.map { header in
-                switch header.value {
-                case .one(let value): (key: header.key, value: .string(value))
-                case .many(let values): (key: header.key, value: .array(values.map { .string($0) }))
-                }
-            })))
-        }
+        if let headers = response.headers { members.append(("headers", Self.headers(headers))) }
         if let body = response.body { members.append(("body", body)) }
         if let file = response.bodyFile { members.append(("bodyFile", .string(file))) }
         if let data = response.bodyData { members.append(("bodyBase64", .string(data.base64EncodedString()))) }
         if let template = response.template { members.append(("template", .bool(template))) }
-        if let delay = response.delay {
-            switch delay {
-            case .fixed(let duration): members.append(("delay", milliseconds(duration)))
-            case .random(let range): members.append(("delay", ["min": milliseconds(range.lowerBound), "max": milliseconds(range.upperBound)]))
-            }
-        }
+        if let delay = response.delay { members.append(("delay", Self.delay(delay))) }
         if let fault = response.fault { members.append(("fault", .string(fault.rawValue))) }
         if let dribble = response.dribble {
             members.append(("dribble", ["chunks": .number(Double(dribble.chunks)), "durationMs": milliseconds(dribble.duration)]))

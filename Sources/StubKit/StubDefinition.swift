@@ -22,6 +22,8 @@ public struct StubDefinition: Sendable {
     /// After a sequence's last response.
     public var after: SequenceEnd?
     public var scenario: ScenarioDefinition?
+    /// Calls the server makes after each answer (`"webhooks"` in a stub file).
+    public var webhooks: [WebhookDefinition] = []
     /// Computes the answer for each request instead of `response`.
     let responder: Responder?
 

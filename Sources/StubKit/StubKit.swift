@@ -188,6 +188,7 @@
 /// - `StubDefinition.response`
 /// - `StubDefinition.responses`
 /// - `StubDefinition.scenario`
+/// - `StubDefinition.webhooks`
 /// - `StubError`
 /// - `StubError.description`
 /// - `StubError.errorDescription`
@@ -236,5 +237,14 @@
 /// - `Stubs.unmatched`
 /// - `Stubs.verify(_:count:fileID:filePath:line:column:)`
 /// - `Stubs.verifyNoUnmatchedRequests(fileID:filePath:line:column:)`
+/// - `WebhookDefinition`
+/// - `WebhookDefinition.body`
+/// - `WebhookDefinition.bodyData`
+/// - `WebhookDefinition.delay`
+/// - `WebhookDefinition.headers`
+/// - `WebhookDefinition.init(url:method:headers:body:bodyData:template:delay:)`
+/// - `WebhookDefinition.method`
+/// - `WebhookDefinition.template`
+/// - `WebhookDefinition.url`
 /// <!-- public API: end -->
 enum StubKit {}

@@ -8,6 +8,15 @@ import XCTest
 /// Stubs written in Swift: literals and builders that compile without `try` (this file compiling
 /// is half the test: nested literals once crashed the compiler's diagnostics), the stub-file
 /// JSON they stand for, closure responders, and errors that say what is wrong.
+/// One value behind a lock, for what a closure responder saw.
+final class Box<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
+
 final class DefinitionTests: XCTestCase {
     func testNestedLiteralsNeedNoTry() {
         let body: JSONValue = [
@@ -103,6 +112,30 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(try stubs.requests.first?.stubName, "Everything")
         let (bytes, _) = try await client.session.data(from: client.baseURL.appendingPathComponent("bytes"))
         XCTAssertEqual(Array(bytes), [0, 255])
+    }
+
+    func testAWebhookIsWrittenAsTheStubFormatsAndCalledAfterTheAnswer() async throws {
+        let arrived = expectation(description: "the webhook's call")
+        let seen = Box<(body: String, depth: String?)?>(nil)
+        var order = StubDefinition(request: .post("/v1/orders/{id}"), response: ResponseDefinition(status: 202))
+        let stubs = try Stubs { StubDefinition(request: .post("/seen")) { request in
+            seen.set((String(decoding: request.body, as: UTF8.self), request.header("X-Stubserver-Webhook-Depth")))
+            arrived.fulfill()
+            return .status(204)
+        } }
+        let server = try LocalStubServer(stubs)
+        defer { server.stop() }
+        order.webhooks = [WebhookDefinition(url: server.baseURL.absoluteString + "/seen", headers: ["X-A": "1"],
+                                            body: ["order": "{{request.path.id}}"], template: true,
+                                            delay: .milliseconds(50))]
+        _ = try stubs.add(order)
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("v1/orders/7"))
+        request.httpMethod = "POST"
+        let (_, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 202)
+        await fulfillment(of: [arrived], timeout: 10)
+        XCTAssertEqual(seen.get()?.body, #"{"order":"7"}"#)
+        XCTAssertEqual(seen.get()?.depth, "1")
     }
 
     func testAClosureComputesTheAnswer() async throws {
