@@ -46,6 +46,8 @@ import Testing
         ("$.[?(@.expensive == 10)].count", #"["3"]"#),
         ("$.['store'].bicycle.color", "\"red\""),
         ("store.bicycle.color", "\"red\""),
+        ("['store']['bicycle'].color", "\"red\""),
+        (#"concat("/", $.store.bicycle.color)"#, "\"/red\""),
         ("$.store.book[1:-1].price", "[]"),
         ("$.store.book[-3:-1].price", "[12.99,8.99]"),
         ("$.store.book[?(@.count === '3')]", "[]"),

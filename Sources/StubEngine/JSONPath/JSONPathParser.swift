@@ -37,13 +37,15 @@ struct JSONPathParser {
         guard depth <= Self.maximumDepth else { throw fail("the expression is nested too deeply") }
     }
 
-    /// The whole expression: `$...`, `@...`, or a bare `name...` that Jayway reads as `$.name...`
-    /// (so `concat("/", $.key)` is a function applied to the document).
+    /// The whole expression: `$...`, `@...`, or a bare `name...` or `[...]...` that Jayway reads
+    /// as `$.name...` (so `concat("/", $.key)` is a function applied to the document).
     mutating func parseTopLevelPath() throws(JSONPathError) -> [JSONPath.Segment] {
         skipSpaces()
         let segments: [JSONPath.Segment]
         if current == "$" || current == "@" {
             segments = try parseRelativePath()
+        } else if current == "[" {
+            segments = try parseSteps(after: [])
         } else {
             guard let c = current, !Self.nameStops.contains(c) || c == "*" else {
                 throw fail("a JSONPath starts with $, as in $.name")
