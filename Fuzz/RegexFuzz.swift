@@ -23,6 +23,18 @@
 //  4. the VM's step count stays within LinearRegex.maxSteps for every input, short or repeated;
 //  5. self-consistency: a whole match implies a first match; groups lie within the match.
 //
+// Patterns that need backtracking (look-around, back-references, atomic groups, possessive
+// quantifiers) go to BacktrackingRegex, with a small budget (`fuzzBudget`) so runs stay quick:
+//  6. ParsedPattern.mayNeedBacktracking says true for every such pattern (the stubs' cheap
+//     over-approximation must never miss one);
+//  7. ICU compiles it too; the step count stays within twice the budget plus the text (the budget
+//     is checked at every instruction and undo; leaving an atomic group drops its entries in one
+//     go, which counts them all);
+//  8. unless it gave up (aborted) or ICU did, matchesWhole and firstMatch agree with ICU, and a
+//     whole match implies a first match.
+// And both engines agree: 9. a pattern the linear engine runs gives the same answers on the
+// backtracking engine, whenever the latter does not give up.
+//
 // Refusals where ICU accepts are deliberate (the engine is stricter, never looser): they only
 // have to come with a message and an offset.
 //
@@ -95,9 +107,23 @@ private func fuzzRegex(_ input: [UInt8]) {
     let times = repeats[Int(flags >> 1) & 7]
     let context = "pattern /\(describe(pattern))/\(caseInsensitive ? "i" : "") subject \"\(describe(unit))\" ×\(times)"
 
+    let parsed: ParsedPattern
+    do {
+        parsed = try ParsedPattern(pattern, caseInsensitive: caseInsensitive)
+    } catch {
+        precondition(!error.message.isEmpty, "empty message: \(context)")
+        precondition((0...pattern.count).contains(error.offset), "offset \(error.offset) outside the pattern: \(context)")
+        return
+    }
+    if parsed.needsBacktracking {
+        // 6.
+        precondition(ParsedPattern.mayNeedBacktracking(pattern), "mayNeedBacktracking missed it: \(context)")
+        fuzzBacktracking(parsed, unit: unit, times: times, context: context)
+        return
+    }
     let regex: LinearRegex
     do {
-        regex = try LinearRegex(pattern, caseInsensitive: caseInsensitive)
+        regex = try LinearRegex(parsed)
     } catch {
         precondition(!error.message.isEmpty, "empty message: \(context)")
         precondition((0...pattern.count).contains(error.offset), "offset \(error.offset) outside the pattern: \(context)")
@@ -142,6 +168,17 @@ private func fuzzRegex(_ input: [UInt8]) {
         }
     }
 
+    // 9. Both engines agree, where the backtracking one decides within its budget.
+    if subject.unicodeScalars.count <= 256, let backtracking = try? BacktrackingRegex(parsed, budget: fuzzBudget) {
+        let verdict = backtracking.matchesWhole(subject)
+        if verdict != .aborted {
+            precondition((verdict == .match) == regex.matchesWhole(subject), "the engines disagree on matchesWhole: \(context)")
+        }
+        if case .found(let match) = backtracking.firstMatch(in: subject) {
+            precondition(match == regex.firstMatch(in: subject), "the engines disagree on firstMatch: \(context)")
+        }
+    }
+
     // 3. The differential, on short subjects whose Unicode data both sides share.
     guard let wrapped, subject.unicodeScalars.count <= 64, comparable(pattern), comparable(subject) else { return }
     func reference(_ m: RegexMatch?) -> Reference {
@@ -154,6 +191,55 @@ private func fuzzRegex(_ input: [UInt8]) {
     }
     if let bare, let icuFirst = icuFirstMatch(bare, subject) {
         let ours = reference(regex.firstMatch(in: subject))
+        precondition(ours == icuFirst, "firstMatch \(ours), ICU \(icuFirst): \(context)")
+    }
+}
+
+// MARK: - the backtracking engine
+
+private let fuzzBudget = 20_000
+
+private func fuzzBacktracking(_ parsed: ParsedPattern, unit: String, times: Int, context: String) {
+    let pattern = parsed.pattern
+    let regex: BacktrackingRegex
+    do {
+        regex = try BacktrackingRegex(parsed, budget: fuzzBudget)
+    } catch {
+        precondition(!error.message.isEmpty, "empty message: \(context)")
+        precondition((0...pattern.count).contains(error.offset), "offset \(error.offset) outside the pattern: \(context)")
+        return
+    }
+    let options: NSRegularExpression.Options = parsed.caseInsensitive ? [.caseInsensitive] : []
+    let icuUsable = pattern.utf16.count + 7 <= 200
+    var bare: NSRegularExpression? = nil, wrapped: NSRegularExpression? = nil
+    if icuUsable {
+        // 7. ICU compiles it too.
+        bare = try? NSRegularExpression(pattern: pattern, options: options)
+        wrapped = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: options)
+        precondition(bare != nil && wrapped != nil, "ICU refuses a pattern BacktrackingRegex accepts: \(context)")
+        precondition(wrapped?.numberOfCaptureGroups == regex.captureGroupCount, "group count: \(context)")
+    }
+    let subject = times == 1 ? unit : String(repeating: unit, count: min(times, 4096 / max(1, unit.utf8.count)))
+    let bound = 2 * fuzzBudget + subject.utf8.count + 2
+    var stats = RegexRunStats()
+    let whole = regex.matchesWhole(subject, stats: &stats)
+    precondition(stats.steps <= bound, "matchesWhole took \(stats.steps) steps, bound \(bound): \(context)")
+    stats = RegexRunStats()
+    let first = regex.firstMatch(in: subject, stats: &stats)
+    precondition(stats.steps <= bound, "firstMatch took \(stats.steps) steps, bound \(bound): \(context)")
+    if whole == .match, first != .aborted { precondition(first != .found(nil), "a whole match but no first match: \(context)") }
+    // (Groups may lie outside the match here: a look-around captures beside it.)
+    // 8. The differential.
+    guard let wrapped, let bare, subject.unicodeScalars.count <= 64, comparable(pattern), comparable(subject) else { return }
+    func reference(_ m: RegexMatch?) -> Reference {
+        guard let m else { return Reference(range: nil) }
+        return Reference(range: NSRange(m.range, in: subject), groups: m.groups.map { $0.map { NSRange($0, in: subject) } })
+    }
+    if whole != .aborted, let icuWhole = icuFirstMatch(wrapped, subject) {
+        precondition((whole == .match) == (icuWhole.range != nil), "matchesWhole \(whole), ICU \(icuWhole.range != nil): \(context)")
+    }
+    if case .found(let match) = first, let icuFirst = icuFirstMatch(bare, subject) {
+        let ours = reference(match)
         precondition(ours == icuFirst, "firstMatch \(ours), ICU \(icuFirst): \(context)")
     }
 }

@@ -109,7 +109,7 @@ import Testing
         ("{{jsonPath request.body}}", "jsonPath takes"),
         ("{{jsonPath request.body request.method}}", "quoted string"),
         ("{{jsonPath request.body '$['}}", "jsonPath '$['"),
-        ("{{regexExtract request.body '(a)\\1'}}", "regexExtract"),
+        ("{{regexExtract request.body '(a)\\2'}}", "regexExtract"),
         ("{{now offset='3 fortnights'}}", "offset="),
         ("{{now format='yyyy-bb'}}", "not a date format letter"),
         ("{{now timezone='Mars/Olympus'}}", "not a time zone"),

@@ -111,7 +111,7 @@ import Testing
 
     @Test(arguments: [
         ("", "starts with $"), ("$.", "after ."), ("$[", "expected a name in quotes"), ("$['a'", "expected ]"),
-        ("$[?(@.a ==)]", "expected @, $"), ("$[?(@.a =~ /(a)\\1/)]", "invalid regular expression"),
+        ("$[?(@.a ==)]", "expected @, $"), ("$[?(@.a =~ /(a)\\2/)]", "invalid regular expression"),
         ("$.a.nope()", "unknown function"), ("$['unclosed]", "not closed"), ("$..", "after .."), ("$...a", "after .."),
         ("$[?(@.a", "expected )"), ("$[1:2:0]", "step"), ("$[:]", "a start or an end"), ("$[::2]", "a start or an end"),
         ("$.a.sum(1", "expected , or )"), ("$.a.sum(%)", "as an argument"), ("$[?(@.a =~ /x/q)]", "flag q"),
@@ -129,7 +129,7 @@ import Testing
 
     /// The description gives the column (1-based) of the problem in the expression.
     @Test(arguments: [
-        ("$.a[?(@.b == )]", 14), ("$.a.nope()", 5), ("$[?(@.a =~ /(a)\\1/)]", 16), ("$['a' 'b']", 7),
+        ("$.a[?(@.b == )]", 14), ("$.a.nope()", 5), ("$[?(@.a =~ /(a)\\2/)]", 16), ("$['a' 'b']", 7),
     ])
     func errorsNameTheColumn(_ path: String, _ column: Int) {
         do {

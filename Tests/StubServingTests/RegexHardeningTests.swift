@@ -68,14 +68,21 @@ final class RegexHardeningTests: XCTestCase {
         XCTAssertEqual(response.text, "matched")
     }
 
-    // A construct the engine does not support is a load error naming it, never a slow match.
-    func testBackReferencesAreRefusedAtLoad() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("regex-refused-\(UUID().uuidString)")
+    // A construct that needs backtracking loads in a native stub, with a warning naming it (the
+    // budget bounds its cost; the warning says a match may give up). Bad syntax stays an error.
+    func testBacktrackingConstructsLoadWithAWarning() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("regex-warned-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try Data(#"{"request": {"pathPattern": "/(a+)\\1"}, "response": {}}"#.utf8).write(to: folder.appendingPathComponent("s.json"))
+        try Data(#"[{"request": {"pathPattern": "/(a+)\\1"}, "response": {}}, {"request": {"pathPattern": "/(a\\2"}, "response": {}}]"#.utf8)
+            .write(to: folder.appendingPathComponent("s.json"))
         let result = StubLoader(directory: folder.path).load()
+        XCTAssertEqual(result.stubs.count, 1)
         XCTAssertEqual(result.errors.count, 1)
         XCTAssertTrue(result.errors.first?.description.contains("invalid regular expression") ?? false, "\(result.errors)")
+        let warnings = result.problems.filter { $0.severity == .warning }.map(\.description)
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?.contains(#"uses a back-reference \1 (at character 5), which needs the backtracking engine"#) ?? false,
+                      "\(warnings)")
     }
 }

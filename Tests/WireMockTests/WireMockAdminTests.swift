@@ -174,7 +174,7 @@ final class WireMockAdminTests: XCTestCase {
         XCTAssertEqual(try h.send("GET", "/imported").text, "1", "a reset keeps what was saved")
         do { let value = try await status(h, "POST", "/__admin/mappings/remove-by-metadata", #"{"matchesJsonPath": "$.tag"}"#); XCTAssertEqual(value, 200) }
         XCTAssertEqual(try h.send("GET", "/imported").status, 404)
-        let invalid = try await h.json("POST", "/__admin/mappings", #"{"request": {"urlPattern": "(a)\\1"}, "response": {}}"#)
+        let invalid = try await h.json("POST", "/__admin/mappings", #"{"request": {"urlPattern": "(a)\\2"}, "response": {}}"#)
         XCTAssertEqual(invalid.status, 422)
         let errors = (invalid.json as? [String: Any])?["errors"] as? [[String: Any]]
         XCTAssertEqual((errors?.first?["source"] as? [String: Any])?["pointer"] as? String, "/request/urlPattern")

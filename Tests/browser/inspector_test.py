@@ -28,6 +28,9 @@ EXTRA_STUBS = [
      "scenario": {"name": "checkout", "when": "paid", "then": "shipped"}, "response": {"status": 201}},
     {"name": "Retry then succeed", "request": {"method": "GET", "path": "/v1/retry"},
      "responses": [{"status": 503}, {"status": 200, "body": {"ok": True}}]},
+    # A pattern only the backtracking engine runs: a crafted token makes its match give up.
+    {"name": "Guarded token", "request": {"method": "GET", "path": "/v1/guarded", "headers": {"X-Token": {"matches": "^(a+)+(?!b)$"}}},
+     "response": {"body": {"ok": True}}},
 ]
 
 
@@ -222,6 +225,20 @@ def open_mode(checks, browser, server, screenshots):
     browser.click("#clear-journal")
     checks.check("clear journal empties the list and the journal",
                  until(lambda: browser.count("#request-list .row") == 0 and json.loads(http(base, "/__admin/requests")[2])["requests"] == [], 5))
+
+    # A regex match that gave up (the backtracking budget): its row says so, and its detail
+    # names the stub, the condition and the pattern, and marks the near-miss line "aborted".
+    _, _, aborted_404 = http(base, "/v1/guarded?probe=aborted", "GET", {"X-Token": "a" * 40 + "!"})
+    checks.check("the aborted row is marked", until(lambda: "regex aborted" in browser.text("#request-list"), 5), browser.text("#request-list"))
+    browser.click_row("/v1/guarded?probe=aborted")
+    until(lambda: browser.count("#detail .regex-aborted .aborted-match") > 0, 5)
+    aborted_text = browser.js("return document.querySelector('#detail .regex-aborted .aborted-match')?.textContent || ''")
+    checks.check("the detail names the aborted match", aborted_text.startswith('"Guarded token" header.X-Token: /^(a+)+(?!b)$/ aborted: gave up after'),
+                 aborted_text)
+    shown_lines = browser.js("return [...document.querySelectorAll('#detail .nearmiss .mismatch')].map(e => e.textContent)")
+    body_lines = [line.strip() for line in aborted_404.splitlines() if ": expected " in line]
+    checks.check("the near-miss line says aborted, as the 404 does", shown_lines == body_lines and "(aborted: " in "".join(body_lines),
+                 f"page {shown_lines} vs 404 {body_lines}")
 
     # Webhooks: a stub whose answer is followed by a call (to this server), shown with its outcome.
     hook = {"name": "Order with webhook", "request": {"method": "POST", "path": "/v1/orders"}, "response": {"status": 202},

@@ -66,6 +66,7 @@ enum AdminJSON {
         }
         if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
         if let refusal = e.refusal { members.append(("refused", .string(refusal))) }
+        if !e.regexAborts.isEmpty { members.append(("regexAborted", .array(e.regexAborts.map(aborted)))) }
         return .object(members)
     }
 
@@ -92,6 +93,16 @@ enum AdminJSON {
         return .object(members)
     }
 
+    /// A regex match that gave up: the stub and condition it belonged to, the pattern, why.
+    static func aborted(_ abort: RegexAbort) -> JSONNode {
+        var fields: [(String, JSONNode)] = []
+        if let id = abort.stubID { fields.append(("stub", .object([("id", .string(id)), ("name", .string(abort.stubName ?? ""))]))) }
+        if let condition = abort.condition { fields.append(("condition", .string(condition))) }
+        fields.append(("pattern", .string(abort.pattern)))
+        fields.append(("reason", .string(abort.reason)))
+        return .object(fields)
+    }
+
     /// `body` as text, or `bodyBase64` when it is not UTF-8; `bodySize` when cut (or unknown).
     private static func body(_ bytes: [UInt8], size: Int?) -> [(String, JSONNode)] {
         var members: [(String, JSONNode)] = []
@@ -111,8 +122,11 @@ enum AdminJSON {
                 ("id", .string(candidate.id)),
                 ("name", .string(candidate.name)),
                 ("source", .string(candidate.source)),
-                ("mismatches", .array(candidate.mismatches.map {
-                    .object([("condition", .string($0.condition)), ("expected", .string($0.expected)), ("actual", .string($0.actual))])
+                ("mismatches", .array(candidate.mismatches.map { m in
+                    var fields: [(String, JSONNode)] = [("condition", .string(m.condition)), ("expected", .string(m.expected)),
+                                                        ("actual", .string(m.actual))]
+                    if let aborted = m.aborted { fields.append(("aborted", .string(aborted))) }
+                    return .object(fields)
                 })),
             ])
         })

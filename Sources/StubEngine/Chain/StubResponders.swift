@@ -46,7 +46,13 @@ final class StubMatchResponder: Responder {
             }
             return outcome
         }
-        let made = response.makeResponse(TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value))
+        let context = TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value)
+        guard stub.mayBacktrack else { return Outcome(response: response.makeResponse(context), kind: .stub(stub)) }
+        // A template's regex (`regexExtract`) may backtrack too: one that gives up is recorded.
+        let budget = facts.regexBudget()
+        budget.matching(stubID: stub.id, name: stub.name)
+        budget.matching(condition: "response template")
+        let made = RegexBudget.$current.withValue(budget) { response.makeResponse(context) }
         return Outcome(response: made, kind: .stub(stub))
     }
 
@@ -106,8 +112,10 @@ final class NearMissResponder: FallbackResponder {
         let pending = PendingResponse()
         let request = facts.request
         let (placeholder, box) = NearMissReport.pending(for: request, stubCount: catalog.count)
+        // The matching's regex budget goes along: its verdicts, its aborts, what is left of it.
+        let budget = catalog.mayBacktrack ? facts.regexBudget() : nil
         Self.queue.async {
-            let report = NearMissReport.build(for: RequestFacts(request), in: catalog, scenarioStates: scenarios)
+            let report = NearMissReport.build(for: RequestFacts(request), in: catalog, scenarioStates: scenarios, budget: budget)
             box.value = report
             pending.complete(report.response(for: request))
         }

@@ -15,16 +15,21 @@ final class JournalRecorder: ResponderWrapper {
         let started = DispatchTime.now().uptimeNanoseconds
         let outcome = next(facts)
         guard !outcome.isAdmin else { return outcome }
+        // Regex matches that gave up (nil unless a stub that may backtrack was looked at).
+        let regexLog = facts.regexLog
         switch outcome.reply {
         case .now(let response):
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-            journal.record(facts.request, outcome.kind, answer: response, durationMilliseconds: elapsed + Double(response.delayMilliseconds))
+            journal.record(facts.request, outcome.kind, answer: response, durationMilliseconds: elapsed + Double(response.delayMilliseconds),
+                           regexAborts: regexLog?.aborts ?? [])
         case .later(let pending):
-            // Recorded when the answer exists (or with no status, if the client left first).
+            // Recorded when the answer exists (or with no status, if the client left first); a
+            // near-miss report made off the loop has added its aborts by then.
             let journal = self.journal, request = facts.request, kind = outcome.kind
             pending.observe { response in
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-                journal.record(request, kind, response, durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0))
+                journal.record(request, kind, response, durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
+                               regexAborts: regexLog?.aborts ?? [])
             }
         }
         return outcome

@@ -48,24 +48,26 @@ package final class Journal: Sendable {
     package static let offMessage = "the journal is off (--journal 0), so no request was recorded: none can be listed, found or counted; give the journal a size to verify requests"
 
     /// `response` is nil when the client left before a promised answer came.
-    func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double) {
+    func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double,
+                regexAborts: [RegexAbort] = []) {
         if let response {
-            record(request, kind, answer: response, durationMilliseconds: durationMilliseconds)
+            record(request, kind, answer: response, durationMilliseconds: durationMilliseconds, regexAborts: regexAborts)
         } else {
-            record(request, kind, status: nil, response: nil, durationMilliseconds: durationMilliseconds)
+            record(request, kind, status: nil, response: nil, durationMilliseconds: durationMilliseconds, regexAborts: regexAborts)
         }
     }
 
     /// An answered request. The answer is borrowed: the recorder passes the outcome's own, and
     /// an optional parameter made it copy the response (retaining each of its fields) to wrap it.
-    func record(_ request: IncomingRequest, _ kind: OutcomeKind, answer: borrowing OutgoingResponse, durationMilliseconds: Double) {
+    func record(_ request: IncomingRequest, _ kind: OutcomeKind, answer: borrowing OutgoingResponse, durationMilliseconds: Double,
+                regexAborts: [RegexAbort] = []) {
         guard capacity > 0 else { return }
         record(request, kind, status: answer.delivery.sendsStatusLine ? answer.prepared.status : nil,
-               response: JournalResponse(answer), durationMilliseconds: durationMilliseconds)
+               response: JournalResponse(answer), durationMilliseconds: durationMilliseconds, regexAborts: regexAborts)
     }
 
     private func record(_ request: IncomingRequest, _ kind: OutcomeKind, status: Int?, response: consuming JournalResponse?,
-                        durationMilliseconds: Double) {
+                        durationMilliseconds: Double, regexAborts: [RegexAbort]) {
         guard capacity > 0 else { return }
         let stub: Stub?
         let proxy: ProxyReport?
@@ -94,7 +96,8 @@ package final class Journal: Sendable {
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
             status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy, response: response, peer: request.peer, refusal: refusal)
+            proxy: proxy, response: response, peer: request.peer, refusal: refusal,
+            regexAborts: regexAborts)
         let listeners = state.withLock { s -> [any JournalListener] in
             slot!.id = s.nextID
             s.nextID += 1

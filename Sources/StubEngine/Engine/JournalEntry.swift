@@ -12,12 +12,12 @@ package struct JournalEntry: Sendable {
     init(id: Int, receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
                  headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
                  durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
-                 peer: String = "", refusal: String? = nil) {
+                 peer: String = "", refusal: String? = nil, regexAborts: [RegexAbort] = []) {
         self.id = id
         parts = Parts(receivedAtMilliseconds: receivedAtMilliseconds, method: method, path: path, target: target,
                       queryItems: queryItems, headers: headers, body: body, bodySize: bodySize, stubID: stubID,
                       stubName: stubName, status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-                      proxy: proxy, response: response, peer: peer, refusal: refusal)
+                      proxy: proxy, response: response, peer: peer, refusal: refusal, regexAborts: regexAborts)
     }
 
     /// Milliseconds since 1970.
@@ -44,6 +44,9 @@ package struct JournalEntry: Sendable {
     package var response: JournalResponse? { parts.response }
     /// The client's address, `IP:port` (empty when the transport has none).
     package var peer: String { parts.peer }
+    /// Regex matches that gave up on this request (the backtracking engine's budget), with the
+    /// stub and condition each belonged to: each counted as no match.
+    package var regexAborts: [RegexAbort] { parts.regexAborts }
 
     /// Why the admin API refused this request (`AdminProtection.Refusal.summary`); nil for
     /// every request it did not refuse. Refused requests are journaled so the developer sees
@@ -80,11 +83,12 @@ package struct JournalEntry: Sendable {
         let response: JournalResponse?
         let peer: String
         let refusal: String?
+        let regexAborts: [RegexAbort]
 
         init(receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
              headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
              durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
-             peer: String, refusal: String?) {
+             peer: String, refusal: String?, regexAborts: [RegexAbort]) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
             self.method = method
             self.path = path
@@ -102,6 +106,7 @@ package struct JournalEntry: Sendable {
             self.response = response
             self.peer = peer
             self.refusal = refusal
+            self.regexAborts = regexAborts
         }
     }
 }

@@ -56,6 +56,11 @@ struct EventEncoder {
             out.append(contentsOf: ",\"refused\":".utf8)
             JSONSerializer.writeString(refusal, into: &out)
         }
+        if !entry.regexAborts.isEmpty {
+            // How many regex matches gave up: the row says so; the detail fetches which.
+            out.append(contentsOf: ",\"regexAborted\":".utf8)
+            out.appendDecimal(entry.regexAborts.count)
+        }
         out.append(contentsOf: ",\"durationMs\":".utf8)
         Self.appendMilliseconds(entry.durationMilliseconds, to: &out)
         if let response = entry.response {

@@ -45,6 +45,7 @@ function renderEntry(entry) {
     h("div", { class: "detail-actions" },
       h("button", { type: "button", id: "make-stub", onclick: () => openStubDialog(entry) }, "Make a stub from this")),
     entry.stub || entry.proxy || entry.refused ? null : nearMissReport(entry),
+    abortedReport(entry),
     h("h3", {}, "Request"),
     headerTable(entry.headers),
     bodyBlock(entry, headerValue(entry.headers, "Content-Type")),
@@ -71,8 +72,25 @@ function nearMissReport(entry) {
       : [h("span", {}, `"${candidate.name}"`), " ", h("code", { class: "sub" }, `(${candidate.source})`)],
     h("ul", {}, candidate.mismatches.map((m) => h("li", { class: "mismatch" },
       `${m.condition}: expected `, h("mark", { class: "expected" }, m.expected),
-      ", got ", h("mark", { class: "actual" }, m.actual))))))));
+      ", got ", h("mark", { class: "actual" }, m.actual),
+      m.aborted ? [" (", h("span", { class: "aborted" }, `aborted: ${m.aborted}`), ")"] : null)))))));
   return section;
+}
+
+/**
+ * Regex matches that gave up on this request (the backtracking engine's budget): each counted
+ * as no match. Which stub, which condition, the pattern and why, as the journal has them.
+ */
+function abortedReport(entry) {
+  const aborted = entry.regexAborted || [];
+  if (!aborted.length) return null;
+  return h("section", { class: "regex-aborted", "aria-label": "Regex matches that gave up" },
+    h("h3", {}, "Regex matches that gave up"),
+    h("p", { class: "note" }, "No answer within the budget: each counted as no match."),
+    h("ul", {}, aborted.map((a) => h("li", { class: "aborted-match" },
+      a.stub ? [h("span", {}, `"${a.stub.name || a.stub.id}"`), " "] : null,
+      a.condition ? `${a.condition}: ` : "",
+      h("code", {}, `/${a.pattern}/`), ` aborted: ${a.reason}`))));
 }
 
 function headerValue(headers, name) {

@@ -163,6 +163,14 @@ function answeredBy(entry) {
   return entry.stub ? entry.stub.name || entry.stub.id : "no match";
 }
 
+/** A regex match gave up on this request (a count in the list's events, a list in the detail's). */
+function abortedBadge(entry) {
+  const count = Array.isArray(entry.regexAborted) ? entry.regexAborted.length : entry.regexAborted || 0;
+  if (!count) return null;
+  return [" ", h("span", { class: "aborted", title: "a regular expression gave up: no answer within its budget" },
+    count === 1 ? "regex aborted" : `${count} regexes aborted`)];
+}
+
 /** Answered (by a stub, or by the upstream it was forwarded to, or refused as an admin
  * request) rather than a near miss. */
 function wasAnswered(entry) {
@@ -181,7 +189,8 @@ function rowFor(entry) {
     h("span", { class: "target", title: entry.target }, entry.target),
     h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
     h("span", { class: entry.refused ? "refused" : entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch",
-      title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : entry.refused ? "an admin request the server refused" : "" }, answeredBy(entry)),
+      title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : entry.refused ? "an admin request the server refused" : "" },
+      answeredBy(entry), abortedBadge(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);
   return row;

@@ -88,6 +88,7 @@ main { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .s2 { color: var(--ok); } .s3 { color: var(--accent); } .s4 { color: var(--warn); } .s5, .fault { color: var(--bad); }
 .nomatch { color: var(--bad); font-weight: 600; }
 .refused { color: var(--bad); font-style: italic; }
+.aborted { color: var(--bad); font-style: italic; }
 .proxied { color: var(--accent); font-style: italic; }
 .empty { color: var(--muted); padding: 8px; margin: 0; }
 .detail { overflow: auto; min-height: 0; border: 1px solid var(--line); border-radius: 8px; padding: 4px 14px 14px; }

@@ -55,7 +55,7 @@ extension JSONPathFilter {
         case .and(let a, let b):
             return a.holds(for: candidate, evaluator: &evaluator) && b.holds(for: candidate, evaluator: &evaluator)
         case .not(let inner):
-            return !inner.holds(for: candidate, evaluator: &evaluator)
+            return RegexBudget.negation { inner.holds(for: candidate, evaluator: &evaluator) }
         case .exists(let operand):
             return value(of: operand, candidate, &evaluator).node != nil
         case .compare(let left, let op, let right):

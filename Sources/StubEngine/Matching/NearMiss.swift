@@ -38,14 +38,25 @@ package struct NearMissReport: Sendable {
     }
 
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
+    /// Stubs that may backtrack are scored against the request's regex budget (its verdicts
+    /// and aborts, from matching), so a pattern runs once per value however often it is asked.
     static func build(for facts: RequestFacts, in catalog: StubCatalog, scenarioStates: [String: String] = [:],
-                      limit: Int = 3) -> NearMissReport {
+                      limit: Int = 3, budget: RegexBudgetLog? = nil) -> NearMissReport {
+        guard catalog.mayBacktrack else { return score(facts, catalog, scenarioStates, limit, budget: nil) }
+        let log = budget ?? facts.regexBudget()
+        return RegexBudget.$current.withValue(log) { score(facts, catalog, scenarioStates, limit, budget: log) }
+    }
+
+    private static func score(_ facts: RequestFacts, _ catalog: StubCatalog, _ scenarioStates: [String: String], _ limit: Int,
+                              budget: RegexBudgetLog?) -> NearMissReport {
         let path = facts.request.path
         func score(_ m: Mismatch, _ stub: Stub) -> Double { weight(of: m, patternPath: stub.request.path, requestPath: path) }
         var scored: [(score: Double, farOff: Bool, stub: Stub, mismatches: [Mismatch])] = []
         scored.reserveCapacity(min(catalog.count, fullyScored))
         for stub in shortlist(facts, catalog) {
-            var mismatches = RequestMatcher.mismatches(stub.request, facts)
+            let stubBudget = stub.mayBacktrack ? budget : nil
+            stubBudget?.matching(stubID: stub.id, name: stub.name)
+            var mismatches = RequestMatcher.mismatches(stub.request, facts, budget: stubBudget)
             if let rule = stub.scenario, let when = rule.when {
                 let current = scenarioStates[rule.name] ?? ScenarioRule.initialState
                 if current != when {
@@ -118,7 +129,8 @@ package struct NearMissReport: Sendable {
                              ? "  \(i + 1). \(candidate.source)"
                              : "  \(i + 1). \"\(candidate.name)\" (\(candidate.source))")
                 for m in candidate.mismatches {
-                    lines.append("       \(m.condition): expected \(m.expected), got \(m.actual)")
+                    lines.append("       \(m.condition): expected \(m.expected), got \(m.actual)" +
+                                 (m.aborted.map { " (aborted: \($0))" } ?? ""))
                 }
             }
         }
@@ -130,7 +142,8 @@ package struct NearMissReport: Sendable {
         out += candidates.map { c in
             "{\"name\":\(JSONSerializer.quoted(c.name)),\"source\":\(JSONSerializer.quoted(c.source)),\"mismatches\":["
                 + c.mismatches.map { m in
-                    "{\"condition\":\(JSONSerializer.quoted(m.condition)),\"expected\":\(JSONSerializer.quoted(m.expected)),\"actual\":\(JSONSerializer.quoted(m.actual))}"
+                    "{\"condition\":\(JSONSerializer.quoted(m.condition)),\"expected\":\(JSONSerializer.quoted(m.expected)),\"actual\":\(JSONSerializer.quoted(m.actual))"
+                        + (m.aborted.map { ",\"aborted\":\(JSONSerializer.quoted($0))" } ?? "") + "}"
                 }.joined(separator: ",") + "]}"
         }.joined(separator: ",")
         return out + "]}"

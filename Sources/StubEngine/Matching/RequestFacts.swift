@@ -16,6 +16,17 @@ package final class RequestFacts {
     /// The path captures of the stub that answered, set only when it has webhooks to render.
     var captures: [String: String] = [:]
 
+    /// The request's backtracking budget and the regex matches that gave up, once a stub that
+    /// may use the backtracking engine is matched (nil for all others: nothing to keep).
+    private(set) var regexLog: RegexBudgetLog?
+
+    func regexBudget() -> RegexBudgetLog {
+        if let regexLog { return regexLog }
+        let log = RegexBudgetLog()
+        regexLog = log
+        return log
+    }
+
     /// Only segment patterns need these; an exact-path hit never splits the path.
     lazy var segments: [Substring] = PathPattern.split(request.path)
 

@@ -6,11 +6,15 @@ package struct Mismatch: Sendable, Equatable {
     package let condition: String
     package let expected: String
     package let actual: String
+    /// Why a regex of this condition gave up (the backtracking engine's budget), when one did:
+    /// the condition failed because no answer came in time, not because the value differs.
+    package var aborted: String?
 
-    package init(condition: String, expected: String, actual: String) {
+    package init(condition: String, expected: String, actual: String, aborted: String? = nil) {
         self.condition = condition
         self.expected = expected
         self.actual = actual
+        self.aborted = aborted
     }
 }
 
@@ -47,43 +51,67 @@ enum RequestMatcher {
         }
     }
 
-    /// The slow path for near misses: every failed condition, expected against actual.
-    static func mismatches(_ pattern: RequestPattern, _ facts: RequestFacts) -> [Mismatch] {
+    /// The slow path for near misses: every failed condition, expected against actual. With a
+    /// regex budget (a stub that may backtrack), each condition is named to it, and a condition
+    /// whose regex gave up says so.
+    static func mismatches(_ pattern: RequestPattern, _ facts: RequestFacts, budget: RegexBudgetLog? = nil) -> [Mismatch] {
         var result: [Mismatch] = []
         let request = facts.request
+        func check(_ condition: String?, _ holds: () -> Bool) -> (holds: Bool, aborted: String?) {
+            guard let budget else { return (holds(), nil) }
+            budget.matching(condition: condition)
+            let before = budget.abortEvents
+            let held = holds()
+            return (held, budget.abortEvents > before ? budget.lastEventReason : nil)
+        }
         if let methods = pattern.methods, !methods.contains(request.method) {
             result.append(Mismatch(condition: "method", expected: methods.joined(separator: " or "), actual: request.method))
         }
-        if let path = pattern.path, path.match(request.path, segments: facts.segments) == nil {
-            let expected: String
-            expected = path.isRegex ? "matches /\(path.source)/" : path.source
-            result.append(Mismatch(condition: "path", expected: expected, actual: request.path))
+        if let path = pattern.path {
+            let (held, aborted) = check("path") { path.match(request.path, segments: facts.segments) != nil }
+            if !held {
+                let expected = path.isRegex ? "matches /\(path.source)/" : path.source
+                result.append(Mismatch(condition: "path", expected: expected, actual: request.path, aborted: aborted))
+            }
         }
         if let host = pattern.host {
             let actual = request.hostWithoutPort.map { [$0] } ?? []
-            if !host.matches(actual) {
-                result.append(Mismatch(condition: "host", expected: host.description, actual: describe(actual)))
+            let (held, aborted) = check("host") { host.matches(actual) }
+            if !held {
+                result.append(Mismatch(condition: "host", expected: host.description, actual: describe(actual), aborted: aborted))
             }
         }
         for (name, matcher) in pattern.query {
             let actual = request.queryValues(name)
-            if !matcher.matches(actual) {
-                result.append(Mismatch(condition: "query.\(name)", expected: matcher.description, actual: describe(actual)))
+            let (held, aborted) = check("query.\(name)") { matcher.matches(actual) }
+            if !held {
+                result.append(Mismatch(condition: "query.\(name)", expected: matcher.description, actual: describe(actual),
+                                       aborted: aborted))
             }
         }
         for (name, matcher) in pattern.headers {
             let actual = request.headers.values(name)
-            if !matcher.matches(actual) {
-                result.append(Mismatch(condition: "header.\(name)", expected: matcher.description, actual: describe(actual)))
+            let (held, aborted) = check("header.\(name)") { matcher.matches(actual) }
+            if !held {
+                result.append(Mismatch(condition: "header.\(name)", expected: matcher.description, actual: describe(actual),
+                                       aborted: aborted))
             }
         }
-        if let body = pattern.body, !bodyMatches(body, facts) {
-            result.append(contentsOf: bodyMismatches(body, facts))
+        if let body = pattern.body {
+            let (held, aborted) = check("body") { bodyMatches(body, facts) }
+            if !held {
+                result += bodyMismatches(body, facts).map { var m = $0; m.aborted = aborted; return m }
+            }
         }
         if !pattern.conditions.isEmpty {
             let captures = pattern.path?.match(request.path, segments: facts.segments)
-            for condition in pattern.conditions where !(captures == nil && condition.restatesPath) && !condition.holds(facts, captures: captures ?? [:]) {
-                result.append(condition.mismatch(facts, captures: captures ?? [:]))
+            for condition in pattern.conditions where !(captures == nil && condition.restatesPath) {
+                let (held, aborted) = check(nil) { condition.holds(facts, captures: captures ?? [:]) }
+                guard !held else { continue }
+                var mismatch = condition.mismatch(facts, captures: captures ?? [:])
+                mismatch.aborted = aborted
+                if aborted != nil { budget?.nameLastAbort(condition: mismatch.condition) }
+                result.append(mismatch)
             }
         }
         return result

@@ -22,20 +22,22 @@ package struct StubCatalog: Sendable {
         /// at again (the common case: a literal path, no competing patterns).
         @exclusivity(unchecked) var bestOutsideExact: StubRank?
         @exclusivity(unchecked) var statefulCount: Int
+        @exclusivity(unchecked) var backtrackingCount: Int
 
         init(stubs: [Stub], exact: [String: [Int]], byLeadingSegment: [String: [Int]], unindexed: [Int],
-             bestOutsideExact: StubRank?, statefulCount: Int) {
+             bestOutsideExact: StubRank?, statefulCount: Int, backtrackingCount: Int) {
             self.stubs = stubs
             self.exact = exact
             self.byLeadingSegment = byLeadingSegment
             self.unindexed = unindexed
             self.bestOutsideExact = bestOutsideExact
             self.statefulCount = statefulCount
+            self.backtrackingCount = backtrackingCount
         }
 
         func copy() -> Storage {
             Storage(stubs: stubs, exact: exact, byLeadingSegment: byLeadingSegment, unindexed: unindexed,
-                    bestOutsideExact: bestOutsideExact, statefulCount: statefulCount)
+                    bestOutsideExact: bestOutsideExact, statefulCount: statefulCount, backtrackingCount: backtrackingCount)
         }
     }
 
@@ -62,7 +64,8 @@ package struct StubCatalog: Sendable {
                           byLeadingSegment: leading.mapValues { $0.sorted(by: byRank) },
                           unindexed: unindexed.sorted(by: byRank),
                           bestOutsideExact: (leading.values.joined() + unindexed).map { ranks[$0] }.min(),
-                          statefulCount: stubs.filter(\.isStateful).count)
+                          statefulCount: stubs.filter(\.isStateful).count,
+                          backtrackingCount: stubs.filter(\.mayBacktrack).count)
     }
 
     package static let empty = StubCatalog([])
@@ -76,6 +79,7 @@ package struct StubCatalog: Sendable {
         let index = storage.stubs.count
         storage.stubs.append(stub)
         if stub.isStateful { storage.statefulCount += 1 }
+        if stub.mayBacktrack { storage.backtrackingCount += 1 }
         let stubs = storage.stubs
         func place(_ bucket: inout [Int]) {
             var low = 0, high = bucket.count
@@ -99,6 +103,10 @@ package struct StubCatalog: Sendable {
     /// Whether any stub has a sequence or a scenario: then matching needs the engine's state.
     package var isStateful: Bool { storage.statefulCount > 0 }
 
+    /// Whether any stub may use the backtracking engine: then matching keeps the request's
+    /// regex budget (`RegexBudgetLog`).
+    package var mayBacktrack: Bool { storage.backtrackingCount > 0 }
+
     /// Indices of the stubs most likely to be near misses first (the request path's bucket, its
     /// leading segment's, the unindexed ones), then the rest: the near-miss report scores a
     /// bounded number of stubs in this order.
@@ -121,15 +129,24 @@ package struct StubCatalog: Sendable {
 
     /// The stub that answers, with its path captures, or nil.
     /// `eligible` filters on state the catalog does not hold (scenario states).
+    /// With stubs that may backtrack, their matches run against the request's regex budget
+    /// (`facts.regexBudget()`), and a match that gives up is recorded there with its stub.
     func bestMatch(_ facts: RequestFacts, eligible: ((Stub) -> Bool)? = nil) -> (stub: Stub, captures: [String: String])? {
+        guard mayBacktrack else { return bestMatch(facts, eligible, budget: nil) }
+        let log = facts.regexBudget()
+        return RegexBudget.$current.withValue(log) { bestMatch(facts, eligible, budget: log) }
+    }
+
+    private func bestMatch(_ facts: RequestFacts, _ eligible: ((Stub) -> Bool)?,
+                           budget: RegexBudgetLog?) -> (stub: Stub, captures: [String: String])? {
         let storage = storage
         var best: Match?
-        Self.consider(storage.exact[facts.request.path], storage.stubs, facts, eligible, &best)
+        Self.consider(storage.exact[facts.request.path], storage.stubs, facts, eligible, budget, &best)
         if let found = best, !(storage.bestOutsideExact.map { $0 < found.stub.rank } ?? false) { return found }
         if !storage.byLeadingSegment.isEmpty, let first = facts.firstSegment {
-            Self.consider(storage.byLeadingSegment[first], storage.stubs, facts, eligible, &best)
+            Self.consider(storage.byLeadingSegment[first], storage.stubs, facts, eligible, budget, &best)
         }
-        Self.consider(storage.unindexed, storage.stubs, facts, eligible, &best)
+        Self.consider(storage.unindexed, storage.stubs, facts, eligible, budget, &best)
         return best
     }
 
@@ -139,13 +156,14 @@ package struct StubCatalog: Sendable {
     /// inout, not a nested one capturing it: a captured variable is boxed and every access to
     /// it checked for exclusivity at run time.
     private static func consider(_ bucket: [Int]?, _ stubs: [Stub], _ facts: RequestFacts, _ eligible: ((Stub) -> Bool)?,
-                                 _ best: inout Match?) {
+                                 _ budget: RegexBudgetLog?, _ best: inout Match?) {
         guard let bucket else { return }
         for i in bucket {
             let stub = stubs[i]
             // Buckets are in rank order: nothing later in this one can beat the best so far.
             if let rank = best?.stub.rank, !(stub.rank < rank) { return }
             if eligible?(stub) == false { continue }
+            if let budget, stub.mayBacktrack { budget.matching(stubID: stub.id, name: stub.name) }
             if let captures = stub.match(facts) {
                 best = (stub, captures)
                 return

@@ -63,6 +63,7 @@ package final class Stub: Sendable {
         }
         // WireMock breaks ties by recency alone, not by how specific a mapping is.
         let bySpecificity = dialect == .native
+        mayBacktrack = definition.map(Self.mayHoldBacktrackingPattern) ?? true
         self.rank = StubRank(priority: priority, pathClass: bySpecificity ? request.path?.specificityClass ?? 0 : 0,
                              literalSegments: bySpecificity ? request.path?.literalSegmentCount ?? 0 : 0,
                              conditions: bySpecificity ? request.conditionCount : 0, isRuntime: source.isRuntime, order: order)
@@ -70,6 +71,21 @@ package final class Stub: Sendable {
 
     /// Ranks stubs that all match: lower sorts first and wins. Computed once, compared often.
     package let rank: StubRank
+
+    /// Whether a pattern of this stub may need the backtracking engine (an over-approximation
+    /// from its definition's strings): matching it then keeps the request's regex budget
+    /// (`RegexBudgetLog`), which costs nothing to the stubs that cannot.
+    package let mayBacktrack: Bool
+
+    private static func mayHoldBacktrackingPattern(_ node: JSONNode) -> Bool {
+        switch node.value {
+        case .string(let s): return ParsedPattern.mayNeedBacktracking(s)
+        case .array(let elements): return elements.contains(where: mayHoldBacktrackingPattern)
+        case .object(let members):
+            return members.contains { ParsedPattern.mayNeedBacktracking($0.key) || mayHoldBacktrackingPattern($0.value) }
+        default: return false
+        }
+    }
 
     /// The first (or only) response.
     package var response: StubResponse { responses[0] }

@@ -6,8 +6,8 @@
 /// scalars, alternatives and quantifiers have Perl's leftmost-first priorities (the match and
 /// the captures are the ones ICU reports), and `matchesWhole` is ICU with the pattern wrapped as
 /// `\A(?:PATTERN)\z`. Constructs that need backtracking (back-references, look-around, atomic
-/// groups, possessive quantifiers) are refused when the pattern compiles. The syntax is
-/// documented in docs/stub-format.md, "Regular expressions".
+/// groups, possessive quantifiers) are refused here; `BacktrackingRegex` runs those within a
+/// step budget. The syntax is documented in docs/stub-format.md, "Regular expressions".
 package struct LinearRegex: Sendable {
     package let pattern: String
     package let caseInsensitive: Bool
@@ -23,12 +23,17 @@ package struct LinearRegex: Sendable {
     private let prefix: [UInt8]
 
     package init(_ pattern: String, caseInsensitive: Bool = false) throws(RegexSyntaxError) {
-        var parser = RegexParser(pattern, caseInsensitive: caseInsensitive)
-        let root = try parser.parse().node
-        self.pattern = pattern
-        self.caseInsensitive = caseInsensitive
-        groupNames = parser.groupNames
-        program = try RegexCompiler.compile(root, captureGroupCount: parser.captureCount)
+        try self.init(try ParsedPattern(pattern, caseInsensitive: caseInsensitive))
+    }
+
+    /// Refuses the first construct that needs backtracking, with its place in the pattern.
+    package init(_ parsed: ParsedPattern) throws(RegexSyntaxError) {
+        if let first = parsed.backtrackingConstructs.first { throw first.refusal }
+        let root = parsed.root
+        pattern = parsed.pattern
+        caseInsensitive = parsed.caseInsensitive
+        groupNames = parsed.groupNames
+        program = try RegexCompiler.compile(root, captureGroupCount: parsed.captureCount)
 
         var literal: [UInt8]? = nil, asciiFolded: [UInt8]? = nil, prefix: [UInt8] = []
         switch root {
@@ -102,15 +107,7 @@ package struct LinearRegex: Sendable {
             }
             return PikeVM.run(program, text: buffer, mode: .first, captures: true, firstByte: prefix.first, steps: &stats.steps)
         }
-        guard let slots, slots.count >= 2, slots[0] >= 0, slots[1] >= slots[0] else { return nil }
-        let utf8 = text.utf8
-        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
-        var groups: [Range<String.Index>?] = []
-        for g in 1..<(slots.count / 2) {
-            let (start, end) = (slots[2 * g], slots[2 * g + 1])
-            groups.append(start >= 0 && end >= start ? index(start)..<index(end) : nil)
-        }
-        return RegexMatch(range: index(slots[0])..<index(slots[1]), groups: groups)
+        return slots.flatMap { RegexMatch(slots: $0, groupCount: program.captureGroupCount, in: text) }
     }
 
     // MARK: - helpers
@@ -142,4 +139,22 @@ package struct LinearRegex: Sendable {
 package struct RegexMatch: Sendable, Equatable {
     package let range: Range<String.Index>
     package let groups: [Range<String.Index>?]
+
+    package init(range: Range<String.Index>, groups: [Range<String.Index>?]) {
+        self.range = range
+        self.groups = groups
+    }
+
+    /// From an engine's slots (UTF-8 offsets, two per group, group 0 first, -1 when unset).
+    init?(slots: [Int], groupCount: Int, in text: String) {
+        guard slots.count >= 2 * (groupCount + 1), slots[0] >= 0, slots[1] >= slots[0] else { return nil }
+        let utf8 = text.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        var groups: [Range<String.Index>?] = []
+        for g in stride(from: 1, through: groupCount, by: 1) {
+            let (start, end) = (slots[2 * g], slots[2 * g + 1])
+            groups.append(start >= 0 && end >= start ? index(start)..<index(end) : nil)
+        }
+        self.init(range: index(slots[0])..<index(slots[1]), groups: groups)
+    }
 }

@@ -123,7 +123,7 @@ struct PikeVM {
             }
             let (c, length) = decode(at: pos)
             let after = pos + length
-            if hasWordAssertions, !Self.isWordSkip(c) { wordBefore = Self.isWord(c) }
+            if hasWordAssertions, !RegexText.isWordSkip(c) { wordBefore = RegexText.isWord(c) }
             generation += 1
             nextCount = 0
             for i in 0..<currentCount {
@@ -228,7 +228,7 @@ struct PikeVM {
                         // This iteration consumed nothing: leave the loop.
                         k -= 1
                         pc = Int(inst.alt)
-                    } else if inst.arg == 1 {
+                    } else if inst.arg & 1 == 1 {
                         push(Int(inst.alt), 0, 0)
                         pc = Int(inst.next)
                     } else {
@@ -254,80 +254,19 @@ struct PikeVM {
 
     // MARK: - text
 
-    /// The scalar starting at byte `i` of valid UTF-8, and its length.
     @inline(__always)
-    private func decode(at i: Int) -> (UInt32, Int) {
-        let b0 = UInt32(text[i])
-        if b0 < 0x80 { return (b0, 1) }
-        if b0 < 0xE0 { return ((b0 & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F), 2) }
-        if b0 < 0xF0 { return ((b0 & 0x0F) << 12 | UInt32(text[i + 1] & 0x3F) << 6 | UInt32(text[i + 2] & 0x3F), 3) }
-        return ((b0 & 0x07) << 18 | UInt32(text[i + 1] & 0x3F) << 12 | UInt32(text[i + 2] & 0x3F) << 6 | UInt32(text[i + 3] & 0x3F), 4)
-    }
-
-    private func scalar(before i: Int) -> UInt32 {
-        var j = i - 1
-        while j > 0, text[j] & 0xC0 == 0x80 { j -= 1 }
-        return decode(at: j).0
-    }
+    private func decode(at i: Int) -> (UInt32, Int) { RegexText.decode(text, at: i) }
 
     private mutating func advanceWordState(from start: Int, to end: Int) {
         var i = start
         while i < end {
             let (c, length) = decode(at: i)
-            if !Self.isWordSkip(c) { wordBefore = Self.isWord(c) }
+            if !RegexText.isWordSkip(c) { wordBefore = RegexText.isWord(c) }
             i += length
         }
     }
 
-    /// ICU's assertions; see `Assertion`.
     private func holds(_ a: Assertion, at i: Int) -> Bool {
-        let end = text.count
-        switch a {
-        case .startOfText:
-            return i == 0
-        case .endOfText:
-            return i == end
-        case .startOfLine:
-            // ICU: also between CR and LF, and never at the very end.
-            return i == 0 || (i < end && NamedSet.isLineTerminator(scalar(before: i)))
-        case .endOfTextOrFinalTerminator:
-            if i == end { return true }
-            let (c, length) = decode(at: i)
-            if i + length == end {
-                return NamedSet.isLineTerminator(c) && !(c == 0x0A && i > 0 && text[i - 1] == 0x0D)
-            }
-            return c == 0x0D && i + 2 == end && text[i + 1] == 0x0A
-        case .endOfLine:
-            if i == end { return true }
-            let c = decode(at: i).0
-            return NamedSet.isLineTerminator(c) && !(c == 0x0A && i > 0 && text[i - 1] == 0x0D)
-        case .wordBoundary, .notWordBoundary:
-            var isWord = false
-            if i < end {
-                let c = decode(at: i).0
-                // Never a boundary before a combining mark or format character.
-                if Self.isWordSkip(c) { return a == .notWordBoundary }
-                isWord = Self.isWord(c)
-            }
-            return (isWord != wordBefore) == (a == .wordBoundary)
-        }
-    }
-
-    /// ICU's word characters for \b: [\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\u200C\u200D].
-    @inline(__always)
-    static func isWord(_ c: UInt32) -> Bool {
-        if c < 0x80 {
-            return (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x5F
-        }
-        guard let s = Unicode.Scalar(c) else { return false }
-        return NamedSet.word.contains(s)
-    }
-
-    /// Characters \b looks through: Grapheme_Extend and format characters.
-    @inline(__always)
-    static func isWordSkip(_ c: UInt32) -> Bool {
-        if c < 0x80 { return false }
-        guard let s = Unicode.Scalar(c) else { return false }
-        return s.properties.isGraphemeExtend || s.properties.generalCategory == .format
+        RegexText.holds(a, in: text, at: i, wordBefore: wordBefore)
     }
 }

@@ -101,6 +101,17 @@ struct RegexCompiler {
             return body.canBeEmpty
                 ? try emptyableLoop(body, min: min, greedy: greedy, next: next)
                 : try loop(body, min: min, greedy: greedy, next: next)
+        case .lookaround(let body, let behind, let negative):
+            let end = try emit(Instruction(op: .lookEnd, next: -1))
+            let bodyPC = try compile(body, next: end)
+            let kind = Lookaround(behind: behind, negative: negative, maxLength: body.maxLength ?? 0)
+            return try emit(Instruction(op: .lookStart, next: bodyPC, alt: next, arg: kind.arg))
+        case .atomic(let body):
+            let end = try emit(Instruction(op: .atomicEnd, next: next))
+            let bodyPC = try compile(body, next: end)
+            return try emit(Instruction(op: .atomicStart, next: bodyPC))
+        case .backReference(let group, let caseInsensitive):
+            return try emit(Instruction(op: .backReference, next: next, arg: Int32(group << 1 | (caseInsensitive ? 1 : 0))))
         }
     }
 
@@ -138,22 +149,25 @@ struct RegexCompiler {
 
     private mutating func emptyableLoop(_ body: RegexNode, min: Int, greedy: Bool, next: Int32) throws(RegexSyntaxError) -> Int32 {
         // One iteration: iterStart; body; iterEnd (back to iterStart, or exit).
+        let register = Int32(program.loopRegisterCount)
+        program.loopRegisterCount += 1
+        let endArg = register << 1 | (greedy ? 1 : 0)
         loopDepth += 1
         let endPC = try emit(Instruction(op: .iterEnd, next: -1))
         let bodyPC = try compile(body, next: endPC)
         loopDepth -= 1
-        let startPC = try emit(Instruction(op: .iterStart, next: bodyPC))
-        program.instructions[Int(endPC)] = Instruction(op: .iterEnd, next: startPC, alt: next, arg: greedy ? 1 : 0)
+        let startPC = try emit(Instruction(op: .iterStart, next: bodyPC, arg: register))
+        program.instructions[Int(endPC)] = Instruction(op: .iterEnd, next: startPC, alt: next, arg: endArg)
         switch min {
         case 0: return try split(greedy, body: startPC, exit: next)
         case 1: return startPC
         default:
             // The mandatory copies form the first iteration, which ends in the progress check.
             loopDepth += 1
-            var entry = try emit(Instruction(op: .iterEnd, next: startPC, alt: next, arg: greedy ? 1 : 0))
+            var entry = try emit(Instruction(op: .iterEnd, next: startPC, alt: next, arg: endArg))
             for _ in 0..<min { entry = try compile(body, next: entry) }
             loopDepth -= 1
-            return try emit(Instruction(op: .iterStart, next: entry))
+            return try emit(Instruction(op: .iterStart, next: entry, arg: register))
         }
     }
 

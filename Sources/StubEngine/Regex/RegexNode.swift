@@ -16,6 +16,13 @@ indirect enum RegexNode: Sendable {
     /// `bodyFirst`: ICU compiles the body first with nothing before it (`+`, `+?`, `{1}`), which
     /// matters only to `searchesLineStartsOnly`; `{n,}` and `{n,m}` start with a counter instead.
     case repetition(RegexNode, min: Int, max: Int?, greedy: Bool, bodyFirst: Bool)
+    // Constructs only the backtracking engine runs (see `BacktrackingConstruct`).
+    /// `(?=...)`, `(?!...)`, `(?<=...)`, `(?<!...)`.
+    case lookaround(RegexNode, behind: Bool, negative: Bool)
+    /// `\1`, `\k<name>`: the text the group last matched, again.
+    case backReference(Int, caseInsensitive: Bool)
+    /// `(?>...)`, and a possessive quantifier's loop: once it matched, never tried another way.
+    case atomic(RegexNode)
 
     /// Whether the node can match without consuming anything (an over-approximation is
     /// harmless: it only adds the empty-iteration check to a loop).
@@ -28,6 +35,51 @@ indirect enum RegexNode: Sendable {
         case .concat(let ns): return ns.allSatisfy(\.canBeEmpty)
         case .alternation(let ns): return ns.contains(where: \.canBeEmpty)
         case .repetition(let n, let min, _, _, _): return min == 0 || n.canBeEmpty
+        case .lookaround, .backReference: return true
+        case .atomic(let n): return n.canBeEmpty
+        }
+    }
+
+    /// A zero-width test: a quantifier after it has nothing to repeat.
+    var isZeroWidthAssertion: Bool {
+        switch self {
+        case .assertion, .lookaround: return true
+        default: return false
+        }
+    }
+
+    /// The most scalars a match can take, or nil when unbounded (a look-behind needs a bound:
+    /// it is tried from each of that many places before its position).
+    var maxLength: Int? {
+        let cap = 1 << 20
+        switch self {
+        case .empty, .assertion, .lookaround: return 0
+        case .literal(let s, let caseInsensitive):
+            // Each scalar of the text takes at least one scalar of the folded run.
+            return caseInsensitive ? s.reduce(0) { $0 + CaseFolding.shared.fold($1).count } : s.count
+        case .characterClass: return 1
+        case .dot(let dotAll): return dotAll ? 2 : 1
+        case .lineBreak: return 2
+        case .backReference: return nil
+        case .capture(_, let n), .atomic(let n): return n.maxLength
+        case .concat(let items):
+            var total = 0
+            for item in items {
+                guard let n = item.maxLength else { return nil }
+                total = Swift.min(total + n, cap)
+            }
+            return total
+        case .alternation(let branches):
+            var longest = 0
+            for branch in branches {
+                guard let n = branch.maxLength else { return nil }
+                longest = Swift.max(longest, n)
+            }
+            return longest
+        case .repetition(let body, _, let max, _, _):
+            guard let n = body.maxLength else { return nil }
+            guard let max else { return n == 0 ? 0 : nil }
+            return Swift.min(n * max, cap)
         }
     }
 

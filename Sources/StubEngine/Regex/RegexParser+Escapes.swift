@@ -19,6 +19,30 @@ extension RegexParser {
         case "z": return assertion(.endOfText)
         case "Z": return assertion(.endOfTextOrFinalTerminator)
         case "R": return .node(Parsed(node: .lineBreak, cost: 2), repeatable: true)
+        case "1"..."9":
+            // Java's rule: more digits belong to the number while that many groups exist so far.
+            var group = Int(c.value - 48)
+            while let d = peek(), ("0"..."9").contains(d), group * 10 + Int(d.value - 48) <= captureCount {
+                group = group * 10 + Int(d.value - 48)
+                pos += 1
+            }
+            noteBackReference(group, written: "\\\(group)", at: start)
+            return backReference(group)
+        case "k":
+            guard peek() == "<" else { throw error("write \\k<name> for a back-reference to a named group", at: start) }
+            pos += 1
+            var name = ""
+            while let d = peek(), d != ">" {
+                name.unicodeScalars.append(d)
+                pos += 1
+            }
+            guard peek() == ">" else { throw error("missing '>' after \\k<", at: start) }
+            pos += 1
+            guard let group = groupNames[name] else {
+                throw error("back-reference \\k<\(name)> names no group defined before it", at: start)
+            }
+            noteBackReference(group, written: "\\k<name>", at: start)
+            return backReference(group)
         case "Q":
             // Quoted up to \E; the characters join the literal run. ICU also quotes to the end of
             // the pattern, which would swallow the \A(?:...)\z that "whole match" means there.
@@ -32,6 +56,10 @@ extension RegexParser {
         default:
             throw unsupportedEscape(c, at: start)
         }
+    }
+
+    private func backReference(_ group: Int) -> Atom {
+        .node(Parsed(node: .backReference(group, caseInsensitive: flags.caseInsensitive), cost: 1), repeatable: true)
     }
 
     private func assertion(_ a: Assertion) -> Atom {
@@ -145,9 +173,7 @@ extension RegexParser {
     func unsupportedEscape(_ c: Unicode.Scalar, at start: Int) -> RegexSyntaxError {
         let written = "\\\(c)"
         switch c {
-        case "1"..."9": return error(Refusal.backReference(written), at: start)
-        case "k": return error(Refusal.backReference("\\k<name>"), at: start)
-        case "b", "B", "A", "z", "Z", "R", "Q":
+        case "b", "B", "A", "z", "Z", "R", "Q", "1"..."9", "k":
             // Outside a class these are handled before this point.
             return error("\(written) cannot be used inside [...]", at: start)
         case "G": return error("\\G (end of the previous match) is not supported", at: start)

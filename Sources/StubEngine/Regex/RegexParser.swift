@@ -1,6 +1,6 @@
 /// Recursive descent over the pattern's scalars; each scalar is looked at a bounded number of
 /// times, so parsing is linear. Recursion depth is bounded by `RegexLimits.maxNesting`.
-/// Escapes and classes are in RegexParser+Escapes.swift.
+/// Escapes and classes are in RegexParser+Escapes.swift, groups in RegexParser+Groups.swift.
 struct RegexParser {
     struct Flags: Equatable {
         var caseInsensitive: Bool
@@ -20,9 +20,13 @@ struct RegexParser {
     private let characterOffsets: [Int]
     var pos = 0
     var flags: Flags
-    private(set) var captureCount = 0
-    private(set) var groupNames: [String: Int] = [:]
-    private var depth = 0
+    var captureCount = 0
+    var groupNames: [String: Int] = [:]
+    /// The constructs met that only a backtracking engine can run, in pattern order.
+    private(set) var backtrackingConstructs: [BacktrackingConstruct] = []
+    /// Each `\N` read, with where it was: checked against the group count at the end.
+    private var backReferences: [(group: Int, at: Int)] = []
+    var depth = 0
 
     init(_ pattern: String, caseInsensitive: Bool) {
         var scalars: [Unicode.Scalar] = []
@@ -55,7 +59,21 @@ struct RegexParser {
         if result.cost > RegexLimits.maxInstructions {
             throw error("pattern too large: it would compile to more than \(RegexLimits.maxInstructions) instructions", at: 0)
         }
+        for reference in backReferences where reference.group > captureCount {
+            throw error("back-reference \\\(reference.group) names a group the pattern does not have " +
+                        "(it has \(captureCount) capture group\(captureCount == 1 ? "" : "s"))", at: reference.at)
+        }
         return result
+    }
+
+    /// Notes a construct that needs backtracking; `refusal` is what the linear engine says of it.
+    mutating func noteBacktracking(_ name: String, refusal: String, at index: Int) {
+        backtrackingConstructs.append(BacktrackingConstruct(name: name, refusal: error(refusal, at: index)))
+    }
+
+    mutating func noteBackReference(_ group: Int, written: String, at index: Int) {
+        backReferences.append((group, index))
+        noteBacktracking("back-reference \(written)", refusal: Refusal.backReference(written), at: index)
     }
 
     static func add(_ a: Int, _ b: Int) -> Int { min(a &+ b, 1 << 40) }
@@ -108,7 +126,7 @@ struct RegexParser {
                         ? "quantifier '\(c)' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"
                         : "quantifier '\(c)' has nothing to repeat; write \\\(c) for a literal '\(c)'", at: start)
                 }
-                let (min, max, greedy) = try parseQuantifier()
+                let (min, max, greedy, possessive) = try parseQuantifier()
                 let bodyFirst = scalars[start] == "+" || (min == 1 && max == 1)
                 var body: Parsed
                 if lastIsRunScalar, let last = run.popLast() {
@@ -118,6 +136,10 @@ struct RegexParser {
                     body = items.removeLast()
                 }
                 body = try repetition(body, min: min, max: max, greedy: greedy, bodyFirst: bodyFirst, at: start)
+                if possessive {
+                    // X*+ is (?>X*): what the loop took is never given back.
+                    body = Parsed(node: .atomic(body.node), cost: Self.add(body.cost, 2))
+                }
                 items.append(body)
                 repeatable = false
                 lastIsRunScalar = false
@@ -137,7 +159,7 @@ struct RegexParser {
                 items.append(parsed)
                 lastIsRunScalar = false
                 repeatable = canRepeat
-                if case .assertion = parsed.node { lastWasAssertion = true } else { lastWasAssertion = false }
+                lastWasAssertion = parsed.node.isZeroWidthAssertion
             case .comment:
                 continue
             case .flags(let new):
@@ -170,8 +192,9 @@ struct RegexParser {
         return Parsed(node: .repetition(body.node, min: min, max: max, greedy: greedy, bodyFirst: bodyFirst), cost: cost)
     }
 
-    /// `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each optionally followed by `?` (lazy).
-    mutating func parseQuantifier() throws(RegexSyntaxError) -> (Int, Int?, Bool) {
+    /// `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each optionally followed by `?` (lazy) or `+`
+    /// (possessive).
+    mutating func parseQuantifier() throws(RegexSyntaxError) -> (Int, Int?, Bool, possessive: Bool) {
         let start = pos
         let c = scalars[pos]
         pos += 1
@@ -201,15 +224,18 @@ struct RegexParser {
             }
             if let max, max < min { throw error("invalid counted repetition: {\(min),\(max)} has its maximum below its minimum", at: start) }
         }
-        var greedy = true
+        var greedy = true, possessive = false
         if peek() == "?" {
             pos += 1
             greedy = false
         } else if peek() == "+" {
-            throw error("possessive quantifiers (\(String(String.UnicodeScalarView(scalars[start...pos])))) are not supported: " +
-                        "\(Refusal.linearTime) possessive matching does not fit; drop the '+'", at: start)
+            let written = String(String.UnicodeScalarView(scalars[start...pos]))
+            noteBacktracking("possessive quantifier \(written)", refusal: "possessive quantifiers (\(written)) are not supported: " +
+                             "\(Refusal.linearTime) possessive matching does not fit; drop the '+'", at: start)
+            pos += 1
+            possessive = true
         }
-        return (min, max, greedy)
+        return (min, max, greedy, possessive)
     }
 
     /// Decimal digits, saturating above the repetition limit (the caller reports it).
@@ -248,114 +274,5 @@ struct RegexParser {
             pos += 1
             return .literal([c.value])
         }
-    }
-
-    mutating func parseGroup() throws(RegexSyntaxError) -> Atom {
-        let start = pos
-        pos += 1
-        guard depth < RegexLimits.maxNesting else {
-            throw error("groups nested more than \(RegexLimits.maxNesting) deep are not supported", at: start)
-        }
-        guard peek() == "?" else {
-            captureCount += 1
-            let index = captureCount // numbered by their '(', so before the groups inside
-            let body = try parseGroupBody(start: start, flags: flags)
-            return .node(Parsed(node: .capture(index, body.node), cost: Self.add(body.cost, 2)), repeatable: true)
-        }
-        pos += 1
-        guard let c = peek() else { throw error("unterminated group '(?'", at: start) }
-        let written = String(String.UnicodeScalarView(scalars[start...pos])) // "(?R", "(?P"
-        switch c {
-        case ":":
-            pos += 1
-            let body = try parseGroupBody(start: start, flags: flags)
-            return .node(body, repeatable: true)
-        case "#":
-            while let d = peek(), d != ")" {
-                // ICU reads \Q, \x, \u... even inside a comment ("(?#\Q)...\E)" ends elsewhere,
-                // "(?#\x{E)" is an error), so a comment stays plain text.
-                if d == "\\" { throw error("a backslash inside a (?#...) comment is not supported", at: pos) }
-                pos += 1
-            }
-            guard peek() == ")" else { throw error("unterminated comment '(?#': it ends at the first ')'", at: start) }
-            pos += 1
-            return .comment
-        case "=": throw error(Refusal.lookaround("look-ahead", "(?="), at: start)
-        case "!": throw error(Refusal.lookaround("negative look-ahead", "(?!"), at: start)
-        case ">": throw error("atomic groups (?>...) are not supported: \(Refusal.linearTime) atomic groups do not fit", at: start)
-        case "(": throw error("conditionals (?(...)...) are not supported", at: start)
-        case "'", "P": throw error("group syntax \(written)... is not supported; name a group with (?<name>...)", at: start)
-        case "R", "&", "+", "0"..."9": throw error("recursion \(written)...) is not supported", at: start)
-        case "|": throw error("branch reset groups (?|...) are not supported", at: start)
-        case "<":
-            if peek(1) == "=" { throw error(Refusal.lookaround("look-behind", "(?<="), at: start) }
-            if peek(1) == "!" { throw error(Refusal.lookaround("negative look-behind", "(?<!"), at: start) }
-            pos += 1
-            return try parseNamedGroup(start: start)
-        default:
-            return try parseFlags(start: start)
-        }
-    }
-
-    /// The inside of a group up to its ')'; flags changed inside end with the group.
-    private mutating func parseGroupBody(start: Int, flags inner: Flags) throws(RegexSyntaxError) -> Parsed {
-        let outer = flags
-        flags = inner
-        depth += 1
-        let body = try parseAlternation()
-        depth -= 1
-        guard peek() == ")" else { throw error("missing ')' for the group opened here", at: start) }
-        pos += 1
-        flags = outer
-        return body
-    }
-
-    /// `(?<name>...)`: an ASCII letter, then ASCII letters and digits (ICU's rule).
-    private mutating func parseNamedGroup(start: Int) throws(RegexSyntaxError) -> Atom {
-        var name = ""
-        while let c = peek(), c.isASCII, c.properties.isAlphabetic || (!name.isEmpty && ("0"..."9").contains(c)) {
-            name.unicodeScalars.append(c)
-            pos += 1
-        }
-        guard !name.isEmpty, peek() == ">" else {
-            throw error("invalid group name: write (?<name>...) with an ASCII letter followed by letters and digits", at: start)
-        }
-        pos += 1
-        guard groupNames[name] == nil else { throw error("group name '\(name)' is used twice", at: start) }
-        captureCount += 1
-        let index = captureCount
-        groupNames[name] = index
-        let body = try parseGroupBody(start: start, flags: flags)
-        return .node(Parsed(node: .capture(index, body.node), cost: Self.add(body.cost, 2)), repeatable: true)
-    }
-
-    /// `(?ims-ims)` for the rest of the enclosing group, or `(?ims-ims:...)` for its body.
-    private mutating func parseFlags(start: Int) throws(RegexSyntaxError) -> Atom {
-        var new = flags
-        var on = true, sawAny = false
-        while let c = peek() {
-            pos += 1
-            switch c {
-            case "i": new.caseInsensitive = on
-            case "m": new.multiline = on
-            case "s": new.dotAll = on
-            case "x": throw error("the (?x) flag (free spacing and # comments) is not supported", at: pos - 1)
-            case "-":
-                guard on else { throw error("a flag group has at most one '-'", at: pos - 1) }
-                on = false
-            case ")":
-                guard sawAny || !on else { throw error("empty flag group '(?)'", at: start) }
-                return .flags(new)
-            case ":":
-                let body = try parseGroupBody(start: start, flags: new)
-                return .node(body, repeatable: true)
-            default:
-                throw error(c.properties.isAlphabetic
-                    ? "unknown flag '\(c)': the supported flags are i, m and s"
-                    : "unknown group syntax '(?\(c)'", at: pos - 1)
-            }
-            sawAny = true
-        }
-        throw error("unterminated flag group", at: start)
     }
 }

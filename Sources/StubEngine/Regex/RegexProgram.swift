@@ -14,8 +14,14 @@ struct Instruction: Sendable {
         case jump
         case save           // arg: capture slot
         case assert         // arg: Assertion.rawValue
-        case iterStart      // starts an iteration of a loop whose body can match empty
-        case iterEnd        // ends one: arg 1 greedy, 0 lazy; `next` loops back, `alt` exits
+        case iterStart      // starts an iteration of a loop whose body can match empty; arg: its register
+        case iterEnd        // ends one: arg register << 1 | 1 greedy, 0 lazy; `next` loops back, `alt` exits
+        // The backtracking engine's only (BacktrackingVM); the Pike VM never runs them.
+        case lookStart      // `next` the body, `alt` after the look-around; arg see `Lookaround`
+        case lookEnd        // the body of the innermost open look-around matched
+        case atomicStart    // `next` the body
+        case atomicEnd      // the body of the innermost open atomic group matched; `next` after it
+        case backReference  // arg: group << 1 | 1 when case-insensitive
         case match
     }
 
@@ -57,6 +63,28 @@ struct FoldStep: Sendable {
     }
 }
 
+/// A look-around's kind and, for a look-behind, the most scalars its body can match, packed
+/// into a `lookStart`'s arg.
+struct Lookaround {
+    let behind: Bool
+    let negative: Bool
+    let maxLength: Int
+
+    init(behind: Bool, negative: Bool, maxLength: Int) {
+        self.behind = behind
+        self.negative = negative
+        self.maxLength = maxLength
+    }
+
+    init(arg: Int32) {
+        negative = arg & 1 != 0
+        behind = arg & 2 != 0
+        maxLength = Int(arg >> 2)
+    }
+
+    var arg: Int32 { Int32(Swift.min(maxLength, 1 << 20)) << 2 | (behind ? 2 : 0) | (negative ? 1 : 0) }
+}
+
 struct RegexProgram: Sendable {
     var instructions: [Instruction] = []
     var classes: [CharacterClass] = []
@@ -68,6 +96,9 @@ struct RegexProgram: Sendable {
     var stateCount = 0
     var captureGroupCount = 0
     var consumingCount = 0
+    /// Loops whose body can match empty, each with a register (the backtracking engine keeps
+    /// where its current iteration began there, for the progress check).
+    var loopRegisterCount = 0
     var hasWordAssertions = false
     /// ICU would search only at line starts (see `RegexNode.searchesLineStartsOnly`).
     var startsWithLineStart = false

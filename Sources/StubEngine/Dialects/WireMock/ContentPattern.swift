@@ -41,7 +41,7 @@ package indirect enum ContentPattern: Sendable {
         case .contains(let part): return part.isEmpty || value.contains(part)
         case .doesNotContain(let part): return !part.isEmpty && !value.contains(part)
         case .matches(let regex): return regex.matchesWhole(value)
-        case .doesNotMatch(let regex): return !regex.matchesWhole(value)
+        case .doesNotMatch(let regex): return regex.doesNotMatchWhole(value)
         case .absent: return false
         case .anything: return true
         case .equalToJson(let expected, let ignoreOrder, let ignoreExtra):
@@ -53,7 +53,7 @@ package indirect enum ContentPattern: Sendable {
         case .binaryEqualTo(let bytes): return Array(value.utf8) == bytes
         case .and(let all): return all.allSatisfy { $0.matches(value) }
         case .or(let any): return any.contains { $0.matches(value) }
-        case .not(let inner): return !inner.matches(value)
+        case .not(let inner): return RegexBudget.negation { inner.matches(value) }
         case .number(let comparison, let expected):
             guard let actual = Double(value.trimmingSpaces()) else { return false }
             switch comparison {
@@ -80,7 +80,7 @@ package indirect enum ContentPattern: Sendable {
         case .absent: return facts.request.body.isEmpty
         case .and(let all): return all.allSatisfy { $0.matchesBody(facts) }
         case .or(let any): return any.contains { $0.matchesBody(facts) }
-        case .not(let inner): return !inner.matchesBody(facts)
+        case .not(let inner): return RegexBudget.negation { inner.matchesBody(facts) }
         default: return matches(facts.bodyText)
         }
     }

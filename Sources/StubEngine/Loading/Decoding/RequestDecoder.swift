@@ -70,7 +70,15 @@ package enum RequestDecoder {
 
     static func compileRegex(_ c: inout DecodingContext, _ source: String, _ node: JSONNode, _ path: String, caseInsensitive: Bool = false) -> CompiledRegex? {
         do {
-            return try CompiledRegex(source, caseInsensitive: caseInsensitive)
+            let regex = try CompiledRegex(source, caseInsensitive: caseInsensitive)
+            if let construct = regex.backtrackingConstructs.first {
+                // Allowed: the budget bounds what a request can cost. Said, because such a
+                // pattern can give up where the linear engine never does.
+                c.warning(path, node.position, "regular expression \"\(source)\" uses a \(construct.name) " +
+                          "(at character \(construct.offset)), which needs the backtracking engine: a match that takes more " +
+                          "than \(regex.budget) steps gives up, counts as no match and is journaled as aborted")
+            }
+            return regex
         } catch let syntax as RegexSyntaxError {
             c.error(path, node, "invalid regular expression \"\(source)\": \(syntax.message) (at character \(syntax.offset))")
             return nil
