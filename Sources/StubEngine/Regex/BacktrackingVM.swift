@@ -49,8 +49,12 @@ struct BacktrackingVM {
     private let text: UnsafeBufferPointer<UInt8>
     private let whole: Bool
     private let budget: Int
-    private var slots: [Int]
-    private var stack: [Frame] = []
+    /// Capture slots, then loop registers.
+    private let slots: UnsafeMutableBufferPointer<Int>
+    /// The backtrack stack: grown by doubling, freed when the run ends.
+    private var stack: UnsafeMutablePointer<Frame>
+    private var stackCount = 0
+    private var stackCapacity = 64
     private var marks: [Mark] = []
     private(set) var steps = 0
 
@@ -62,6 +66,7 @@ struct BacktrackingVM {
             program.classes.withUnsafeBufferPointer { classes in
                 var vm = BacktrackingVM(program: program, instructions: instructions, classes: classes, text: text,
                                         whole: whole, budget: budget)
+                defer { vm.free() }
                 let outcome = vm.search()
                 steps += vm.steps
                 return outcome
@@ -77,7 +82,26 @@ struct BacktrackingVM {
         self.text = text
         self.whole = whole
         self.budget = budget
-        slots = [Int](repeating: -1, count: 2 * (program.captureGroupCount + 1) + program.loopRegisterCount)
+        slots = .allocate(capacity: 2 * (program.captureGroupCount + 1) + program.loopRegisterCount)
+        slots.initialize(repeating: -1)
+        stack = .allocate(capacity: 64)
+    }
+
+    private func free() {
+        slots.deallocate()
+        stack.deallocate()
+    }
+
+    private mutating func push(_ frame: Frame) {
+        if stackCount == stackCapacity {
+            let grown = UnsafeMutablePointer<Frame>.allocate(capacity: stackCapacity * 2)
+            grown.moveInitialize(from: stack, count: stackCount)
+            stack.deallocate()
+            stack = grown
+            stackCapacity *= 2
+        }
+        (stack + stackCount).initialize(to: frame)
+        stackCount += 1
     }
 
     private var registerBase: Int { 2 * (program.captureGroupCount + 1) }
@@ -89,7 +113,7 @@ struct BacktrackingVM {
             let betweenCRLF = start > 0 && start < text.count && text[start - 1] == 0x0D && text[start] == 0x0A
             if !(program.startsWithLineStart && betweenCRLF) {
                 switch attempt(at: start) {
-                case true?: return .matched(Array(slots.prefix(registerBase)))
+                case true?: return .matched(Array(slots[0..<registerBase]))
                 case nil: return .aborted
                 case false?: break
                 }
@@ -102,7 +126,7 @@ struct BacktrackingVM {
     /// true: matched (the slots hold it); false: no match from here; nil: the budget ran out.
     private mutating func attempt(at start: Int) -> Bool? {
         for i in slots.indices { slots[i] = -1 }
-        stack.removeAll(keepingCapacity: true)
+        stackCount = 0
         marks.removeAll(keepingCapacity: true)
         var pc = Int(program.start), pos = start
         while true {
@@ -149,7 +173,7 @@ struct BacktrackingVM {
             pos = after
             return target
         case .split:
-            stack.append(Frame(kind: .choice, pc: inst.alt, value: pos))
+            push(Frame(kind: .choice, pc: inst.alt, value: pos))
             return Int(inst.next)
         case .jump:
             return Int(inst.next)
@@ -167,17 +191,17 @@ struct BacktrackingVM {
             // An iteration that consumed nothing leaves the loop (ICU's progress check).
             if slots[registerBase + Int(inst.arg >> 1)] == pos { return Int(inst.alt) }
             let greedy = inst.arg & 1 == 1
-            stack.append(Frame(kind: .choice, pc: greedy ? inst.alt : inst.next, value: pos))
+            push(Frame(kind: .choice, pc: greedy ? inst.alt : inst.next, value: pos))
             return Int(greedy ? inst.next : inst.alt)
         case .lookStart:
-            marks.append(Mark(frame: stack.count, pc: pc, origin: pos, attemptStart: pos, back: 0))
-            stack.append(Frame(kind: .look, pc: Int32(pc), value: pos))
+            marks.append(Mark(frame: stackCount, pc: pc, origin: pos, attemptStart: pos, back: 0))
+            push(Frame(kind: .look, pc: Int32(pc), value: pos))
             return Int(inst.next)
         case .lookEnd:
             return lookEnd(&pos)
         case .atomicStart:
-            marks.append(Mark(frame: stack.count, pc: pc, origin: pos, attemptStart: pos, back: 0))
-            stack.append(Frame(kind: .atomic, pc: Int32(pc), value: pos))
+            marks.append(Mark(frame: stackCount, pc: pc, origin: pos, attemptStart: pos, back: 0))
+            push(Frame(kind: .atomic, pc: Int32(pc), value: pos))
             return Int(inst.next)
         case .atomicEnd:
             guard let mark = marks.last, stack[mark.frame].kind == .atomic else { return nil }
@@ -193,7 +217,7 @@ struct BacktrackingVM {
 
     /// A slot or register changes: its old value goes on the stack, to be restored.
     private mutating func set(_ slot: Int, _ value: Int) {
-        stack.append(Frame(kind: .restore, pc: Int32(slot), value: slots[slot]))
+        push(Frame(kind: .restore, pc: Int32(slot), value: slots[slot]))
         slots[slot] = value
     }
 
@@ -207,8 +231,9 @@ struct BacktrackingVM {
         if kind.negative {
             // It matched, so the look-around fails, wherever else its body might match: undo
             // everything the body did, drop the look-around, and backtrack before it.
-            while stack.count > mark.frame {
-                let frame = stack.removeLast()
+            while stackCount > mark.frame {
+                stackCount -= 1
+                let frame = stack[stackCount]
                 steps += 1
                 if frame.kind == .restore { slots[Int(frame.pc)] = frame.value }
             }
@@ -224,18 +249,20 @@ struct BacktrackingVM {
     /// are dropped (never tried again), its mark too; restores stay.
     private mutating func cut(to mark: Mark) {
         var write = mark.frame
-        for read in (mark.frame + 1)..<stack.count where stack[read].kind == .restore {
+        for read in (mark.frame + 1)..<stackCount where stack[read].kind == .restore {
             stack[write] = stack[read]
             write += 1
         }
-        steps += stack.count - mark.frame
-        stack.removeLast(stack.count - write)
+        steps += stackCount - mark.frame
+        stackCount = write
         marks.removeLast()
     }
 
     /// Resumes at the latest choice, undoing what was done since; false when none is left.
     private mutating func backtrack(_ pc: inout Int, _ pos: inout Int) -> Bool {
-        while let frame = stack.popLast() {
+        while stackCount > 0 {
+            stackCount -= 1
+            let frame = stack[stackCount]
             steps += 1
             if steps > budget { return false }
             switch frame.kind {
@@ -255,9 +282,9 @@ struct BacktrackingVM {
                 if kind.behind, mark.back < kind.maxLength, mark.attemptStart > 0 {
                     mark.attemptStart = RegexText.start(text, before: mark.attemptStart)
                     mark.back += 1
-                    marks.append(Mark(frame: stack.count, pc: mark.pc, origin: mark.origin,
+                    marks.append(Mark(frame: stackCount, pc: mark.pc, origin: mark.origin,
                                       attemptStart: mark.attemptStart, back: mark.back))
-                    stack.append(frame)
+                    push(frame)
                     pc = Int(look.next)
                     pos = mark.attemptStart
                     return true
