@@ -50,7 +50,7 @@ final class ReDoSProbeBinaryTests: XCTestCase {
         let c = try WireConnection(port: port)
         // The native admin API (a WireMock folder's default dialect is WireMock's, whose shape
         // has no place for it).
-        c.send("GET /__admin/requests/unmatched HTTP/1.1\r\nHost: h\r\nX-Stubserver-Dialect: native\r\n\r\n")
+        c.send("GET /__admin/requests/unmatched HTTP/1.1\r\nHost: localhost\r\nX-Stubserver-Dialect: native\r\n\r\n")
         let listing = try c.readResponse(timeoutMilliseconds: 10_000)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.body)) as? [String: Any], listing.text)
         let entries = try XCTUnwrap(json["requests"] as? [[String: Any]], listing.text)

@@ -27,7 +27,7 @@ final class RegexAbortTests: XCTestCase {
 
     private func get(_ server: HTTP1Server, _ target: String, _ headers: String = "") throws -> WireResponse {
         let c = try WireConnection(port: server.port)
-        c.send("GET \(target) HTTP/1.1\r\nHost: h\r\n\(headers)\r\n")
+        c.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\(headers)\r\n")
         return try c.readResponse(timeoutMilliseconds: 5_000)
     }
 
