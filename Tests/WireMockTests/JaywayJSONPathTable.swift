@@ -134,6 +134,13 @@ enum JaywayTable {
         JaywayRow("$.[?(@.value=='INSTALLING')]", #"{"value": "INSTALLING"}"#, .json(#"[{"value":"INSTALLING"}]"#),
                   "a filter on an object tests the object"),
         JaywayRow("$.[?(@.value=='INSTALLING')]", #"{"value": "DONE"}"#, .json("[]"), "an empty list: no match"),
+        JaywayRow("$..[?(@.price > 20)].title", store, .json(#"["The Lord of the Rings"]"#),
+                  "a scan then a filter selects each passing object once"),
+        JaywayRow("$..[?(@.length() > 3)].title", store, .json("[" + String(books.dropFirst().dropLast()) + ","
+                                                               + String(books.dropFirst().dropLast()) + "]"),
+                  "a scan then a filter: the book array passes as a whole, then each book again"),
+        JaywayRow("$..[?(@.length() > 3)].length()", store, .json("36"),
+                  "a scan from the root ending in length(): the children of all it selects (2 x 18)"),
     ]
 
     /// The functions of the README, on Jayway's own test series.

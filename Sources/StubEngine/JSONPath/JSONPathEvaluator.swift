@@ -20,9 +20,17 @@ struct JSONPathEvaluator {
 
     mutating func select(_ segments: [JSONPath.Segment], from start: [JSONNode]) -> [JSONNode] {
         var current = start
-        for segment in segments {
+        var position = 0
+        while position < segments.count {
             guard !current.isEmpty, budget >= 0, !failed else { return [] }
-            current = apply(segment, to: current)
+            if case .descendants = segments[position], position + 1 < segments.count,
+               case .filter(let filter) = segments[position + 1] {
+                current = scan(current, filter, last: position + 2 == segments.count)
+                position += 2
+                continue
+            }
+            current = apply(segments[position], to: current)
+            position += 1
         }
         return budget >= 0 && !failed ? current : []
     }
@@ -111,6 +119,33 @@ struct JSONPathEvaluator {
             let resolved = i < 0 ? count + i : i
             return resolved >= 0 && resolved < count ? resolved : nil
         }
+    }
+
+    /// `..[?(...)]` as Jayway's scan does it: depth first in document order, each object that
+    /// passes is selected once; an array is tested as a whole (rarely true: `@.x` of an array is
+    /// missing), and when it passes, its elements that pass (the filter last) or all of them
+    /// (more steps follow) are selected.
+    private mutating func scan(_ nodes: [JSONNode], _ filter: JSONPathFilter, last: Bool) -> [JSONNode] {
+        var out: [JSONNode] = []
+        var stack = Array(nodes.reversed())
+        while let node = stack.popLast() {
+            guard spend(1), !failed else { return [] }
+            switch node.value {
+            case .object(let members):
+                if filter.holds(for: node, evaluator: &self) { out.append(node) }
+                stack.append(contentsOf: members.reversed().map(\.value))
+            case .array(let elements):
+                if filter.holds(for: node, evaluator: &self) {
+                    for element in elements where !last || filter.holds(for: element, evaluator: &self) {
+                        out.append(element)
+                    }
+                }
+                stack.append(contentsOf: elements.reversed())
+            default:
+                break
+            }
+        }
+        return failed ? [] : out
     }
 
     /// The node and all below it, depth first in document order (Jayway's deep scan).
