@@ -128,6 +128,22 @@ final class WebhookTests: XCTestCase {
         XCTAssertEqual(call["body"] as? String, "x")
     }
 
+    func testAForwardingStubsWebhookWaitsForTheUpstreamsAnswer() throws {
+        let upstream = try ScriptedUpstream { request in
+            request.target == "/hook" ? [.response(200)] : [.pause(milliseconds: 300), .response(201)]
+        }
+        defer { upstream.stop() }
+        let harness = try ProxyHarness(self, upstream: nil, stubs: """
+        {"request": {"path": "/create"}, "response": {"proxy": {"to": "http://127.0.0.1:\(upstream.port)"}},
+         "webhooks": [{"url": "http://127.0.0.1:\(upstream.port)/hook", "method": "GET"}]}
+        """)
+        let sent = Date()
+        XCTAssertEqual(try harness.exchange("GET /create HTTP/1.1\r\nHost: a\r\n\r\n").status, 201)
+        let both = upstream.waitForRequests(2, until: Date().addingTimeInterval(10))
+        XCTAssertEqual(both.map(\.target), ["/create", "/hook"], "the call follows the forwarded answer")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(sent), 0.3)
+    }
+
     func testAResetClearsTheCalls() throws {
         let listener = try ScriptedUpstream { _ in [.response(200)] }
         defer { listener.stop() }

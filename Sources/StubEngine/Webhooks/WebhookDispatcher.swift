@@ -22,7 +22,8 @@ final class WebhookDispatcher: ResponderWrapper {
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
         let outcome = next(facts)
-        guard case .stub(let stub) = outcome.kind, !stub.webhooks.isEmpty else { return outcome }
+        // A stub's answer or its forwarded one (WireMock runs a proxying mapping's webhooks too).
+        guard let stub = outcome.stub, !stub.webhooks.isEmpty else { return outcome }
         fire(stub, facts, outcome.reply)
         return outcome
     }
@@ -53,8 +54,8 @@ final class WebhookDispatcher: ResponderWrapper {
         case .now(let response):
             schedule(calls, afterAnswer: Self.answerMilliseconds(response))
         case .later(let pending):
-            // A promised answer (a proxied stub): the calls wait for it; a client that left
-            // first does not stop them, as in WireMock.
+            // A promised answer (a forwarding stub, a computed one): the calls wait for it; a
+            // client that left first does not stop them, as in WireMock.
             pending.observe { [self] response in
                 schedule(calls, afterAnswer: response.map(Self.answerMilliseconds) ?? 0)
             }
