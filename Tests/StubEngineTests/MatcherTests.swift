@@ -90,7 +90,8 @@ final class MatcherTests: XCTestCase {
         XCTAssertEqual(e.answer(makeRequest("GET", "/m?id=42")), "pattern")
         XCTAssertNil(e.answer(makeRequest("GET", "/m?id=42&x")))
         let miss = e.handle(makeRequest("GET", "/n?x=1")).nearMiss?.resolved.candidates.first { $0.name == "none" }
-        XCTAssertEqual(miss?.mismatches.first.map { "\($0.condition) \($0.expected) \($0.actual)" }, "rawQuery absent \"x=1\"")
+        let line = miss?.mismatches.first.map { "\($0.condition) \($0.expected) \($0.actual)" }
+        XCTAssertEqual(line, "rawQuery absent \"x=1\"")
     }
 
     func testBodyMatchers() {

@@ -13,7 +13,8 @@ final class WireMockCommandLineTests: XCTestCase {
         folder([
             "mappings/a-broken.json": "{\"request\": {\"url\": \"/broken\"},\n  \"response\": {\"status\": 200,}}",
             "mappings/b-fine.json": #"{"request": {"url": "/fine"}, "response": {"status": "201", "body": "fine"}}"#,
-            "mappings/c-missing-body.json": #"{"request": {"url": "/gone"}, "response": {"bodyFileName": "gone.json"}}"#,
+            "mappings/c-missing-body.json":
+                #"{"request": {"url": "/gone"}, "response": {"bodyFileName": "gone.json"}}"#,
         ])
     }
 
@@ -23,10 +24,15 @@ final class WireMockCommandLineTests: XCTestCase {
         let ready = try XCTUnwrap(server.readyLine())
         XCTAssertTrue(ready.hasSuffix("(2 stubs from \(dir.path), a WireMock folder; 1 mapping skipped)"), ready)
         // stderr is its own pipe: read until the summary, written after the lines it sums up.
-        server.waitFor("the summary of skipped mappings") { server.stderr.contains("without 1 mapping that has errors") }
-        XCTAssertTrue(server.stderr.contains("\(dir.path)/mappings/a-broken.json:2:30: error: trailing comma before '}'"), server.stderr)
-        XCTAssertTrue(server.stderr.contains("\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"), server.stderr)
-        XCTAssertTrue(server.stderr.contains("\(dir.path)/mappings/c-missing-body.json:1:60: warning: $.response.bodyFileName"), server.stderr)
+        server.waitFor("the summary of skipped mappings") {
+            server.stderr.contains("without 1 mapping that has errors")
+        }
+        let mappings = dir.path + "/mappings/"
+        for line in ["a-broken.json:2:30: error: trailing comma before '}'",
+                     "a-broken.json:2:30: skipped: $: the file is not valid JSON",
+                     "c-missing-body.json:1:60: warning: $.response.bodyFileName"] {
+            XCTAssertTrue(server.stderr.contains(mappings + line), server.stderr)
+        }
         let base = try XCTUnwrap(server.baseURL())
         let fine = try fetch(base + "/fine")
         XCTAssertEqual(fine.status, 201)
@@ -43,9 +49,11 @@ final class WireMockCommandLineTests: XCTestCase {
         let dir = wiremockFolder()
         let result = try runStubServer(["validate", "--wiremock", dir.path])
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stdout.contains("\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"), result.stdout)
-        XCTAssertTrue(result.stdout.hasSuffix("\(dir.path): 1 error in 1 file; serve would skip 1 mapping (listed above) and serve 2 stubs; "
-                                              + "fix them and run validate again\n"), result.stdout)
+        let skipped = "\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"
+        XCTAssertTrue(result.stdout.contains(skipped), result.stdout)
+        let summary = "\(dir.path): 1 error in 1 file; serve would skip 1 mapping (listed above) and serve 2 stubs; "
+            + "fix them and run validate again\n"
+        XCTAssertTrue(result.stdout.hasSuffix(summary), result.stdout)
     }
 
     /// Issue 29: the hint after a refused WireMock folder said `validate --dir`, which reads the
@@ -54,7 +62,8 @@ final class WireMockCommandLineTests: XCTestCase {
         let dir = wiremockFolder()
         let strict = try runStubServer(["--wiremock", dir.path, "--port", "0", "--strict"])
         XCTAssertEqual(strict.status, 1)
-        XCTAssertTrue(strict.stderr.contains("fix them (stubserver validate --wiremock \(dir.path) lists them)"), strict.stderr)
+        let hint = "fix them (stubserver validate --wiremock \(dir.path) lists them)"
+        XCTAssertTrue(strict.stderr.contains(hint), strict.stderr)
         XCTAssertFalse(strict.stderr.contains("validate --dir"), strict.stderr)
         let missing = "/nonexistent-\(UUID().uuidString)"
         let absent = try runStubServer(["--wiremock", missing, "--port", "0"])
@@ -70,10 +79,11 @@ final class WireMockCommandLineTests: XCTestCase {
         let out = dir.appendingPathComponent("out").path
         let imported = try runStubServer(["import", "wiremock", dir.path, "--out", out])
         XCTAssertEqual(imported.status, 1, "a mapping had an error")
-        XCTAssertTrue(imported.stderr.contains("\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"), imported.stderr)
+        let skipped = "\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"
+        XCTAssertTrue(imported.stderr.contains(skipped), imported.stderr)
         XCTAssertTrue(imported.stdout.contains("1 mapping with errors not imported"), imported.stdout)
-        XCTAssertTrue(imported.stdout.contains("approximated: $.response.bodyFileName: bodyFileName \"gone.json\" is not in __files/"),
-                      imported.stdout)
+        let note = "approximated: $.response.bodyFileName: bodyFileName \"gone.json\" is not in __files/"
+        XCTAssertTrue(imported.stdout.contains(note), imported.stdout)
         let server = try StubServerProcess(["--dir", out, "--port", "0", "--no-watch"])
         let base = try XCTUnwrap(server.baseURL())
         let fine = try fetch(base + "/fine")

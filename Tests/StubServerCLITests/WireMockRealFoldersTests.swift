@@ -24,7 +24,8 @@ final class WireMockRealFoldersTests: XCTestCase {
     }
 
     static func corpus(_ relative: String) throws -> URL {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let package = tests.deletingLastPathComponent()
         let folder = package.appendingPathComponent("../shared/corpora/\(relative)").standardizedFileURL
         guard FileManager.default.fileExists(atPath: folder.path) else {
             throw XCTSkip("the corpus \(relative) is not here (\(folder.path)); see ../shared/corpora/README.md")
@@ -37,9 +38,12 @@ final class WireMockRealFoldersTests: XCTestCase {
         let all = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
         return all.filter { ($0 as NSString).lastPathComponent == "mappings" }
             .map { folder.appendingPathComponent(($0 as NSString).deletingLastPathComponent) }
-            .filter { var isDirectory: ObjCBool = false
-                return FileManager.default.fileExists(atPath: $0.appendingPathComponent("mappings").path, isDirectory: &isDirectory)
-                    && isDirectory.boolValue }
+            .filter { root in
+                var isDirectory: ObjCBool = false
+                let mappings = root.appendingPathComponent("mappings").path
+                let exists = FileManager.default.fileExists(atPath: mappings, isDirectory: &isDirectory)
+                return exists && isDirectory.boolValue
+            }
             .sorted { $0.path < $1.path }
     }
 
@@ -58,16 +62,20 @@ final class WireMockRealFoldersTests: XCTestCase {
             let name = String(root.path.dropFirst(folder.path.count + 1))
             let failures = try check(root, name: name, tally: &tally)
             if let known = Self.knownFailures[corpus + "/" + name] {
-                print("known failure (\(known)) in \(corpus)/\(name): " + (failures.isEmpty ? "now passes; remove it from knownFailures" : failures.joined(separator: "; ")))
+                let outcome = failures.isEmpty ? "now passes; remove it from knownFailures"
+                    : failures.joined(separator: "; ")
+                print("known failure (\(known)) in \(corpus)/\(name): " + outcome)
             } else {
                 for failure in failures { XCTFail("\(corpus)/\(name): \(failure)") }
             }
         }
         XCTAssertGreaterThan(tally.roots, 0, "no root found in \(folder.path)")
-        let reasons = tally.reasons.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let reasons = tally.reasons.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }
+        let why = reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")"
         print("""
-        WireMock corpus \(corpus): \(tally.roots) roots, \(tally.mappingFiles) mapping files, \(tally.stubs) stubs served, \
-        \(tally.skipped) mappings skipped\(reasons.isEmpty ? "" : " (\(reasons))"), \(tally.samples) sampled requests answered as mapped
+        WireMock corpus \(corpus): \(tally.roots) roots, \(tally.mappingFiles) mapping files, \
+        \(tally.stubs) stubs served, \(tally.skipped) mappings skipped\(why), \
+        \(tally.samples) sampled requests answered as mapped
         """)
     }
 
@@ -75,7 +83,8 @@ final class WireMockRealFoldersTests: XCTestCase {
     private func check(_ root: URL, name: String, tally: inout Tally) throws -> [String] {
         var failures: [String] = []
         let server = try StubServerProcess(["--wiremock", root.path, "--port", "0", "--no-watch", "--log", "quiet"])
-        guard let ready = server.readyLine(), ready.hasPrefix("stubserver listening on "), let base = server.baseURL() else {
+        guard let ready = server.readyLine(), ready.hasPrefix("stubserver listening on "),
+              let base = server.baseURL() else {
             _ = server.exitStatus()
             let fatal = server.stderr.split(separator: "\n").first { $0.contains("Fatal error") }
             return ["did not start: " + (fatal.map(String.init) ?? String(server.stderr.suffix(600)))]
@@ -87,7 +96,9 @@ final class WireMockRealFoldersTests: XCTestCase {
             server.waitFor("the skipped mappings' summary") { server.stderr.contains("stubserver: serving ") }
         }
         let skippedLines = server.stderr.split(separator: "\n").filter { $0.contains(": skipped: ") }.map(String.init)
-        if skippedLines.count != skippedCount { failures.append("the ready line says \(skippedCount) skipped, stderr lists \(skippedLines.count)") }
+        if skippedLines.count != skippedCount {
+            failures.append("the ready line says \(skippedCount) skipped, stderr lists \(skippedLines.count)")
+        }
         for line in skippedLines where line.firstMatch(of: #/^.+\.json:\d+:\d+: skipped: \$/#) == nil {
             failures.append("a skipped mapping without file:line:column: \(line)")
         }
@@ -95,8 +106,9 @@ final class WireMockRealFoldersTests: XCTestCase {
         tally.skipped += skippedCount
         for line in skippedLines { tally.reasons[Self.reason(line), default: 0] += 1 }
         let sampler = WireMockRootSampler(root: root)
-        tally.mappingFiles += (FileManager.default.enumerator(atPath: root.appendingPathComponent("mappings").path)?
-            .compactMap { $0 as? String }.filter { $0.lowercased().hasSuffix(".json") }.count) ?? 0
+        let files = FileManager.default.enumerator(atPath: root.appendingPathComponent("mappings").path)?
+            .compactMap { $0 as? String } ?? []
+        tally.mappingFiles += files.filter { $0.lowercased().hasSuffix(".json") }.count
         let skippedFiles = Set(skippedLines.compactMap { line -> String? in
             guard let range = line.range(of: root.path + "/") else { return nil }
             return String(line[range.upperBound...].prefix { $0 != ":" })
@@ -106,18 +118,25 @@ final class WireMockRealFoldersTests: XCTestCase {
             let response = try send(sample.target, port: port)
             tally.samples += 1
             let what = "GET \(sample.target) (\(sample.file))"
-            if response.status != sample.status { failures.append("\(what): status \(response.status), the mapping says \(sample.status)") }
+            if response.status != sample.status {
+                failures.append("\(what): status \(response.status), the mapping says \(sample.status)")
+            }
             guard let expected = sample.body else { continue }
             if sample.json {
-                let got = try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed]) as? NSObject
-                let want = try? JSONSerialization.jsonObject(with: Data(expected), options: [.fragmentsAllowed]) as? NSObject
-                if got != want { failures.append("\(what): the body is not the mapping's jsonBody") }
+                let got = try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])
+                let want = try? JSONSerialization.jsonObject(with: Data(expected), options: [.fragmentsAllowed])
+                if (got as? NSObject) != (want as? NSObject) {
+                    failures.append("\(what): the body is not the mapping's jsonBody")
+                }
             } else if response.body != expected {
-                failures.append("\(what): the body (\(response.body.count) bytes) is not the mapping's (\(expected.count) bytes)")
+                failures.append("\(what): the body (\(response.body.count) bytes) is not the mapping's "
+                                + "(\(expected.count))")
             }
         }
         server.signal(SIGTERM)
-        if server.exitStatus() != 0 { failures.append("exited with \(String(describing: server.process.terminationStatus)): \(server.stderr.suffix(400))") }
+        if server.exitStatus() != 0 {
+            failures.append("exited with \(server.process.terminationStatus): \(server.stderr.suffix(400))")
+        }
         failures += try validate(root, skipped: skippedLines)
         return failures
     }
@@ -130,7 +149,9 @@ final class WireMockRealFoldersTests: XCTestCase {
         if result.status != (skipped.isEmpty ? 0 : 1) {
             failures.append("validate exited \(String(describing: result.status)): \(result.stderr.suffix(600))")
         }
-        if listed != skipped { failures.append("validate lists \(listed.count) skipped mappings, serve \(skipped.count)") }
+        if listed != skipped {
+            failures.append("validate lists \(listed.count) skipped mappings, serve \(skipped.count)")
+        }
         return failures
     }
 
@@ -144,9 +165,8 @@ final class WireMockRealFoldersTests: XCTestCase {
     /// The kind of reason, for the totals: the message without the values in it.
     static func reason(_ line: String) -> String {
         let message = line.components(separatedBy: ": skipped: ").last ?? line
-        for kind in ["regular expression", "JSONPath", "template", "not valid JSON", "UUID", "pathParameters"] where message.contains(kind) {
-            return kind
-        }
+        let kinds = ["regular expression", "JSONPath", "template", "not valid JSON", "UUID", "pathParameters"]
+        for kind in kinds where message.contains(kind) { return kind }
         return String(message.prefix(60))
     }
 }

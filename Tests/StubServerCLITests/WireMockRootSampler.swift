@@ -24,6 +24,10 @@ struct WireMockRootSampler {
         var response: [String: Any] { node["response"] as? [String: Any] ?? [:] }
         var priority: Int { Self.integer(node["priority"]) ?? 5 }
 
+        func isSame(as other: Mapping) -> Bool {
+            file == other.file && (node as NSDictionary) == (other.node as NSDictionary)
+        }
+
         static func integer(_ value: Any?) -> Int? {
             if let n = value as? NSNumber { return n.intValue }
             return (value as? String).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -69,17 +73,21 @@ struct WireMockRootSampler {
         guard method == "GET" || method == "ANY", Set(request.keys).isSubset(of: ["method", "url", "urlPath"]),
               m.node["requiredScenarioState"] == nil, m.node["scenarioName"] == nil else { return nil }
         guard let target = (request["url"] ?? request["urlPath"]) as? String, target.hasPrefix("/"),
-              !target.contains(" "), !target.contains("#"), request["urlPath"] == nil || !target.contains("?") else { return nil }
+              !target.contains(" "), !target.contains("#"),
+              request["urlPath"] == nil || !target.contains("?") else { return nil }
         let response = m.response
-        let plain: Set<String> = ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "transformers"]
+        let plain: Set<String> = ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body",
+                                  "bodyFileName", "transformers"]
         guard Set(response.keys).isSubset(of: plain) else { return nil }
         let status = Mapping.integer(response["status"]) ?? 200
         guard !competitors(of: m, target: target) else { return nil }
         let templated = (response["transformers"] as? [String])?.contains("response-template") == true
         let (body, json) = expectedBody(response, templated: templated)
-        if case .missing = body { return Sample(file: m.file, target: target, status: 500, body: nil, json: false) }
-        if case .bytes(let bytes) = body { return Sample(file: m.file, target: target, status: status, body: bytes, json: json) }
-        return Sample(file: m.file, target: target, status: status, body: nil, json: false)
+        switch body {
+        case .missing: return Sample(file: m.file, target: target, status: 500, body: nil, json: false)
+        case .bytes(let bytes): return Sample(file: m.file, target: target, status: status, body: bytes, json: json)
+        case .dynamic: return Sample(file: m.file, target: target, status: status, body: nil, json: false)
+        }
     }
 
     private enum Body { case bytes([UInt8]), dynamic, missing }
@@ -90,11 +98,14 @@ struct WireMockRootSampler {
         }
         if let text = response["body"] as? String { return (checked(Array(text.utf8)), false) }
         if let json = response["jsonBody"] {
-            guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]) else { return (.dynamic, false) }
+            guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]) else {
+                return (.dynamic, false)
+            }
             return (checked(Array(data)), true)
         }
         if let base64 = response["base64Body"] as? String {
-            return (Data(base64Encoded: base64, options: .ignoreUnknownCharacters).map { .bytes(Array($0)) } ?? .dynamic, false)
+            let bytes = Data(base64Encoded: base64, options: .ignoreUnknownCharacters).map { Array($0) }
+            return (bytes.map { .bytes($0) } ?? .dynamic, false)
         }
         if let name = response["bodyFileName"] as? String {
             if name.contains("{{") { return (.dynamic, false) }
@@ -109,7 +120,7 @@ struct WireMockRootSampler {
     /// (judged on its URL and method alone: its other conditions might hold).
     private func competitors(of sample: Mapping, target: String) -> Bool {
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        for other in mappings where other.priority <= sample.priority && !(other.file == sample.file && other.node as NSDictionary == sample.node as NSDictionary) {
+        for other in mappings where other.priority <= sample.priority && !other.isSame(as: sample) {
             let request = other.request
             let method = request["method"] as? String ?? "ANY"
             if method != "GET" && method != "ANY" && request["method"] is String { continue }

@@ -101,7 +101,8 @@ final class WireMockImportTests: XCTestCase {
             try engine.handle(IncomingRequest.make(method: "GET", target: target, headers: HeaderFields([("Host", "x")] + headers), body: [], peer: "", authority: "x")).response
         }
         // `url` stays exact: this query, in this order, and nothing else (as WireMock compares it).
-        XCTAssertEqual(try answer("/search?q=a%20b&page=2").map { String(decoding: $0.prepared.body, as: UTF8.self) }, "found")
+        let found = try answer("/search?q=a%20b&page=2")
+        XCTAssertEqual(found.map { String(decoding: $0.prepared.body, as: UTF8.self) }, "found")
         XCTAssertEqual(try answer("/search?page=2&q=a%20b")?.prepared.status, 404)
         XCTAssertEqual(try answer("/search?q=a%20b&page=2&x=1")?.prepared.status, 404)
         let user = try answer("/users/7", [("Cookie", "s=1"), ("Authorization", "Basic dTpw")])

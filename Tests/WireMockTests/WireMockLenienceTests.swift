@@ -24,7 +24,8 @@ final class WireMockLenienceTests: XCTestCase {
             """,
             "json.json": """
             {"request": {"url": "/json", "method": "POST",
-                         "bodyPatterns": [{"equalToJson": {"a": [1, 2]}, "ignoreArrayOrder": "true", "ignoreExtraElements": "TRUE"}]},
+                         "bodyPatterns": [{"equalToJson": {"a": [1, 2]},
+                                           "ignoreArrayOrder": "true", "ignoreExtraElements": "TRUE"}]},
              "response": {"status": 200, "body": "json"}}
             """,
         ])
@@ -34,9 +35,11 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertEqual(coerced.status, 201, "\"status\": \"201\", and priority \"1\" beats priority 2")
         XCTAssertEqual(coerced.text, "42", "\"body\": 42 is the text 42")
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.09, "\"fixedDelayMilliseconds\": \"100\"")
-        XCTAssertEqual(try harness.send("GET", "/flags", headers: [("X-Mode", "loud")]).text, "flags", "caseInsensitive \"true\"")
-        XCTAssertEqual(try harness.send("GET", "/flags?gone=1", headers: [("X-Mode", "loud")]).status, 404, "absent \"true\"")
-        let json = try harness.send("POST", "/json", headers: [("Content-Type", "application/json")], body: #"{"a": [2, 1], "b": 3}"#)
+        let loud = [("X-Mode", "loud")]
+        XCTAssertEqual(try harness.send("GET", "/flags", headers: loud).text, "flags", "caseInsensitive \"true\"")
+        XCTAssertEqual(try harness.send("GET", "/flags?gone=1", headers: loud).status, 404, "absent \"true\"")
+        let json = try harness.send("POST", "/json", headers: [("Content-Type", "application/json")],
+                                    body: #"{"a": [2, 1], "b": 3}"#)
         XCTAssertEqual(json.text, "json", "ignoreArrayOrder/ignoreExtraElements as strings")
     }
 
@@ -50,9 +53,9 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertTrue(result.isServable)
         XCTAssertEqual(result.stubs.count, 1)
         XCTAssertEqual(result.skipped.map(\.jsonPath), ["$"])
-        XCTAssertTrue(result.skipped[0].description.hasSuffix(
-            "mappings/bad.json:1:1: skipped: $: $.response.status: expected an HTTP status from 100 to 599, found the string \"two hundred\""),
-            result.skipped[0].description)
+        let expected = "mappings/bad.json:1:1: skipped: $: $.response.status: "
+            + "expected an HTTP status from 100 to 599, found the string \"two hundred\""
+        XCTAssertTrue(result.skipped[0].description.hasSuffix(expected), result.skipped[0].description)
     }
 
     /// A file that is not JSON is named with its line and column and skipped; the other files
@@ -73,17 +76,22 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertTrue(result.isServable)
         let skipped = result.skipped.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") }
         XCTAssertEqual(skipped.count, 2, "\(skipped)")
-        XCTAssertEqual(skipped.first, "mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON: trailing comma before '}'")
-        XCTAssertTrue(skipped.last?.hasPrefix("mappings/c-several.json:3:3: skipped: $.mappings[1]: $.mappings[1].response.fault: expected one of") == true,
+        XCTAssertEqual(skipped.first,
+                       "mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON: trailing comma before '}'")
+        let several = "mappings/c-several.json:3:3: skipped: $.mappings[1]: "
+            + "$.mappings[1].response.fault: expected one of"
+        XCTAssertTrue(skipped.last?.hasPrefix(several) == true,
                       "\(skipped)")
-        XCTAssertTrue(result.errors.contains { $0.description.contains("a-broken.json:2:30: error: trailing comma") }, "\(result.errors)")
+        let syntax = "a-broken.json:2:30: error: trailing comma"
+        XCTAssertTrue(result.errors.contains { $0.description.contains(syntax) }, "\(result.errors)")
         let engine = Engine(stubs: result.stubs)
         for (path, body) in [("/fine", "fine"), ("/one", "one"), ("/three", "three")] {
             XCTAssertEqual(String(decoding: try answer(engine, path).body, as: UTF8.self), body, path)
         }
         XCTAssertEqual(try answer(engine, "/two").status, 404)
         XCTAssertEqual(try answer(engine, "/broken").status, 404)
-        XCTAssertFalse(StubLoader(directory: folder.path, format: .wiremock, strict: true).load().isServable, "--strict refuses")
+        let strict = StubLoader(directory: folder.path, format: .wiremock, strict: true).load()
+        XCTAssertFalse(strict.isServable, "--strict refuses")
     }
 
     /// A folder that is not there is still refused: there is nothing to serve.
@@ -107,7 +115,8 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertEqual(Set(harness.load.stubs.map(\.id)).count, 3, "each keeps an id of its own")
         XCTAssertEqual(harness.load.stubs.first?.id, id, "the first file keeps the id")
         let warnings = harness.load.warnings.map(\.description)
-        XCTAssertEqual(warnings.filter { $0.contains("id \(id) is also the id of a mapping in") }.count, 2, "\(warnings)")
+        let duplicates = warnings.filter { $0.contains("id \(id) is also the id of a mapping in") }
+        XCTAssertEqual(duplicates.count, 2, "\(warnings)")
         XCTAssertEqual(try harness.send("GET", "/same").text, "b")
         XCTAssertEqual(try harness.send("GET", "/first").text, "c")
         XCTAssertEqual(harness.engine.wiremockMapping(id: id)?.source.description.hasSuffix("mappings/a.json#0"), true)
@@ -126,7 +135,8 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertTrue(harness.load.isServable)
         XCTAssertEqual(harness.load.skipped, [])
         XCTAssertTrue(harness.load.warnings.contains {
-            $0.description.contains("mappings/missing.json:2:46: warning: $.response.bodyFileName: bodyFileName \"user-1.json\" does not exist")
+            $0.description.contains("mappings/missing.json:2:46: warning: $.response.bodyFileName: "
+                                    + "bodyFileName \"user-1.json\" does not exist")
                 && $0.message.contains("requests this mapping answers get 500")
         }, "\(harness.load.warnings)")
         let missing = try harness.send("GET", "/missing")
@@ -141,7 +151,9 @@ final class WireMockLenienceTests: XCTestCase {
     /// check, whatever the URL.
     func testEmptyPathParametersAreAccepted() throws {
         let harness = try WireMockHarness(self, mappings: [
-            "saved.json": #"{"request": {"url": "/", "pathParameters": {}, "formParameters": {}}, "response": {"body": "home"}}"#,
+            "saved.json": """
+            {"request": {"url": "/", "pathParameters": {}, "formParameters": {}}, "response": {"body": "home"}}
+            """,
         ])
         XCTAssertEqual(harness.load.problems, [])
         XCTAssertEqual(try harness.send("GET", "/").text, "home")
@@ -157,7 +169,8 @@ final class WireMockLenienceTests: XCTestCase {
     }
 
     private func answer(_ engine: Engine, _ target: String) throws -> PreparedResponse {
-        let request = try IncomingRequest.make(method: "GET", target: target, headers: HeaderFields(), body: [], peer: "", authority: "x")
+        let request = try IncomingRequest.make(method: "GET", target: target, headers: HeaderFields(), body: [],
+                                               peer: "", authority: "x")
         return try XCTUnwrap(engine.handle(request).response?.prepared)
     }
 }

@@ -34,7 +34,8 @@ struct BodyFileReader {
             return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
         }
         guard let found = FileStatus(path: candidate.path) else {
-            return .failure(Failure(message: "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))", isMissing: true))
+            let message = "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))"
+            return .failure(Failure(message: message, isMissing: true))
         }
         if found.kind == .directory {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))

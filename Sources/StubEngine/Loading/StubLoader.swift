@@ -66,7 +66,8 @@ package struct StubLoader: Sendable {
             : loadStubFiles()
         // --strict: every warning an error, and no mapping skipped: any error refuses the folder.
         guard strict, !result.warnings.isEmpty || !result.skipped.isEmpty else { return result }
-        return StubLoadResult(stubs: result.stubs, problems: result.problems.map(\.asError), fileCount: result.fileCount,
+        let problems = result.problems.map(\.asError)
+        return StubLoadResult(stubs: result.stubs, problems: problems, fileCount: result.fileCount,
                               skipped: result.skipped)
     }
 

@@ -10,7 +10,8 @@ struct RawQueryCondition: RequestCondition {
     }
 
     func mismatch(_ facts: RequestFacts, captures: [String: String]) -> Mismatch {
-        Mismatch(condition: "rawQuery", expected: matcher.description, actual: RequestMatcher.describe(Self.values(facts)))
+        let actual = RequestMatcher.describe(Self.values(facts))
+        return Mismatch(condition: "rawQuery", expected: matcher.description, actual: actual)
     }
 
     /// The query as the one value the matcher sees, or none when the target has no `?`.

@@ -59,7 +59,7 @@ struct ImportWireMockCommand: Command {
         console.out("imported \(plural(result.mappingCount, "mapping")) from \(plural(result.fileCount, "file")) into \(out): "
             + "\(plural(result.plan.stubFiles.count, "stub file")), \(plural(result.plan.bodyFiles.count, "body file")); "
             + "\(dropped) dropped, \(approximated) approximated\(skipped > 0 ? ", \(plural(skipped, "mapping")) skipped" : "")"
-            + "\(result.skipped.isEmpty ? "" : ", \(plural(result.skipped.count, "mapping")) with errors not imported")")
+            + (result.skipped.isEmpty ? "" : ", \(plural(result.skipped.count, "mapping")) with errors not imported"))
         return errors > 0 ? 1 : 0
     }
 }

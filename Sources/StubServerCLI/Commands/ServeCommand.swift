@@ -37,8 +37,9 @@ struct ServeCommand: Command {
         guard let run = ServingRun.start(options, proxy, console: console) else { return 1 }
         let forwarding = proxy.upstream.map { "; forwarding the rest to \($0)" } ?? ""
         let kind = run.loader.format == .wiremock ? ", a WireMock folder" : ""
-        run.announce("stubserver listening on \(run.server.baseURL) (\(plural(run.engine.catalog.count, "stub")) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding))",
-                     console: console)
+        let stubs = plural(run.engine.catalog.count, "stub")
+        let what = "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)"
+        run.announce("stubserver listening on \(run.server.baseURL) (\(what))", console: console)
         let watcher = options.watch ? run.watch(console: console) : nil
         run.server.waitUntilStopped()
         watcher?.stop()

@@ -127,7 +127,8 @@ struct ServingRun {
             if reloaded.isServable {
                 engine.replace(with: reloaded.stubs)
                 reportSkipped(reloaded, directory, console: console)
-                console.out("stubserver reloaded \(plural(reloaded.stubs.count, "stub")) from \(directory)\(skippedNote(reloaded))")
+                let stubs = plural(reloaded.stubs.count, "stub")
+                console.out("stubserver reloaded \(stubs) from \(directory)\(skippedNote(reloaded))")
             } else {
                 console.err("stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))")
             }
@@ -142,8 +143,10 @@ struct ServingRun {
 func reportSkipped(_ result: StubLoadResult, _ directory: String, console: Console) {
     guard !result.skipped.isEmpty else { return }
     for skip in result.skipped { console.err(skip.description) }
-    console.err("stubserver: serving \(directory) without \(plural(result.skipped.count, "mapping")) that "
-                + "\(result.skipped.count == 1 ? "has" : "have") errors (listed above; stubserver validate --wiremock \(directory))")
+    let verb = result.skipped.count == 1 ? "has" : "have"
+    let count = plural(result.skipped.count, "mapping")
+    console.err("stubserver: serving \(directory) without \(count) that \(verb) errors "
+                + "(listed above; stubserver validate --wiremock \(directory))")
 }
 
 /// `; 2 mappings skipped` for the ready and reload lines, or nothing.

@@ -74,7 +74,8 @@ package struct WireMockFolderLoader: Sendable {
         var reading = Reading()
         guard FileStatus(path: directory.path)?.kind == .directory else {
             reading.problems = [StubProblem(.error, file: displayName,
-                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ and __files/")]
+                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ "
+                    + "and __files/")]
             reading.folderMissing = true
             return reading
         }
@@ -88,28 +89,32 @@ package struct WireMockFolderLoader: Sendable {
             guard let data = FileManager.default.contents(atPath: folderPath + relative) else {
                 let problem = StubProblem(.error, file: display, message: "cannot be read (check its permissions)")
                 reading.problems.append(problem)
-                reading.skipped.append(SkippedMapping(file: display, position: nil, jsonPath: "$", reason: problem.message))
+                reading.skipped.append(SkippedMapping(file: display, position: nil, jsonPath: "$",
+                                                      reason: problem.message))
                 continue
             }
             do {
                 let root = try JSONParser.parse(Array(data))
                 var context = base.forFile(display)
                 let mappings = WireMockReader.readFile(&context, root)
-                reading.files.append(MappingFile(relativePath: prefix + relative, displayPath: display, mappings: mappings))
+                reading.files.append(MappingFile(relativePath: prefix + relative, displayPath: display,
+                                                 mappings: mappings))
                 reading.problems += context.problems
                 reading.skipped += context.skipped
             } catch {
                 // WireMock cannot read this file either (it stops at it); here the rest of the
                 // folder serves, and the file is named with where its JSON breaks.
-                reading.problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
+                reading.problems.append(StubProblem(.error, file: display, position: error.position,
+                                                    message: error.message))
                 reading.skipped.append(SkippedMapping(file: display, position: error.position, jsonPath: "$",
                                                       reason: "the file is not valid JSON: " + error.message))
             }
         }
         let messages = directory.appendingPathComponent("message-mappings")
         if mappingsFolder != directory, FileManager.default.fileExists(atPath: messages.path) {
-            reading.problems.append(StubProblem(.warning, file: displayName + "/message-mappings",
-                                                message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
+            reading.problems.append(StubProblem(
+                .warning, file: displayName + "/message-mappings",
+                message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
         }
         return reading
     }
@@ -131,15 +136,18 @@ package struct WireMockFolderLoader: Sendable {
                 var id = mapping.id ?? Self.stableID(file.relativePath, index)
                 if let other = ids[id] {
                     let own = Self.stableID(file.relativePath, index)
-                    context.warning(mapping.path + ".id", (mapping.node["id"] ?? mapping.node["uuid"])?.position,
-                                    "id \(id) is also the id of a mapping in \(other); both are served (this one answers first "
-                                    + "among equal priorities, as it is loaded later), and the admin API knows this one as \(own)")
+                    let written = (mapping.node["id"] ?? mapping.node["uuid"])?.position
+                    context.warning(mapping.path + ".id", written,
+                                    "id \(id) is also the id of a mapping in \(other); both are served (this one "
+                                    + "answers first among equal priorities, as it is loaded later), and the admin API "
+                                    + "knows this one as \(own)")
                     id = own
                 }
                 ids[id] = file.displayPath
                 let before = context.problems.count
                 // Later mappings rank first among equals: WireMock's "most recently added wins".
-                if let stub = WireMockStubBuilder.stub(mapping, &context, source: .file(path: file.displayPath, index: index), order: -stubs.count,
+                let source = StubSource.file(path: file.displayPath, index: index)
+                if let stub = WireMockStubBuilder.stub(mapping, &context, source: source, order: -stubs.count,
                                                         id: id, defaultName: "\(file.displayPath)#\(index)") {
                     stubs.append(stub)
                 } else {

@@ -158,7 +158,9 @@ package struct WireMockContext: ProblemCollecting {
     /// problem count before it was read).
     mutating func skipIfFailed(_ path: String, _ position: SourcePosition?, since start: Int) {
         let found = problems[start...]
-        if let skip = SkippedMapping(file: displayPath, position: position, jsonPath: path, problems: found) { skipped.append(skip) }
+        if let skip = SkippedMapping(file: displayPath, position: position, jsonPath: path, problems: found) {
+            skipped.append(skip)
+        }
     }
 
     /// Checks an object's keys: supported ones pass, known-but-unsupported ones and unknown

@@ -47,7 +47,8 @@ package enum WireMockReader {
     }
 
     /// The mapping, or nil after an error (or the warning that a message mapping is not loaded).
-    private static func readCheckedMapping(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> WireMockMapping? {
+    private static func readCheckedMapping(_ c: inout WireMockContext, _ node: JSONNode,
+                                           _ path: String) -> WireMockMapping? {
         guard node.members != nil else {
             c.error(path, node, "expected a mapping (an object with \"request\" and \"response\"), found \(node.kindDescription)")
             return nil
@@ -65,7 +66,11 @@ package enum WireMockReader {
         var mapping = WireMockMapping(node: node, path: path)
         mapping.id = readID(&c, node, path)
         if let name = node["name"] {
-            if let s = WireMockScalars.string(name) { mapping.name = s } else { c.error(path + ".name", name, "expected a string") }
+            if let s = WireMockScalars.string(name) {
+                mapping.name = s
+            } else {
+                c.error(path + ".name", name, "expected a string")
+            }
         }
         if let p = node["priority"] {
             if let n = WireMockScalars.integer(p), n >= 1 {
@@ -74,7 +79,10 @@ package enum WireMockReader {
                     let written = p.string ?? p.number?.text ?? ""
                     c.warning(path + ".priority", p.position, "priority \(written) is read as \(n), as WireMock does")
                 }
-            } else { c.error(path + ".priority", p, "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)") }
+            } else {
+                c.error(path + ".priority", p,
+                        "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)")
+            }
         }
         if let request = node["request"] {
             if let read = readRequest(&c, request, path + ".request") { mapping.request = read }

@@ -28,7 +28,9 @@ package enum WireMockResponseReader {
             else { c.error(path + ".status", s, "expected an HTTP status from 100 to 599, found \(s.kindDescription)") }
         }
         if let m = node["statusMessage"] {
-            if let s = WireMockScalars.string(m), !s.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) { response.statusMessage = s }
+            if let s = WireMockScalars.string(m), !s.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
+                response.statusMessage = s
+            }
             else { c.error(path + ".statusMessage", m, "expected a reason phrase on one line") }
         }
         if let h = node["headers"] { response.headers = headers(&c, h, path + ".headers") }
@@ -124,7 +126,8 @@ package enum WireMockResponseReader {
             case .success(let bytes): response.body = .file(name: name, bytes: bytes)
             case .failure(let failure) where failure.isMissing:
                 // WireMock loads the mapping and fails the requests it answers (500); so does stubserver.
-                c.warning(path + ".bodyFileName", f.position, failure.message.replacing("bodyFile", with: "bodyFileName")
+                let message = failure.message.replacing("bodyFile", with: "bodyFileName")
+                c.warning(path + ".bodyFileName", f.position, message
                           + " (body files live in __files/); requests this mapping answers get 500, as with WireMock")
                 response.body = .missingFile(name: name)
             case .failure(let failure):

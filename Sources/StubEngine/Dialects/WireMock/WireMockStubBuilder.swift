@@ -74,7 +74,7 @@ package enum WireMockStubBuilder {
 
     static func makeResponse(_ r: WireMockResponse, _ c: inout WireMockContext, _ path: String, pathParameters: Set<String>) -> StubResponse? {
         if case .missingFile(let name) = r.body {
-            return StubResponse(prepared: WireMockResponse.missingFileAnswer(name), delay: nil, fault: nil, dribble: nil, template: nil, proxy: nil)
+            return StubResponse(prepared: WireMockResponse.missingFileAnswer(name))
         }
         var headers = HeaderFields()
         for header in r.headers { headers.add(header.name, header.value) }

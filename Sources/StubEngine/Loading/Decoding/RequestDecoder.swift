@@ -37,8 +37,9 @@ package enum RequestDecoder {
         }
         let body = node["body"].flatMap { decodeBodyMatcher(&c, $0, path + ".body") }
         let rawQuery = node["rawQuery"].flatMap { decodeMatcher(&c, $0, path + ".rawQuery") }
-        return RequestPattern(methods: methods, path: pathPattern, host: host, query: query, headers: headers, body: body,
-                              conditions: rawQuery.map { [RawQueryCondition(matcher: $0)] } ?? [])
+        let conditions: [any RequestCondition] = rawQuery.map { [RawQueryCondition(matcher: $0)] } ?? []
+        return RequestPattern(methods: methods, path: pathPattern, host: host, query: query, headers: headers,
+                              body: body, conditions: conditions)
     }
 
     static func decodeMethods(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> [String]? {
