@@ -125,6 +125,15 @@ import Testing
         ("{{#with}}x{{/with}}", "with takes a value"),
         ("{{#if request.a}}a{{else if}}b{{/if}}", "if takes a value"),
         ("{{#if request.a}}a{{else lt 1}}b{{/if}}", "lt takes two values"),
+        // Issue 29's helpers refuse at load what they cannot compile.
+        ("{{date request.a timezone='Nowhere/City'}}", "no time zone \"Nowhere/City\""),
+        ("{{parseDate request.a format='dd/qq'}}", "not a date format letter"),
+        ("{{xPath request.body '/a/b[@id=]'}}", "xPath '/a/b[@id=]'"),
+        ("{{xPath request.body 'count(/a)'}}", "xPath 'count(/a)'"),
+        ("{{math 1 '^' 2}}", "not one of + - * / %"),
+        ("{{matches request.body '(a'}}", "matches '(a'"),
+        ("{{formData request.body request.a}}", "variable name must be a quoted string"),
+        ("{{#contains request.a}}x{{/contains}}", "contains takes two values"),
     ])
     func syntaxErrorsAreLoadErrors(_ template: String, _ fragment: String) {
         do {

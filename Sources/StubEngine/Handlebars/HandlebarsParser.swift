@@ -197,6 +197,9 @@ struct HandlebarsParser {
         }
         let (params, hash) = try arguments(words, tag: tag)
         try Self.checkBlockArguments(helper, params, tag)
+        if let variable = HandlebarsHelpers.assignedName(helper, params, hash) { assigned.insert(variable) }
+        // A block `matches` compiles its pattern here, as the inline one does.
+        let compiled = helper == .matches ? try call(helper, words, tag: tag).compiled : nil
         let changesContext = helper == .each || helper == .with
         if changesContext { contextDepth += 1 }
         scopes.append(Set(blockParams))
@@ -224,7 +227,8 @@ struct HandlebarsParser {
         guard closing.content == name else {
             throw HandlebarsError(message: "{{#\(name)}} is closed by {{/\(closing.content)}}", offset: closing.offset)
         }
-        return .block(HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: blockParams, body: body, inverse: inverse))
+        return .block(HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: blockParams, body: body,
+                                      inverse: inverse, compiled: compiled))
     }
 
     /// `{{else if ...}}`: parsed as a block whose `{{/...}}` is the outer block's, consumed
@@ -263,7 +267,8 @@ struct HandlebarsParser {
     private static func checkBlockArguments(_ helper: HandlebarsHelper, _ params: [HandlebarsExpression], _ tag: Tag) throws(HandlebarsError) {
         let needed: Int
         switch helper {
-        case .eq, .ne, .gt, .gte, .lt, .lte: needed = 2
+        case .eq, .ne, .neq, .gt, .gte, .lt, .lte, .contains, .matches: needed = 2
+        case .trim, .base64, .urlEncode, .upper, .lower, .capitalize: needed = 0
         default: needed = 1
         }
         guard params.count < needed else { return }
@@ -302,9 +307,7 @@ struct HandlebarsParser {
 
     private mutating func call(_ helper: HandlebarsHelper, _ words: [HandlebarsExpressionReader.Word], tag: Tag) throws(HandlebarsError) -> HandlebarsCall {
         let (params, hash) = try arguments(words, tag: tag)
-        if helper == .regexExtract, params.count >= 3, case .literal(.string(let name)) = params[2] {
-            assigned.insert(name)
-        }
+        if let variable = HandlebarsHelpers.assignedName(helper, params, hash) { assigned.insert(variable) }
         do {
             return try HandlebarsHelpers.prepare(helper, params: params, hash: hash)
         } catch {

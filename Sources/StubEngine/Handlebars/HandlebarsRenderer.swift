@@ -66,9 +66,32 @@ package struct HandlebarsRenderer {
             }
         case .with:
             if args[0].isTruthy { renderWith(args[0], block) } else { render(block.inverse) }
+        case .matches:
+            guard case .regex(let regex)? = block.compiled else { return }
+            render(regex.matchesWhole(args[0].text) ? block.body : block.inverse)
+        case let helper where helper.takesBodyText:
+            let text = renderToText(block.body)
+            if helper == .assign {
+                // Always text, as WireMock's assign.
+                variables[args[0].text] = .string(text)
+                return
+            }
+            var hash: [String: HandlebarsValue] = [:]
+            for (key, expression) in block.hash { hash[key] = evaluate(expression) }
+            output += HandlebarsTextHelpers.transform(helper, text, [], { hash[$0] })
         default:
             render(HandlebarsHelpers.condition(block.helper, args) ? block.body : block.inverse)
         }
+    }
+
+    /// A block's body rendered on its own, for the helpers that take it as their value.
+    private mutating func renderToText(_ nodes: [HandlebarsNode]) -> String {
+        let outside = output
+        output = ""
+        render(nodes)
+        let text = output
+        output = outside
+        return text
     }
 
     private mutating func renderWith(_ value: HandlebarsValue, _ block: HandlebarsBlock) {

@@ -52,6 +52,8 @@ struct HandlebarsBlock: Sendable {
     let blockParams: [String]
     let body: [HandlebarsNode]
     let inverse: [HandlebarsNode]
+    /// `matches`'s pattern, compiled at load.
+    var compiled: HandlebarsCompiledArgument? = nil
 }
 
 indirect enum HandlebarsExpression: Sendable {
@@ -74,7 +76,8 @@ struct HandlebarsCall: Sendable {
 enum HandlebarsCompiledArgument: Sendable {
     case jsonPath(JSONPath)
     case regex(CompiledRegex)
-    case now(NowSettings)
+    case date(DateSettings)
+    case xPath(XPathExpression)
     case random(RandomValueKind, length: Int, uppercase: Bool)
 }
 

@@ -47,6 +47,12 @@ package indirect enum HandlebarsValue: Sendable {
         }
     }
 
+    /// Anything but null: what `val` keeps rather than its default.
+    var isPresent: Bool {
+        if case .null = self { return false }
+        return true
+    }
+
     /// The text a tag writes.
     var text: String {
         switch self {

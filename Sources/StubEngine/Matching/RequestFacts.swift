@@ -41,6 +41,9 @@ package final class RequestFacts {
         return String(rest.prefix { $0 != "/" })
     }()
 
+    /// `request.id` in WireMock templates: one UUID per request, however many tags ask.
+    lazy var templateRequestID: String = TemplateContext.randomUUID()
+
     lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
 
     /// The body parsed once, within `JSONParser.Limits.requestBody`, whatever looks at it

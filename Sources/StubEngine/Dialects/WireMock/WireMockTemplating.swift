@@ -105,6 +105,7 @@ struct WireMockRequestModel: HandlebarsObject, @unchecked Sendable {
         case "port": return facts.port.map { .number($0) } ?? .null
         case "scheme": return .string("http")
         case "clientIp": return .string(facts.clientIP)
+        case "id": return .string(facts.templateRequestID)
         default: return .null
         }
     }
@@ -136,21 +137,6 @@ struct NamedValuesModel: HandlebarsObject, @unchecked Sendable {
 
     func member(_ name: String) -> HandlebarsValue {
         let values = lookup(name)
-        return values.isEmpty ? .null : .object(ListOrSingle(values: values))
-    }
-}
-
-/// One value or several: writes as the value, or as `[a, b]`; `.[n]` picks one either way.
-struct ListOrSingle: HandlebarsObject {
-    let values: [String]
-
-    var text: String { values.count == 1 ? values[0] : "[" + values.joined(separator: ", ") + "]" }
-    var elements: [HandlebarsValue]? { values.map { .string($0) } }
-
-    func member(_ name: String) -> HandlebarsValue {
-        if let i = Int(name), values.indices.contains(i) { return .string(values[i]) }
-        if name == "first" { return .string(values[0]) }
-        if name == "last" { return .string(values[values.count - 1]) }
-        return .null
+        return values.isEmpty ? .null : .object(HandlebarsValueList(values: values))
     }
 }
