@@ -1,4 +1,6 @@
+#if canImport(SystemSupport) // compiled into one module with it by scripts/fuzz
 import SystemSupport
+#endif
 
 /// Every date the package writes, one formatter per format, by arithmetic on Unix time with
 /// `SystemSupport`'s `CivilCalendar` (the package's one calendar): no Foundation formatter (not
