@@ -198,9 +198,10 @@ final class AdminAPITests: XCTestCase {
 
     func testAdminToken() {
         let e = Engine(stubs: loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#), options: .init(adminToken: "s3cret"))
-        XCTAssertEqual(admin(e, "GET", "/__admin/health").status, 401)
-        XCTAssertEqual(admin(e, "GET", "/__admin/health", headers: [("Authorization", "Bearer wrong")]).status, 401)
-        XCTAssertEqual(admin(e, "GET", "/__admin/health", headers: [("Authorization", "Bearer s3cret")]).status, 200)
+        XCTAssertEqual(admin(e, "GET", "/__admin/stubs").status, 401)
+        XCTAssertEqual(admin(e, "GET", "/__admin/stubs", headers: [("Authorization", "Bearer wrong")]).status, 401)
+        XCTAssertEqual(admin(e, "GET", "/__admin/stubs", headers: [("Authorization", "Bearer s3cret")]).status, 200)
+        XCTAssertEqual(admin(e, "GET", "/__admin/health").status, 200, "health probes need no token")
         XCTAssertEqual(e.handle(makeRequest("GET", "/open")).answered.prepared.status, 200, "stub routes never need it")
     }
 }

@@ -270,7 +270,8 @@ final class AdminEndToEndTests: XCTestCase {
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--admin-token", "t0k"])
         let base = try XCTUnwrap(server.baseURL())
         let auth = ["Authorization": "Bearer t0k"]
-        XCTAssertEqual(try fetch(base + "/__admin/health").status, 401)
+        XCTAssertEqual(try fetch(base + "/__admin/requests").status, 401)
+        XCTAssertEqual(try fetch(base + "/__admin/health").status, 200, "health probes need no token")
         let added = try fetch(base + "/__admin/stubs", method: "POST", headers: auth,
                               body: #"{"request": {"method": "GET", "path": "/v1/flags"}, "response": {"body": {"newCheckout": true}}}"#)
         XCTAssertEqual(added.status, 201, added.body)

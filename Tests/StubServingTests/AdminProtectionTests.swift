@@ -162,8 +162,10 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(try send(server, "GET", "/__admin/requests").status, 401)
         XCTAssertEqual(try send(server, "GET", "/__admin/requests", ["Authorization: Bearer s3cre"]).status, 401)
         XCTAssertEqual(try send(server, "GET", "/__admin/requests", ["Authorization: bearer s3cret"]).status, 200)
-        // The page that asks for it loads without it; its data does not.
+        // The page that asks for it loads without it; its data does not. Health probes need none.
         XCTAssertEqual(try send(server, "GET", "/__admin/ui").status, 200)
+        XCTAssertEqual(try send(server, "GET", "/__admin/health").status, 200)
+        XCTAssertEqual(try send(server, "GET", "/__admin/health", host: "attacker.example").status, 403)
         let session = try send(server, "GET", "/__admin/ui/session").text
         XCTAssertTrue(session.contains(#""tokenRequired":true"#) && session.contains(#""authenticated":false"#), session)
         // A cross-site page that somehow holds the token is still refused, and the journal keeps

@@ -23,6 +23,13 @@ struct AdminAPI {
         }
     }
 
+    /// `GET /__admin/health` needs no token (the Host check still applies): a container's
+    /// health check and an orchestrator's probe call it without secrets, and it says only that
+    /// the server is up, how many stubs it has and its version.
+    static func isHealthProbe(_ request: IncomingRequest) -> Bool {
+        (request.method == "GET" || request.method == "HEAD") && (request.path == "/__admin/health" || request.path == "/__admin/health/")
+    }
+
     static func claims(_ path: String) -> Bool {
         path.hasPrefix(prefix) && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
     }

@@ -139,7 +139,7 @@ final class AdminResponder: Responder {
         // Checked before the request is copied out of the facts: most requests are not admin ones.
         guard AdminAPI.claims(facts.request.path) else { return nil }
         let request = facts.request
-        let needsToken = !InspectorRoutes.isPublic(request)
+        let needsToken = !InspectorRoutes.isPublic(request) && !AdminAPI.isHealthProbe(request)
         if let refusal = engine.options.admin.refusal(for: request, needsToken: needsToken) {
             return Outcome(response: AdminAPI.refusal(refusal), kind: .refused(refusal))
         }
