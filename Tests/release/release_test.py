@@ -6,11 +6,12 @@ private mount namespace with an empty directory over the Swift toolchain (as roo
 
 Checks the SHA-256 file, that ldd lists no Swift, Foundation, Dispatch or ICU library, that the
 hiding works (the debug build cannot start there), and then, with the toolchain hidden:
---version, validate on the bundled stubs, serving them as the container's entry command does
-(--dir STUBS --host 0.0.0.0), and an https upstream through --proxy. Prints the binary's size
+--version, validate on the bundled stubs, serving them with the Dockerfile's entry command, and
+an https upstream through --proxy. The formula, the workflow and the Dockerfile, which cannot
+run here, are checked for what they must say. Prints the binary's size
 and start-up time for docs/install.md, one line per check and "N passed, N failed".
 """
-import argparse, glob, hashlib, os, re, shutil, subprocess, sys, tarfile, tempfile, time
+import argparse, glob, hashlib, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from script_support import ROOT, Checks, http  # noqa: E402
@@ -64,6 +65,44 @@ def make_certificates(folder):
         f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
     run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
         "-days", "2", "-extfile", "san.cnf")
+
+
+def container_command(stubs):
+    """The Dockerfile's ENTRYPOINT and CMD, with the image's /stubs as the tarball's folder and
+    port 0 for 8080 (the image cannot be built here; its binary and command can be run)."""
+    with open(os.path.join(ROOT, "Dockerfile")) as f:
+        text = f.read()
+    entrypoint = json.loads(re.search(r"^ENTRYPOINT (\[.*\])$", text, re.M).group(1))
+    command = json.loads(re.search(r"^CMD (\[.*\])$", text, re.M).group(1))
+    return [stubs if part == "/stubs" else "0" if part == "8080" else part for part in entrypoint[1:] + command]
+
+
+def packaging_agrees(checks, version):
+    """What can be checked here of the formula, the workflow and the image without running them."""
+    with open(os.path.join(ROOT, "packaging", "homebrew", "stubserver.rb")) as f:
+        formula = f.read()
+    checks.check("the Homebrew formula builds the tag of this version and tests validate",
+                 f'tag: "v{version}"' in formula and "stubserver validate" in formula and "test do" in formula)
+    with open(os.path.join(ROOT, "Dockerfile")) as f:
+        dockerfile = f.read()
+    for part in ["USER stubserver", "EXPOSE 8080", "HEALTHCHECK", "/__admin/health", "--static-swift-stdlib", "libssl3", "ca-certificates"]:
+        checks.check(f"the Dockerfile has {part}", part in dockerfile)
+    try:
+        import yaml
+    except ImportError:
+        print("skipped: no PyYAML to read the workflow")
+        return
+    with open(os.path.join(ROOT, ".github", "workflows", "ci.yml")) as f:
+        workflow = yaml.safe_load(f)
+    jobs = workflow.get("jobs", {})
+    def commands(job):
+        return " ".join(step.get("run", "") for step in jobs.get(job, {}).get("steps", []))
+    checks.check("the workflow tests on Linux and macOS, makes the tarball, and releases tags",
+                 "swift test" in commands("linux") and "scripts/release" in commands("linux")
+                 and "swift test" in commands("macos") and "gh release create" in commands("release"))
+    build_image = re.search(r"^FROM (\S+) AS build$", dockerfile, re.M).group(1)
+    checks.check("the workflow builds in the image the Dockerfile builds in", jobs["linux"].get("container") == build_image,
+                 (jobs["linux"].get("container"), build_image))
 
 
 def serve(command):
@@ -125,9 +164,8 @@ def main():
         validate = subprocess.run(hidden([binary, "validate", "--dir", os.path.join(folder, "stubs")]), capture_output=True, text=True)
         checks.check("validate passes on the bundled stubs", validate.returncode == 0, (validate.stdout[-300:], validate.stderr[-300:]))
 
-        # The container's entry command, --dir STUBS --host 0.0.0.0 (port 0 here, 8080 there).
-        process, base, startup = serve(hidden([binary, "--dir", os.path.join(folder, "stubs"), "--host", "0.0.0.0", "--port", "0",
-                                               "--no-watch"]))
+        # The container's entry command, read from the Dockerfile (port 0 here, 8080 there).
+        process, base, startup = serve(hidden([binary, *container_command(os.path.join(folder, "stubs"))]))
         checks.check("it serves the bundled stubs as the container does", process is not None, base)
         if process:
             processes.append(process)
@@ -156,6 +194,7 @@ def main():
         else:
             print("skipped: no openssl tool to make the https upstream's certificate")
 
+        packaging_agrees(checks, tarball_version)
         size = os.path.getsize(binary)
         print(f"figures: binary {size / 1024 / 1024:.1f} MiB stripped; ready line after {startup * 1000:.0f} ms "
               f"(namespace set-up included); needs: {' '.join(line.split()[0] for line in needed.splitlines())}", flush=True)
