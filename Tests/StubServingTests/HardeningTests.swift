@@ -140,11 +140,11 @@ final class HardeningTests: XCTestCase {
         let (server, _) = try serve("[]", options: .init(adminToken: "s3cret"))
         let c = try WireConnection(port: server.port)
         for header in ["Authorization: bearer s3cret", "Authorization: BEARER s3cret", "Authorization: Bearer  s3cret"] {
-            c.send(request("GET", "/__admin/health", headers: [header]))
+            c.send(request("GET", "/__admin/stubs", headers: [header]))
             XCTAssertEqual(try c.readResponse().status, 200, header)
         }
         for header in ["Authorization: Basic s3cret", "Authorization: bearer wrong", "Authorization: bearers3cret"] {
-            c.send(request("GET", "/__admin/health", headers: [header]))
+            c.send(request("GET", "/__admin/stubs", headers: [header]))
             XCTAssertEqual(try c.readResponse().status, 401, header)
         }
     }
