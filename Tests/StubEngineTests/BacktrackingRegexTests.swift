@@ -207,6 +207,15 @@ final class BacktrackingRegexTests: XCTestCase {
         }
     }
 
+    /// Java reads `\12` as `\1` then `2` while fewer than 12 groups exist; ICU refuses this one
+    /// (found by fuzzing), so it is checked here rather than in the ICU-checked table.
+    func testABackReferenceTakesMoreDigitsOnlyWhileThatManyGroupsExist() throws {
+        let regex = try BacktrackingRegex(#"(a)(b)\12"#)
+        XCTAssertEqual(regex.matchesWhole("aba2"), .match)
+        XCTAssertEqual(regex.matchesWhole("ab"), .noMatch)
+        XCTAssertNil(try? NSRegularExpression(pattern: #"(a)(b)\12"#), "ICU refuses it")
+    }
+
     func testConstructsAreNamedInOrder() throws {
         let parsed = try ParsedPattern(#"(?<=x)(a)\1(?>b)c*+(?!d)\k<n>(?<n>e)"#.replacingOccurrences(of: #"\k<n>(?<n>e)"#, with: ""))
         XCTAssertEqual(parsed.backtrackingConstructs.map(\.name),
