@@ -86,4 +86,18 @@ final class JSONParserTests: XCTestCase {
         XCTAssertNil(body.resolve(pointer: "/a~1b/~0x/2"))
         XCTAssertNotNil(body.resolve(pointer: ""))
     }
+
+    /// Jackson's and JavaScript's reading of a repeated key: the last value, at the first place,
+    /// in nested objects and arrays too; each repeat reported with its position.
+    func testMergingDuplicateKeysKeepsTheLastValueInTheFirstPlace() throws {
+        let parsed = try JSONParser.parse(#"{"a": 1, "b": {"x": 1, "x": 2}, "a": 3, "list": [{"k": 1, "k": 2}]}"#)
+        let (merged, duplicates) = parsed.mergingDuplicateKeys()
+        XCTAssertEqual(String(decoding: JSONSerializer.bytes(merged), as: UTF8.self), #"{"a":3,"b":{"x":2},"list":[{"k":2}]}"#)
+        XCTAssertEqual(duplicates.map(\.key), ["x", "a", "k"])
+        XCTAssertEqual(duplicates.map(\.objectPath), ["$.b", "$", "$.list[0]"])
+        XCTAssertEqual(duplicates[1].position, SourcePosition(line: 1, column: 33))
+        let (same, none) = try JSONParser.parse(#"{"a": [1, {"b": 2}]}"#).mergingDuplicateKeys()
+        XCTAssertEqual(String(decoding: JSONSerializer.bytes(same), as: UTF8.self), #"{"a":[1,{"b":2}]}"#)
+        XCTAssertEqual(none, [])
+    }
 }

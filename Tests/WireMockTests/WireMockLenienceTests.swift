@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import StubEngine
+import StubImport
 import TestSupport
 import XCTest
 
@@ -145,6 +146,32 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertNil(missing.header("X-Kept"), "WireMock fails before the mapping's headers")
         XCTAssertEqual(try harness.send("GET", "/present").text, "here")
         XCTAssertEqual(harness.engine.journal.entries.first?.status, 500, "journaled as answered")
+    }
+
+    /// A key written twice (a real mapping's `jsonBody` has one) is read as Jackson reads it: the
+    /// last value, in the first one's place, with a warning. The served body has the key once,
+    /// and `import wiremock` writes a stub that loads (the native format refuses a repeat).
+    func testADuplicateKeyKeepsTheLastValueAndImports() throws {
+        let mapping = """
+            {"request": {"url": "/filters"},
+             "response": {"status": 200, "jsonBody": {"filters": ["old"], "cases": [], "filters": ["new"]}}}
+            """
+        let harness = try WireMockHarness(self, mappings: ["dup.json": mapping])
+        XCTAssertTrue(harness.load.isServable)
+        XCTAssertTrue(harness.load.warnings.contains {
+            $0.description.contains("mappings/dup.json:2:76: warning: $.response.jsonBody.filters: \"filters\" is written twice")
+        }, "\(harness.load.warnings)")
+        XCTAssertEqual(try harness.send("GET", "/filters").text, #"{"filters":["new"],"cases":[]}"#)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-dup-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        try WireMockHarness.write(["dup.json": mapping], [:], into: folder)
+        let result = WireMockImporter.plan(folder: folder.path)
+        let out = folder.appendingPathComponent("out")
+        try StubFolderWriter.write(result.plan, into: out.path)
+        let imported = StubLoader(directory: out.path).load()
+        XCTAssertEqual(imported.errors, [])
+        XCTAssertEqual(imported.stubs.count, 1)
     }
 
     /// `"pathParameters": {}` (WireMock writes it into every mapping it saves) is nothing to

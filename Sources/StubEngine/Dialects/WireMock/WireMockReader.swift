@@ -25,7 +25,15 @@ package enum WireMockReader {
 
     /// One mapping, or `{"mappings": [...]}` (with `meta` and, for imports, `importOptions`).
     /// A mapping with an error is left out and recorded in the context's `skipped`.
-    package static func readFile(_ c: inout WireMockContext, _ root: JSONNode) -> [WireMockMapping] {
+    package static func readFile(_ c: inout WireMockContext, _ parsed: JSONNode) -> [WireMockMapping] {
+        // WireMock reads a key written twice as Jackson does: the last value wins. So does this
+        // dialect, saying so, and so does what `import wiremock` writes (the native format
+        // refuses a repeated key).
+        let (root, duplicates) = parsed.mergingDuplicateKeys()
+        for duplicate in duplicates {
+            c.warning("\(duplicate.objectPath).\(duplicate.key)", duplicate.position,
+                      "\"\(duplicate.key)\" is written twice in this object; the last value is used, as WireMock does")
+        }
         if let list = root["mappings"] {
             _ = c.checkKeys(root, "$", supported: ["mappings", "meta", "importOptions"], unsupported: [:], what: "a mappings file")
             guard let elements = list.elements else {
