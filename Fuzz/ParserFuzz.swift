@@ -419,10 +419,11 @@ private func fuzzDate(_ input: [UInt8]) {
     precondition(days == dayNumber, "\(text) is day \(days), not \(dayNumber) (\(seconds))")
     precondition(number(17..<19) * 3600 + number(20..<22) * 60 + number(23..<25) == seconds - dayNumber * 86_400, "time of day in \(text)")
     precondition(String(decoding: date[0..<3], as: UTF8.self) == weekdays[((dayNumber % 7) + 7) % 7], "weekday in \(text)")
-    // civil(fromDays:) over a wider range: the independent inverse gives the day back.
+    // The calendar the date formats use, over a wider range: the independent inverse gives the
+    // day back.
     let wide = Int(Int64(bitPattern: word) % 1_000_000_000)
-    let (y, m, d) = DateFormats.civil(fromDays: wide)
-    precondition((1...12).contains(m) && (1...31).contains(d) && daysFromCivil(y, m, d) == wide, "civil(fromDays: \(wide))")
+    let (y, m, d) = CivilCalendar.date(dayNumber: wide)
+    precondition((1...12).contains(m) && (1...31).contains(d) && daysFromCivil(y, m, d) == wide, "date(dayNumber: \(wide))")
 }
 
 /// Checks a serialised head line by line: status line, then exactly `fields` as `name: value`
