@@ -134,6 +134,20 @@ import Testing
         ("{{matches request.body '(a'}}", "matches '(a'"),
         ("{{formData request.body request.a}}", "variable name must be a quoted string"),
         ("{{#contains request.a}}x{{/contains}}", "contains takes two values"),
+        // The JSON, list and SOAP helpers refuse at load what they cannot compile or check.
+        ("{{jsonRemove request.body '$['}}", "JSONPath '$['"),
+        ("{{jsonRemove request.body request.a}}", "jsonRemove's path must be a quoted string"),
+        ("{{jsonRemove request.body}}", "jsonRemove takes"),
+        ("{{jsonArrayAdd request.a request.b jsonPath='$..['}}", "JSONPath '$..['"),
+        ("{{formatJson request.body format='tidy'}}", "not pretty or compact"),
+        ("{{arrayAdd (array 1) 2 position='middle'}}", "position= is a number, 'start' or 'end'"),
+        ("{{arrayRemove (array 1) position='2x'}}", "position= is a number, 'start' or 'end'"),
+        ("{{arrayAdd (array 1)}}", "arrayAdd takes"),
+        ("{{arrayJoin ','}}", "arrayJoin takes"),
+        ("{{#arrayJoin ','}}x{{/arrayJoin}}", "arrayJoin takes two values"),
+        ("{{#jsonMerge}}{}{{/jsonMerge}}", "jsonMerge takes a value"),
+        ("{{soapXPath request.body '/a[@id=]'}}", "soapXPath '/a[@id=]'"),
+        ("{{soapXPath request.body request.a}}", "soapXPath's expression must be a quoted string"),
     ])
     func syntaxErrorsAreLoadErrors(_ template: String, _ fragment: String) {
         do {

@@ -118,6 +118,51 @@ public enum HandlebarsHelperTable {
         Row("{{val request.query.missing or='default'}}|{{val request.query.x default='d'}}", .exact("default|1")),
         Row("{{val 10 assign='myVar'}}{{#lt myVar 20}}Less Than{{else}}More Than{{/lt}}|{{val 'v' assign='other'}}{{other}}",
             .exact("Less Than|v")),
+        // JSON (WireMock 3.10's helpers; inline results in {{{ }}}, as {{ }} escapes the quotes).
+        Row("{{#formatJson}}{\"foo\":true,\"bar\":{\"baz\":false},\"list\":[1,{}],\"none\":[]}{{/formatJson}}",
+            .exact("{\n  \"foo\" : true,\n  \"bar\" : {\n    \"baz\" : false\n  },\n  \"list\" : [ 1, { } ],\n  \"none\" : [ ]\n}")),
+        Row("{{{formatJson '{ \"foo\": true, \"bar\": { \"baz\": false } }' format='compact'}}}|{{#formatJson format='compact'}}"
+            + "{{{request.body}}}{{/formatJson}}", .exact(#"{"foo":true,"bar":{"baz":false}}|{"a":[1,2]}"#),
+            method: "POST", body: "{ \"a\" : [ 1, 2 ] }"),
+        Row("{{{toJson (array 1 'two' true)}}}|{{{toJson 'text'}}}|{{{toJson (jsonPath request.body '$.a')}}}",
+            .exact("[ 1, \"two\", true ]|\"text\"|{\n  \"b\" : 1\n}"), method: "POST", body: #"{"a": {"b": 1}}"#),
+        Row("{{#parseJson 'things'}}[{\"id\": 1, \"name\": \"One\"}, {\"id\": 2, \"name\": \"Two\"}]{{/parseJson}}"
+            + "{{things.1.name}}|{{parseJson request.body 'body'}}{{body.user.name}}|{{size (parseJson request.body)}}",
+            .exact("Two|Ann|1"), method: "POST", body: #"{"user": {"name": "Ann"}}"#),
+        Row("{{#assign 'object1'}}{\"id\": 456, \"address\": {\"number\": \"12\"}, \"hobbies\": [\"chess\"]}{{/assign}}"
+            + "{{{jsonMerge object1 '{\"nickname\": \"Bob\", \"address\": {\"street\": \"High St\"}, \"hobbies\": [\"rugby\"]}'}}}|"
+            + "{{#jsonMerge '{\"keepMe\": 1, \"removeMe\": 2}' removeNulls=true}}{\"removeMe\": null}{{/jsonMerge}}|"
+            + "{{{jsonMerge '[1]' '{}'}}}",
+            .exact(#"{"id":456,"address":{"number":"12","street":"High St"},"hobbies":["rugby"],"nickname":"Bob"}|"#
+                   + #"{"keepMe":1}|[ERROR: Base JSON is not a JSON object ('[1]')]"#)),
+        Row("{{{jsonRemove request.body '$.[?(@.id == 123)]'}}}|{{{jsonRemove '{\"id\": 456, \"name\": \"bob\"}' '$.name'}}}",
+            .exact(#"[{"id":456,"name":"bob"},{"id":321,"name":"sam"}]|{"id":456}"#), method: "POST",
+            body: #"[{"id": 456, "name": "bob"}, {"id": 123, "name": "alice"}, {"id": 321, "name": "sam"}]"#),
+        Row("{{{jsonArrayAdd '[{\"id\": 123}]' '{\"id\": 321}'}}}|"
+            + "{{#jsonArrayAdd '[{\"id\": 1}, {\"id\": 2}]' maxItems=2}}{\"id\": 3}{{/jsonArrayAdd}}|"
+            + "{{#jsonArrayAdd '[1]'}}[2, 3]{{/jsonArrayAdd}}|{{#jsonArrayAdd '[1]' flatten=true}}[2, 3]{{/jsonArrayAdd}}|"
+            + "{{{jsonArrayAdd request.body '\"bob\"' jsonPath='$[0].names'}}}",
+            .exact(#"[{"id":123},{"id":321}]|[{"id":2},{"id":3}]|[1,[2,3]]|[1,2,3]|"#
+                   + #"[{"id":123,"names":["alice","sam","bob"]},{"id":321,"names":["fred"]}]"#), method: "POST",
+            body: #"[{"id": 123, "names": ["alice", "sam"]}, {"id": 321, "names": ["fred"]}]"#),
+        // Lists (WireMock 3.6's helpers).
+        Row("{{arrayAdd (array 1 'three') 2 position=1}}|{{arrayAdd (array 1 'three') 2 position='start'}}|"
+            + "{{arrayAdd (array 1 'three') 2 position='end'}}|{{arrayAdd (array 1 'three') 2}}",
+            .exact("[1, 2, three]|[2, 1, three]|[1, three, 2]|[1, three, 2]")),
+        Row("{{arrayRemove (array 1 2 'three') position=1}}|{{arrayRemove (array 1 2 'three') position='start'}}|"
+            + "{{arrayRemove (array 1 2 'three') position='end'}}|{{arrayRemove (array 1 2 'three')}}",
+            .exact("[1, three]|[2, three]|[1, 2]|[1, 2]")),
+        Row("{{arrayJoin ',' (array 'One' 'Two' 'Three')}}|{{arrayJoin ' - ' 'a' 'b' 'c'}}|{{arrayJoin ', ' (range 1 5)}}|"
+            + "{{arrayJoin ',' (array 'One' 'Two') prefix='[' suffix=']'}}|{{arrayJoin ' * ' (array 1 2 3) prefix='(' suffix=')'}}",
+            .exact("One,Two,Three|a - b - c|1, 2, 3, 4, 5|[One,Two]|(1 * 2 * 3)")),
+        Row("{{#parseJson 'things'}}[{\"id\": 1, \"name\": \"One\"}, {\"id\": 2, \"name\": \"Two\"}]{{/parseJson}}"
+            + "{{#arrayJoin ',' things prefix='[' suffix=']' as |item|}}{\"name{{item.id}}\": \"{{item.name}}\"}{{/arrayJoin}}",
+            .exact(#"[{"name1": "One"},{"name2": "Two"}]"#)),
+        // SOAP and the host.
+        Row("{{soapXPath request.body '/order/id/text()'}}|{{soapXPath request.body 'm:order/m:id/text()'}}", .exact("42|42"),
+            method: "POST", body: "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"
+                + "<m:order xmlns:m=\"urn:x\"><m:id>42</m:id></m:order></soap:Body></soap:Envelope>"),
+        Row("{{hostname}}", .pattern("[a-z0-9][a-z0-9.-]*")),
         // Dates and times.
         Row("{{now}}", .pattern(#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#)),
         Row("{{now format='epoch'}}|{{now offset='2 years' format='unix'}}", .pattern(#"\d{13}\|\d{10}"#)),

@@ -16,12 +16,24 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     case contains, matches, val, assign, formData
     case upper, lower, capitalize, capitalizeFirst, trim, substring, replace, split, join, abbreviate
     case base64, urlEncode
+    case formatJson, toJson, parseJson, jsonMerge, jsonRemove, jsonArrayAdd
+    case arrayAdd, arrayRemove, arrayJoin, soapXPath, hostname
 
     /// May open a block (`{{#eq a b}}...{{/eq}}`).
     var isBlock: Bool {
         switch self {
         case .if, .unless, .each, .with, .eq, .ne, .neq, .gt, .gte, .lt, .lte, .and, .or, .not, .contains, .matches: true
         case .assign, .trim, .base64, .urlEncode, .upper, .lower, .capitalize: true
+        case .formatJson, .parseJson, .jsonMerge, .jsonArrayAdd, .arrayJoin: true
+        default: false
+        }
+    }
+
+    /// Blocks whose body, rendered, is the helper's last argument (`{{#jsonMerge a}}{...}{{/jsonMerge}}`);
+    /// `arrayJoin`'s body is rendered once for each element instead.
+    var takesBodyAsArgument: Bool {
+        switch self {
+        case .formatJson, .parseJson, .jsonMerge, .jsonArrayAdd: true
         default: false
         }
     }
@@ -37,7 +49,7 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     /// `{{now}}` alone is a call; `{{size}}` alone would be a variable.
     var needsArguments: Bool {
         switch self {
-        case .now, .randomValue, .randomInt, .randomDecimal, .array: false
+        case .now, .randomValue, .randomInt, .randomDecimal, .array, .hostname: false
         default: true
         }
     }
@@ -141,14 +153,62 @@ enum HandlebarsHelpers {
             for key in ["lower", "upper"] where a.hash(key) != nil && HandlebarsArguments.literal(a.hash(key)).map(number) != true {
                 throw HandlebarsHelperError(message: "\(helper.rawValue)'s \(key)= is a number")
             }
-        case .array, .pickRandom:
+        case .array, .pickRandom, .hostname:
             break
+        case .formatJson, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd:
+            // A `{{#formatJson}}` block has no arguments: its body is the JSON.
+            if helper != .formatJson { try a.need(1, "a JSON value, as in {{\(helper.rawValue) request.body}}") }
+            if helper == .formatJson, let format = try a.literalHash("format"), !["pretty", "compact"].contains(format) {
+                throw HandlebarsHelperError(message: "formatJson's format='\(format)' is not pretty or compact")
+            }
+            if helper == .jsonArrayAdd, let source = try a.literalHash("jsonPath") {
+                compiled = .jsonPath(try compileJSONPath(source))
+            }
+        case .jsonRemove:
+            try a.need(2, "a JSON value and a JSONPath, as in {{jsonRemove request.body '$.name'}}")
+            guard let source = HandlebarsArguments.literal(params[1]) else {
+                throw HandlebarsHelperError(message: "jsonRemove's path must be a quoted string (it is compiled when the stub loads)")
+            }
+            compiled = .jsonPath(try compileJSONPath(source))
+        case .arrayAdd, .arrayRemove:
+            try a.need(helper == .arrayAdd ? 2 : 1, helper == .arrayAdd ? "a list and a value" : "a list")
+            if let position = a.hash("position"), HandlebarsArguments.literal(position) != nil,
+               HandlebarsArrayHelpers.Position(.string(HandlebarsArguments.literal(position) ?? "")) == nil {
+                throw HandlebarsHelperError(message: "\(helper.rawValue)'s position= is a number, 'start' or 'end'")
+            }
+        case .arrayJoin:
+            try a.need(2, "a separator and a list, as in {{arrayJoin ',' (array 'a' 'b')}}")
+        case .soapXPath:
+            try a.need(2, "an XML value and an expression, as in {{soapXPath request.body '/m:order/m:id/text()'}}")
+            guard let source = HandlebarsArguments.literal(params[1]) else {
+                throw HandlebarsHelperError(message: "soapXPath's expression must be a quoted string (it is compiled when the stub loads)")
+            }
+            compiled = .xPath(try compileSOAPXPath(source))
         }
         switch helper {
         case .date, .dateFormat, .parseDate: compiled = .date(try DateSettings(a))
         default: break
         }
         return HandlebarsCall(helper: helper, params: params, hash: hash, compiled: compiled)
+    }
+
+    private static func compileJSONPath(_ source: String) throws(HandlebarsHelperError) -> JSONPath {
+        do {
+            return try JSONPath(source)
+        } catch {
+            throw HandlebarsHelperError(message: "JSONPath '\(source)': \(error)")
+        }
+    }
+
+    /// WireMock's `soapXPath`: the expression below `/Envelope/Body` (local names, any prefix).
+    private static func compileSOAPXPath(_ source: String) throws(HandlebarsHelperError) -> XPathExpression {
+        let prefix = source.hasPrefix("/") ? "/Envelope/Body" : "/Envelope/Body/"
+        do {
+            return try XPathExpression(prefix + source)
+        } catch {
+            let offset = max(0, error.offset - prefix.count)
+            throw HandlebarsHelperError(message: "soapXPath '\(source)': \(error.message) (at character \(offset))")
+        }
     }
 
     private static func compileRegex(_ a: HandlebarsArguments) throws(HandlebarsHelperError) -> CompiledRegex {
@@ -192,6 +252,7 @@ enum HandlebarsHelpers {
         case .formData: return params.count >= 2 ? HandlebarsArguments.literal(params[1]) : nil
         case .assign: return params.first.flatMap { HandlebarsArguments.literal($0) }
         case .val: return HandlebarsArguments.literal(hash.first { $0.0 == "assign" }?.1)
+        case .parseJson: return params.last.flatMap { HandlebarsArguments.literal($0) }
         default: return nil
         }
     }
@@ -229,9 +290,15 @@ enum HandlebarsHelpers {
         case .jsonPath:
             guard case .jsonPath(let path)? = call.compiled else { return .null }
             return jsonPath(path, args[0], fallback: hash("default") ?? .string(""), &r)
-        case .xPath:
+        case .xPath, .soapXPath:
             guard case .xPath(let path)? = call.compiled else { return .null }
             return HandlebarsXMLHelpers.evaluate(path, args[0], &r)
+        case .formatJson, .toJson, .parseJson, .jsonMerge, .jsonRemove, .jsonArrayAdd:
+            return HandlebarsJSONHelpers.evaluate(call, args, hash, &r)
+        case .arrayAdd, .arrayRemove, .arrayJoin:
+            return HandlebarsArrayHelpers.evaluate(call.helper, args, hash, &r)
+        case .hostname:
+            return .string(HostName.own().first ?? "localhost")
         case .regexExtract:
             guard case .regex(let regex)? = call.compiled else { return .null }
             let text = args[0].text

@@ -199,7 +199,8 @@ struct HandlebarsParser {
         try Self.checkBlockArguments(helper, params, tag)
         if let variable = HandlebarsHelpers.assignedName(helper, params, hash) { assigned.insert(variable) }
         // A block `matches` compiles its pattern here, as the inline one does.
-        let compiled = helper == .matches ? try call(helper, words, tag: tag).compiled : nil
+        let compiles = helper == .matches || helper == .jsonArrayAdd || helper == .formatJson
+        let compiled = compiles ? try call(helper, words, tag: tag).compiled : nil
         let changesContext = helper == .each || helper == .with
         if changesContext { contextDepth += 1 }
         scopes.append(Set(blockParams))
@@ -268,7 +269,8 @@ struct HandlebarsParser {
         let needed: Int
         switch helper {
         case .eq, .ne, .neq, .gt, .gte, .lt, .lte, .contains, .matches: needed = 2
-        case .trim, .base64, .urlEncode, .upper, .lower, .capitalize: needed = 0
+        case .trim, .base64, .urlEncode, .upper, .lower, .capitalize, .formatJson: needed = 0
+        case .arrayJoin: needed = 2
         default: needed = 1
         }
         guard params.count < needed else { return }

@@ -69,6 +69,13 @@ package struct HandlebarsRenderer {
         case .matches:
             guard case .regex(let regex)? = block.compiled else { return }
             render(regex.matchesWhole(args[0].text) ? block.body : block.inverse)
+        case let helper where helper.takesBodyAsArgument:
+            let body = HandlebarsExpression.literal(.string(renderToText(block.body)))
+            let params = helper == .formatJson || helper == .parseJson ? [body] + block.params : block.params + [body]
+            let call = HandlebarsCall(helper: helper, params: params, hash: block.hash, compiled: block.compiled)
+            output += HandlebarsHelpers.evaluate(call, &self).text
+        case .arrayJoin:
+            renderArrayJoin(block, args)
         case let helper where helper.takesBodyText:
             let text = renderToText(block.body)
             if helper == .assign {
@@ -82,6 +89,26 @@ package struct HandlebarsRenderer {
         default:
             render(HandlebarsHelpers.condition(block.helper, args) ? block.body : block.inverse)
         }
+    }
+
+    /// `{{#arrayJoin ',' list as |item|}}...{{/arrayJoin}}`: the body once for each element,
+    /// the results joined by the separator between `prefix=` and `suffix=`.
+    private mutating func renderArrayJoin(_ block: HandlebarsBlock, _ args: [HandlebarsValue]) {
+        var parts: [String] = []
+        for item in HandlebarsArrayHelpers.joined(args) {
+            steps += 1
+            if exhausted { return }
+            var frame: [String: HandlebarsValue] = [:]
+            if let name = block.blockParams.first { frame[name] = item }
+            contexts.append(item)
+            frames.append(frame)
+            parts.append(renderToText(block.body))
+            frames.removeLast()
+            contexts.removeLast()
+        }
+        var hash: [String: HandlebarsValue] = [:]
+        for (key, expression) in block.hash { hash[key] = evaluate(expression) }
+        output += (hash["prefix"]?.text ?? "") + parts.joined(separator: args[0].text) + (hash["suffix"]?.text ?? "")
     }
 
     /// A block's body rendered on its own, for the helpers that take it as their value.

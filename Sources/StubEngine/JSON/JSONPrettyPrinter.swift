@@ -63,3 +63,48 @@ package enum JSONPrettyPrinter {
         out += [UInt8](repeating: 0x20, count: level * 2)
     }
 }
+
+extension JSONPrettyPrinter {
+    /// Jackson's default pretty printer, which WireMock's `formatJson` and `toJson` write:
+    /// objects one member a line (`"key" : value`, two spaces a level), arrays on one line
+    /// (`[ 1, 2 ]`, their objects indented from the enclosing object), `{ }` and `[ ]` when empty.
+    package static func jacksonString(_ node: JSONNode) -> String {
+        var out: [UInt8] = []
+        writeJackson(node, level: 0, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func writeJackson(_ node: JSONNode, level: Int, into out: inout [UInt8]) {
+        switch node.value {
+        case .array(let elements):
+            if elements.isEmpty {
+                out += Array("[ ]".utf8)
+                return
+            }
+            out += Array("[ ".utf8)
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out += Array(", ".utf8) }
+                writeJackson(element, level: level, into: &out)
+            }
+            out += Array(" ]".utf8)
+        case .object(let members):
+            if members.isEmpty {
+                out += Array("{ }".utf8)
+                return
+            }
+            out.append(UInt8(ascii: "{"))
+            for (i, member) in members.enumerated() {
+                out += i == 0 ? [0x0A] : Array(",\n".utf8)
+                pad(level + 1, &out)
+                JSONSerializer.writeString(member.key, into: &out)
+                out += Array(" : ".utf8)
+                writeJackson(member.value, level: level + 1, into: &out)
+            }
+            out.append(0x0A)
+            pad(level, &out)
+            out.append(UInt8(ascii: "}"))
+        default:
+            JSONSerializer.write(node, into: &out)
+        }
+    }
+}
