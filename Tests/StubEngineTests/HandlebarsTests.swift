@@ -148,6 +148,10 @@ import Testing
         ("{{#jsonMerge}}{}{{/jsonMerge}}", "jsonMerge takes a value"),
         ("{{soapXPath request.body '/a[@id=]'}}", "soapXPath '/a[@id=]'"),
         ("{{soapXPath request.body request.a}}", "soapXPath's expression must be a quoted string"),
+        ("{{truncateDate request.a 'first week of month'}}", "truncateDate's truncation is a quoted one of"),
+        ("{{truncateDate request.a request.b}}", "truncateDate's truncation is a quoted one of"),
+        ("{{systemValue type='ENVIRONMENT'}}", "systemValue takes key="),
+        ("{{systemValue key='wiremock.a' type='REGISTRY'}}", "not ENVIRONMENT or PROPERTY"),
     ])
     func syntaxErrorsAreLoadErrors(_ template: String, _ fragment: String) {
         do {

@@ -163,6 +163,10 @@ public enum HandlebarsHelperTable {
             method: "POST", body: "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"
                 + "<m:order xmlns:m=\"urn:x\"><m:id>42</m:id></m:order></soap:Body></soap:Envelope>"),
         Row("{{hostname}}", .pattern("[a-z0-9][a-z0-9.-]*")),
+        // Only keys WireMock permits by default (wiremock...) are read; others are denied.
+        Row("{{systemValue key='WIREMOCK_STUBSERVER_UNSET' default='DEFAULT'}}|{{systemValue key='PATH'}}|"
+            + "{{systemValue type='PROPERTY' key='wiremock.region' default='d'}}",
+            .exact("DEFAULT|[ERROR: Access to PATH is denied]|d")),
         // Dates and times.
         Row("{{now}}", .pattern(#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#)),
         Row("{{now format='epoch'}}|{{now offset='2 years' format='unix'}}", .pattern(#"\d{13}\|\d{10}"#)),
@@ -174,6 +178,18 @@ public enum HandlebarsHelperTable {
         Row("{{date (parseDate '1623770177' format='unix') format='yyyy-MM-dd HH:mm:ss'}}", .exact("2021-06-15 15:16:17")),
         Row("{{date (parseDate '2021-06-15T15:16:17Z') offset='1 days' timezone='America/New_York' format='yyyy-MM-dd HH:mm z'}}",
             .exact("2021-06-16 11:16 EDT")),
+        Row("{{date (truncateDate (parseDate request.headers.MyDate) 'first day of month')}}|"
+            + "{{date (truncateDate (parseDate request.headers.MyDate) 'first minute of hour')}}|"
+            + "{{date (truncateDate (parseDate request.headers.MyDate) 'first hour of day')}}|"
+            + "{{date (truncateDate (parseDate request.headers.MyDate) 'last day of month')}}|"
+            + "{{date (truncateDate (parseDate request.headers.MyDate) 'first day of next month')}}",
+            .exact("2021-06-01T00:00:00Z|2021-06-15T15:00:00Z|2021-06-15T00:00:00Z|2021-06-30T00:00:00Z|2021-07-01T00:00:00Z"),
+            headers: [("MyDate", "Tue, 15 Jun 2021 15:16:17 GMT")]),
+        Row("{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'first day of year') format='yyyy-MM-dd'}}|"
+            + "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'first day of next year') format='yyyy-MM-dd'}}|"
+            + "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'last day of year') format='yyyy-MM-dd'}}|"
+            + "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'last day of month') format='yyyy-MM-dd'}}",
+            .exact("2024-01-01|2025-01-01|2024-12-31|2024-02-29")),
         Row("{{dateFormat (parseDate '2021-06-15T15:16:17Z') 'yyyy/MM/dd'}}|{{dateFormat (parseDate '2021-06-15') format='full'}}",
             .exact("2021/06/15|Tuesday, June 15, 2021")),
     ]

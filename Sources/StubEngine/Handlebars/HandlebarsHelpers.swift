@@ -17,7 +17,7 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     case upper, lower, capitalize, capitalizeFirst, trim, substring, replace, split, join, abbreviate
     case base64, urlEncode
     case formatJson, toJson, parseJson, jsonMerge, jsonRemove, jsonArrayAdd
-    case arrayAdd, arrayRemove, arrayJoin, soapXPath, hostname
+    case arrayAdd, arrayRemove, arrayJoin, soapXPath, hostname, truncateDate, systemValue
 
     /// May open a block (`{{#eq a b}}...{{/eq}}`).
     var isBlock: Bool {
@@ -49,7 +49,7 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     /// `{{now}}` alone is a call; `{{size}}` alone would be a variable.
     var needsArguments: Bool {
         switch self {
-        case .now, .randomValue, .randomInt, .randomDecimal, .array, .hostname: false
+        case .now, .randomValue, .randomInt, .randomDecimal, .array, .hostname, .systemValue: false
         default: true
         }
     }
@@ -178,6 +178,22 @@ enum HandlebarsHelpers {
             }
         case .arrayJoin:
             try a.need(2, "a separator and a list, as in {{arrayJoin ',' (array 'a' 'b')}}")
+        case .truncateDate:
+            try a.need(2, "a date and a truncation, as in {{truncateDate (parseDate request.headers.Date) 'first day of month'}}")
+            guard let name = HandlebarsArguments.literal(params[1]), let truncation = DateTruncation(rawValue: name) else {
+                throw HandlebarsHelperError(message: "truncateDate's truncation is a quoted one of "
+                                            + DateTruncation.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))
+            }
+            compiled = .truncation(truncation)
+        case .systemValue:
+            guard let key = try a.literalHash("key") else {
+                throw HandlebarsHelperError(message: "systemValue takes key='NAME', as in {{systemValue key='WIREMOCK_ENV'}}")
+            }
+            let type = try a.literalHash("type") ?? "ENVIRONMENT"
+            guard type == "ENVIRONMENT" || type == "PROPERTY" else {
+                throw HandlebarsHelperError(message: "systemValue's type='\(type)' is not ENVIRONMENT or PROPERTY")
+            }
+            compiled = .systemValue(SystemValue(key: key, isEnvironment: type == "ENVIRONMENT"))
         case .soapXPath:
             try a.need(2, "an XML value and an expression, as in {{soapXPath request.body '/m:order/m:id/text()'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
@@ -299,6 +315,13 @@ enum HandlebarsHelpers {
             return HandlebarsArrayHelpers.evaluate(call.helper, args, hash, &r)
         case .hostname:
             return .string(HostName.own().first ?? "localhost")
+        case .truncateDate:
+            guard case .truncation(let truncation)? = call.compiled,
+                  let milliseconds = HandlebarsDateHelpers.parse(args[0], nil, zone: .utc) else { return .null }
+            return .object(HandlebarsDate(epochMilliseconds: truncation.apply(toEpochMilliseconds: milliseconds)))
+        case .systemValue:
+            guard case .systemValue(let value)? = call.compiled else { return .null }
+            return value.read(default: hash("default"))
         case .regexExtract:
             guard case .regex(let regex)? = call.compiled else { return .null }
             let text = args[0].text

@@ -79,6 +79,8 @@ enum HandlebarsCompiledArgument: Sendable {
     case date(DateSettings)
     case xPath(XPathExpression)
     case random(RandomValueKind, length: Int, uppercase: Bool)
+    case truncation(DateTruncation)
+    case systemValue(SystemValue)
 }
 
 /// `request.path.[1]`, `this`, `../name`, `@index`, `item.name`.
