@@ -140,6 +140,7 @@ import Testing
         ("{{jsonRemove request.body}}", "jsonRemove takes"),
         ("{{jsonArrayAdd request.a request.b jsonPath='$..['}}", "JSONPath '$..['"),
         ("{{formatJson request.body format='tidy'}}", "not pretty or compact"),
+        ("{{#formatXml format='tidy'}}<a/>{{/formatXml}}", "formatXml's format='tidy' is not pretty or compact"),
         ("{{arrayAdd (array 1) 2 position='middle'}}", "position= is a number, 'start' or 'end'"),
         ("{{arrayRemove (array 1) position='2x'}}", "position= is a number, 'start' or 'end'"),
         ("{{arrayAdd (array 1)}}", "arrayAdd takes"),

@@ -158,6 +158,10 @@ public enum HandlebarsHelperTable {
         Row("{{#parseJson 'things'}}[{\"id\": 1, \"name\": \"One\"}, {\"id\": 2, \"name\": \"Two\"}]{{/parseJson}}"
             + "{{#arrayJoin ',' things prefix='[' suffix=']' as |item|}}{\"name{{item.id}}\": \"{{item.name}}\"}{{/arrayJoin}}",
             .exact(#"[{"name1": "One"},{"name2": "Two"}]"#)),
+        // XML (WireMock 3.10's formatXml): pretty indents four spaces, compact drops the whitespace.
+        Row("{{#formatXml}}\n<foo><bar\n>wh</bar><baz id=\"1\"/></foo\n>\n{{/formatXml}}|{{{formatXml ' <foo>  <bar>wh</bar>  </foo> ' format='compact'}}}|"
+            + "{{{formatXml 'not xml'}}}",
+            .exact("<foo>\n    <bar>wh</bar>\n    <baz id=\"1\"/>\n</foo>|<foo><bar>wh</bar></foo>|[ERROR: Input is not valid XML]")),
         // SOAP and the host.
         Row("{{soapXPath request.body '/order/id/text()'}}|{{soapXPath request.body 'm:order/m:id/text()'}}", .exact("42|42"),
             method: "POST", body: "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"

@@ -1,14 +1,17 @@
 /// Argument checks of WireMock 3's JSON, list, date, system and SOAP helpers.
 extension HandlebarsHelpers {
-    static func prepareStructured(_ a: HandlebarsArguments) throws(HandlebarsHelperError) -> HandlebarsCompiledArgument? {
+    static func prepareStructured(
+        _ a: HandlebarsArguments
+    ) throws(HandlebarsHelperError) -> HandlebarsCompiledArgument? {
         let helper = a.helper
         let params = a.params
         switch helper {
-        case .formatJson, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd:
-            // A `{{#formatJson}}` block has no arguments: its body is the JSON.
-            if helper != .formatJson { try a.need(1, "a JSON value, as in {{\(helper.rawValue) request.body}}") }
-            if helper == .formatJson, let format = try a.literalHash("format"), !["pretty", "compact"].contains(format) {
-                throw HandlebarsHelperError(message: "formatJson's format='\(format)' is not pretty or compact")
+        case .formatJson, .formatXml, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd:
+            // A `{{#formatJson}}` or `{{#formatXml}}` block has no arguments: its body is the input.
+            let formats = helper == .formatJson || helper == .formatXml
+            if !formats { try a.need(1, "a JSON value, as in {{\(helper.rawValue) request.body}}") }
+            if formats, let format = try a.literalHash("format"), !["pretty", "compact"].contains(format) {
+                throw HandlebarsHelperError(message: "\(helper.rawValue)'s format='\(format)' is not pretty or compact")
             }
             if helper == .jsonArrayAdd, let source = try a.literalHash("jsonPath") {
                 return .jsonPath(try compileJSONPath(source))
@@ -16,7 +19,8 @@ extension HandlebarsHelpers {
         case .jsonRemove:
             try a.need(2, "a JSON value and a JSONPath, as in {{jsonRemove request.body '$.name'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
-                throw HandlebarsHelperError(message: "jsonRemove's path must be a quoted string (it is compiled when the stub loads)")
+                throw HandlebarsHelperError(
+                    message: "jsonRemove's path must be a quoted string (it is compiled when the stub loads)")
             }
             return .jsonPath(try compileJSONPath(source))
         case .arrayAdd, .arrayRemove:
@@ -28,15 +32,18 @@ extension HandlebarsHelpers {
         case .arrayJoin:
             try a.need(2, "a separator and a list, as in {{arrayJoin ',' (array 'a' 'b')}}")
         case .truncateDate:
-            try a.need(2, "a date and a truncation, as in {{truncateDate (parseDate request.headers.Date) 'first day of month'}}")
-            guard let name = HandlebarsArguments.literal(params[1]), let truncation = DateTruncation(rawValue: name) else {
-                throw HandlebarsHelperError(message: "truncateDate's truncation is a quoted one of "
-                                            + DateTruncation.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))
+            try a.need(2, "a date and a truncation, as in "
+                       + "{{truncateDate (parseDate request.headers.Date) 'first day of month'}}")
+            guard let name = HandlebarsArguments.literal(params[1]),
+                  let truncation = DateTruncation(rawValue: name) else {
+                let names = DateTruncation.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                throw HandlebarsHelperError(message: "truncateDate's truncation is a quoted one of " + names)
             }
             return .truncation(truncation)
         case .systemValue:
             guard let key = try a.literalHash("key") else {
-                throw HandlebarsHelperError(message: "systemValue takes key='NAME', as in {{systemValue key='WIREMOCK_ENV'}}")
+                throw HandlebarsHelperError(
+                    message: "systemValue takes key='NAME', as in {{systemValue key='WIREMOCK_ENV'}}")
             }
             let type = try a.literalHash("type") ?? "ENVIRONMENT"
             guard type == "ENVIRONMENT" || type == "PROPERTY" else {
@@ -46,7 +53,8 @@ extension HandlebarsHelpers {
         case .soapXPath:
             try a.need(2, "an XML value and an expression, as in {{soapXPath request.body '/m:order/m:id/text()'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
-                throw HandlebarsHelperError(message: "soapXPath's expression must be a quoted string (it is compiled when the stub loads)")
+                throw HandlebarsHelperError(
+                    message: "soapXPath's expression must be a quoted string (it is compiled when the stub loads)")
             }
             return .xPath(try compileSOAPXPath(source))
         default:

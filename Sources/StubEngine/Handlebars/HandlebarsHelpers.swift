@@ -16,7 +16,7 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     case contains, matches, val, assign, formData
     case upper, lower, capitalize, capitalizeFirst, trim, substring, replace, split, join, abbreviate
     case base64, urlEncode
-    case formatJson, toJson, parseJson, jsonMerge, jsonRemove, jsonArrayAdd
+    case formatJson, formatXml, toJson, parseJson, jsonMerge, jsonRemove, jsonArrayAdd
     case arrayAdd, arrayRemove, arrayJoin, soapXPath, hostname, truncateDate, systemValue
 
     /// May open a block (`{{#eq a b}}...{{/eq}}`).
@@ -24,7 +24,7 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
         switch self {
         case .if, .unless, .each, .with, .eq, .ne, .neq, .gt, .gte, .lt, .lte, .and, .or, .not, .contains, .matches: true
         case .assign, .trim, .base64, .urlEncode, .upper, .lower, .capitalize: true
-        case .formatJson, .parseJson, .jsonMerge, .jsonArrayAdd, .arrayJoin: true
+        case .formatJson, .formatXml, .parseJson, .jsonMerge, .jsonArrayAdd, .arrayJoin: true
         default: false
         }
     }
@@ -33,7 +33,7 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     /// `arrayJoin`'s body is rendered once for each element instead.
     var takesBodyAsArgument: Bool {
         switch self {
-        case .formatJson, .parseJson, .jsonMerge, .jsonArrayAdd: true
+        case .formatJson, .formatXml, .parseJson, .jsonMerge, .jsonArrayAdd: true
         default: false
         }
     }
@@ -155,7 +155,7 @@ enum HandlebarsHelpers {
             }
         case .array, .pickRandom, .hostname:
             break
-        case .formatJson, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd, .jsonRemove, .arrayAdd, .arrayRemove,
+        case .formatJson, .formatXml, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd, .jsonRemove, .arrayAdd, .arrayRemove,
              .arrayJoin, .truncateDate, .systemValue, .soapXPath:
             compiled = try prepareStructured(a)
         }
@@ -250,6 +250,8 @@ enum HandlebarsHelpers {
             return HandlebarsXMLHelpers.evaluate(path, args[0], &r)
         case .formatJson, .toJson, .parseJson, .jsonMerge, .jsonRemove, .jsonArrayAdd:
             return HandlebarsJSONHelpers.evaluate(call, args, hash, &r)
+        case .formatXml:
+            return HandlebarsXMLHelpers.format(args[0], compact: hash("format")?.text == "compact", &r)
         case .arrayAdd, .arrayRemove, .arrayJoin:
             return HandlebarsArrayHelpers.evaluate(call.helper, args, hash, &r)
         case .hostname:

@@ -46,8 +46,12 @@ enum HandlebarsJSONHelpers {
     static func merge(_ base: HandlebarsValue, _ other: HandlebarsValue, removeNulls: Bool,
                       _ r: inout HandlebarsRenderer) -> HandlebarsValue {
         guard let baseNode = parse(base, &r) else { return error("Base JSON is not valid JSON ('\(base.text)')") }
-        guard let baseMembers = baseNode.members else { return error("Base JSON is not a JSON object ('\(base.text)')") }
-        guard let otherNode = parse(other, &r) else { return error("JSON to merge is not valid JSON ('\(other.text)')") }
+        guard let baseMembers = baseNode.members else {
+            return error("Base JSON is not a JSON object ('\(base.text)')")
+        }
+        guard let otherNode = parse(other, &r) else {
+            return error("JSON to merge is not valid JSON ('\(other.text)')")
+        }
         guard let otherMembers = otherNode.members else {
             return error("JSON to merge is not a JSON object ('\(other.text)')")
         }
@@ -95,7 +99,9 @@ enum HandlebarsJSONHelpers {
         let append: (JSONNode) -> JSONNode = { target in
             var elements = target.elements ?? []
             if flatten, let inner = itemNode.elements { elements += inner } else { elements.append(itemNode) }
-            if let maxItems, maxItems >= 0, elements.count > maxItems { elements.removeFirst(elements.count - maxItems) }
+            if let maxItems, maxItems >= 0, elements.count > maxItems {
+                elements.removeFirst(elements.count - maxItems)
+            }
             return JSONNode(.array(elements), at: target.position)
         }
         if case .jsonPath(let path)? = call.compiled {
@@ -104,7 +110,8 @@ enum HandlebarsJSONHelpers {
             }
             let key = PositionKey(target.position)
             if PositionKey(document.position) == key { return .string(JSONSerializer.string(append(document))) }
-            return .string(JSONSerializer.string(rebuilt(document, &r) { PositionKey($0.position) == key ? append($0) : $0 }))
+            let result = rebuilt(document, &r) { PositionKey($0.position) == key ? append($0) : $0 }
+            return .string(JSONSerializer.string(result))
         }
         guard document.elements != nil else { return error("Target JSON is not a JSON array ('\(array.text)')") }
         return .string(JSONSerializer.string(append(document)))
@@ -161,7 +168,10 @@ enum HandlebarsJSONHelpers {
                 guard let value = change(member.value) else { return nil }
                 return JSONNode.Member(key: member.key, keyPosition: member.keyPosition, value: value)
             }
-            let deep = kept.map { JSONNode.Member(key: $0.key, keyPosition: $0.keyPosition, value: rebuilt($0.value, &r, change)) }
+            let deep = kept.map { member in
+                let value = rebuilt(member.value, &r, change)
+                return JSONNode.Member(key: member.key, keyPosition: member.keyPosition, value: value)
+            }
             return JSONNode(.object(deep), at: node.position)
         default:
             return node

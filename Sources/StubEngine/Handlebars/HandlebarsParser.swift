@@ -199,7 +199,7 @@ struct HandlebarsParser {
         try Self.checkBlockArguments(helper, params, tag)
         if let variable = HandlebarsHelpers.assignedName(helper, params, hash) { assigned.insert(variable) }
         // A block `matches` compiles its pattern here, as the inline one does.
-        let compiles = helper == .matches || helper == .jsonArrayAdd || helper == .formatJson
+        let compiles = [.matches, .jsonArrayAdd, .formatJson, .formatXml].contains(helper)
         let compiled = compiles ? try call(helper, words, tag: tag).compiled : nil
         let changesContext = helper == .each || helper == .with
         if changesContext { contextDepth += 1 }
@@ -269,7 +269,7 @@ struct HandlebarsParser {
         let needed: Int
         switch helper {
         case .eq, .ne, .neq, .gt, .gte, .lt, .lte, .contains, .matches: needed = 2
-        case .trim, .base64, .urlEncode, .upper, .lower, .capitalize, .formatJson: needed = 0
+        case .trim, .base64, .urlEncode, .upper, .lower, .capitalize, .formatJson, .formatXml: needed = 0
         case .arrayJoin: needed = 2
         default: needed = 1
         }

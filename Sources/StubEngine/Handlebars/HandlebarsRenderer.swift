@@ -71,7 +71,7 @@ package struct HandlebarsRenderer {
             render(regex.matchesWhole(args[0].text) ? block.body : block.inverse)
         case let helper where helper.takesBodyAsArgument:
             let body = HandlebarsExpression.literal(.string(renderToText(block.body)))
-            let params = helper == .formatJson || helper == .parseJson ? [body] + block.params : block.params + [body]
+            let params = helper == .formatJson || helper == .formatXml || helper == .parseJson ? [body] + block.params : block.params + [body]
             let call = HandlebarsCall(helper: helper, params: params, hash: block.hash, compiled: block.compiled)
             output += HandlebarsHelpers.evaluate(call, &self).text
         case .arrayJoin:

@@ -14,6 +14,14 @@ enum HandlebarsXMLHelpers {
         }
     }
 
+    /// `formatXml`: pretty (four spaces a level, as WireMock's example) or compact.
+    static func format(_ value: HandlebarsValue, compact: Bool, _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+        let text = value.text
+        r.charge(text.utf8.count / 64)
+        guard let root = try? XMLReader.parse(text) else { return HandlebarsJSONHelpers.error("Input is not valid XML") }
+        return .string(root.rewritten(indentWidth: compact ? nil : 4))
+    }
+
     private static func value(_ item: XPathExpression.Item) -> HandlebarsValue {
         switch item {
         case .text(let text): return .string(text)
