@@ -260,6 +260,8 @@ final class EventLoop: @unchecked Sendable {
     /// in the backlog until a slot frees.
     private func acceptConnections(from listener: Int32) {
         acceptRanSinceLook = true
+        var evictionsForDescriptors = 0
+        var adoptHere = false
         for _ in 0..<64 {
             var victim: Connection?
             if !shared.slots.reserve() {
@@ -281,6 +283,11 @@ final class EventLoop: @unchecked Sendable {
                     remove(victim)
                     shared.slots.forceReserve()
                     adopt(fd: fd, peer: peer)
+                } else if adoptHere {
+                    // Into the place of the connection closed for its descriptor: handed to
+                    // another loop, it would leave this one to close its newest connections next.
+                    adoptHere = false
+                    adopt(fd: fd, peer: peer)
                 } else {
                     let target = group[nextAssignee % group.count]
                     nextAssignee &+= 1
@@ -291,6 +298,22 @@ final class EventLoop: @unchecked Sendable {
                 return
             case .outOfDescriptors:
                 if victim == nil { shared.slots.release(1) }
+                // Descriptors ran out before connection slots did (a low `ulimit -n`): an idle
+                // connection gives its descriptor to the waiting client, as it gives its slot at
+                // `maxConnections`; otherwise nobody new could connect until one timed out.
+                if evictionsForDescriptors < Self.evictionsPerAcceptForDescriptors,
+                   let idle = victim ?? longestIdleConnection() {
+                    evictionsForDescriptors += 1
+                    idle.close()
+                    remove(idle)
+                    adoptHere = true
+                    continue
+                }
+                if let loop = shared.loopWithEvictable(preferring: index), loop != index {
+                    group[loop].mailbox.post(.evictOne)
+                    acceptPausedUntil = now + 50
+                    return
+                }
                 acceptPausedUntil = now + 100
                 return
             case .retry:
@@ -298,6 +321,10 @@ final class EventLoop: @unchecked Sendable {
             }
         }
     }
+
+    /// Idle connections closed for descriptors in one round of accepting: each frees one for the
+    /// next accept, so more than a few means something else takes them; then wait instead.
+    private static let evictionsPerAcceptForDescriptors = 16
 
     private func adopt(fd: Int32, peer: String) {
         guard !isStopping else {

@@ -35,13 +35,39 @@ package enum FolderWalk {
         }
     }
 
+    /// A folder that could not be listed (`opendir` or `readdir` failed): out of descriptors
+    /// (EMFILE), no permission, an I/O error. The walk goes on without it, and says so: a walk
+    /// that silently returned fewer names unloaded every stub when descriptors ran out.
+    package struct ReadFailure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Relative to the root, `/`-separated; empty for the root itself.
+        package let path: String
+        package let code: Int32
+
+        package init(path: String, code: Int32) {
+            self.path = path
+            self.code = code
+        }
+
+        package var description: String {
+            let folder = path.isEmpty ? "the folder" : "folder \(path)"
+            return "\(folder) cannot be listed: \(SystemErrors.message(code))"
+        }
+    }
+
+    /// What a walk found, and the folders it could not list.
+    package struct Listing: Sendable {
+        package var entries: [Entry] = []
+        package var failures: [ReadFailure] = []
+    }
+
     package static let maximumDepth = 32
 
     /// Every entry below `root` (not `root` itself), directories before their contents, each
-    /// directory's entries in byte order of their names. `skipDirectory` is asked about each
-    /// folder before it is entered (its entry is still reported).
-    package static func entries(_ root: String, skipDirectory: (_ relativePath: String, _ name: String) -> Bool = { _, _ in false }) -> [Entry] {
-        var result: [Entry] = []
+    /// directory's entries in byte order of their names, and every folder that could not be read.
+    /// `skipDirectory` is asked about each folder before it is entered (its entry is still
+    /// reported).
+    package static func walk(_ root: String, skipDirectory: (_ relativePath: String, _ name: String) -> Bool = { _, _ in false }) -> Listing {
+        var result = Listing()
         var visited = Set<FileID>()
         if let id = fileID(root, follow: true) { visited.insert(id) }
         // The real tree first, links to folders afterwards: a folder reached both directly and
@@ -58,10 +84,13 @@ package enum FolderWalk {
     }
 
     /// Path to `size@seconds.nanoseconds` for every file: a cheap fingerprint that changes
-    /// whenever a reload could change what is served.
-    package static func fingerprint(_ root: String) -> [String: String] {
+    /// whenever a reload could change what is served. Throws when a folder cannot be listed:
+    /// a partial fingerprint would look like deleted files.
+    package static func fingerprint(_ root: String) throws(ReadFailure) -> [String: String] {
+        let listing = walk(root)
+        if let failure = listing.failures.first { throw failure }
         var result: [String: String] = [:]
-        for entry in entries(root) where !entry.isDirectory {
+        for entry in listing.entries where !entry.isDirectory {
             result[entry.path] = "\(entry.size)@\(entry.modified.seconds).\(entry.modified.nanoseconds)"
         }
         return result
@@ -78,11 +107,22 @@ package enum FolderWalk {
         return FileID(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
     }
 
-    private static func names(in path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
+    /// The folder's visible names, or the error that stopped listing them. A folder that went
+    /// away since its parent was listed (ENOENT, ENOTDIR) has no names and is no failure.
+    private static func names(in path: String) -> (names: [String], error: Int32?) {
+        guard let directory = opendir(path) else {
+            let code = errno
+            return ([], code == ENOENT || code == ENOTDIR ? nil : code)
+        }
         defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
+        while true {
+            // readdir returns nil both at the end and on an error; only errno tells them apart.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { return ([], errno) }
+                break
+            }
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
                     String(cString: $0)
@@ -91,7 +131,7 @@ package enum FolderWalk {
             if !name.hasPrefix(".") { names.append(name) }
         }
         // Byte order, not locale order: the same on every machine.
-        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        return (names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, nil)
     }
 
     private struct Pending {
@@ -101,9 +141,14 @@ package enum FolderWalk {
     }
 
     private static func walk(_ folder: Pending, viaLink: Bool, visited: inout Set<FileID>, links: inout [Pending],
-                             skip: (String, String) -> Bool, into result: inout [Entry]) {
+                             skip: (String, String) -> Bool, into result: inout Listing) {
         guard folder.depth < maximumDepth else { return }
-        for name in names(in: folder.path) {
+        let listed = names(in: folder.path)
+        if let code = listed.error {
+            result.failures.append(ReadFailure(path: folder.relative, code: code))
+            return
+        }
+        for name in listed.names {
             let childPath = folder.path + "/" + name
             let childRelative = folder.relative.isEmpty ? name : folder.relative + "/" + name
             var linkStatus = stat()
@@ -122,15 +167,15 @@ package enum FolderWalk {
             let entry = Entry(path: childRelative, isDirectory: type == Int(S_IFDIR), isRegularFile: type == Int(S_IFREG),
                               size: Int64(status.st_size), modified: (Int(modified.tv_sec), Int(modified.tv_nsec)),
                               viaLink: viaLink || isLink)
-            guard entry.isDirectory else { result.append(entry); continue }
-            guard !skip(childRelative, name) else { result.append(entry); continue }
+            guard entry.isDirectory else { result.entries.append(entry); continue }
+            guard !skip(childRelative, name) else { result.entries.append(entry); continue }
             let child = Pending(path: childPath, relative: childRelative, depth: folder.depth + 1)
             if isLink {
                 // Walked after the real tree, if its folder was not reached directly.
                 links.append(child)
                 continue
             }
-            result.append(entry)
+            result.entries.append(entry)
             let id = FileID(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
             // Each real folder once (hard-linked folders do not exist, but bind mounts do).
             guard visited.insert(id).inserted else { continue }

@@ -193,14 +193,14 @@ final class LoaderTests: XCTestCase {
         let folder = TemporaryFolder()
         let file = folder.write("a.json", "[]")
         let loader = StubLoader(directory: folder.path)
-        let first = loader.fingerprint()
+        let first = try loader.fingerprint()
         folder.write("b.json", "[]")
-        let second = loader.fingerprint()
+        let second = try loader.fingerprint()
         XCTAssertNotEqual(first, second)
         folder.write("a.json", "[ ]")
-        XCTAssertNotEqual(second, loader.fingerprint())
+        XCTAssertNotEqual(second, try loader.fingerprint())
         try FileManager.default.removeItem(at: file)
-        XCTAssertEqual(loader.fingerprint().keys.sorted(), ["b.json"])
+        XCTAssertEqual(try loader.fingerprint().keys.sorted(), ["b.json"])
     }
 
     func testSuggestionsForNearKeys() {
@@ -242,5 +242,92 @@ final class FolderWatcherTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/linked", withDestinationPath: folder.path + "/sub")
         XCTAssertEqual(StubLoader(directory: folder.path).stubFiles(), ["sub/a.json"])
         XCTAssertEqual(folder.load().stubs.count, 1)
+    }
+}
+
+/// Issue 38, item 2: a folder that cannot be listed is a failed load, never an empty folder.
+final class UnlistableFolderTests: XCTestCase {
+    /// Runs `body` with the soft limit on open files at the number now open, so every `open` and
+    /// `opendir` fails with EMFILE, as in a server whose clients took every descriptor. A few
+    /// milliseconds; XCTest runs one test at a time in a process.
+    private func withoutSpareDescriptors<T>(_ body: () -> T) -> T {
+        var saved = rlimit()
+        XCTAssertEqual(getrlimit(Self.resource, &saved), 0)
+        var lowered = saved
+        lowered.rlim_cur = rlim_t(openDescriptors())
+        XCTAssertEqual(setrlimit(Self.resource, &lowered), 0)
+        // Descriptors are numbered lowest free first: fill the gaps below the limit too.
+        var fillers: [Int32] = []
+        while true {
+            let fd = open("/dev/null", O_RDONLY)
+            guard fd >= 0 else { break }
+            fillers.append(fd)
+        }
+        defer {
+            for fd in fillers { close(fd) }
+            _ = setrlimit(Self.resource, &saved)
+        }
+        return body()
+    }
+
+    private func openDescriptors() -> Int {
+        // The highest open descriptor + 1, so none below the limit is free.
+        var highest: Int32 = 2
+        for fd in 3..<Int32(4096) where fcntl(fd, F_GETFD) != -1 { highest = fd }
+        return Int(highest) + 1
+    }
+
+    #if canImport(Glibc)
+    private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let resource = RLIMIT_NOFILE
+    #endif
+
+    func testAFolderThatCannotBeListedIsAnErrorNotAnEmptyFolder() throws {
+        let folder = TemporaryFolder()
+        folder.write("one.json", #"{"request": {"path": "/one"}, "response": {}}"#)
+        let loader = StubLoader(directory: folder.path)
+        let result = withoutSpareDescriptors { loader.load() }
+        XCTAssertFalse(result.isServable, "\(result.stubs.count) stubs, problems \(result.problems)")
+        XCTAssertTrue(result.errors.first?.message.contains("cannot be listed: Too many open files") ?? false, "\(result.errors)")
+        let fingerprint = withoutSpareDescriptors { Result { try loader.fingerprint() } }
+        XCTAssertThrowsError(try fingerprint.get())
+        XCTAssertEqual(loader.load().stubs.count, 1)
+    }
+
+    func testAWireMockFolderThatCannotBeListedIsAnError() throws {
+        let folder = TemporaryFolder()
+        folder.write("mappings/one.json", #"{"request": {"url": "/one"}, "response": {"status": 200}}"#)
+        let loader = StubLoader(directory: folder.path, format: .wiremock)
+        let result = withoutSpareDescriptors { loader.load() }
+        XCTAssertFalse(result.isServable, "\(result.stubs.count) stubs, problems \(result.problems)")
+        XCTAssertTrue(result.errors.first?.message.contains("cannot be listed") ?? false, "\(result.errors)")
+        XCTAssertEqual(loader.load().stubs.count, 1)
+    }
+
+    func testTheWatcherSkipsALookThatCannotListTheFolderAndSaysSoOnce() throws {
+        let folder = TemporaryFolder()
+        folder.write("a.json", "[]")
+        let failing = Locked(true)
+        let changes = Locked(0)
+        let reports = Locked<[String]>([])
+        let loader = StubLoader(directory: folder.path)
+        let watcher = StubFolderWatcher(loader: loader, interval: 0.02, fingerprint: {
+            if failing.value { throw FolderWalk.ReadFailure(path: "", code: EMFILE) }
+            return try loader.fingerprint()
+        }, onUnreadable: { why in reports.withLock { $0.append(why) } }) {
+            changes.withLock { $0 += 1 }
+        }
+        watcher.start()
+        defer { watcher.stop() }
+        let deadline = Date().addingTimeInterval(5)
+        while reports.value.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(reports.value, ["the folder cannot be listed: Too many open files"])
+        XCTAssertEqual(changes.value, 0, "an unreadable folder is no change")
+        failing.value = false
+        // It could not look at start: the first good look reloads.
+        while changes.value == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(changes.value, 1)
     }
 }

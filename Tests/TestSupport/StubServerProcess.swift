@@ -30,10 +30,18 @@ public final class StubServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stubserver")
     }
 
-    /// `environment` is added to this process's (a test's own `TZDIR`, say).
-    public init(_ arguments: [String], workingDirectory: URL? = nil, environment extra: [String: String] = [:]) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    /// `environment` is added to this process's (a test's own `TZDIR`, say). `openFileLimit`
+    /// runs the binary under `ulimit -n` (soft and hard, so it cannot raise it): for tests of
+    /// what happens when descriptors run out.
+    public init(_ arguments: [String], workingDirectory: URL? = nil, environment extra: [String: String] = [:],
+                openFileLimit: Int? = nil) throws {
+        if let openFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"

@@ -84,10 +84,15 @@ package struct StubLoader: Sendable {
             return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
                 message: "the stub folder cannot be read (no permission)")], fileCount: 0)
         }
-        let files = stubFiles()
+        let (files, failures) = listStubFiles()
         let bodyFiles = BodyFileReader(root: directory)
         var stubs: [Stub] = []
-        var problems: [StubProblem] = []
+        // A folder that cannot be listed (out of descriptors, say) is an error, not an empty
+        // folder: a reload then keeps the last good stubs instead of serving none.
+        var problems = failures.map { failure in
+            StubProblem(.error, file: failure.path.isEmpty ? displayName : displayPath(failure.path),
+                        message: "cannot be listed: \(SystemErrors.message(failure.code))")
+        }
         for relative in files {
             let url = directory.appendingPathComponent(relative)
             let display = displayPath(relative)
@@ -113,10 +118,17 @@ package struct StubLoader: Sendable {
     /// same the reload watcher fingerprints: links to folders are followed, each real folder
     /// once, so a link loop (`x -> .`) neither hangs the loader nor loads a file twice.
     package func stubFiles() -> [String] {
-        FolderWalk.entries(directory.path, skipDirectory: { _, name in name == "__files" })
+        listStubFiles().files
+    }
+
+    /// The stub files, and the folders that could not be listed.
+    private func listStubFiles() -> (files: [String], failures: [FolderWalk.ReadFailure]) {
+        let listing = FolderWalk.walk(directory.path, skipDirectory: { _, name in name == "__files" })
+        let files = listing.entries
             .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !Self.isInBodyFolder($0.path) }
             .map(\.path)
             .sorted()
+        return (files, listing.failures)
     }
 
     /// Files inside a folder named `__files` are bodies, at any depth.
@@ -129,9 +141,10 @@ package struct StubLoader: Sendable {
     }
 
     /// A cheap summary of the folder (every file's path, size and modification time, body files
-    /// included) that changes whenever a reload could change what is served.
-    package func fingerprint() -> [String: String] {
-        FolderWalk.fingerprint(directory.path)
+    /// included) that changes whenever a reload could change what is served. Throws when a
+    /// folder cannot be listed, rather than report its files as gone.
+    package func fingerprint() throws(FolderWalk.ReadFailure) -> [String: String] {
+        try FolderWalk.fingerprint(directory.path)
     }
 }
 

@@ -121,7 +121,10 @@ struct ServingRun {
         let directory = options.directory, loader = self.loader, engine = self.engine
         // Four checks a second; two for big folders, where a check costs more (still within a second).
         let interval = result.fileCount > 200 ? 0.5 : 0.25
-        let watcher = StubFolderWatcher(loader: loader, interval: interval) {
+        let watcher = StubFolderWatcher(loader: loader, interval: interval, onUnreadable: { why in
+            let kept = plural(engine.catalog.count, "stub")
+            console.err("stubserver: cannot look for changes in \(directory): \(why); still serving the last good \(kept)")
+        }) {
             let reloaded = loader.load()
             for problem in reloaded.problems { console.err(problem.description) }
             if reloaded.isServable {

@@ -25,9 +25,9 @@ package struct WireMockFolderLoader: Sendable {
     /// outside `mappings/` and `__files/` (so `--dir` can take either kind).
     package static func recognises(_ folder: String) -> Bool {
         guard FileStatus(path: folder + "/mappings")?.kind == .directory else { return false }
-        let others = FolderWalk.entries(folder, skipDirectory: { relative, name in
+        let others = FolderWalk.walk(folder, skipDirectory: { relative, name in
             relative == "mappings" || relative == "__files" || relative == "message-mappings" || name == "__files" || name.hasPrefix(".")
-        })
+        }).entries
         return !others.contains { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") }
     }
 
@@ -38,10 +38,17 @@ package struct WireMockFolderLoader: Sendable {
     }
 
     package func mappingFiles() -> [String] {
-        FolderWalk.entries(mappingsFolder.path, skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
+        listMappingFiles().files
+    }
+
+    /// The mapping files, and the folders that could not be listed.
+    private func listMappingFiles() -> (files: [String], failures: [FolderWalk.ReadFailure]) {
+        let listing = FolderWalk.walk(mappingsFolder.path, skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
+        let files = listing.entries
             .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
             .map(\.path)
             .sorted()
+        return (files, listing.failures)
     }
 
     /// One mapping file as read: where it is and its checked mappings.
@@ -60,8 +67,10 @@ package struct WireMockFolderLoader: Sendable {
         package var problems: [StubProblem] = []
         package var skipped: [SkippedMapping] = []
         package var fileCount = 0
-        /// The folder itself cannot be read: nothing serves.
-        package var folderMissing = false
+        /// The folder, a folder in it or a file in it cannot be read (missing, no permission,
+        /// out of descriptors): nothing serves, so a reload keeps the last good stubs rather
+        /// than serve what happened to be readable.
+        package var folderUnreadable = false
     }
 
     package func readMappings() -> Reading {
@@ -76,19 +85,26 @@ package struct WireMockFolderLoader: Sendable {
             reading.problems = [StubProblem(.error, file: displayName,
                 message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ "
                     + "and __files/")]
-            reading.folderMissing = true
+            reading.folderUnreadable = true
             return reading
         }
         let folder = mappingsFolder
         let prefix = folder == directory ? "" : "mappings/"
         let folderPath = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
-        let paths = mappingFiles()
+        let (paths, failures) = listMappingFiles()
         reading.fileCount = paths.count
+        // Not listed is not empty: a reload that could not list the folder keeps the last good stubs.
+        for failure in failures {
+            reading.problems.append(StubProblem(.error, file: (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + failure.path,
+                                                message: "cannot be listed: \(SystemErrors.message(failure.code))"))
+            reading.folderUnreadable = true
+        }
         for relative in paths {
             let display = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + relative
             guard let data = FileManager.default.contents(atPath: folderPath + relative) else {
                 let problem = StubProblem(.error, file: display, message: "cannot be read (check its permissions)")
                 reading.problems.append(problem)
+                reading.folderUnreadable = true
                 reading.skipped.append(SkippedMapping(file: display, position: nil, jsonPath: "$",
                                                       reason: problem.message))
                 continue
@@ -158,7 +174,7 @@ package struct WireMockFolderLoader: Sendable {
             skipped += context.skipped
         }
         return StubLoadResult(stubs: stubs, problems: problems, fileCount: reading.fileCount, skipped: skipped,
-                              servesWithoutSkipped: !reading.folderMissing)
+                              servesWithoutSkipped: !reading.folderUnreadable)
     }
 
     /// The reading context every file of this folder shares (one `__files` cache).

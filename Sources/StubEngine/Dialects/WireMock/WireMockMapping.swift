@@ -215,7 +215,7 @@ package final class WireMockFilesCache: Sendable {
     private static func read(_ folder: URL) -> [String: File] {
         var all: [String: File] = [:]
         var total = 0
-        for entry in FolderWalk.entries(folder.path, skipDirectory: { _, _ in false }) where !entry.isDirectory {
+        for entry in FolderWalk.walk(folder.path).entries where !entry.isDirectory {
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(entry.path).path) else { continue }
             total += data.count
             // Bounded like body files: what one folder may hold in memory.
