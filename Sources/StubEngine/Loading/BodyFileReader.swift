@@ -6,8 +6,9 @@ import Foundation
 import SystemSupport
 
 /// Reads `bodyFile`s at load, refusing any path that leaves the stub folder, by `..` or by a
-/// symbolic link: a stub folder shared in a repository must not serve `~/.ssh` by accident.
-struct BodyFileReader {
+/// symbolic link (`FolderContainment`). WireMock's `__files` cache reads through it too, so a
+/// file a template names passes the same check as one a stub names.
+struct BodyFileReader: Sendable {
     struct Failure: Error {
         let message: String
         /// The file is not there (a WireMock folder serves the mapping anyway; see
@@ -15,13 +16,10 @@ struct BodyFileReader {
         var isMissing = false
     }
 
-    /// The stub folder as given, and with symbolic links resolved.
-    let root: URL
-    let resolvedRoot: URL
+    let containment: FolderContainment
 
     init(root: URL) {
-        self.root = root.standardizedFileURL
-        self.resolvedRoot = root.resolvingSymlinksInPath().standardizedFileURL
+        containment = FolderContainment(root: root)
     }
 
     func read(_ relative: String, from stubFile: URL) -> Result<[UInt8], Failure> {
@@ -30,7 +28,7 @@ struct BodyFileReader {
             return .failure(Failure(message: "bodyFile must be relative to the stub file's folder, not absolute (\"\(relative)\")"))
         }
         let candidate = stubFile.deletingLastPathComponent().appendingPathComponent(relative).standardizedFileURL
-        guard Self.isInside(candidate, root) else {
+        guard containment.holdsByName(candidate) else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
         }
         guard let found = FileStatus(path: candidate.path) else {
@@ -40,10 +38,10 @@ struct BodyFileReader {
         if found.kind == .directory {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))
         }
-        let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
-        guard Self.isInside(resolved, resolvedRoot) else {
-            return .failure(Failure(message: "bodyFile \"\(relative)\" is a symbolic link to \(resolved.path), outside the stub folder"))
+        if let outside = containment.escape(candidate) {
+            return .failure(Failure(message: "bodyFile \"\(relative)\" is a symbolic link to \(outside.path), outside the stub folder"))
         }
+        let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
         // Only regular files, checked before reading: a FIFO would block the loader (or the
         // loop that reloads) forever, and a device never ends.
         let status = FileStatus(path: resolved.path)
@@ -73,11 +71,5 @@ struct BodyFileReader {
         case .fifo: "a FIFO (named pipe)"
         case .other: "a special file"
         }
-    }
-
-    private static func isInside(_ url: URL, _ folder: URL) -> Bool {
-        let folderComponents = folder.pathComponents
-        let components = url.pathComponents
-        return components.count > folderComponents.count && Array(components.prefix(folderComponents.count)) == folderComponents
     }
 }

@@ -27,6 +27,14 @@ package enum StubFolderWriter {
     @discardableResult
     package static func write(_ plan: StubFolderPlan, into folder: String) throws(Failure) -> [String] {
         guard !plan.files.isEmpty else { return [] }
+        // Where the loader would refuse to read, nothing is written: a `__files` (or any folder
+        // on the way) that links out of the folder would put the files elsewhere on the disk.
+        let containment = FolderContainment(root: URL(fileURLWithPath: folder, isDirectory: true))
+        for file in plan.files {
+            guard let outside = containment.escape(URL(fileURLWithPath: folder + "/" + file.relativePath)) else { continue }
+            throw Failure(description: "\(file.relativePath) would be written to \(outside.path), outside \(folder), "
+                + "through a symbolic link; nothing was written (the loader would not read it either)")
+        }
         let files = FileManager.default
         let staging = folder + "/.stubserver-staging-\(UUID().uuidString.prefix(8).lowercased())"
         do {

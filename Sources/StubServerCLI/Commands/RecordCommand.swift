@@ -4,9 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import StubEngine
+import SystemSupport
 
 /// Recording: serve DIR's stubs, forward what they do not answer to the upstream, and on stop
-/// (Ctrl-C, SIGTERM, or `POST /__admin/recordings/stop`) write what came back as stub files
+/// (Ctrl-C, SIGTERM, SIGHUP, or `POST /__admin/recordings/stop`) write what came back as stub files
 /// into DIR. Requests DIR already answers are served from it and not recorded again, so a
 /// second session over the same folder adds only what is new.
 struct RecordCommand: Command {
@@ -21,7 +22,8 @@ struct RecordCommand: Command {
         .value("--match-header", "NAME", "recorded stubs also match on request header NAME (repeatable)", repeatable: true),
     ] + ProxyOptions.options + ServingOptions.options.filter { !["--dir", "--no-watch"].contains($0.name) }
     static let details = """
-    The recorded stubs are written when recording stops: Ctrl-C, SIGTERM, or POST /__admin/recordings/stop.
+    The recorded stubs are written when recording stops: Ctrl-C, SIGTERM, SIGHUP, or POST /__admin/recordings/stop.
+    A second Ctrl-C writes what is complete at once and abandons the requests still in flight.
     While recording, forwarded requests ask for Accept-Encoding: identity, so bodies are written readable.
     Walk-through and the rules for what is written: docs/proxy.md.
     """
@@ -59,7 +61,12 @@ struct RecordCommand: Command {
             console.err("stubserver: cannot create \(serving.directory): \(describe(error))")
             return 1
         }
-        guard let run = ServingRun.start(serving, proxy, console: console) else { return 1 }
+        let finish = RecordingFinish()
+        // A second Ctrl-C while responses are still in flight writes what is complete.
+        let urgentStop = ServingRun.UrgentStop(promise: "write what is recorded now and abandon the requests still in flight") {
+            _ = finish.write($0, console: console)
+        }
+        guard let run = ServingRun.start(serving, proxy, console: console, urgentStop: urgentStop) else { return 1 }
         do {
             try run.engine.startRecording(settings)
         } catch {
@@ -71,20 +78,7 @@ struct RecordCommand: Command {
         run.announce("stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)",
                      console: console)
         run.server.waitUntilStopped()
-        guard run.engine.recorder.isRecording else {
-            console.flush()
-            return 0 // stopped through the admin API, which wrote and reported already
-        }
-        do {
-            let report = try run.engine.stopRecording()
-            Self.summarise(report, console: console)
-        } catch {
-            console.err("stubserver: the recording was not written: \(error)")
-            console.flush()
-            return 1
-        }
-        console.flush()
-        return 0
+        return finish.write(run.engine, console: console)
     }
 
     static func summarise(_ report: Engine.RecordingReport, console: Console) {
@@ -99,5 +93,35 @@ struct RecordCommand: Command {
         }
         console.out("stubserver recorded \(plural(report.exchangeCount, "exchange")) as \(plural(report.stubCount, "stub")) in \(report.output):")
         for file in report.written { console.out("  \(file)") }
+    }
+}
+
+/// Writes the recording once, whoever asks first: the main thread when the server has stopped,
+/// or a second Ctrl-C while responses are still in flight. The other waits for that write to
+/// end, so the process never exits halfway through it.
+private final class RecordingFinish: Sendable {
+    /// The exit status, once written.
+    private let status = Locked<Int32?>(nil)
+
+    func write(_ engine: Engine, console: Console) -> Int32 {
+        status.withLock { status in
+            if let status { return status }
+            let result = Self.stop(engine, console: console)
+            console.flush()
+            status = result
+            return result
+        }
+    }
+
+    private static func stop(_ engine: Engine, console: Console) -> Int32 {
+        // Stopped through the admin API, which wrote and reported already.
+        guard engine.recorder.isRecording else { return 0 }
+        do {
+            RecordCommand.summarise(try engine.stopRecording(), console: console)
+            return 0
+        } catch {
+            console.err("stubserver: the recording was not written: \(error)")
+            return 1
+        }
     }
 }

@@ -22,8 +22,18 @@ struct ServingRun {
     /// once, with the inspector's address that carries it.
     let generatedToken: String?
 
+    /// What a second Ctrl-C (or signal) does before the process ends: said when stopping begins.
+    struct UrgentStop: Sendable {
+        /// Completes "press Ctrl-C again to ...".
+        let promise: String
+        let action: @Sendable (Engine) -> Void
+
+        static let quit = UrgentStop(promise: "quit now") { _ in }
+    }
+
     /// nil, after saying why, when the folder has errors or the server cannot start.
-    static func start(_ options: ServingOptions, _ proxy: ProxyOptions, console: Console) -> ServingRun? {
+    static func start(_ options: ServingOptions, _ proxy: ProxyOptions, console: Console,
+                      urgentStop: UrgentStop = .quit) -> ServingRun? {
         let loader = options.loader
         if loader.format == .wiremock, !options.formatWasGiven {
             console.err("stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings (docs/wiremock.md)")
@@ -66,10 +76,13 @@ struct ServingRun {
             server.stopAndWait()
         }
         // Before any thread starts, so every thread inherits the blocked signals.
-        ProcessSignals.onTermination { [console] _ in
-            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to quit now)")
+        ProcessSignals.onTermination({ [console] _ in
+            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to \(urgentStop.promise))")
             server.stopAndWait()
-        }
+        }, urgently: { [console] in
+            urgentStop.action(engine)
+            console.flush()
+        })
         do {
             try server.start()
         } catch {

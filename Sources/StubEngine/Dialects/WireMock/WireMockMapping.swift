@@ -132,7 +132,7 @@ package struct WireMockContext: ProblemCollecting {
         self.root = root.standardizedFileURL
         bodyFiles = BodyFileReader(root: root)
         self.globalTemplating = globalTemplating
-        self.filesCache = filesCache ?? WireMockFilesCache(root: root)
+        self.filesCache = filesCache ?? WireMockFilesCache(root: root, reader: bodyFiles)
     }
 
     private init(displayPath: String, sharing other: WireMockContext) {
@@ -186,47 +186,77 @@ package struct WireMockContext: ProblemCollecting {
 
 /// The files under `__files`, read once (at load, when a mapping first needs them), for
 /// `bodyFileName`s a template chooses per request: the request path never reads the disk.
-/// Text files with tags are compiled as templates too, for templated mappings.
+/// Text files with tags are compiled as templates too, for templated mappings. Each file passes
+/// the check every body file passes (`BodyFileReader`: inside the folder, links included, a
+/// regular file, bounded): a link in `__files` to `/etc/passwd` is refused, by the same words,
+/// whether a fixed `bodyFileName` or a template names it.
 package final class WireMockFilesCache: Sendable {
     struct File: Sendable {
         let bytes: [UInt8]
         let template: HandlebarsTemplate?
     }
 
-    private let root: URL
-    private let loaded = Locked<[String: File]?>(nil)
+    /// What a name a template rendered leads to.
+    enum Lookup {
+        case found(File)
+        /// A file in `__files` that no body may come from, and why.
+        case refused(String)
+        case missing
+    }
 
-    init(root: URL) {
+    private struct Contents {
+        var files: [String: File] = [:]
+        var refusals: [String: String] = [:]
+    }
+
+    private let root: URL
+    private let reader: BodyFileReader
+    private let loaded = Locked<Contents?>(nil)
+
+    init(root: URL, reader: BodyFileReader) {
         self.root = root
+        self.reader = reader
     }
 
     /// Reads the folder now (the loader calls it, never a request).
     func preload() {
-        loaded.withLock { files in
-            if files == nil { files = Self.read(root.appendingPathComponent("__files")) }
+        loaded.withLock { contents in
+            if contents == nil { contents = Self.read(root.appendingPathComponent("__files"), with: reader) }
         }
     }
 
-    func file(_ name: String) -> File? {
+    func lookup(_ name: String) -> Lookup {
         let key = name.hasPrefix("/") ? String(name.dropFirst()) : name
-        return loaded.withLock { $0?[key] }
+        return loaded.withLock { contents in
+            if let file = contents?.files[key] { return .found(file) }
+            if let refusal = contents?.refusals[key] { return .refused(refusal) }
+            return .missing
+        }
     }
 
-    private static func read(_ folder: URL) -> [String: File] {
-        var all: [String: File] = [:]
+    private static func read(_ folder: URL, with reader: BodyFileReader) -> Contents {
+        var contents = Contents()
         var total = 0
+        // Read as if from a file inside `__files`, as a fixed `bodyFileName` is.
+        let anchor = folder.appendingPathComponent(".anchor")
         for entry in FolderWalk.walk(folder.path).entries where !entry.isDirectory {
-            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(entry.path).path) else { continue }
-            total += data.count
+            let bytes: [UInt8]
+            switch reader.read(entry.path, from: anchor) {
+            case .success(let read):
+                bytes = read
+            case .failure(let failure):
+                contents.refusals[entry.path] = failure.message.replacing("bodyFile", with: "bodyFileName")
+                continue
+            }
+            total += bytes.count
             // Bounded like body files: what one folder may hold in memory.
             if total > BodyFileReader.maximumBytes { break }
-            let bytes = Array(data)
             var template: HandlebarsTemplate?
             if let text = String(bytes: bytes, encoding: .utf8), HandlebarsTemplate.hasTags(text) {
                 template = try? HandlebarsTemplate(text, knownRoots: WireMockTemplating.roots)
             }
-            all[entry.path] = File(bytes: bytes, template: template)
+            contents.files[entry.path] = File(bytes: bytes, template: template)
         }
-        return all
+        return contents
     }
 }

@@ -44,9 +44,13 @@ struct WireMockResponseRenderer: ResponseRenderer {
         case .template(let template): bytes = Array(HandlebarsRenderer.render(template, data: data).utf8)
         case .file(let nameTemplate, let files):
             let name = HandlebarsRenderer.render(nameTemplate, data: data)
-            if let file = files.file(name) {
+            switch files.lookup(name) {
+            case .found(let file):
                 bytes = file.template.map { Array(HandlebarsRenderer.render($0, data: data).utf8) } ?? file.bytes
-            } else {
+            case .refused(let why):
+                status = 500
+                bytes = Array("\(why) (from the template \(nameTemplate.source)); it is not served\n".utf8)
+            case .missing:
                 status = 500
                 bytes = Array("bodyFileName \"\(name)\" (from the template \(nameTemplate.source)) is not in __files\n".utf8)
             }
