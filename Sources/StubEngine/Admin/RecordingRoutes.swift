@@ -30,7 +30,7 @@ struct RecordingRoutes {
         } catch {
             return AdminAPI.error(400, "the body is not JSON: \(error)")
         }
-        let allowed: Set<String> = ["to", "out", "include", "exclude", "keepSecrets", "requestHeaders"]
+        let allowed: Set<String> = ["to", "out", "include", "exclude", "keepSecrets", "keepHeaders", "requestHeaders"]
         guard let members = body.members else { return AdminAPI.error(400, "expected an object like {\"to\": \"https://staging.example.com\"}") }
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
             return AdminAPI.error(400, "unknown key \"\(unknown.key)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
@@ -59,6 +59,12 @@ struct RecordingRoutes {
         if let keep = body["keepSecrets"] {
             guard let flag = keep.bool else { return AdminAPI.error(400, "\"keepSecrets\" must be true or false") }
             settings.keepSecrets = flag
+        }
+        if let names = body["keepHeaders"] {
+            guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count, list.allSatisfy(HTTPToken.isToken) else {
+                return AdminAPI.error(400, "\"keepHeaders\" must be an array of header names")
+            }
+            settings.keptHeaders = Set(list.map { $0.lowercased() })
         }
         if let names = body["requestHeaders"] {
             guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count, list.allSatisfy(HTTPToken.isToken) else {

@@ -56,6 +56,7 @@ extension Engine {
         let existing = StubFolderWriter.existingNames(in: output)
         var planner = ExchangeStubPlanner(bodyConditions: .always, keepSecrets: harvest.settings.keepSecrets,
                                           reservedStubNames: existing.stubs, reservedBodyNames: existing.bodies)
+        planner.keptHeaders = harvest.settings.keptHeaders
         let plan = planner.plan(harvest.exchanges)
         let written: [String]
         do {

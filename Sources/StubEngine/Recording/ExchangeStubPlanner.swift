@@ -16,6 +16,8 @@ package struct ExchangeStubPlanner {
 
     package var bodyConditions: BodyConditions
     package var keepSecrets: Bool
+    /// Secret fields written anyway, lower-cased (`--keep-header`).
+    package var keptHeaders: Set<String> = []
     /// Names already in the folder and in its `__files/`, never reused.
     package var reservedStubNames: Set<String>
     package var reservedBodyNames: Set<String>
@@ -85,7 +87,7 @@ package struct ExchangeStubPlanner {
         }
         if !exchange.requestHeaders.isEmpty {
             request.append(("headers", .object(exchange.requestHeaders.map { field -> (String, JSONNode) in
-                let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets)
+                let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets, kept: keptHeaders)
                 if verdict == .secret {
                     droppedSecrets[field.name.lowercased(), default: 0] += 1
                     return (field.name, .object([("present", .bool(true))]))
@@ -115,7 +117,7 @@ package struct ExchangeStubPlanner {
         var members: [(String, JSONNode)] = [("status", .number(exchange.status))]
         var headers: [(name: String, values: [String])] = []
         for field in exchange.headers {
-            switch RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets) {
+            switch RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets, kept: keptHeaders) {
             case .keep:
                 if let i = headers.firstIndex(where: { asciiCaseInsensitiveEquals($0.name, field.name) }) {
                     headers[i].values.append(field.value)

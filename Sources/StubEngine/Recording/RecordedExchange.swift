@@ -54,12 +54,24 @@ package enum RecordedFields {
         "date", "server", "content-length", "transfer-encoding", "connection", "keep-alive", "age", "via",
         "proxy-connection", "te", "trailer", "upgrade", "proxy-authenticate",
     ]
-    /// Credentials, sessions and tokens: never written to disk unless asked
-    /// (`--keep-secrets`), so a recording can go into a repository.
+    /// Credentials, sessions and tokens: never written to disk unless asked (`--keep-secrets`,
+    /// or `--keep-header NAME` for one), so a recording or an import can go into a repository.
+    /// A rule rather than a list: a list kept `Private-Token`, `X-Goog-Api-Key` and
+    /// `X-Session-Token`. These fields, and any whose name contains one of `secretWords`...
     package static let secret: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2", "x-api-key", "api-key",
         "x-auth-token", "x-access-token", "x-refresh-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
     ]
+    package static let secretWords = ["token", "key", "secret", "session", "auth", "password", "passwd", "signature",
+                                      "cookie", "credential"]
+    /// ...except these, which name a scheme or a policy, never a credential.
+    package static let notSecret: Set<String> = ["www-authenticate", "proxy-authenticate", "authentication-info"]
+
+    /// Whether a field (by its lower-cased name) is a secret a recording leaves out.
+    package static func isSecret(_ lowered: String) -> Bool {
+        if secret.contains(lowered) { return true }
+        return !notSecret.contains(lowered) && secretWords.contains { lowered.contains($0) }
+    }
 
     package enum Verdict: Equatable {
         case keep
@@ -69,14 +81,15 @@ package enum RecordedFields {
         case invalid
     }
 
-    package static func verdict(_ name: String, _ value: String, keepSecrets: Bool) -> Verdict {
+    /// `kept`: lower-cased names written although they are secrets (`--keep-header`).
+    package static func verdict(_ name: String, _ value: String, keepSecrets: Bool, kept: Set<String> = []) -> Verdict {
         if name.hasPrefix(":") { return .volatile }
         guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
             return .invalid
         }
         let lowered = name.lowercased()
         if volatile.contains(lowered) { return .volatile }
-        if !keepSecrets && secret.contains(lowered) { return .secret }
+        if !keepSecrets && !kept.contains(lowered) && isSecret(lowered) { return .secret }
         return .keep
     }
 }

@@ -12,6 +12,8 @@ package struct RecordingSettings: Sendable {
     /// Write `Authorization`, `Cookie` and `Set-Cookie` values (and the other secret fields)
     /// instead of leaving them out.
     package var keepSecrets: Bool
+    /// Secret fields written anyway, lower-cased (`--keep-header NAME`).
+    package var keptHeaders: Set<String> = []
     /// Request fields the recorded stubs match on, besides method, path, query and body.
     package var requestHeaders: [String]
 

@@ -1,4 +1,5 @@
 import HTTP1
+import StubEngine
 
 /// Which recorded response headers a stub keeps. Dropped: HTTP/2 and HTTP/3 pseudo-headers
 /// (`:status`), hop-by-hop and framing fields (they describe the recorded connection, and the
@@ -9,10 +10,6 @@ enum HARHeaders {
     static let connectionFields: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authenticate", "content-length", "date", "server", "content-encoding",
-    ]
-    static let secretFields: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2", "x-api-key", "api-key",
-        "x-auth-token", "x-access-token", "x-refresh-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
     ]
 
     enum Verdict: Equatable {
@@ -27,7 +24,8 @@ enum HARHeaders {
         guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else { return .invalid }
         let lowered = name.lowercased()
         if connectionFields.contains(lowered) { return .connection }
-        if !keepSecrets && secretFields.contains(lowered) { return .secret }
+        // The recorder's rule: one idea of what a secret is.
+        if !keepSecrets && RecordedFields.isSecret(lowered) { return .secret }
         return .keep
     }
 }

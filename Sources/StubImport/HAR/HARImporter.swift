@@ -10,7 +10,7 @@ import StubEngine
 package struct HARImportOptions: Sendable, Equatable {
     /// Only entries for these hosts (any case, without port); all when empty.
     package var hosts: [String] = []
-    /// Keep cookies, credentials and tokens (`HARHeaders.secretFields`) in the stubs.
+    /// Keep cookies, credentials and tokens (`RecordedFields.isSecret`) in the stubs.
     package var keepSecrets = false
 
     package init(hosts: [String] = [], keepSecrets: Bool = false) {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import HTTP1
 import StubEngine
 import SystemSupport
 
@@ -12,13 +13,14 @@ import SystemSupport
 /// second session over the same folder adds only what is new.
 struct RecordCommand: Command {
     static let name = "record"
-    static let synopsis = ["record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [options]"]
+    static let synopsis = ["record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]"]
     static let summary = "forward to URL and write what it answers as stub files in DIR"
     static let options: [Option] = [
         .value("--out", "DIR", "folder to serve from and write the recorded stubs into (created if missing)"),
         .value("--include", "GLOB", "record only paths matching GLOB, such as /api/** (repeatable)", repeatable: true),
         .value("--exclude", "GLOB", "do not record paths matching GLOB (repeatable)", repeatable: true),
-        .flag("--keep-secrets", "write Authorization, Cookie, Set-Cookie and token values (left out by default)"),
+        .flag("--keep-secrets", "write Authorization, Cookie, Set-Cookie and other secret values (left out by default)"),
+        .value("--keep-header", "NAME", "write this header although it looks secret (repeatable)", repeatable: true),
         .value("--match-header", "NAME", "recorded stubs also match on request header NAME (repeatable)", repeatable: true),
     ] + ProxyOptions.options + ServingOptions.options.filter { !["--dir", "--no-watch"].contains($0.name) }
     static let details = """
@@ -42,9 +44,15 @@ struct RecordCommand: Command {
         // the upstream again to become a sequence.
         serving.watch = false
         self.serving = serving
-        settings = RecordingSettings(output: out, include: try Self.globs("--include", arguments), exclude: try Self.globs("--exclude", arguments),
-                                     keepSecrets: arguments.has("--keep-secrets"),
-                                     requestHeaders: arguments.all("--match-header"))
+        var recording = RecordingSettings(output: out, include: try Self.globs("--include", arguments),
+                                          exclude: try Self.globs("--exclude", arguments),
+                                          keepSecrets: arguments.has("--keep-secrets"),
+                                          requestHeaders: arguments.all("--match-header"))
+        for name in arguments.all("--keep-header") {
+            guard HTTPToken.isToken(name) else { throw UsageError("--keep-header must be a header name, not \"\(name)\"") }
+        }
+        recording.keptHeaders = Set(arguments.all("--keep-header").map { $0.lowercased() })
+        settings = recording
     }
 
     private static func globs(_ flag: String, _ arguments: ParsedArguments) throws(UsageError) -> [PathGlob] {
