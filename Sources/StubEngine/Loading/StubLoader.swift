@@ -60,6 +60,10 @@ package struct StubLoader: Sendable {
         self.globalTemplating = globalTemplating
     }
 
+    /// The most a body file may hold (`BodyFileReader`): importers skip a larger body rather
+    /// than write a folder that does not load.
+    package static let maximumBodyFileBytes = BodyFileReader.maximumBytes
+
     package func load() -> StubLoadResult {
         let result = format == .wiremock
             ? WireMockFolderLoader(directory: directory, displayName: displayName, globalTemplating: globalTemplating).load()

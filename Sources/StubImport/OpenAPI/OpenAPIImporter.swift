@@ -60,7 +60,7 @@ package enum OpenAPIImporter {
             outcome.plan.addStubFile(names.allocate(slug, extension: "json"), stubs)
             outcome.importedOperations += 1
         }
-        outcome.plan.problems = documents.problems + notes
+        outcome.plan.problems = documents.problems + notes + sampler.notes
         return outcome
     }
 

@@ -4,6 +4,9 @@
 /// (lookarounds, back references) gives nil, and the sampler falls back to trying candidates.
 /// Callers check the result against the real regular expression.
 enum PatternSampler {
+    /// Longer samples are given up (the sampler then tries its usual candidates).
+    static let maximumLength = 10_000
+
     static func sample(_ pattern: String) -> String? {
         var parser = Parser(scalars: Array(pattern.unicodeScalars))
         guard let result = parser.alternation(), parser.index == parser.scalars.count else { return nil }
@@ -31,7 +34,11 @@ enum PatternSampler {
             while let c = current, c != "|", c != ")" {
                 guard let atom = atom() else { return nil }
                 guard let count = quantifier() else { return nil }
-                for _ in 0..<count { out += atom }
+                for _ in 0..<count {
+                    out += atom
+                    // Nested counts multiply (`((a{9999}){9999}){9999}`): no sample that long.
+                    guard out.unicodeScalars.count <= PatternSampler.maximumLength else { return nil }
+                }
             }
             return out
         }

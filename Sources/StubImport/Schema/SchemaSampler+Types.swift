@@ -54,6 +54,11 @@ extension SchemaSampler {
         if prefix.isEmpty && items.isEmpty && count > minimum { count = minimum }
         var elements: [JSONNode] = []
         for i in 0..<count {
+            if isExhausted {
+                noteCut(parts.first { $0.node["minItems"] != nil },
+                        "minItems \(minimum) needs more than the \(Self.valueLimit) values a sample holds; this array has \(i)")
+                break
+            }
             let schemas = i < prefix.count ? [prefix[i]] : items
             guard let value = sample(schemas, depth: depth + 1, references: references, chosen: []) else {
                 // An item that only recurses: stop at what minItems needs, if anything.
@@ -73,13 +78,26 @@ extension SchemaSampler {
         let patterns = parts.compactMap { part in part["pattern"].flatMap { node in node.string.flatMap { validator.pattern($0, at: node) } } }
         let base = format.flatMap { Self.formatSamples[$0] } ?? "string"
         let fits = { (s: String) in minimum == 0 && maximum.map { s.unicodeScalars.count <= $0 } != false }
-        if patterns.isEmpty && fits(base) { return base }
+        if patterns.isEmpty && fits(base) { return spend(base) }
+        // A length no sample may reach is cut to what the sample has left.
+        let room = max(0, Self.stringBytesLimit - stringBytes)
+        guard minimum <= room else {
+            noteCut(parts.first { $0.node["minLength"] != nil },
+                    "minLength \(minimum) is more than the \(Self.stringBytesLimit) bytes of strings a sample holds")
+            return spend(Self.fit(base, minimum: room, maximum: room))
+        }
         // Tried lazily, in order: strings built from the patterns, the usual sample, candidates.
         let fromPatterns = parts.lazy.compactMap { $0.node["pattern"]?.string.flatMap(PatternSampler.sample) }
         let candidates = fromPatterns.map { $0 } + [base] + Self.patternCandidates
         let fitted = candidates.lazy.map { Self.fit($0, minimum: minimum, maximum: maximum) }
-        return fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } }
-            ?? Self.fit(base, minimum: minimum, maximum: maximum)
+        return spend(fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } }
+            ?? Self.fit(base, minimum: minimum, maximum: maximum))
+    }
+
+    /// Counts a string against the sample's bound on string bytes.
+    private func spend(_ s: String) -> String {
+        stringBytes += s.utf8.count
+        return s
     }
 
     /// A sample cut or padded (by repeating it) to a length range.

@@ -16,14 +16,27 @@ import StubEngine
 ///   the array item that would recurse is left out. From six levels down (objects and arrays),
 ///   or past 2,000 values, only required properties and `minItems` items are added, so no
 ///   schema makes a huge body (a chain of optional references would otherwise nest each one).
+/// - What the schema requires is bounded too: one sample holds at most 100,000 values and
+///   1 MiB of strings. `minLength: 2000000000` (4.6 GB in 15 s) or three nested
+///   `minItems: 1000` (a billion values) are cut there, and `notes` says where: that sample
+///   does not satisfy its schema.
 package final class SchemaSampler {
     let documents: DocumentSet
     let dialect: SchemaDialect
     let validator: SchemaValidator
     static let maximumDepth = 6
     static let valueBudget = 2_000
+    /// Hard bounds on one sample, whatever the schema requires.
+    package static let valueLimit = 100_000
+    package static let stringBytesLimit = 1 << 20
     static let choicesTried = 4
     var remaining = SchemaSampler.valueBudget
+    /// Values made and string bytes spent in the current sample, against the hard bounds.
+    var valuesMade = 0
+    var stringBytes = 0
+    /// Where a sample was cut short of what its schema requires, once per schema.
+    package private(set) var notes: [ImportProblem] = []
+    private var notedCuts: Set<NodeLocation> = []
 
     package init(documents: DocumentSet, dialect: SchemaDialect) {
         self.documents = documents
@@ -37,6 +50,8 @@ package final class SchemaSampler {
         let key = schema.node.members?.count == 1 ? validator.referencedSchema(schema).flatMap { $0?.location } ?? schema.location : schema.location
         if let known = samples[key] { return known }
         remaining = Self.valueBudget
+        valuesMade = 0
+        stringBytes = 0
         let value = sample([schema], depth: 0, references: [], chosen: []) ?? .object([])
         samples[key] = value
         return value
@@ -58,6 +73,7 @@ package final class SchemaSampler {
         for schema in schemas { expand(schema, into: &conjunction) }
         guard !conjunction.unsatisfiable else { return nil }
         remaining -= 1
+        valuesMade += 1
         let parts = conjunction.parts
         if let offered = offeredValue(parts) { return offered }
         if let choice = firstChoice(parts, chosen) {
@@ -166,4 +182,14 @@ package final class SchemaSampler {
 
     /// Past the depth or the budget only what the schema requires is added.
     func isConstrained(_ depth: Int) -> Bool { depth >= Self.maximumDepth || remaining <= 0 }
+
+    /// Past the hard bound on values: not even what the schema requires is added.
+    var isExhausted: Bool { valuesMade >= Self.valueLimit }
+
+    /// Says, once per schema, that its sample was cut short of what it requires.
+    func noteCut(_ schema: LocatedNode?, _ why: String) {
+        guard let schema, notedCuts.insert(schema.location).inserted else { return }
+        notes.append(ImportProblem(.note, file: documents.displayName(of: schema.location), position: schema.node.position,
+                                   message: "the sample was cut: \(why); the example does not satisfy this schema"))
+    }
 }
