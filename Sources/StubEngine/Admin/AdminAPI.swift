@@ -101,9 +101,12 @@ struct AdminAPI {
             default: return methodNotAllowed(request, allowed: ["GET", "PUT", "DELETE"])
             }
         }
-        if rest.hasPrefix("/requests/"), let id = Int(rest.dropFirst("/requests/".count)) {
+        let idText = rest.dropFirst("/requests/".count)
+        if rest.hasPrefix("/requests/"), !idText.isEmpty, idText.utf8.allSatisfy { (0x30...0x39).contains($0) } {
             guard request.method == "GET" else { return methodNotAllowed(request, allowed: ["GET"]) }
-            guard let entry = engine.journal.entry(id: id) else {
+            // Too many digits for a number is an id no entry has: 404, as for any other.
+            guard let entry = Int(idText).flatMap({ engine.journal.entry(id: $0) }) else {
+                let id = StubProblem.bounded(String(idText))
                 return Self.error(404, "no journal entry \(id): the journal keeps the last \(engine.journal.capacity) requests")
             }
             return Self.json(200, AdminJSON.entry(entry))
@@ -182,7 +185,7 @@ struct AdminAPI {
         guard result.isServable else {
             return Self.json(400, .object([
                 ("error", .string("the stub folder has \(result.errors.count) error(s); still serving the last good stubs")),
-                ("errors", .array(result.errors.map { .string($0.description) })),
+                ("errors", .array(StubProblem.reported(result.errors).map { .string($0) })),
             ]))
         }
         engine.replace(with: result.stubs)
@@ -281,13 +284,13 @@ struct AdminAPI {
     static func problems(_ problems: [StubProblem]) -> OutgoingResponse {
         let errors = problems.filter { $0.severity == .error }
         return json(400, .object([
-            ("error", .string(errors.first.map(\.description) ?? "invalid stub")),
-            ("errors", .array(errors.map { .string($0.description) })),
+            ("error", .string(errors.first.map(\.reportedDescription) ?? "invalid stub")),
+            ("errors", .array(StubProblem.reported(errors).map { .string($0) })),
         ]))
     }
 
     static func error(_ status: Int, _ message: String) -> OutgoingResponse {
-        json(status, .object([("error", .string(message))]))
+        json(status, .object([("error", .string(StubProblem.bounded(message)))]))
     }
 
     static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {

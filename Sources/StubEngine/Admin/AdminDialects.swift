@@ -30,8 +30,9 @@ enum AdminDialects {
         if let said = request.headers["X-Stubserver-Dialect"]?.lowercased(), let dialect = AdminDialect(rawValue: said) { return dialect }
         if request.headers.contains("X-Stubserver-UI") { return .native }
         if rest.hasPrefix("/requests/"), !rest.hasPrefix("/requests/find"), !rest.hasPrefix("/requests/count"), rest != "/requests/unmatched" {
+            // Digits are a journal id, ours, even too many for a number (then none is found).
             let id = rest.dropFirst("/requests/".count)
-            return Int(id) != nil ? .native : .wiremock
+            return !id.isEmpty && id.utf8.allSatisfy { (0x30...0x39).contains($0) } ? .native : .wiremock
         }
         if !request.body.isEmpty, let node = try? JSONParser.parse(request.body), let words = patternVocabulary(node) {
             return words

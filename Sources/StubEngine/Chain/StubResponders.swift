@@ -7,11 +7,14 @@ final class StubMatchResponder: Responder {
     let state: Locked<EngineState>
     let fallbackBaseURL: Locked<String>
     let upstream: Locked<(any UpstreamTransport)?>
+    let maximumRenderedBytes: Int
 
-    init(state: Locked<EngineState>, fallbackBaseURL: Locked<String>, upstream: Locked<(any UpstreamTransport)?>) {
+    init(state: Locked<EngineState>, fallbackBaseURL: Locked<String>, upstream: Locked<(any UpstreamTransport)?>,
+         maximumRenderedBytes: Int) {
         self.state = state
         self.fallbackBaseURL = fallbackBaseURL
         self.upstream = upstream
+        self.maximumRenderedBytes = maximumRenderedBytes
     }
 
     func respond(to facts: RequestFacts) -> Outcome? {
@@ -46,7 +49,8 @@ final class StubMatchResponder: Responder {
             }
             return outcome
         }
-        let context = TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value)
+        let context = TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value,
+                                      maximumRenderedBytes: maximumRenderedBytes)
         guard stub.mayBacktrack else { return Outcome(response: response.makeResponse(context), kind: .stub(stub)) }
         // A template's regex (`regexExtract`) may backtrack too: one that gives up is recorded.
         let budget = facts.regexBudget()

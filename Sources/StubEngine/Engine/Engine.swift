@@ -34,6 +34,8 @@ package final class Engine: Sendable {
         package var version = "dev"
         /// `--delay MS`: added to every answer that imitates the API (not admin, not preflights).
         package var globalDelayMilliseconds = 0
+        /// `--max-rendered-body SIZE`: a template that renders more answers `500` instead.
+        package var maximumRenderedBytes = TemplateContext.defaultMaximumRenderedBytes
         /// Outermost wrappers of the chain (the command line's request log).
         package var wrappers: [any ResponderWrapper] = []
         /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404 (the
@@ -229,7 +231,8 @@ package final class Engine: Sendable {
             wrappers.append(CORSResponder(policy: cors))
             responders.append(CORSResponder(policy: cors))
         }
-        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL, upstream: engine.upstream))
+        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL, upstream: engine.upstream,
+                                             maximumRenderedBytes: engine.options.maximumRenderedBytes))
         let fallback = UnmatchedResponder(proxy: engine.fallbackProxy, transport: engine.upstream, recorder: engine.recorder,
                                           nearMiss: NearMissResponder(state: engine.state))
         return ResponderChain(wrappers: wrappers, responders: responders, fallback: fallback)

@@ -17,19 +17,32 @@ extension Engine {
     /// Decodes stub JSON (one stub, an array, or `{"stubs": [...]}`) as runtime stubs, exactly as
     /// a file is decoded. `ids` reuses ids (a replacement); otherwise each stub gets a new one.
     package func decodeRuntimeStubs(_ json: [UInt8], ids: [String]? = nil, label: String = "request body") -> Result<[Stub], StubProblems> {
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(json, rejectDuplicateKeys: true)
-        } catch {
-            return .failure(StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)]))
-        }
         let directory = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
-        let count = max(1, root.elements?.count ?? root["stubs"]?.elements?.count ?? 1)
-        let newIDs = ids ?? (0..<count).map { _ in UUID().uuidString.lowercased() }
         var context = DecodingContext(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
                                       bodyFiles: BodyFileReader(root: directory),
-                                      makeSource: { index in .runtime(id: index < newIDs.count ? newIDs[index] : UUID().uuidString.lowercased()) })
-        let stubs = StubFileDecoder.decodeFile(&context, root, firstOrder: 0)
+                                      makeSource: { index in
+                                          let given = ids.flatMap { index < $0.count ? $0[index] : nil }
+                                          return .runtime(id: given ?? UUID().uuidString.lowercased())
+                                      })
+        // A body that is an array is decoded as it is read, so one of ten million `{}` stops
+        // after the first errors instead of being parsed whole first.
+        context.errorLimit = StubProblem.decodingErrorLimit
+        var stubs: [Stub] = []
+        do {
+            let streamed = try JSONParser.forEachElement(json, rejectDuplicateKeys: true) { node, index in
+                if context.stopsAtErrorLimit(before: index, of: nil, what: "stub") { return false }
+                let stub = StubFileDecoder.decodeStub(&context, node, "$[\(index)]", index: index, order: index)
+                if let stub { stubs.append(stub) }
+                return true
+            }
+            if streamed == nil {
+                let root = try JSONParser.parse(json, rejectDuplicateKeys: true)
+                stubs = StubFileDecoder.decodeFile(&context, root, firstOrder: 0)
+            }
+        } catch {
+            let syntax = StubProblem(.error, file: label, position: error.position, message: error.message)
+            return .failure(StubProblems(problems: context.problems.filter { $0.severity == .error } + [syntax]))
+        }
         if context.hasErrors { return .failure(StubProblems(problems: context.problems)) }
         return .success(stubs)
     }

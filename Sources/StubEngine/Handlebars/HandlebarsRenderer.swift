@@ -24,7 +24,17 @@ package struct HandlebarsRenderer {
         return renderer.output
     }
 
-    private var exhausted: Bool { steps > Self.maximumSteps || output.utf8.count > Self.maximumOutput }
+    /// The output, or nil when it passed `limit` bytes (rendering stops there).
+    package static func render(_ template: HandlebarsTemplate, data: any HandlebarsData, limit: Int) -> String? {
+        var renderer = HandlebarsRenderer(data: data)
+        renderer.outputLimit = min(limit, maximumOutput)
+        renderer.render(template.nodes)
+        return renderer.output.utf8.count > renderer.outputLimit ? nil : renderer.output
+    }
+
+    private var outputLimit = maximumOutput
+
+    private var exhausted: Bool { steps > Self.maximumSteps || output.utf8.count > outputLimit }
 
     private mutating func render(_ nodes: [HandlebarsNode]) {
         for node in nodes {

@@ -52,6 +52,30 @@ package struct JSONParser {
         return try parser.parseDocument()
     }
 
+    /// A document that is an array, read one element at a time: `each` gets every element and
+    /// its index as soon as it is parsed, and returns false to stop there, the rest unread. A
+    /// reader that gives up after its first problems then pays for what it read: ten million
+    /// `{}` posted to the admin API took minutes and gigabytes to parse before one was looked
+    /// at. nil when the document is not an array (parse it whole); false when `each` stopped.
+    package static func forEachElement(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false,
+                                       _ each: (_ element: JSONNode, _ index: Int) -> Bool) throws(JSONSyntaxError) -> Bool? {
+        var parser = JSONParser(bytes: bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: .files)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "[") else { return nil }
+        var count = 0
+        parser.values += 1
+        let finished = try parser.parseElements(parser.position) { element in
+            defer { count += 1 }
+            return each(element, count)
+        }
+        guard finished else { return false }
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else {
+            throw parser.fail("unexpected \(parser.describeCurrent()) after the end of the JSON value")
+        }
+        return true
+    }
+
     package static func parse(_ text: String, rejectDuplicateKeys: Bool = false) throws(JSONSyntaxError) -> JSONNode {
         try parse(Array(text.utf8), rejectDuplicateKeys: rejectDuplicateKeys)
     }
@@ -176,18 +200,29 @@ package struct JSONParser {
     }
 
     private mutating func parseArray(_ start: SourcePosition) throws(JSONSyntaxError) -> JSONNode {
+        var elements: [JSONNode] = []
+        _ = try parseElements(start) { element in
+            elements.append(element)
+            return true
+        }
+        return JSONNode(.array(elements), at: start)
+    }
+
+    /// The elements of the array at `index`, each handed to `each` as soon as it is parsed;
+    /// false from `each` stops there (the rest is not read) and is returned.
+    private mutating func parseElements(_ start: SourcePosition, _ each: (JSONNode) -> Bool) throws(JSONSyntaxError) -> Bool {
         try enter()
         index += 1
-        var elements: [JSONNode] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1; depth -= 1
-            return JSONNode(.array([]), at: start)
+            index += 1
+            depth -= 1
+            return true
         }
         while true {
             skipWhitespace()
             if index < bytes.count && bytes[index] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
-            elements.append(try parseValue())
+            guard each(try parseValue()) else { return false }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of file; the array that starts at \(start) is not closed") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -195,7 +230,7 @@ package struct JSONParser {
             throw fail("expected ',' or ']' in the array, found \(describeCurrent())")
         }
         depth -= 1
-        return JSONNode(.array(elements), at: start)
+        return true
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {

@@ -77,6 +77,13 @@ package final class Recorder: Sendable {
     /// Follows `pending` (the forwarded request's answer) and keeps the exchange once its body
     /// has passed in full.
     func capture(_ request: IncomingRequest, settings: RecordingSettings, pending: PendingResponse) {
+        if let resolved = Self.pathResolvedElsewhere(request) {
+            state.withLock { s in
+                s?.skipped.append("\(request.method) \(request.target.prefix(200)): the path resolves to \(resolved), another path; "
+                    + "not recorded (stubs match resolved paths, so its stub would answer \(resolved))")
+            }
+            return
+        }
         guard let sequence = state.withLock({ s -> Int? in
             guard s != nil else { return nil }
             defer { s!.nextSequence += 1 }
@@ -124,6 +131,16 @@ package final class Recorder: Sendable {
             }
         }
         pending.onCancel { [self] in settle(sequence, nil, skipped: nil) }
+    }
+
+    /// The path the server matches, when the path as sent decodes to another one: `/a%2F..%2Fb`
+    /// is sent upstream as it is, but resolves to `/b`. Recorded, it became a stub for `/b`
+    /// holding the answer for another path.
+    static func pathResolvedElsewhere(_ request: IncomingRequest) -> String? {
+        let sent = request.target.prefix { $0 != "?" }
+        guard sent.hasPrefix("/") else { return nil }
+        let decoded = PercentDecoding.decode(sent, strict: false) ?? String(sent)
+        return decoded == request.path ? nil : request.path
     }
 
     private func settle(_ sequence: Int, _ exchange: RecordedExchange?, skipped: String?) {

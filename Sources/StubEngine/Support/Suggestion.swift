@@ -3,10 +3,14 @@
 package enum Suggestion {
     package static func closest(to word: String, among candidates: [String]) -> String? {
         var best: (String, Int)?
+        let lowered = word.lowercased()
         for candidate in candidates {
-            if candidate.lowercased() == word.lowercased() { return candidate }
-            let d = editDistance(word.lowercased(), candidate.lowercased())
+            if candidate.lowercased() == lowered { return candidate }
             let limit = max(1, min(2, candidate.count / 3))
+            // The distance is at least the difference in length: a key of a megabyte (an admin
+            // body) is no near miss, and its distance table took seconds to fill.
+            guard abs(lowered.utf8.count - candidate.utf8.count) <= limit else { continue }
+            let d = editDistance(lowered, candidate.lowercased())
             if d <= limit, d < (best?.1 ?? .max) { best = (candidate, d) }
         }
         return best?.0

@@ -20,14 +20,23 @@ struct ResponseTemplate: ResponseRenderer {
     let prepared: PreparedResponse
 
     func render(_ context: TemplateContext) -> PreparedResponse {
+        let overLimit = TemplateContext.overLimit(context.maximumRenderedBytes)
         if !headers.contains(where: { $0.template != nil }) {
-            return prepared.replacingBody(body?.render(context) ?? staticBody)
+            guard let body else { return prepared.replacingBody(staticBody) }
+            return body.render(context).map { prepared.replacingBody($0) } ?? overLimit
         }
         var rendered = HeaderFields()
         for header in headers {
-            rendered.add(header.name, header.template?.renderString(context) ?? header.value)
+            guard let template = header.template else {
+                rendered.add(header.name, header.value)
+                continue
+            }
+            guard let value = template.renderString(context) else { return overLimit }
+            rendered.add(header.name, value)
         }
-        return PreparedResponse(status: status, headers: rendered, body: body?.render(context) ?? staticBody)
+        guard let body else { return PreparedResponse(status: status, headers: rendered, body: staticBody) }
+        guard let bytes = body.render(context) else { return overLimit }
+        return PreparedResponse(status: status, headers: rendered, body: bytes)
     }
 }
 

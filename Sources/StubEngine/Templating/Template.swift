@@ -60,18 +60,25 @@ struct Template: Sendable {
         return Array(out.dropFirst().dropLast())
     }
 
-    func render(_ context: TemplateContext) -> [UInt8] {
+    /// The rendered bytes; nil as soon as they pass `context.maximumRenderedBytes` (a body
+    /// echoed ten thousand times under concurrent megabyte requests held half a gigabyte).
+    func render(_ context: TemplateContext) -> [UInt8]? {
         var out: [UInt8] = []
+        let limit = context.maximumRenderedBytes
         for part in parts {
             switch part {
-            case .literal(let bytes): out.append(contentsOf: bytes)
+            case .literal(let bytes):
+                guard out.count + bytes.count <= limit else { return nil }
+                out.append(contentsOf: bytes)
             case .variable(let variable, let jsonEscaped):
                 let value = context.value(of: variable)
                 if jsonEscaped {
                     var quoted: [UInt8] = []
                     JSONSerializer.writeString(value, into: &quoted)
+                    guard out.count + quoted.count - 2 <= limit else { return nil }
                     out.append(contentsOf: quoted.dropFirst().dropLast())
                 } else {
+                    guard out.count + value.utf8.count <= limit else { return nil }
                     out.append(contentsOf: value.utf8)
                 }
             }
@@ -79,8 +86,8 @@ struct Template: Sendable {
         return out
     }
 
-    func renderString(_ context: TemplateContext) -> String {
-        String(decoding: render(context), as: UTF8.self)
+    func renderString(_ context: TemplateContext) -> String? {
+        render(context).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 
@@ -90,6 +97,19 @@ struct TemplateContext {
     let captures: [String: String]
     /// Used when the request names no host (HTTP/1.0 without Host).
     let fallbackBaseURL: String
+    /// A rendered body (or header value) larger than this is not sent: `500` instead
+    /// (`--max-rendered-body`).
+    var maximumRenderedBytes = TemplateContext.defaultMaximumRenderedBytes
+
+    package static let defaultMaximumRenderedBytes = 8 << 20
+
+    /// The answer when a template renders more than the limit: said, journaled, and small.
+    static func overLimit(_ limit: Int) -> PreparedResponse {
+        let message = "stubserver: the response template rendered more than \(limit) bytes (--max-rendered-body); "
+            + "nothing of it was sent\n"
+        return PreparedResponse(status: 500, headers: HeaderFields([("Content-Type", "text/plain; charset=utf-8")]),
+                                body: Array(message.utf8))
+    }
 
     func value(of variable: TemplateVariable) -> String {
         let request = facts.request

@@ -12,8 +12,13 @@ package struct OpenAPIDocument {
     package var displayName: String { documents.documents[0].displayName }
 
     /// Reads the file at `path` (YAML or JSON).
-    package static func open(path: String) -> Result<OpenAPIDocument, ImportProblem> {
-        DocumentSet.open(path: path).flatMap(make)
+    /// `allowsReferencesOutside`: read `$ref`s to absolute paths and outside the document's
+    /// folder (`--allow-ref-outside`), each noted.
+    package static func open(path: String, allowsReferencesOutside: Bool = false) -> Result<OpenAPIDocument, ImportProblem> {
+        DocumentSet.open(path: path).flatMap { documents in
+            documents.allowsReferencesOutside = allowsReferencesOutside
+            return make(documents)
+        }
     }
 
     /// A document already read (tests, fuzzing); relative file references need `path`.

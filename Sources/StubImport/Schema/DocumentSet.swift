@@ -28,8 +28,13 @@ package final class DocumentSet {
 
     package private(set) var documents: [Document] = []
     package private(set) var problems: [ImportProblem] = []
+    /// Read `$ref`s to absolute paths and to files outside the root document's folder
+    /// (`--allow-ref-outside`); each one read is noted. Off, they are refused: `$ref:
+    /// /etc/shadow` or `../secret.json` in a document from elsewhere was read without a word.
+    package var allowsReferencesOutside = false
     private var indexByPath: [String: Int] = [:]
     private var failedPaths: Set<String> = []
+    private var insideByPath: [String: Bool] = [:]
     private var reportedPlaces: Set<String> = []
     /// Key indexes of large objects (`components/schemas` with thousands of entries), so a
     /// pointer step is a dictionary lookup rather than a scan.
@@ -129,11 +134,20 @@ package final class DocumentSet {
         let url = relative.hasPrefix("/") ? URL(fileURLWithPath: relative)
             : URL(fileURLWithPath: base).deletingLastPathComponent().appendingPathComponent(relative)
         let path = Self.standardized(url.path)
+        let outside = relative.hasPrefix("/") || !isInRootFolder(path)
+        if outside && !allowsReferencesOutside {
+            let why = relative.hasPrefix("/") ? "an absolute path" : "outside the document's folder"
+            report(.error, "$ref \"\(ref)\" is \(why) (\(path)); it is not read unless --allow-ref-outside is given", at: refNode)
+            return nil
+        }
         if let index = indexByPath[path] { return index }
         let names = names(for: path)
         if failedPaths.contains(path) { return nil }
         switch DocumentReader.read(path: path, name: names.display) {
         case .success(let root):
+            if outside {
+                report(.note, "read \(path), outside the document's folder (--allow-ref-outside), for $ref \"\(ref)\"", at: refNode)
+            }
             documents.append(Document(displayName: names.display, locationName: names.location, path: path, root: root))
             indexByPath[path] = documents.count - 1
             return documents.count - 1
@@ -142,6 +156,23 @@ package final class DocumentSet {
             report(.error, "$ref \"\(ref)\": \(names.display) \(problem.position == nil ? problem.message : "cannot be read: " + problem.description)", at: refNode)
             return nil
         }
+    }
+
+    /// Whether `path` (standardised) is below the root document's folder, links resolved; once
+    /// per path (resolving links costs system calls, and a document refers to a file many times).
+    private func isInRootFolder(_ path: String) -> Bool {
+        if let known = insideByPath[path] { return known }
+        let inside = resolvesIntoRootFolder(path)
+        insideByPath[path] = inside
+        return inside
+    }
+
+    private func resolvesIntoRootFolder(_ path: String) -> Bool {
+        guard let rootPath = documents[0].path else { return false }
+        let folder = URL(fileURLWithPath: rootPath).deletingLastPathComponent().resolvingSymlinksInPath().standardizedFileURL
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL
+        let prefix = folder.pathComponents
+        return target.pathComponents.count > prefix.count && Array(target.pathComponents.prefix(prefix.count)) == prefix
     }
 
     /// A referenced file's names: relative to the root document's folder when inside it.

@@ -5,7 +5,7 @@ import StubImport
 /// 3.1 document, written through the stub encoder and loaded back before it reports success.
 struct ImportOpenAPICommand: Command {
     static let name = "import openapi"
-    static let synopsis = ["import openapi SPEC --out DIR [--strip-base-path | --base-path PATH] [--force]"]
+    static let synopsis = ["import openapi SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside]"]
     static let summary = "write stubs for every operation of an OpenAPI 3.0 or 3.1 document (YAML or JSON)"
     static let positionalCount = 1
     static let options: [Option] = [
@@ -13,6 +13,7 @@ struct ImportOpenAPICommand: Command {
         .flag("--strip-base-path", "paths exactly as under paths (default: prefixed with the first server's path, /v2/pets)"),
         .value("--base-path", "PATH", "prefix paths with PATH instead of the first server's path"),
         .flag("--force", "replace everything in --out with the import"),
+        .flag("--allow-ref-outside", "read $refs to absolute paths and outside the document's folder (each is noted)"),
     ]
     static let details = """
     Each operation gets one file: a stub answering the lowest 2xx with the first example (or a
@@ -26,6 +27,7 @@ struct ImportOpenAPICommand: Command {
     let output: String
     let options: OpenAPIImportOptions
     let replace: Bool
+    let allowsReferencesOutside: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard let spec = arguments.positionals.first, !spec.isEmpty else {
@@ -45,11 +47,12 @@ struct ImportOpenAPICommand: Command {
         self.output = output
         self.options = options
         replace = arguments.has("--force")
+        allowsReferencesOutside = arguments.has("--allow-ref-outside")
     }
 
     func run(_ console: Console) -> Int32 {
         let document: OpenAPIDocument
-        switch OpenAPIDocument.open(path: spec) {
+        switch OpenAPIDocument.open(path: spec, allowsReferencesOutside: allowsReferencesOutside) {
         case .success(let opened): document = opened
         case .failure(let problem):
             console.err(problem.description)

@@ -32,6 +32,7 @@ struct ServingOptions: Sendable, Equatable {
     var maxBodyBytes = 32 * 1024 * 1024
     var maxHeaderBytes = 64 * 1024
     var maxTargetBytes = 8 * 1024
+    var maxRenderedBodyBytes = Engine.Options().maximumRenderedBytes
     var headerTimeoutSeconds = 10.0
     var idleTimeoutSeconds = 60.0
     var writeTimeoutSeconds = 30.0
@@ -64,6 +65,7 @@ struct ServingOptions: Sendable, Equatable {
         .value("--max-body", "SIZE", "largest request body (default: 32M)"),
         .value("--max-header", "SIZE", "largest request header section (default: 64K)"),
         .value("--max-target", "SIZE", "longest request target (default: 8K)"),
+        .value("--max-rendered-body", "SIZE", "largest body a response template may render; more is a 500 (default: 8M)"),
         .value("--header-timeout", "S", "seconds a client has to send its request headers (default: 10)"),
         .value("--idle-timeout", "S", "seconds an idle keep-alive connection stays open (default: 60)"),
         .value("--write-timeout", "S", "seconds a client may take nothing of a response before it is closed (default: 30)"),
@@ -130,6 +132,7 @@ struct ServingOptions: Sendable, Equatable {
         maxBodyBytes = try a.byteSize("--max-body") ?? maxBodyBytes
         maxHeaderBytes = try a.byteSize("--max-header") ?? maxHeaderBytes
         maxTargetBytes = try a.byteSize("--max-target") ?? maxTargetBytes
+        maxRenderedBodyBytes = try a.byteSize("--max-rendered-body") ?? maxRenderedBodyBytes
         headerTimeoutSeconds = try a.seconds("--header-timeout") ?? headerTimeoutSeconds
         idleTimeoutSeconds = try a.seconds("--idle-timeout") ?? idleTimeoutSeconds
         writeTimeoutSeconds = try a.seconds("--write-timeout") ?? writeTimeoutSeconds

@@ -59,6 +59,7 @@ struct ServingRun {
         engineOptions.proxy = proxy.rule
         engineOptions.folderFormat = loader.format
         engineOptions.strict = options.strict
+        engineOptions.maximumRenderedBytes = options.maxRenderedBodyBytes
         engineOptions.wiremock.adminDialect = options.adminDialect ?? (loader.format == .wiremock ? .wiremock : .native)
         engineOptions.wiremock.allowShutdown = options.allowShutdown
         engineOptions.wiremock.globalTemplating = options.globalTemplating

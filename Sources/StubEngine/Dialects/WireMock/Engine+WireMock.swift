@@ -37,6 +37,7 @@ extension Engine {
             return .failure(StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)]))
         }
         var context = wiremockContext(label: label)
+        context.errorLimit = StubProblem.decodingErrorLimit
         let mappings = WireMockReader.readFile(&context, forcedID.map { WireMockAdminJSON.withID(root, $0) } ?? root)
         var stubs: [Stub] = []
         for mapping in mappings {

@@ -126,6 +126,8 @@ package struct WireMockContext: ProblemCollecting {
     package private(set) var problems: [StubProblem] = []
     /// Mappings of this file left out because of their errors.
     package private(set) var skipped: [SkippedMapping] = []
+    package private(set) var errorCount = 0
+    var errorLimit: Int?
 
     init(displayPath: String, root: URL, globalTemplating: Bool, filesCache: WireMockFilesCache? = nil) {
         self.displayPath = displayPath
@@ -141,6 +143,7 @@ package struct WireMockContext: ProblemCollecting {
         bodyFiles = other.bodyFiles
         globalTemplating = other.globalTemplating
         filesCache = other.filesCache
+        errorLimit = other.errorLimit
     }
 
     /// A context for another file of the same folder, with no problems yet. Resolving the root
@@ -151,6 +154,7 @@ package struct WireMockContext: ProblemCollecting {
     }
 
     mutating func problem(_ problem: StubProblem) {
+        if problem.severity == .error { errorCount += 1 }
         problems.append(problem)
     }
 

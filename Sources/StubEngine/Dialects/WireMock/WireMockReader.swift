@@ -42,7 +42,12 @@ package enum WireMockReader {
                 c.skipIfFailed("$", root.position, since: before)
                 return []
             }
-            return elements.enumerated().compactMap { readMapping(&c, $0.element, "$.mappings[\($0.offset)]") }
+            var mappings: [WireMockMapping] = []
+            for (index, element) in elements.enumerated() {
+                if c.stopsAtErrorLimit(before: index, of: elements.count, what: "mapping") { break }
+                if let mapping = readMapping(&c, element, "$.mappings[\(index)]") { mappings.append(mapping) }
+            }
+            return mappings
         }
         return readMapping(&c, root, "$").map { [$0] } ?? []
     }

@@ -41,12 +41,23 @@ struct WireMockResponseRenderer: ResponseRenderer {
         let bytes: [UInt8]
         switch body {
         case .fixed(let b): bytes = b
-        case .template(let template): bytes = Array(HandlebarsRenderer.render(template, data: data).utf8)
+        case .template(let template):
+            guard let text = HandlebarsRenderer.render(template, data: data, limit: context.maximumRenderedBytes) else {
+                return TemplateContext.overLimit(context.maximumRenderedBytes)
+            }
+            bytes = Array(text.utf8)
         case .file(let nameTemplate, let files):
             let name = HandlebarsRenderer.render(nameTemplate, data: data)
             switch files.lookup(name) {
             case .found(let file):
-                bytes = file.template.map { Array(HandlebarsRenderer.render($0, data: data).utf8) } ?? file.bytes
+                if let template = file.template {
+                    guard let text = HandlebarsRenderer.render(template, data: data, limit: context.maximumRenderedBytes) else {
+                        return TemplateContext.overLimit(context.maximumRenderedBytes)
+                    }
+                    bytes = Array(text.utf8)
+                } else {
+                    bytes = file.bytes
+                }
             case .refused(let why):
                 status = 500
                 bytes = Array("\(why) (from the template \(nameTemplate.source)); it is not served\n".utf8)

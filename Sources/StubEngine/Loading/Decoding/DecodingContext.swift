@@ -21,6 +21,8 @@ package struct DecodingContext: ProblemCollecting {
     /// Where the stub at an index came from: the file, or (for the admin API) a runtime id.
     let makeSource: (Int) -> StubSource
     package private(set) var problems: [StubProblem] = []
+    package private(set) var errorCount = 0
+    var errorLimit: Int?
 
     init(displayPath: String, fileURL: URL, bodyFiles: BodyFileReader, makeSource: ((Int) -> StubSource)? = nil) {
         self.displayPath = displayPath
@@ -32,6 +34,7 @@ package struct DecodingContext: ProblemCollecting {
     // MARK: Problems (error, warning and hasErrors come from ProblemCollecting)
 
     mutating func problem(_ problem: StubProblem) {
+        if problem.severity == .error { errorCount += 1 }
         problems.append(problem)
     }
 
@@ -49,8 +52,8 @@ package struct DecodingContext: ProblemCollecting {
             } else {
                 message += "; expected one of: " + allowed.joined(separator: ", ")
             }
-            problems.append(StubProblem(.error, file: displayPath, position: member.keyPosition,
-                                        jsonPath: path + Self.pathComponent(member.key), message: message))
+            problem(StubProblem(.error, file: displayPath, position: member.keyPosition,
+                                jsonPath: path + Self.pathComponent(member.key), message: message))
         }
         return true
     }

@@ -32,6 +32,7 @@ package enum StubFileDecoder {
         }
         var stubs: [Stub] = []
         for (index, node) in list.enumerated() {
+            if c.stopsAtErrorLimit(before: index, of: list.count, what: "stub") { break }
             if let stub = decodeStub(&c, node, "\(basePath)[\(index)]", index: index, order: firstOrder + index) {
                 stubs.append(stub)
             }

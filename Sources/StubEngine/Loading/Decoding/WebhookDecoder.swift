@@ -176,10 +176,13 @@ struct NativeWebhookTemplate: WebhookRenderer {
         var fields = HeaderFields()
         for header in headers {
             // A rendered value may not break the head: line breaks become spaces.
-            let value = header.value.renderString(data).map { $0 == "\r" || $0 == "\n" ? " " : $0 }
+            let value = (header.value.renderString(data) ?? "").map { $0 == "\r" || $0 == "\n" ? " " : $0 }
             fields.add(header.name, String(value))
         }
-        return WebhookCall(method: method.renderString(data), url: url.renderString(data), headers: fields,
-                           body: body?.render(data) ?? fixedBody)
+        // Bounded as a response is (`--max-rendered-body`): a body over it is sent as the
+        // message that says so; a method, URL or header value over it is left empty.
+        let overLimit = TemplateContext.overLimit(data.maximumRenderedBytes).body
+        return WebhookCall(method: method.renderString(data) ?? "", url: url.renderString(data) ?? "", headers: fields,
+                           body: body.map { $0.render(data) ?? overLimit } ?? fixedBody)
     }
 }

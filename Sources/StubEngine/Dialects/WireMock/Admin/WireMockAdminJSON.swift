@@ -106,14 +106,18 @@ enum WireMockAdminJSON {
     /// `{"errors": [...]}` with status 422 (a mapping that does not load), as WireMock answers.
     static func problems(_ problems: [StubProblem]) -> OutgoingResponse {
         let errors = problems.filter { $0.severity == .error }
-        return json(422, .object([("errors", .array(errors.map { problem in
+        var reported: [JSONNode] = errors.prefix(StubProblem.reportLimit).map { problem in
             .object([
                 ("code", .number(10)),
-                ("source", .object([("pointer", .string(pointer(problem.jsonPath ?? "$")))])),
-                ("title", .string(problem.message)),
-                ("detail", .string(problem.description)),
+                ("source", .object([("pointer", .string(StubProblem.bounded(pointer(problem.jsonPath ?? "$"))))])),
+                ("title", .string(StubProblem.bounded(problem.message))),
+                ("detail", .string(problem.reportedDescription)),
             ])
-        }))]))
+        }
+        if errors.count > StubProblem.reportLimit {
+            reported.append(.object([("code", .number(10)), ("title", .string("and \(errors.count - StubProblem.reportLimit) more"))]))
+        }
+        return json(422, .object([("errors", .array(reported))]))
     }
 
     /// `$.request.headers.Accept` → `/request/headers/Accept`.
