@@ -29,7 +29,7 @@ final class DescriptorExhaustionTests: XCTestCase {
 
         // A new client is answered: an idle connection gives up its descriptor.
         let first = try WireConnection(port: port)
-        first.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+        first.send("GET /one HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         let answer = try first.readResponse(timeoutMilliseconds: 20_000)
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(answer.text, "one")
@@ -41,7 +41,7 @@ final class DescriptorExhaustionTests: XCTestCase {
         // A reload fails and keeps the stubs when it cannot list the folder (it served none
         // before); whether a descriptor is free at that moment depends on closes still under way.
         let reload = try WireConnection(port: port)
-        reload.send("POST /__admin/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        reload.send("POST /__admin/reload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n")
         let reloaded = try reload.readResponse(timeoutMilliseconds: 20_000)
         if reloaded.status == 400 {
             XCTAssertTrue(reloaded.text.contains("cannot be listed: Too many open files"), reloaded.text)
@@ -52,7 +52,7 @@ final class DescriptorExhaustionTests: XCTestCase {
         }
 
         let second = try WireConnection(port: port)
-        second.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+        second.send("GET /one HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         let again = try second.readResponse(timeoutMilliseconds: 20_000)
         XCTAssertEqual(again.status, 200, again.text)
         XCTAssertEqual(again.text, "one")
