@@ -66,7 +66,8 @@ package enum FolderWalk {
     /// directory's entries in byte order of their names, and every folder that could not be read.
     /// `skipDirectory` is asked about each folder before it is entered (its entry is still
     /// reported).
-    package static func walk(_ root: String, skipDirectory: (_ relativePath: String, _ name: String) -> Bool = { _, _ in false }) -> Listing {
+    package static func walk(_ root: String,
+                             skipDirectory: (_ relativePath: String, _ name: String) -> Bool = { _, _ in false }) -> Listing {
         var result = Listing()
         var visited = Set<FileID>()
         if let id = fileID(root, follow: true) { visited.insert(id) }

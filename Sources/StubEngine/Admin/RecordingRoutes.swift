@@ -61,7 +61,8 @@ struct RecordingRoutes {
             settings.keepSecrets = flag
         }
         if let names = body["keepHeaders"] {
-            guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count, list.allSatisfy(HTTPToken.isToken) else {
+            guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count,
+                  list.allSatisfy(HTTPToken.isToken) else {
                 return AdminAPI.error(400, "\"keepHeaders\" must be an array of header names")
             }
             settings.keptHeaders = Set(list.map { $0.lowercased() })

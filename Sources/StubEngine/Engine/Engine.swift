@@ -231,7 +231,8 @@ package final class Engine: Sendable {
             wrappers.append(CORSResponder(policy: cors))
             responders.append(CORSResponder(policy: cors))
         }
-        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL, upstream: engine.upstream,
+        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL,
+                                             upstream: engine.upstream,
                                              maximumRenderedBytes: engine.options.maximumRenderedBytes))
         let fallback = UnmatchedResponder(proxy: engine.fallbackProxy, transport: engine.upstream, recorder: engine.recorder,
                                           nearMiss: NearMissResponder(state: engine.state))

@@ -58,7 +58,8 @@ package struct JSONParser {
     /// `{}` posted to the admin API took minutes and gigabytes to parse before one was looked
     /// at. nil when the document is not an array (parse it whole); false when `each` stopped.
     package static func forEachElement(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false,
-                                       _ each: (_ element: JSONNode, _ index: Int) -> Bool) throws(JSONSyntaxError) -> Bool? {
+                                       _ each: (_ element: JSONNode, _ index: Int) -> Bool)
+        throws(JSONSyntaxError) -> Bool? {
         var parser = JSONParser(bytes: bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: .files)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "[") else { return nil }
@@ -210,7 +211,8 @@ package struct JSONParser {
 
     /// The elements of the array at `index`, each handed to `each` as soon as it is parsed;
     /// false from `each` stops there (the rest is not read) and is returned.
-    private mutating func parseElements(_ start: SourcePosition, _ each: (JSONNode) -> Bool) throws(JSONSyntaxError) -> Bool {
+    private mutating func parseElements(_ start: SourcePosition,
+                                        _ each: (JSONNode) -> Bool) throws(JSONSyntaxError) -> Bool {
         try enter()
         index += 1
         skipWhitespace()

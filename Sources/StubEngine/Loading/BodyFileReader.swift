@@ -39,7 +39,8 @@ struct BodyFileReader: Sendable {
             return .failure(Failure(message: "bodyFile \"\(relative)\" is a folder, not a file"))
         }
         if let outside = containment.escape(candidate) {
-            return .failure(Failure(message: "bodyFile \"\(relative)\" is a symbolic link to \(outside.path), outside the stub folder"))
+            let message = "bodyFile \"\(relative)\" is a symbolic link to \(outside.path), outside the stub folder"
+            return .failure(Failure(message: message))
         }
         let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
         // Only regular files, checked before reading: a FIFO would block the loader (or the

@@ -43,6 +43,7 @@ struct FolderContainment: Sendable {
     private static func isInside(_ url: URL, _ folder: URL) -> Bool {
         let folderComponents = folder.pathComponents
         let components = url.pathComponents
-        return components.count > folderComponents.count && Array(components.prefix(folderComponents.count)) == folderComponents
+        return components.count > folderComponents.count
+            && Array(components.prefix(folderComponents.count)) == folderComponents
     }
 }

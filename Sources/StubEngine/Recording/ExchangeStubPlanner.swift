@@ -87,7 +87,8 @@ package struct ExchangeStubPlanner {
         }
         if !exchange.requestHeaders.isEmpty {
             request.append(("headers", .object(exchange.requestHeaders.map { field -> (String, JSONNode) in
-                let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets, kept: keptHeaders)
+                let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets,
+                                                     kept: keptHeaders)
                 if verdict == .secret {
                     droppedSecrets[field.name.lowercased(), default: 0] += 1
                     return (field.name, .object([("present", .bool(true))]))

@@ -79,7 +79,8 @@ package final class Recorder: Sendable {
     func capture(_ request: IncomingRequest, settings: RecordingSettings, pending: PendingResponse) {
         if let resolved = Self.pathResolvedElsewhere(request) {
             state.withLock { s in
-                s?.skipped.append("\(request.method) \(request.target.prefix(200)): the path resolves to \(resolved), another path; "
+                let sent = "\(request.method) \(request.target.prefix(200))"
+                s?.skipped.append("\(sent): the path resolves to \(resolved), another path; "
                     + "not recorded (stubs match resolved paths, so its stub would answer \(resolved))")
             }
             return

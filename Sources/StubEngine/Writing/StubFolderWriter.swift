@@ -31,7 +31,8 @@ package enum StubFolderWriter {
         // on the way) that links out of the folder would put the files elsewhere on the disk.
         let containment = FolderContainment(root: URL(fileURLWithPath: folder, isDirectory: true))
         for file in plan.files {
-            guard let outside = containment.escape(URL(fileURLWithPath: folder + "/" + file.relativePath)) else { continue }
+            let target = URL(fileURLWithPath: folder + "/" + file.relativePath)
+            guard let outside = containment.escape(target) else { continue }
             throw Failure(description: "\(file.relativePath) would be written to \(outside.path), outside \(folder), "
                 + "through a symbolic link; nothing was written (the loader would not read it either)")
         }

@@ -73,7 +73,8 @@ struct HARRecording {
         // The loader refuses a body file over its limit, and one such entry once made the whole
         // import fail with nothing written: it is skipped and listed instead.
         if body.count > StubLoader.maximumBodyFileBytes {
-            return .failure(ImportFailure("response body over the \(StubLoader.maximumBodyFileBytes >> 20) MiB a body file may hold"))
+            let limit = StubLoader.maximumBodyFileBytes >> 20
+            return .failure(ImportFailure("response body over the \(limit) MiB a body file may hold"))
         }
         var headers: [(name: String, value: String)] = []
         for header in entry.responseHeaders {

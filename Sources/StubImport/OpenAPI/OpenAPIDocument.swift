@@ -14,7 +14,8 @@ package struct OpenAPIDocument {
     /// Reads the file at `path` (YAML or JSON).
     /// `allowsReferencesOutside`: read `$ref`s to absolute paths and outside the document's
     /// folder (`--allow-ref-outside`), each noted.
-    package static func open(path: String, allowsReferencesOutside: Bool = false) -> Result<OpenAPIDocument, ImportProblem> {
+    package static func open(path: String,
+                             allowsReferencesOutside: Bool = false) -> Result<OpenAPIDocument, ImportProblem> {
         DocumentSet.open(path: path).flatMap { documents in
             documents.allowsReferencesOutside = allowsReferencesOutside
             return make(documents)

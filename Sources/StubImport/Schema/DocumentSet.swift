@@ -137,7 +137,8 @@ package final class DocumentSet {
         let outside = relative.hasPrefix("/") || !isInRootFolder(path)
         if outside && !allowsReferencesOutside {
             let why = relative.hasPrefix("/") ? "an absolute path" : "outside the document's folder"
-            report(.error, "$ref \"\(ref)\" is \(why) (\(path)); it is not read unless --allow-ref-outside is given", at: refNode)
+            report(.error, "$ref \"\(ref)\" is \(why) (\(path)); it is not read unless --allow-ref-outside is given",
+                   at: refNode)
             return nil
         }
         if let index = indexByPath[path] { return index }
@@ -146,7 +147,8 @@ package final class DocumentSet {
         switch DocumentReader.read(path: path, name: names.display) {
         case .success(let root):
             if outside {
-                report(.note, "read \(path), outside the document's folder (--allow-ref-outside), for $ref \"\(ref)\"", at: refNode)
+                report(.note, "read \(path), outside the document's folder (--allow-ref-outside), for $ref \"\(ref)\"",
+                       at: refNode)
             }
             documents.append(Document(displayName: names.display, locationName: names.location, path: path, root: root))
             indexByPath[path] = documents.count - 1
@@ -169,7 +171,8 @@ package final class DocumentSet {
 
     private func resolvesIntoRootFolder(_ path: String) -> Bool {
         guard let rootPath = documents[0].path else { return false }
-        let folder = URL(fileURLWithPath: rootPath).deletingLastPathComponent().resolvingSymlinksInPath().standardizedFileURL
+        let folder = URL(fileURLWithPath: rootPath).deletingLastPathComponent()
+            .resolvingSymlinksInPath().standardizedFileURL
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL
         let prefix = folder.pathComponents
         return target.pathComponents.count > prefix.count && Array(target.pathComponents.prefix(prefix.count)) == prefix

@@ -56,7 +56,8 @@ extension SchemaSampler {
         for i in 0..<count {
             if isExhausted {
                 noteCut(parts.first { $0.node["minItems"] != nil },
-                        "minItems \(minimum) needs more than the \(Self.valueLimit) values a sample holds; this array has \(i)")
+                        "minItems \(minimum) needs more than the \(Self.valueLimit) values a sample holds; "
+                            + "this array has \(i)")
                 break
             }
             let schemas = i < prefix.count ? [prefix[i]] : items

@@ -189,7 +189,8 @@ package final class SchemaSampler {
     /// Says, once per schema, that its sample was cut short of what it requires.
     func noteCut(_ schema: LocatedNode?, _ why: String) {
         guard let schema, notedCuts.insert(schema.location).inserted else { return }
-        notes.append(ImportProblem(.note, file: documents.displayName(of: schema.location), position: schema.node.position,
+        notes.append(ImportProblem(.note, file: documents.displayName(of: schema.location),
+                                   position: schema.node.position,
                                    message: "the sample was cut: \(why); the example does not satisfy this schema"))
     }
 }

@@ -5,7 +5,9 @@ import StubImport
 /// 3.1 document, written through the stub encoder and loaded back before it reports success.
 struct ImportOpenAPICommand: Command {
     static let name = "import openapi"
-    static let synopsis = ["import openapi SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside]"]
+    static let synopsis = [
+        "import openapi SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside]",
+    ]
     static let summary = "write stubs for every operation of an OpenAPI 3.0 or 3.1 document (YAML or JSON)"
     static let positionalCount = 1
     static let options: [Option] = [

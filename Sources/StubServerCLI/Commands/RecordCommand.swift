@@ -13,13 +13,16 @@ import SystemSupport
 /// second session over the same folder adds only what is new.
 struct RecordCommand: Command {
     static let name = "record"
-    static let synopsis = ["record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]"]
+    static let synopsis = [
+        "record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]",
+    ]
     static let summary = "forward to URL and write what it answers as stub files in DIR"
     static let options: [Option] = [
         .value("--out", "DIR", "folder to serve from and write the recorded stubs into (created if missing)"),
         .value("--include", "GLOB", "record only paths matching GLOB, such as /api/** (repeatable)", repeatable: true),
         .value("--exclude", "GLOB", "do not record paths matching GLOB (repeatable)", repeatable: true),
-        .flag("--keep-secrets", "write Authorization, Cookie, Set-Cookie and other secret values (left out by default)"),
+        .flag("--keep-secrets",
+              "write Authorization, Cookie, Set-Cookie and other secret values (left out by default)"),
         .value("--keep-header", "NAME", "write this header although it looks secret (repeatable)", repeatable: true),
         .value("--match-header", "NAME", "recorded stubs also match on request header NAME (repeatable)", repeatable: true),
     ] + ProxyOptions.options + ServingOptions.options.filter { !["--dir", "--no-watch"].contains($0.name) }
@@ -49,7 +52,9 @@ struct RecordCommand: Command {
                                           keepSecrets: arguments.has("--keep-secrets"),
                                           requestHeaders: arguments.all("--match-header"))
         for name in arguments.all("--keep-header") {
-            guard HTTPToken.isToken(name) else { throw UsageError("--keep-header must be a header name, not \"\(name)\"") }
+            guard HTTPToken.isToken(name) else {
+                throw UsageError("--keep-header must be a header name, not \"\(name)\"")
+            }
         }
         recording.keptHeaders = Set(arguments.all("--keep-header").map { $0.lowercased() })
         settings = recording
@@ -71,7 +76,8 @@ struct RecordCommand: Command {
         }
         let finish = RecordingFinish()
         // A second Ctrl-C while responses are still in flight writes what is complete.
-        let urgentStop = ServingRun.UrgentStop(promise: "write what is recorded now and abandon the requests still in flight") {
+        let promise = "write what is recorded now and abandon the requests still in flight"
+        let urgentStop = ServingRun.UrgentStop(promise: promise) {
             _ = finish.write($0, console: console)
         }
         guard let run = ServingRun.start(serving, proxy, console: console, urgentStop: urgentStop) else { return 1 }

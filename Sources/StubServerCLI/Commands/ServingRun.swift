@@ -78,7 +78,8 @@ struct ServingRun {
         }
         // Before any thread starts, so every thread inherits the blocked signals.
         ProcessSignals.onTermination({ [console] _ in
-            console.err("stubserver: stopping (finishing responses in flight; press Ctrl-C again to \(urgentStop.promise))")
+            let again = "press Ctrl-C again to \(urgentStop.promise)"
+            console.err("stubserver: stopping (finishing responses in flight; \(again))")
             server.stopAndWait()
         }, urgently: { [console] in
             urgentStop.action(engine)
@@ -137,7 +138,8 @@ struct ServingRun {
         let interval = result.fileCount > 200 ? 0.5 : 0.25
         let watcher = StubFolderWatcher(loader: loader, interval: interval, onUnreadable: { why in
             let kept = plural(engine.catalog.count, "stub")
-            console.err("stubserver: cannot look for changes in \(directory): \(why); still serving the last good \(kept)")
+            console.err("stubserver: cannot look for changes in \(directory): \(why); "
+                + "still serving the last good \(kept)")
         }) {
             let reloaded = loader.load()
             for problem in reloaded.problems { console.err(problem.description) }

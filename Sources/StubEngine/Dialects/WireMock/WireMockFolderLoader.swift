@@ -43,7 +43,8 @@ package struct WireMockFolderLoader: Sendable {
 
     /// The mapping files, and the folders that could not be listed.
     private func listMappingFiles() -> (files: [String], failures: [FolderWalk.ReadFailure]) {
-        let listing = FolderWalk.walk(mappingsFolder.path, skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
+        let listing = FolderWalk.walk(mappingsFolder.path,
+                                      skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
         let files = listing.entries
             .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
             .map(\.path)
@@ -95,8 +96,8 @@ package struct WireMockFolderLoader: Sendable {
         reading.fileCount = paths.count
         // Not listed is not empty: a reload that could not list the folder keeps the last good stubs.
         for failure in failures {
-            reading.problems.append(StubProblem(.error, file: (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + failure.path,
-                                                message: "cannot be listed: \(SystemErrors.message(failure.code))"))
+            let file = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + failure.path
+            reading.problems.append(StubProblem(.error, file: file, message: "cannot be listed: \(SystemErrors.message(failure.code))"))
             reading.folderUnreadable = true
         }
         for relative in paths {

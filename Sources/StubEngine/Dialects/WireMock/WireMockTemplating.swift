@@ -42,8 +42,9 @@ struct WireMockResponseRenderer: ResponseRenderer {
         switch body {
         case .fixed(let b): bytes = b
         case .template(let template):
-            guard let text = HandlebarsRenderer.render(template, data: data, limit: context.maximumRenderedBytes) else {
-                return TemplateContext.overLimit(context.maximumRenderedBytes)
+            let limit = context.maximumRenderedBytes
+            guard let text = HandlebarsRenderer.render(template, data: data, limit: limit) else {
+                return TemplateContext.overLimit(limit)
             }
             bytes = Array(text.utf8)
         case .file(let nameTemplate, let files):
@@ -51,8 +52,9 @@ struct WireMockResponseRenderer: ResponseRenderer {
             switch files.lookup(name) {
             case .found(let file):
                 if let template = file.template {
-                    guard let text = HandlebarsRenderer.render(template, data: data, limit: context.maximumRenderedBytes) else {
-                        return TemplateContext.overLimit(context.maximumRenderedBytes)
+                    let limit = context.maximumRenderedBytes
+                    guard let text = HandlebarsRenderer.render(template, data: data, limit: limit) else {
+                        return TemplateContext.overLimit(limit)
                     }
                     bytes = Array(text.utf8)
                 } else {

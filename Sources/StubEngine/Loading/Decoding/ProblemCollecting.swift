@@ -20,7 +20,8 @@ extension ProblemCollecting {
     mutating func stopsAtErrorLimit(before index: Int, of count: Int?, what: String) -> Bool {
         guard let errorLimit, errorCount >= errorLimit else { return false }
         let place = count.map { "\(what) \(index + 1) of \($0)" } ?? "\(what) \(index + 1)"
-        problem(StubProblem(.error, file: displayPath, message: "stopped reading after \(errorCount) errors, before \(place); fix these first"))
+        let message = "stopped reading after \(errorCount) errors, before \(place); fix these first"
+        problem(StubProblem(.error, file: displayPath, message: message))
         return true
     }
 

@@ -115,7 +115,8 @@ enum WireMockAdminJSON {
             ])
         }
         if errors.count > StubProblem.reportLimit {
-            reported.append(.object([("code", .number(10)), ("title", .string("and \(errors.count - StubProblem.reportLimit) more"))]))
+            let more = "and \(errors.count - StubProblem.reportLimit) more"
+            reported.append(.object([("code", .number(10)), ("title", .string(more))]))
         }
         return json(422, .object([("errors", .array(reported))]))
     }

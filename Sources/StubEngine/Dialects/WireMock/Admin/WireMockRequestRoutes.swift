@@ -38,10 +38,14 @@ struct WireMockRequestRoutes {
         default: break
         }
         let id = String(rest.dropFirst("/requests/".count))
-        guard rest.hasPrefix("/requests/"), !id.contains("/") else { return WireMockAdmin(engine: engine).notFound(request) }
+        guard rest.hasPrefix("/requests/"), !id.contains("/") else {
+            return WireMockAdmin(engine: engine).notFound(request)
+        }
         guard let entryID = WireMockAdminJSON.entryID(id) ?? Int(id) else {
             // An id no entry can have (not a UUID, too long a number): not found, not a 405.
-            guard request.method == "GET" || request.method == "DELETE" else { return WireMockAdmin(engine: engine).notFound(request) }
+            guard request.method == "GET" || request.method == "DELETE" else {
+                return WireMockAdmin(engine: engine).notFound(request)
+            }
             return WireMockAdminJSON.error(404, "no request with id \(StubProblem.bounded(id)) in the journal")
         }
         switch request.method {
