@@ -168,8 +168,14 @@ package enum FolderWalk {
             let entry = Entry(path: childRelative, isDirectory: type == Int(S_IFDIR), isRegularFile: type == Int(S_IFREG),
                               size: Int64(status.st_size), modified: (Int(modified.tv_sec), Int(modified.tv_nsec)),
                               viaLink: viaLink || isLink)
-            guard entry.isDirectory else { result.entries.append(entry); continue }
-            guard !skip(childRelative, name) else { result.entries.append(entry); continue }
+            guard entry.isDirectory else {
+                result.entries.append(entry)
+                continue
+            }
+            guard !skip(childRelative, name) else {
+                result.entries.append(entry)
+                continue
+            }
             let child = Pending(path: childPath, relative: childRelative, depth: folder.depth + 1)
             if isLink {
                 // Walked after the real tree, if its folder was not reached directly.

@@ -100,7 +100,11 @@ enum RequestMatcher {
         if let body = pattern.body {
             let (held, aborted) = check("body") { bodyMatches(body, facts) }
             if !held {
-                result += bodyMismatches(body, facts).map { var m = $0; m.aborted = aborted; return m }
+                result += bodyMismatches(body, facts).map { mismatch in
+                    var marked = mismatch
+                    marked.aborted = aborted
+                    return marked
+                }
             }
         }
         if !pattern.conditions.isEmpty {

@@ -88,7 +88,12 @@ package struct XMLReader {
         var line = 1
         var column = 1
         for c in chars[..<min(position, chars.count)] {
-            if c == "\n" { line += 1; column = 1 } else { column += 1 }
+            if c == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
         }
         return XMLSyntaxError(line: line, column: column, message: message)
     }
@@ -115,7 +120,10 @@ package struct XMLReader {
     private mutating func skip(past terminator: String, what: String) throws(XMLSyntaxError) {
         let start = position
         while position < chars.count {
-            if peek(terminator) { position += terminator.count; return }
+            if peek(terminator) {
+                position += terminator.count
+                return
+            }
             position += 1
         }
         position = start
@@ -168,7 +176,10 @@ package struct XMLReader {
                 position += 2
                 return XMLElementNode(name: name, attributes: attributes, children: [])
             }
-            if peek(">") { position += 1; break }
+            if peek(">") {
+                position += 1
+                break
+            }
             guard hadSpace else { throw fail("expected a space, \">\" or \"/>\" in <\(name)>") }
             let attribute = try self.name()
             guard !attributes.contains(where: { $0.name == attribute }) else { throw fail("attribute \"\(attribute)\" appears twice") }
@@ -195,8 +206,14 @@ package struct XMLReader {
                 try expect(">")
                 return XMLElementNode(name: name, attributes: attributes, children: children)
             }
-            if peek("<!--") { try skip(past: "-->", what: "a comment"); continue }
-            if peek("<?") { try skip(past: "?>", what: "a processing instruction"); continue }
+            if peek("<!--") {
+                try skip(past: "-->", what: "a comment")
+                continue
+            }
+            if peek("<?") {
+                try skip(past: "?>", what: "a processing instruction")
+                continue
+            }
             if peek("<![CDATA[") {
                 position += 9
                 let start = position
@@ -204,7 +221,10 @@ package struct XMLReader {
                 append(String(chars[start..<(position - 3)]), to: &children)
                 continue
             }
-            if peek("<") { children.append(.element(try element(depth: depth + 1))); continue }
+            if peek("<") {
+                children.append(.element(try element(depth: depth + 1)))
+                continue
+            }
             append(try text(until: "<"), to: &children)
         }
     }
@@ -223,7 +243,12 @@ package struct XMLReader {
         while position < chars.count, chars[position] != end {
             let c = chars[position]
             if c == "<" { throw fail("\"<\" in an attribute value") }
-            if c == "&" { out += try reference() } else { out.append(c); position += 1 }
+            if c == "&" {
+                out += try reference()
+            } else {
+                out.append(c)
+                position += 1
+            }
         }
         guard position < chars.count else { throw fail(end == "<" ? "the document ends inside an element" : "an attribute value is never closed") }
         return out

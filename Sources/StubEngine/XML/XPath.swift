@@ -185,7 +185,12 @@ struct XPathParser {
         var absolute = false
         var steps: [XPathExpression.Step] = []
         var descendant = false
-        if accept("//") { absolute = true; descendant = true } else if accept("/") { absolute = true }
+        if accept("//") {
+            absolute = true
+            descendant = true
+        } else if accept("/") {
+            absolute = true
+        }
         if absolute, position == chars.count { throw fail("\"/\" alone selects the document, which has no text") }
         while true {
             steps.append(try step(descendant: descendant))
