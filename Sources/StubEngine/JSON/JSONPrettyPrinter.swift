@@ -28,17 +28,9 @@ package enum JSONPrettyPrinter {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             if members.isEmpty { out += Array("{}".utf8); return }
-            out.append(UInt8(ascii: "{"))
-            for (i, member) in members.enumerated() {
-                out += i == 0 ? [0x0A] : Array(",\n".utf8)
-                pad(indent + 1, &out)
-                JSONSerializer.writeString(member.key, into: &out)
-                out += Array(": ".utf8)
-                write(member.value, indent: indent + 1, into: &out)
+            writeMembers(members, level: indent, separator: ": ", into: &out) { value, level, out in
+                write(value, indent: level, into: &out)
             }
-            out.append(0x0A)
-            pad(indent, &out)
-            out.append(UInt8(ascii: "}"))
         default:
             JSONSerializer.write(node, into: &out)
         }
@@ -57,6 +49,23 @@ package enum JSONPrettyPrinter {
         }
         out.append(UInt8(ascii: "]"))
         return out
+    }
+
+    /// The object layout both printers share: `{`, one member a line a level deeper (`key`,
+    /// the separator, the value as `value` writes it at that level), `}` back at `level`.
+    private static func writeMembers(_ members: [JSONNode.Member], level: Int, separator: String, into out: inout [UInt8],
+                                     value: (JSONNode, Int, inout [UInt8]) -> Void) {
+        out.append(UInt8(ascii: "{"))
+        for (i, member) in members.enumerated() {
+            out += i == 0 ? [0x0A] : Array(",\n".utf8)
+            pad(level + 1, &out)
+            JSONSerializer.writeString(member.key, into: &out)
+            out += Array(separator.utf8)
+            value(member.value, level + 1, &out)
+        }
+        out.append(0x0A)
+        pad(level, &out)
+        out.append(UInt8(ascii: "}"))
     }
 
     private static func pad(_ level: Int, _ out: inout [UInt8]) {
@@ -92,17 +101,9 @@ extension JSONPrettyPrinter {
                 out += Array("{ }".utf8)
                 return
             }
-            out.append(UInt8(ascii: "{"))
-            for (i, member) in members.enumerated() {
-                out += i == 0 ? [0x0A] : Array(",\n".utf8)
-                pad(level + 1, &out)
-                JSONSerializer.writeString(member.key, into: &out)
-                out += Array(" : ".utf8)
-                writeJackson(member.value, level: level + 1, into: &out)
+            writeMembers(members, level: level, separator: " : ", into: &out) { value, level, out in
+                writeJackson(value, level: level, into: &out)
             }
-            out.append(0x0A)
-            pad(level, &out)
-            out.append(UInt8(ascii: "}"))
         default:
             JSONSerializer.write(node, into: &out)
         }
