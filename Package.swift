@@ -3,7 +3,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -28,46 +28,103 @@ let package = Package(
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
         .target(name: "HTTP1", dependencies: ["SystemSupport"], swiftSettings: strict),
         // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "SystemSupport", "CTLS", .target(name: "CSystemLinux", condition: .when(platforms: [.linux]))], swiftSettings: strict),
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "HTTP1", "SystemSupport", "CTLS", .target(name: "CSystemLinux", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // Forwarding to upstreams: the engine's transport over the server's HTTP client (and
         // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPServer.
-        .target(name: "StubProxy", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "SystemSupport",
-                                                  .target(name: "StubProxyURLSession", condition: .when(platforms: [.macOS, .iOS]))],
-                swiftSettings: strict),
+        .target(
+            name: "StubProxy",
+            dependencies: [
+                "StubEngine", "HTTPServer", "HTTP1", "SystemSupport",
+                .target(name: "StubProxyURLSession", condition: .when(platforms: [.macOS, .iOS])),
+            ],
+            swiftSettings: strict
+        ),
         // https through URLSession, for where OpenSSL is not (macOS): its own module so that on
         // Linux the server does not load FoundationNetworking and libcurl (7 MiB of RSS) for it.
-        .target(name: "StubProxyURLSession", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(
+            name: "StubProxyURLSession",
+            dependencies: ["StubEngine", "HTTP1", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // Embedding in Swift tests: LocalStubServer (real sockets, in process), StubURLProtocol
         // (no sockets), and Codable stub definitions that mirror the file format.
-        .target(name: "StubKit", dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(
+            name: "StubKit",
+            dependencies: ["StubEngine", "StubProxy", "HTTPServer", "HTTP1", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // The command line: arguments, serving, validate, record, imports, request log. Testable as a library.
-        .target(name: "StubServerCLI", dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(
+            name: "StubServerCLI",
+            dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
         // YAML), OpenAPI, HAR, WireMock folders.
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // A fixed-response server for the benchmark until the stub engine serves.
-        .executableTarget(name: "benchserver", dependencies: ["HTTPServer", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .executableTarget(
+            name: "benchserver",
+            dependencies: ["HTTPServer", "HTTP1", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // A raw-socket client for tests that need exact bytes on the wire. Test-only.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         // The calendar and the zone database reader (TZif files, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
-        .testTarget(name: "StubEngineTests", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
-        .testTarget(name: "StubServerCLITests", dependencies: ["StubServerCLI", "stubserver", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StubServingTests", dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StubImportTests", dependencies: ["StubImport", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StubProxyTests", dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "StubEngineTests",
+            dependencies: ["StubEngine", "HTTP1", "SystemSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StubServerCLITests",
+            dependencies: ["StubServerCLI", "stubserver", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StubServingTests",
+            dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StubImportTests",
+            dependencies: ["StubImport", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StubProxyTests",
+            dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
         // WireMock folders and admin clients (issue 16): the corpora over real sockets, the
         // admin dialect, the schema and the admin examples (read with StubImport's YAML reader).
-        .testTarget(name: "WireMockTests", dependencies: ["StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "TestSupport", "stubserver"], swiftSettings: strict),
+        .testTarget(
+            name: "WireMockTests",
+            dependencies: [
+                "StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+            ],
+            swiftSettings: strict
+        ),
         // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport", "benchserver"], swiftSettings: strict),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport", "benchserver"],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

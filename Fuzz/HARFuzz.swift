@@ -15,15 +15,19 @@ import StubEngine
 import StubImport
 
 private let output: String = {
-    let parent = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-fuzz-har-\(ProcessInfo.processInfo.processIdentifier)")
+    let parent = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "stubserver-fuzz-har-\(ProcessInfo.processInfo.processIdentifier)"
+    )
     try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
     return parent.appendingPathComponent("stubs").path
 }()
 
 private func fuzzHAR(_ input: [UInt8]) {
     guard case .success(let outcome) = HARImporter.plan(input, name: "fuzz.har") else { return }
-    precondition(outcome.importedEntries + outcome.skipped.reduce(0) { $0 + $1.count } == outcome.entryCount,
-                 "entries neither imported nor skipped")
+    precondition(
+        outcome.importedEntries + outcome.skipped.reduce(0) { $0 + $1.count } == outcome.entryCount,
+        "entries neither imported nor skipped"
+    )
     for file in outcome.plan.stubFiles {
         guard let root = try? JSONParser.parse(file.bytes) else { preconditionFailure("a stub file is not JSON") }
         for stub in root.elements ?? [root] {
@@ -38,7 +42,10 @@ private func fuzzHAR(_ input: [UInt8]) {
     case .failure(let failure):
         preconditionFailure("the import does not load: \(failure.message)")
     case .success(let written):
-        precondition(written.stubCount == outcome.plan.stubCount, "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)")
+        precondition(
+            written.stubCount == outcome.plan.stubCount,
+            "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)"
+        )
     }
 }
 

@@ -84,15 +84,32 @@ private struct FuzzData: HandlebarsData {
 /// Hostile and ordinary requests: markup and quotes everywhere, repeated names, JSON and not.
 /// Made per input, not held in a global: LeakSanitizer reports a global JSON tree as leaked at
 /// exit (it does not find the references that hold its boxes).
-private func requests() -> [FuzzData] { [
-    FuzzData(request: FuzzRequest(method: "POST", path: "/users/42/<b>", query: [("q", "<i>&\"'"), ("q", "2"), ("n", "10")],
-                                  headers: [("X-A", "<script>"), ("Content-Type", "application/json"), ("x-a", "`=")],
-                                  body: #"{"name": "<a href='x'>", "list": [1, 2.5, "3", null, true], "nested": {"k": "v", "deep": [{"k": 1}]}}"#),
-             parameters: try? JSONParser.parse(Array(#"{"greeting": "<hi>", "n": 3}"#.utf8))),
-    FuzzData(request: FuzzRequest(method: "GET", path: "/", query: [], headers: [], body: ""), parameters: nil),
-    FuzzData(request: FuzzRequest(method: "PUT", path: "/a//b/%2F", query: [("", ""), ("x", "")], headers: [("H", "")],
-                                  body: "a&b<c>d \u{0} \u{1F600}"), parameters: nil),
-] }
+private func requests() -> [FuzzData] {
+    [
+        FuzzData(
+            request: FuzzRequest(
+                method: "POST",
+                path: "/users/42/<b>",
+                query: [("q", "<i>&\"'"), ("q", "2"), ("n", "10")],
+                headers: [("X-A", "<script>"), ("Content-Type", "application/json"), ("x-a", "`=")],
+                body:
+                    #"{"name": "<a href='x'>", "list": [1, 2.5, "3", null, true], "nested": {"k": "v", "deep": [{"k": 1}]}}"#
+            ),
+            parameters: try? JSONParser.parse(Array(#"{"greeting": "<hi>", "n": 3}"#.utf8))
+        ),
+        FuzzData(request: FuzzRequest(method: "GET", path: "/", query: [], headers: [], body: ""), parameters: nil),
+        FuzzData(
+            request: FuzzRequest(
+                method: "PUT",
+                path: "/a//b/%2F",
+                query: [("", ""), ("x", "")],
+                headers: [("H", "")],
+                body: "a&b<c>d \u{0} \u{1F600}"
+            ),
+            parameters: nil
+        ),
+    ]
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -102,11 +119,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         template = try HandlebarsTemplate(text, knownRoots: ["request", "parameters"])
     } catch {
         precondition(!error.message.isEmpty, "a refusal without a message")
-        precondition(error.offset >= 0 && error.offset <= text.count, "offset \(error.offset) outside the \(text.count) characters: \(error)")
+        precondition(
+            error.offset >= 0 && error.offset <= text.count,
+            "offset \(error.offset) outside the \(text.count) characters: \(error)"
+        )
         return 0
     }
     let varies = ["random", "Random", "now"].contains { text.contains($0) }
-    let mayWriteMarkup = text.contains("<") || text.contains(">") || text.contains("{{{") || text.contains("{{&")
+    let mayWriteMarkup =
+        text.contains("<") || text.contains(">") || text.contains("{{{") || text.contains("{{&")
         || text.contains("{{~{") || text.contains("{{~&")
         // A block that decodes (`{{#base64 decode=true}}`, `{{#urlEncode decode=true}}`) writes
         // what it decodes as it is, as in Handlebars.java: the template asked for it.
@@ -116,7 +137,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         || ["formatXml", "formatJson", "jsonMerge", "jsonArrayAdd"].contains { text.contains($0) }
     for data in requests() {
         let output = HandlebarsRenderer.render(template, data: data)
-        precondition(output.utf8.count <= HandlebarsRenderer.maximumOutput + (1 << 20), "output of \(output.utf8.count) bytes")
+        precondition(
+            output.utf8.count <= HandlebarsRenderer.maximumOutput + (1 << 20),
+            "output of \(output.utf8.count) bytes"
+        )
         if !HandlebarsTemplate.hasTags(text) {
             precondition(Array(output.utf8) == Array(text.utf8), "text without tags changed: \(output)")
         }

@@ -33,7 +33,10 @@ private func checkParsing(_ input: [UInt8]) {
     } catch {
         checkPosition(error.position, in: input)
         // The request-body limits are stricter: what files refuse, bodies refuse too.
-        precondition((try? JSONParser.parse(input, limits: .requestBody)) == nil, "the body limits accepted what the file limits refused")
+        precondition(
+            (try? JSONParser.parse(input, limits: .requestBody)) == nil,
+            "the body limits accepted what the file limits refused"
+        )
         compareWithFoundation(input, ours: nil)
         return
     }
@@ -58,8 +61,10 @@ private func checkParsing(_ input: [UInt8]) {
 private func checkPosition(_ position: SourcePosition, in input: [UInt8]) {
     let lines = input.split(separator: 0x0A, omittingEmptySubsequences: false)
     precondition(position.line >= 1 && position.line <= lines.count, "line \(position.line) of \(lines.count)")
-    precondition(position.column >= 1 && position.column <= lines[position.line - 1].count + 1,
-                 "column \(position.column) past line \(position.line)")
+    precondition(
+        position.column >= 1 && position.column <= lines[position.line - 1].count + 1,
+        "column \(position.column) past line \(position.line)"
+    )
 }
 
 private func walk(_ node: JSONNode, _ visit: (SourcePosition) -> Void) {
@@ -80,14 +85,17 @@ private func walk(_ node: JSONNode, _ visit: (SourcePosition) -> Void) {
 private func compareWithFoundation(_ input: [UInt8], ours: JSONNode?) {
     // Inputs both parsers are meant to read alike.
     guard String(validating: input, as: UTF8.self) != nil,
-          !input.starts(with: [0xEF, 0xBB, 0xBF]),
-          !input.contains(0),
-          maximumNesting(input) < 100 else { return }
+        !input.starts(with: [0xEF, 0xBB, 0xBF]),
+        !input.contains(0),
+        maximumNesting(input) < 100
+    else { return }
     let text = String(decoding: input, as: UTF8.self)
     let lowered = text.lowercased()
     if lowered.contains("\\ud8") || lowered.contains("\\ud9") || lowered.contains("\\uda") || lowered.contains("\\udb")
-        || lowered.contains("\\udc") || lowered.contains("\\udd") || lowered.contains("\\ude") || lowered.contains("\\udf") {
-        return // surrogate escapes: see the header
+        || lowered.contains("\\udc") || lowered.contains("\\udd") || lowered.contains("\\ude")
+        || lowered.contains("\\udf")
+    {
+        return  // surrogate escapes: see the header
     }
     let theirs = try? JSONSerialization.jsonObject(with: Data(input), options: [.fragmentsAllowed])
     // U+FEFF: Foundation drops it inside strings and keys (so two keys may even merge).
@@ -100,7 +108,9 @@ private func compareWithFoundation(_ input: [UInt8], ours: JSONNode?) {
     case (nil, _?):
         // (U+FEFF again: Foundation drops it, so keys that differ only by it merge; found by a
         // ten-minute run with a trailing comma and a U+FEFF in a key, now a seed.)
-        if let cleaned = try? JSONParser.parse(withoutTrailingCommas(input)), hasBOM || same(cleaned, theirs!) { return }
+        if let cleaned = try? JSONParser.parse(withoutTrailingCommas(input)), hasBOM || same(cleaned, theirs!) {
+            return
+        }
         preconditionFailure("JSONSerialization accepts what we refuse: \(text.prefix(200))")
     case (let ours?, nil):
         var infinite = false
@@ -114,17 +124,27 @@ private func compareWithFoundation(_ input: [UInt8], ours: JSONNode?) {
 /// outside strings: what Foundation's trailing-comma leniency reads.
 private func withoutTrailingCommas(_ input: [UInt8]) -> [UInt8] {
     var out: [UInt8] = []
-    var inString = false, escaped = false
+    var inString = false
+    var escaped = false
     var i = 0
     while i < input.count {
         let b = input[i]
         if inString {
-            if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+            if escaped {
+                escaped = false
+            } else if b == UInt8(ascii: "\\") {
+                escaped = true
+            } else if b == UInt8(ascii: "\"") {
+                inString = false
+            }
             out.append(b)
         } else if b == UInt8(ascii: ",") {
             var j = i + 1
             while j < input.count, [0x20, 0x09, 0x0A, 0x0D].contains(input[j]) { j += 1 }
-            if j < input.count, input[j] == UInt8(ascii: "]") || input[j] == UInt8(ascii: "}") { i += 1; continue }
+            if j < input.count, input[j] == UInt8(ascii: "]") || input[j] == UInt8(ascii: "}") {
+                i += 1
+                continue
+            }
             out.append(b)
         } else {
             if b == UInt8(ascii: "\"") { inString = true }
@@ -146,15 +166,26 @@ private func walkNumbers(_ node: JSONNode, _ visit: (Double) -> Void) {
 
 /// Nesting depth by bracket counting outside strings (an upper bound is enough here).
 private func maximumNesting(_ input: [UInt8]) -> Int {
-    var depth = 0, deepest = 0, inString = false, escaped = false
+    var depth = 0
+    var deepest = 0
+    var inString = false
+    var escaped = false
     for b in input {
         if inString {
-            if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+            if escaped {
+                escaped = false
+            } else if b == UInt8(ascii: "\\") {
+                escaped = true
+            } else if b == UInt8(ascii: "\"") {
+                inString = false
+            }
             continue
         }
         switch b {
         case UInt8(ascii: "\""): inString = true
-        case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1; deepest = max(deepest, depth)
+        case UInt8(ascii: "["), UInt8(ascii: "{"):
+            depth += 1
+            deepest = max(deepest, depth)
         case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
         default: break
         }
@@ -187,7 +218,8 @@ private func same(_ node: JSONNode, _ value: Any) -> Bool {
         // keep the character as written. Compared without it.
         guard let theirs = value as? String else { return false }
         let bom: Unicode.Scalar = "\u{FEFF}"
-        return theirs == s || theirs.unicodeScalars.filter({ $0 != bom }).elementsEqual(s.unicodeScalars.filter { $0 != bom })
+        return theirs == s
+            || theirs.unicodeScalars.filter({ $0 != bom }).elementsEqual(s.unicodeScalars.filter { $0 != bom })
     case .array(let elements):
         guard let theirs = value as? [Any], theirs.count == elements.count else { return false }
         return zip(elements, theirs).allSatisfy { same($0, $1) }

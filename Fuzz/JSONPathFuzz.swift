@@ -49,8 +49,10 @@ private func checkExpression(_ source: String, _ documents: [JSONNode]) {
         path = try JSONPath(source)
     } catch {
         precondition(!error.message.isEmpty, "a refusal without a message")
-        precondition(error.offset >= 0 && error.offset <= source.unicodeScalars.count,
-                     "offset \(error.offset) outside \(source.unicodeScalars.count) scalars: \(error)")
+        precondition(
+            error.offset >= 0 && error.offset <= source.unicodeScalars.count,
+            "offset \(error.offset) outside \(source.unicodeScalars.count) scalars: \(error)"
+        )
         return
     }
     for document in documents {
@@ -62,16 +64,22 @@ private func checkExpression(_ source: String, _ documents: [JSONNode]) {
         precondition(describe(result) == describe(path.evaluate(document)), "two evaluations differ: \(source)")
         _ = path.evaluate(document, budget: 3)
         // Functions and a final union of names (merged into one object) make new values.
-        let selectsNodes = !path.hasFunction && !path.segments.contains { if case .mergedNames = $0 { true } else { false } }
+        let selectsNodes =
+            !path.hasFunction && !path.segments.contains { if case .mergedNames = $0 { true } else { false } }
         if selectsNodes, case .list(let nodes) = result, nodes.count <= 256 {
             let all = Set(descendants(document).map { JSONSerializer.string($0) })
             for node in nodes {
-                precondition(all.contains(JSONSerializer.string(node)), "\(source) selected a node that is not in the document: \(JSONSerializer.string(node))")
+                precondition(
+                    all.contains(JSONSerializer.string(node)),
+                    "\(source) selected a node that is not in the document: \(JSONSerializer.string(node))"
+                )
             }
         }
         if selectsNodes, case .value(let node) = result {
-            precondition(descendants(document).contains { JSONSerializer.string($0) == JSONSerializer.string(node) },
-                         "\(source) selected a value that is not in the document")
+            precondition(
+                descendants(document).contains { JSONSerializer.string($0) == JSONSerializer.string(node) },
+                "\(source) selected a value that is not in the document"
+            )
         }
     }
 }
@@ -101,7 +109,10 @@ private func descendants(_ root: JSONNode) -> [JSONNode] {
 
 // MARK: - 5: a route written as a path selects its node
 
-private enum Step { case name(String), index(Int) }
+private enum Step {
+    case name(String)
+    case index(Int)
+}
 
 private func checkRoute(_ document: JSONNode, steering: [UInt8]) {
     var node = document
@@ -123,33 +134,40 @@ private func checkRoute(_ document: JSONNode, steering: [UInt8]) {
             break
         }
     }
-    let bracket = "$" + steps.map { step -> String in
-        switch step {
-        case .index(let i): return "[\(i)]"
-        case .name(let name):
-            // Scalar by scalar: a quote followed by a combining mark is one Character, which
-            // replacingOccurrences(of: "'") would not escape, while the parser reads scalars.
-            var escaped = String.UnicodeScalarView()
-            for scalar in name.unicodeScalars {
-                if scalar == "\\" || scalar == "'" { escaped.append("\\") }
-                escaped.append(scalar)
+    let bracket =
+        "$"
+        + steps.map { step -> String in
+            switch step {
+            case .index(let i): return "[\(i)]"
+            case .name(let name):
+                // Scalar by scalar: a quote followed by a combining mark is one Character, which
+                // replacingOccurrences(of: "'") would not escape, while the parser reads scalars.
+                var escaped = String.UnicodeScalarView()
+                for scalar in name.unicodeScalars {
+                    if scalar == "\\" || scalar == "'" { escaped.append("\\") }
+                    escaped.append(scalar)
+                }
+                return "['" + String(escaped) + "']"
             }
-            return "['" + String(escaped) + "']"
-        }
-    }.joined()
+        }.joined()
     expect(bracket, selects: node, in: document)
     let plain = steps.allSatisfy { step in
         guard case .name(let name) = step else { return true }
-        return !name.isEmpty && name.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") && $0.isASCII }
+        return !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") && $0.isASCII
+            }
             && JSONPathFunction.Name(rawValue: name) == nil
     }
     if plain {
-        let dotted = "$" + steps.map { step -> String in
-            switch step {
-            case .index(let i): return "[\(i)]"
-            case .name(let name): return "." + name
-            }
-        }.joined()
+        let dotted =
+            "$"
+            + steps.map { step -> String in
+                switch step {
+                case .index(let i): return "[\(i)]"
+                case .name(let name): return "." + name
+                }
+            }.joined()
         expect(dotted, selects: node, in: document)
     }
 }
@@ -165,6 +183,8 @@ private func expect(_ source: String, selects node: JSONNode, in document: JSONN
     guard case .value(let found) = path.evaluate(document) else {
         preconditionFailure("the route \(source) found nothing")
     }
-    precondition(JSONSerializer.string(found) == JSONSerializer.string(node) && found.position == node.position,
-                 "the route \(source) found \(JSONSerializer.string(found)), not \(JSONSerializer.string(node))")
+    precondition(
+        JSONSerializer.string(found) == JSONSerializer.string(node) && found.position == node.position,
+        "the route \(source) found \(JSONSerializer.string(found)), not \(JSONSerializer.string(node))"
+    )
 }

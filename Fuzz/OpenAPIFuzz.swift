@@ -16,7 +16,9 @@ import StubImport
 
 /// One folder per fuzzing process, replaced by every run (the writer stages beside it).
 private let output: String = {
-    let parent = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-fuzz-openapi-\(ProcessInfo.processInfo.processIdentifier)")
+    let parent = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "stubserver-fuzz-openapi-\(ProcessInfo.processInfo.processIdentifier)"
+    )
     try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
     return parent.appendingPathComponent("stubs").path
 }()
@@ -31,14 +33,22 @@ private func fuzzOpenAPI(_ input: [UInt8]) {
     guard let document = readDocument(input) else { return }
     let outcome = OpenAPIImporter.plan(document)
     guard let again = readDocument(input) else { preconditionFailure("the document read once and not twice") }
-    precondition(OpenAPIImporter.plan(again).plan.files == outcome.plan.files, "the same document planned different files")
-    precondition(outcome.importedOperations + outcome.skipped.reduce(0) { $0 + $1.count } == outcome.operationCount,
-                 "operations neither imported nor skipped")
+    precondition(
+        OpenAPIImporter.plan(again).plan.files == outcome.plan.files,
+        "the same document planned different files"
+    )
+    precondition(
+        outcome.importedOperations + outcome.skipped.reduce(0) { $0 + $1.count } == outcome.operationCount,
+        "operations neither imported nor skipped"
+    )
     switch ImportFolderWriter.write(outcome.plan, to: output, replace: true) {
     case .failure(let failure):
         preconditionFailure("the import does not load: \(failure.message)")
     case .success(let written):
-        precondition(written.stubCount == outcome.plan.stubCount, "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)")
+        precondition(
+            written.stubCount == outcome.plan.stubCount,
+            "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)"
+        )
     }
     let loaded = StubLoader(directory: output).load()
     _ = StubChecker(document: document).check(loaded.stubs)

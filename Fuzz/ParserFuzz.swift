@@ -20,7 +20,12 @@
 // MARK: - stream parsing
 
 /// Small limits, so the 413/414/431 paths are reachable with short inputs.
-private let smallLimits = HTTPParserLimits(maxHeaderBytes: 1024, maxTargetBytes: 256, maxBodyBytes: 2048, maxHeaderCount: 32)
+private let smallLimits = HTTPParserLimits(
+    maxHeaderBytes: 1024,
+    maxTargetBytes: 256,
+    maxBodyBytes: 2048,
+    maxHeaderCount: 32
+)
 private let largeLimits = HTTPParserLimits()
 
 private struct Outcome {
@@ -32,7 +37,8 @@ private struct Outcome {
 }
 
 private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
-private let CR: UInt8 = 13, LF: UInt8 = 10
+private let CR: UInt8 = 13
+private let LF: UInt8 = 10
 
 /// Feeds `input` to a fresh parser in pieces of the given sizes (cycled; empty: all at once), the
 /// way a connection does: unconsumed bytes are kept and passed again with the next piece.
@@ -41,7 +47,7 @@ private func run(_ input: [UInt8], pieces: [Int], limits: HTTPParserLimits) -> O
     var out = Outcome()
     var parser = RequestParser(limits: limits)
     var pending: [UInt8] = []
-    var span: [UInt8] = []          // bytes consumed since the previous request ended
+    var span: [UInt8] = []  // bytes consumed since the previous request ended
     var continuesForCurrent = 0
     var offset = 0
     var pieceIndex = 0
@@ -91,10 +97,14 @@ private func run(_ input: [UInt8], pieces: [Int], limits: HTTPParserLimits) -> O
                 check(request, limits: limits)
                 checkAgainstBytes(request, span)
                 if continuesForCurrent > 0 {
-                    precondition(request.version.minor >= 1 && request.headers.hasToken("100-continue", in: "Expect"),
-                                 "sendContinue for a request without Expect: 100-continue (or in HTTP/1.0)")
-                    precondition(request.headers.contains("Transfer-Encoding") || request.headers["Content-Length"] != "0",
-                                 "sendContinue for a request without a body")
+                    precondition(
+                        request.version.minor >= 1 && request.headers.hasToken("100-continue", in: "Expect"),
+                        "sendContinue for a request without Expect: 100-continue (or in HTTP/1.0)"
+                    )
+                    precondition(
+                        request.headers.contains("Transfer-Encoding") || request.headers["Content-Length"] != "0",
+                        "sendContinue for a request without a body"
+                    )
                 }
                 precondition(!parser.isMidRequest, "mid-request right after a complete request")
                 out.requests.append(request)
@@ -102,7 +112,10 @@ private func run(_ input: [UInt8], pieces: [Int], limits: HTTPParserLimits) -> O
                 continuesForCurrent = 0
             case .failure(let error):
                 precondition(consumed == 0, "a failure consumed \(consumed) bytes")
-                precondition([400, 413, 414, 431, 501, 505].contains(error.status), "unexpected status \(error.status)")
+                precondition(
+                    [400, 413, 414, 431, 501, 505].contains(error.status),
+                    "unexpected status \(error.status)"
+                )
                 // A failure is sticky: whatever comes next, the same failure, nothing consumed.
                 for probe in [bytes("GET / HTTP/1.1\r\nHost: a\r\n\r\n"), [], pending] {
                     let (again, consumedAgain) = probe.withUnsafeBufferPointer { parser.parse($0) }
@@ -127,8 +140,10 @@ private func check(_ request: IncomingRequest, limits: HTTPParserLimits) {
     let method = bytes(request.method)
     precondition(!method.isEmpty && method.allSatisfy { ByteClass.token[Int($0)] }, "method is not a token")
     precondition(request.method != "CONNECT", "CONNECT accepted")
-    precondition(request.version.major == 1 && (request.version.minor == 0 || request.version.minor == 1),
-                 "version \(request.version)")
+    precondition(
+        request.version.major == 1 && (request.version.minor == 0 || request.version.minor == 1),
+        "version \(request.version)"
+    )
     let target = bytes(request.target)
     precondition(!target.isEmpty && target.count <= limits.maxTargetBytes, "target length \(target.count)")
     precondition(target.allSatisfy { ByteClass.target[Int($0)] }, "target byte outside the allowed set")
@@ -146,8 +161,13 @@ private func check(_ request: IncomingRequest, limits: HTTPParserLimits) {
         }
         // The query is what follows the first "?", and only a query yields query items.
         let q = target.firstIndex(of: UInt8(ascii: "?"))
-        precondition((q == nil) == (request.rawQuery == nil), "rawQuery \(String(describing: request.rawQuery)) for \(request.target)")
-        if let q { precondition(bytes(request.rawQuery!) == Array(target[(q + 1)...]), "rawQuery differs from the target's") }
+        precondition(
+            (q == nil) == (request.rawQuery == nil),
+            "rawQuery \(String(describing: request.rawQuery)) for \(request.target)"
+        )
+        if let q {
+            precondition(bytes(request.rawQuery!) == Array(target[(q + 1)...]), "rawQuery differs from the target's")
+        }
         if request.rawQuery == nil { precondition(request.queryItems.isEmpty, "query items without a query") }
     }
 
@@ -158,7 +178,10 @@ private func check(_ request: IncomingRequest, limits: HTTPParserLimits) {
     if !request.target.hasPrefix("/"), request.target != "*" {
         precondition(request.authority != nil, "absolute-form without authority")
     } else if let host = hosts.first, !host.isEmpty {
-        precondition(request.authority == host, "authority \(String(describing: request.authority)) is not Host \(host)")
+        precondition(
+            request.authority == host,
+            "authority \(String(describing: request.authority)) is not Host \(host)"
+        )
     }
     _ = request.hostWithoutPort
     _ = request.wantsKeepAlive
@@ -177,8 +200,11 @@ private func check(_ request: IncomingRequest, limits: HTTPParserLimits) {
         let name = bytes(field.name)
         precondition(!name.isEmpty && name.allSatisfy { ByteClass.token[Int($0)] }, "field name is not a token")
         precondition(!field.value.utf8.contains { $0 < 0x20 && $0 != 9 || $0 == 0x7F }, "control byte in a field value")
-        precondition(field.value.first != " " && field.value.first != "\t" && field.value.last != " " && field.value.last != "\t",
-                     "field value not trimmed")
+        precondition(
+            field.value.first != " " && field.value.first != "\t" && field.value.last != " "
+                && field.value.last != "\t",
+            "field value not trimmed"
+        )
     }
 }
 
@@ -186,7 +212,7 @@ private func check(_ request: IncomingRequest, limits: HTTPParserLimits) {
 /// a body that is exactly the framed bytes (Content-Length) or the chunks' data (chunked).
 private func checkAgainstBytes(_ request: IncomingRequest, _ span: [UInt8]) {
     var i = 0
-    while i + 1 < span.count, span[i] == CR, span[i + 1] == LF { i += 2 } // ignored empty lines
+    while i + 1 < span.count, span[i] == CR, span[i + 1] == LF { i += 2 }  // ignored empty lines
     var lines: [Range<Int>] = []
     var start = i
     var headEnd = -1
@@ -195,7 +221,10 @@ private func checkAgainstBytes(_ request: IncomingRequest, _ span: [UInt8]) {
             precondition(i > start && span[i - 1] == CR, "bare LF in a consumed head")
             let line = start..<(i - 1)
             start = i + 1
-            if line.isEmpty { headEnd = i + 1; break }
+            if line.isEmpty {
+                headEnd = i + 1
+                break
+            }
             lines.append(line)
         }
         i += 1
@@ -204,7 +233,10 @@ private func checkAgainstBytes(_ request: IncomingRequest, _ span: [UInt8]) {
     let requestLine = Array(span[lines[0]])
     let expected = bytes("\(request.method) \(request.target) HTTP/1.")
     precondition(requestLine.count == expected.count + 1 && requestLine.starts(with: expected), "request line differs")
-    precondition(lines.count - 1 == request.headers.count, "\(lines.count - 1) field lines, \(request.headers.count) fields")
+    precondition(
+        lines.count - 1 == request.headers.count,
+        "\(lines.count - 1) field lines, \(request.headers.count) fields"
+    )
     for (line, field) in zip(lines.dropFirst(), request.headers) {
         let raw = Array(span[line])
         precondition(raw.starts(with: bytes(field.name) + [UInt8(ascii: ":")]), "field name differs from its line")
@@ -235,7 +267,11 @@ private func dechunk(_ s: [UInt8]) -> [UInt8] {
     while true {
         var size = 0
         var digits = 0
-        while i < s.count, let h = ByteClass.hexValue(s[i]) { size = size * 16 + h; i += 1; digits += 1 }
+        while i < s.count, let h = ByteClass.hexValue(s[i]) {
+            size = size * 16 + h
+            i += 1
+            digits += 1
+        }
         precondition(digits > 0 && digits <= 15, "chunk size with \(digits) digits")
         i = lineEnd(i) + 1
         if size == 0 { break }
@@ -268,19 +304,28 @@ private func fuzzParsing(_ input: [UInt8]) {
     var runs = [("split \(splits)", run(input, pieces: splits, limits: smallLimits))]
     if input.count <= 512 { runs.append(("byte-at-a-time", run(input, pieces: [1], limits: smallLimits))) }
     for (name, other) in runs {
-        precondition(other.requests.count == whole.requests.count,
-                     "whole: \(whole.requests.count) requests, \(name): \(other.requests.count)")
+        precondition(
+            other.requests.count == whole.requests.count,
+            "whole: \(whole.requests.count) requests, \(name): \(other.requests.count)"
+        )
         for (a, b) in zip(whole.requests, other.requests) {
             precondition(same(a, b), "\(name) changed a request: \(a.target) vs \(b.target)")
         }
-        precondition(whole.failure?.status == other.failure?.status,
-                     "whole failed with \(String(describing: whole.failure)), \(name) with \(String(describing: other.failure))")
+        precondition(
+            whole.failure?.status == other.failure?.status,
+            "whole failed with \(String(describing: whole.failure)), \(name) with \(String(describing: other.failure))"
+        )
         if whole.failure == nil {
-            precondition(whole.leftover == other.leftover && whole.midRequestAtEnd == other.midRequestAtEnd,
-                         "\(name) ends in another state: \(other.leftover) bytes held vs \(whole.leftover)")
+            precondition(
+                whole.leftover == other.leftover && whole.midRequestAtEnd == other.midRequestAtEnd,
+                "\(name) ends in another state: \(other.leftover) bytes held vs \(whole.leftover)"
+            )
         }
         // 100 Continue is sent only while the body has not arrived: never more often when it has.
-        precondition(whole.continues <= other.continues, "whole sent \(whole.continues) 100s, \(name) \(other.continues)")
+        precondition(
+            whole.continues <= other.continues,
+            "whole sent \(whole.continues) 100s, \(name) \(other.continues)"
+        )
     }
     // Larger limits accept everything the small ones did (and may go further).
     let large = run(input, pieces: [], limits: largeLimits)
@@ -322,16 +367,25 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
     let strict = PercentDecoding.decode(text, strict: true)
     let refStrict = referenceDecode(utf8, strict: true)
     precondition((strict == nil) == (refStrict == nil), "strict decoding disagrees on validity")
-    if let strict, let refStrict { precondition(strict == String(decoding: refStrict, as: UTF8.self), "strict decoding differs") }
-    precondition(PercentDecoding.decodeLenient(text) == String(decoding: referenceDecode(utf8, strict: false)!, as: UTF8.self),
-                 "lenient decoding differs")
+    if let strict, let refStrict {
+        precondition(strict == String(decoding: refStrict, as: UTF8.self), "strict decoding differs")
+    }
+    precondition(
+        PercentDecoding.decodeLenient(text) == String(decoding: referenceDecode(utf8, strict: false)!, as: UTF8.self),
+        "lenient decoding differs"
+    )
     let hex = Array("0123456789ABCDEF".utf8)
     let encoded = utf8.flatMap { [UInt8(ascii: "%"), hex[Int($0 >> 4)], hex[Int($0 & 15)]] }
-    precondition(PercentDecoding.decode(String(decoding: encoded, as: UTF8.self), strict: true) == text, "encode/decode is not identity")
+    precondition(
+        PercentDecoding.decode(String(decoding: encoded, as: UTF8.self), strict: true) == text,
+        "encode/decode is not identity"
+    )
     if utf8.allSatisfy({ $0 < 0x80 }) {
         let plus = utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
-        precondition(PercentDecoding.decodeForm(text) == String(decoding: referenceDecode(plus, strict: false)!, as: UTF8.self),
-                     "form decoding differs")
+        precondition(
+            PercentDecoding.decodeForm(text) == String(decoding: referenceDecode(plus, strict: false)!, as: UTF8.self),
+            "form decoding differs"
+        )
     }
 
     // Only target bytes reach RequestTarget (the request line is checked first).
@@ -343,17 +397,24 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
     let pieces = raw.split(separator: "&", omittingEmptySubsequences: true)
     precondition(items.count == pieces.count, "\(items.count) query items for \(pieces.count) pieces")
     for (item, piece) in zip(items, pieces) {
-        let (name, value) = piece.firstIndex(of: "=").map { (piece[..<$0], piece[piece.index(after: $0)...]) } ?? (piece, "")
-        precondition(item.name == PercentDecoding.decodeLenient(name) && item.value == PercentDecoding.decodeLenient(value),
-                     "query item differs")
+        let (name, value) =
+            piece.firstIndex(of: "=").map { (piece[..<$0], piece[piece.index(after: $0)...]) } ?? (piece, "")
+        precondition(
+            item.name == PercentDecoding.decodeLenient(name) && item.value == PercentDecoding.decodeLenient(value),
+            "query item differs"
+        )
     }
 
     // Dot-segment removal: rooted, no "." or ".." segment left, idempotent, a no-op without dots.
     let path = "/" + raw.filter { $0 != "?" }
     let removed = RequestTarget.removeDotSegments(Substring(path))
     precondition(removed.hasPrefix("/"), "dot-segment removal lost the root: \(removed)")
-    precondition(!removed.split(separator: "/", omittingEmptySubsequences: false).dropFirst().contains { $0 == "." || $0 == ".." },
-                 "dot segment left by removeDotSegments: \(path) -> \(removed)")
+    precondition(
+        !removed.split(separator: "/", omittingEmptySubsequences: false).dropFirst().contains {
+            $0 == "." || $0 == ".."
+        },
+        "dot segment left by removeDotSegments: \(path) -> \(removed)"
+    )
     precondition(RequestTarget.removeDotSegments(removed) == removed, "removeDotSegments is not idempotent")
     if !path.contains("/.") { precondition(removed == path, "removeDotSegments changed a path without dot segments") }
 
@@ -364,13 +425,18 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
     if (try? RequestTarget.parse(raw, method: method, into: &parsed)) != nil {
         precondition(method != "CONNECT", "CONNECT target accepted")
         // The query parts are written exactly when there is a `?` (origin- or absolute-form).
-        precondition((parsed.rawQuery != nil) == (raw != "*" && raw.contains("?")), "rawQuery set \(parsed.rawQuery != nil) for \(raw)")
+        precondition(
+            (parsed.rawQuery != nil) == (raw != "*" && raw.contains("?")),
+            "rawQuery set \(parsed.rawQuery != nil) for \(raw)"
+        )
         if parsed.rawQuery == nil { precondition(parsed.queryItems.isEmpty, "query items without a query") }
         if raw == "*" {
             precondition(parsed.path == "*" && method == "OPTIONS", "asterisk-form for \(method)")
         } else {
             precondition(parsed.path.hasPrefix("/"), "parsed path not rooted: \(parsed.path)")
-            if parsed.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().contains(where: { $0 == "." || $0 == ".." }) {
+            if parsed.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().contains(where: {
+                $0 == "." || $0 == ".."
+            }) {
                 preconditionFailure("dot segment in the decoded path \(parsed.path) of \(raw)")
             }
             if let authority = parsed.authority {
@@ -382,8 +448,12 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
     // Authority syntax: never traps; stricter options only ever refuse more.
     let auth = Array(input.prefix(128))
     let lax = Authority.isValid(auth, allowEmptyHost: true)
-    if Authority.isValid(auth, allowEmptyHost: false) { precondition(lax, "allowEmptyHost: true refused what false accepted") }
-    if Authority.isValid(auth, allowEmptyHost: true, requirePort: true) { precondition(lax, "requirePort accepted more") }
+    if Authority.isValid(auth, allowEmptyHost: false) {
+        precondition(lax, "allowEmptyHost: true refused what false accepted")
+    }
+    if Authority.isValid(auth, allowEmptyHost: true, requirePort: true) {
+        precondition(lax, "requirePort accepted more")
+    }
 }
 
 // MARK: - dates and responses
@@ -403,7 +473,8 @@ private func fuzzDate(_ input: [UInt8]) {
     var word: UInt64 = 0
     for b in input.suffix(8) { word = word << 8 | UInt64(b) }
     // Years 1000...9999, so the year has four digits and the layout is fixed.
-    let low = -30_610_224_000, high = 253_402_300_799
+    let low = -30_610_224_000
+    let high = 253_402_300_799
     let seconds = low + Int(word % UInt64(high - low + 1))
     let date = Array(DateFormats.imfFixdate(epochSeconds: seconds).utf8)
     precondition(date.count == 29, "IMF-fixdate of \(date.count) bytes")
@@ -411,19 +482,33 @@ private func fuzzDate(_ input: [UInt8]) {
     func number(_ r: Range<Int>) -> Int { Int(String(decoding: date[r], as: UTF8.self))! }
     let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
     let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    precondition(date[3] == UInt8(ascii: ",") && date[4] == 32 && date[7] == 32 && date[11] == 32 && date[16] == 32
-                 && date[19] == UInt8(ascii: ":") && date[22] == UInt8(ascii: ":") && text.hasSuffix(" GMT"), "layout: \(text)")
-    guard let month = months.firstIndex(of: String(decoding: date[8..<11], as: UTF8.self)) else { preconditionFailure("month in \(text)") }
+    precondition(
+        date[3] == UInt8(ascii: ",") && date[4] == 32 && date[7] == 32 && date[11] == 32 && date[16] == 32
+            && date[19] == UInt8(ascii: ":") && date[22] == UInt8(ascii: ":") && text.hasSuffix(" GMT"),
+        "layout: \(text)"
+    )
+    guard let month = months.firstIndex(of: String(decoding: date[8..<11], as: UTF8.self)) else {
+        preconditionFailure("month in \(text)")
+    }
     let days = daysFromCivil(number(12..<16), month + 1, number(5..<7))
     let dayNumber = Int((Double(seconds) / 86_400).rounded(.down))
     precondition(days == dayNumber, "\(text) is day \(days), not \(dayNumber) (\(seconds))")
-    precondition(number(17..<19) * 3600 + number(20..<22) * 60 + number(23..<25) == seconds - dayNumber * 86_400, "time of day in \(text)")
-    precondition(String(decoding: date[0..<3], as: UTF8.self) == weekdays[((dayNumber % 7) + 7) % 7], "weekday in \(text)")
+    precondition(
+        number(17..<19) * 3600 + number(20..<22) * 60 + number(23..<25) == seconds - dayNumber * 86_400,
+        "time of day in \(text)"
+    )
+    precondition(
+        String(decoding: date[0..<3], as: UTF8.self) == weekdays[((dayNumber % 7) + 7) % 7],
+        "weekday in \(text)"
+    )
     // The calendar the date formats use, over a wider range: the independent inverse gives the
     // day back.
     let wide = Int(Int64(bitPattern: word) % 1_000_000_000)
     let (y, m, d) = CivilCalendar.date(dayNumber: wide)
-    precondition((1...12).contains(m) && (1...31).contains(d) && daysFromCivil(y, m, d) == wide, "date(dayNumber: \(wide))")
+    precondition(
+        (1...12).contains(m) && (1...31).contains(d) && daysFromCivil(y, m, d) == wide,
+        "date(dayNumber: \(wide))"
+    )
 }
 
 /// Checks a serialised head line by line: status line, then exactly `fields` as `name: value`
@@ -462,9 +547,15 @@ private func checkHead(_ response: PreparedResponse, fields: [(name: String, val
 
 private func fuzzResponse(_ input: [UInt8]) {
     var rest = input[...]
-    func take(_ n: Int) -> ArraySlice<UInt8> { let s = rest.prefix(n); rest = rest.dropFirst(s.count); return s }
+    func take(_ n: Int) -> ArraySlice<UInt8> {
+        let s = rest.prefix(n)
+        rest = rest.dropFirst(s.count)
+        return s
+    }
     let status = 100 + Int(take(1).first ?? 0) * 3 % 500
-    let reservedOrCommon = ["content-length", "Transfer-Encoding", "CONNECTION", "date", "Server", "Content-Type", "Set-Cookie", "X-A"]
+    let reservedOrCommon = [
+        "content-length", "Transfer-Encoding", "CONNECTION", "date", "Server", "Content-Type", "Set-Cookie", "X-A",
+    ]
     func fields(_ count: Int) -> (input: HeaderFields, kept: [(name: String, value: String)]) {
         var headers = HeaderFields()
         var kept: [(name: String, value: String)] = []
@@ -481,7 +572,8 @@ private func fuzzResponse(_ input: [UInt8]) {
                 name = token.isEmpty ? "X-Fuzz" : String(decoding: token, as: UTF8.self)
             }
             // Arbitrary values: as Latin-1 scalars (every control byte survives), or as UTF-8.
-            let value = selector & 2 == 0
+            let value =
+                selector & 2 == 0
                 ? String(String.UnicodeScalarView(raw.map { Unicode.Scalar($0) }))
                 : String(decoding: raw, as: UTF8.self)
             headers.add(name, value)
@@ -512,11 +604,15 @@ private func fuzzResponse(_ input: [UInt8]) {
     var tail = bytes("")
     for field in extra.kept { tail += bytes("\(field.name): \(field.value)\r\n") }
     precondition(Array(added.head[base.count...]) == tail, "adding() lines differ")
-    precondition(!added.headers.contains { $0.value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" } },
-                 "CR, LF or NUL kept in a header value")
+    precondition(
+        !added.headers.contains { $0.value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" } },
+        "CR, LF or NUL kept in a header value"
+    )
     let again = added.replacingBody(body)
-    precondition(again.head == (PreparedResponse.allowsBody(status) ? replaced.replacingBody(body).head + tail : added.head),
-                 "replacingBody after adding() lost or rewrote lines")
+    precondition(
+        again.head == (PreparedResponse.allowsBody(status) ? replaced.replacingBody(body).head + tail : added.head),
+        "replacingBody after adding() lost or rewrote lines"
+    )
 }
 
 // MARK: - entry point

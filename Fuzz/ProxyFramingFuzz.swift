@@ -52,11 +52,16 @@ private final class ThreadBody {
 private func spawn(_ body: @escaping () -> Void) {
     let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { raw in
-        let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-        body.run()
-        return nil
-    }, box)
+    let created = pthread_create(
+        &thread,
+        nil,
+        { raw in
+            let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+            body.run()
+            return nil
+        },
+        box
+    )
     precondition(created == 0, "pthread_create failed")
     pthread_detach(thread)
 }
@@ -200,7 +205,9 @@ private enum Expectation {
 private let smuggled = Array("HTTP/1.1 200 OK\r\nX-For: smuggled\r\nContent-Length: 8\r\n\r\nsmuggled".utf8)
 
 private func script(_ r: inout Reader, label: String) -> (method: String, steps: [Step], expect: Expectation) {
-    let shape = r.next(), more = r.next(), sizes = r.next()
+    let shape = r.next()
+    let more = r.next()
+    let sizes = r.next()
     let method = shape & 1 == 1 ? "HEAD" : "GET"
     let statuses = [200, 201, 204, 304, 404, 500]
     let status = statuses[Int(shape >> 1) % statuses.count]
@@ -293,7 +300,11 @@ private struct Answer {
 private func exchange(_ method: String, label: String) -> Answer {
     let done = DispatchSemaphore(value: 0)
     let result = Locked(Answer())
-    let request = ClientRequest(method: method, target: "/r", headers: HeaderFields([("Host", "upstream.test"), ("X-Id", label)]))
+    let request = ClientRequest(
+        method: method,
+        target: "/r",
+        headers: HeaderFields([("Host", "upstream.test"), ("X-Id", label)])
+    )
     client.send(request, to: endpoint, timeoutMilliseconds: 3_000) { outcome in
         switch outcome {
         case .failure(let failure):
@@ -306,7 +317,10 @@ private func exchange(_ method: String, label: String) -> Answer {
                 result.withLock { $0.finished = true }
                 done.signal()
             case .complete(let bytes):
-                result.withLock { $0.body = bytes; $0.finished = true }
+                result.withLock {
+                    $0.body = bytes
+                    $0.finished = true
+                }
                 done.signal()
             case .stream(let stream):
                 // Weak: the stream keeps its notify closure until it is released, and the
@@ -357,12 +371,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             case .none:
                 precondition(head.framing == .none && answer.body.isEmpty, "\(label): a bodiless answer with a body")
             case .body(let bytes):
-                precondition(!answer.finished || answer.body == bytes, "\(label): body \(answer.body), expected \(bytes)")
+                precondition(
+                    !answer.finished || answer.body == bytes,
+                    "\(label): body \(answer.body), expected \(bytes)"
+                )
             case .prefix(let bytes):
-                precondition(!answer.finished || answer.body.starts(with: bytes), "\(label): body \(answer.body) lacks \(bytes)")
+                precondition(
+                    !answer.finished || answer.body.starts(with: bytes),
+                    "\(label): body \(answer.body) lacks \(bytes)"
+                )
             case .incomplete:
-                precondition(!answer.finished || head.framing == .none,
-                             "\(label): an incomplete response passed for complete: \(answer.body)")
+                precondition(
+                    !answer.finished || head.framing == .none,
+                    "\(label): an incomplete response passed for complete: \(answer.body)"
+                )
             }
             // Everything the script sends is in the proxy's socket before the next request.
             waitForScript(label)

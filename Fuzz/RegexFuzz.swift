@@ -59,13 +59,20 @@ private struct Reference: Equatable {
 /// ICU's first match, or nil when ICU gave up (too many progress calls, or an internal error).
 private func icuFirstMatch(_ regex: NSRegularExpression, _ subject: String) -> Reference? {
     var result = Reference(range: nil)
-    var progressCalls = 0, gaveUp = false
-    regex.enumerateMatches(in: subject, options: [.reportProgress, .reportCompletion],
-                           range: NSRange(location: 0, length: (subject as NSString).length)) { match, flags, stop in
+    var progressCalls = 0
+    var gaveUp = false
+    regex.enumerateMatches(
+        in: subject,
+        options: [.reportProgress, .reportCompletion],
+        range: NSRange(location: 0, length: (subject as NSString).length)
+    ) { match, flags, stop in
         if flags.contains(.internalError) { gaveUp = true }
         if flags.contains(.progress) {
             progressCalls += 1
-            if progressCalls > 400 { gaveUp = true; stop.pointee = true }
+            if progressCalls > 400 {
+                gaveUp = true
+                stop.pointee = true
+            }
         }
         guard let match else { return }
         result.range = match.range
@@ -114,7 +121,10 @@ private func fuzzRegex(_ input: [UInt8]) {
         parsed = try ParsedPattern(pattern, caseInsensitive: caseInsensitive)
     } catch {
         precondition(!error.message.isEmpty, "empty message: \(context)")
-        precondition((0...pattern.count).contains(error.offset), "offset \(error.offset) outside the pattern: \(context)")
+        precondition(
+            (0...pattern.count).contains(error.offset),
+            "offset \(error.offset) outside the pattern: \(context)"
+        )
         return
     }
     if parsed.needsBacktracking {
@@ -128,7 +138,10 @@ private func fuzzRegex(_ input: [UInt8]) {
         regex = try LinearRegex(parsed)
     } catch {
         precondition(!error.message.isEmpty, "empty message: \(context)")
-        precondition((0...pattern.count).contains(error.offset), "offset \(error.offset) outside the pattern: \(context)")
+        precondition(
+            (0...pattern.count).contains(error.offset),
+            "offset \(error.offset) outside the pattern: \(context)"
+        )
         return
     }
     precondition(regex.captureGroupCount >= 0 && regex.stateCount >= regex.programSize, "program figures: \(context)")
@@ -141,13 +154,19 @@ private func fuzzRegex(_ input: [UInt8]) {
     // 2. ICU compiles it too. (NSRegularExpression refuses the empty pattern itself, though ICU
     // compiles it; wrapped, it is \A(?:)\z, which matches the empty string, as LinearRegex("") does.)
     let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
-    var bare: NSRegularExpression? = nil, wrapped: NSRegularExpression? = nil
+    var bare: NSRegularExpression? = nil
+    var wrapped: NSRegularExpression? = nil
     if icuUsable {
         bare = try? NSRegularExpression(pattern: pattern, options: options)
         wrapped = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: options)
-        precondition((bare != nil || pattern.isEmpty) && wrapped != nil, "ICU refuses a pattern LinearRegex accepts: \(context)")
-        precondition(wrapped?.numberOfCaptureGroups == regex.captureGroupCount,
-                     "group count \(regex.captureGroupCount) vs ICU \(wrapped?.numberOfCaptureGroups ?? -1): \(context)")
+        precondition(
+            (bare != nil || pattern.isEmpty) && wrapped != nil,
+            "ICU refuses a pattern LinearRegex accepts: \(context)"
+        )
+        precondition(
+            wrapped?.numberOfCaptureGroups == regex.captureGroupCount,
+            "group count \(regex.captureGroupCount) vs ICU \(wrapped?.numberOfCaptureGroups ?? -1): \(context)"
+        )
     }
 
     // 4. The linear bound, on the subject as given and repeated.
@@ -164,8 +183,10 @@ private func fuzzRegex(_ input: [UInt8]) {
         if whole { precondition(first != nil, "a whole match but no first match: \(context)") }
         if let first {
             for g in first.groups.compactMap({ $0 }) {
-                precondition(g.lowerBound >= first.range.lowerBound && g.upperBound <= first.range.upperBound,
-                             "a group outside the match: \(context)")
+                precondition(
+                    g.lowerBound >= first.range.lowerBound && g.upperBound <= first.range.upperBound,
+                    "a group outside the match: \(context)"
+                )
             }
         }
     }
@@ -174,7 +195,10 @@ private func fuzzRegex(_ input: [UInt8]) {
     if subject.unicodeScalars.count <= 256, let backtracking = try? BacktrackingRegex(parsed, budget: fuzzBudget) {
         let verdict = backtracking.matchesWhole(subject)
         if verdict != .aborted {
-            precondition((verdict == .match) == regex.matchesWhole(subject), "the engines disagree on matchesWhole: \(context)")
+            precondition(
+                (verdict == .match) == regex.matchesWhole(subject),
+                "the engines disagree on matchesWhole: \(context)"
+            )
         }
         if case .found(let match) = backtracking.firstMatch(in: subject) {
             precondition(match == regex.firstMatch(in: subject), "the engines disagree on firstMatch: \(context)")
@@ -185,7 +209,10 @@ private func fuzzRegex(_ input: [UInt8]) {
     guard let wrapped, subject.unicodeScalars.count <= 64, comparable(pattern), comparable(subject) else { return }
     func reference(_ m: RegexMatch?) -> Reference {
         guard let m else { return Reference(range: nil) }
-        return Reference(range: NSRange(m.range, in: subject), groups: m.groups.map { $0.map { NSRange($0, in: subject) } })
+        return Reference(
+            range: NSRange(m.range, in: subject),
+            groups: m.groups.map { $0.map { NSRange($0, in: subject) } }
+        )
     }
     if let icuWhole = icuFirstMatch(wrapped, subject) {
         let ours = regex.matchesWhole(subject)
@@ -217,12 +244,16 @@ private func fuzzBacktracking(_ parsed: ParsedPattern, unit: String, times: Int,
         regex = try BacktrackingRegex(parsed, budget: fuzzBudget)
     } catch {
         precondition(!error.message.isEmpty, "empty message: \(context)")
-        precondition((0...pattern.count).contains(error.offset), "offset \(error.offset) outside the pattern: \(context)")
+        precondition(
+            (0...pattern.count).contains(error.offset),
+            "offset \(error.offset) outside the pattern: \(context)"
+        )
         return
     }
     let options: NSRegularExpression.Options = parsed.caseInsensitive ? [.caseInsensitive] : []
     let icuUsable = pattern.utf16.count + 7 <= 200
-    var bare: NSRegularExpression? = nil, wrapped: NSRegularExpression? = nil
+    var bare: NSRegularExpression? = nil
+    var wrapped: NSRegularExpression? = nil
     if icuUsable {
         // 7. ICU compiles it too.
         bare = try? NSRegularExpression(pattern: pattern, options: options)
@@ -241,16 +272,26 @@ private func fuzzBacktracking(_ parsed: ParsedPattern, unit: String, times: Int,
     stats = RegexRunStats()
     let first = regex.firstMatch(in: subject, stats: &stats)
     precondition(stats.steps <= bound, "firstMatch took \(stats.steps) steps, bound \(bound): \(context)")
-    if whole == .match, first != .aborted { precondition(first != .found(nil), "a whole match but no first match: \(context)") }
+    if whole == .match, first != .aborted {
+        precondition(first != .found(nil), "a whole match but no first match: \(context)")
+    }
     // (Groups may lie outside the match here: a look-around captures beside it.)
     // 8. The differential.
-    guard let wrapped, let bare, subject.unicodeScalars.count <= 64, comparable(pattern), comparable(subject) else { return }
+    guard let wrapped, let bare, subject.unicodeScalars.count <= 64, comparable(pattern), comparable(subject) else {
+        return
+    }
     func reference(_ m: RegexMatch?) -> Reference {
         guard let m else { return Reference(range: nil) }
-        return Reference(range: NSRange(m.range, in: subject), groups: m.groups.map { $0.map { NSRange($0, in: subject) } })
+        return Reference(
+            range: NSRange(m.range, in: subject),
+            groups: m.groups.map { $0.map { NSRange($0, in: subject) } }
+        )
     }
     if whole != .aborted, let icuWhole = icuFirstMatch(wrapped, subject) {
-        precondition((whole == .match) == (icuWhole.range != nil), "matchesWhole \(whole), ICU \(icuWhole.range != nil): \(context)")
+        precondition(
+            (whole == .match) == (icuWhole.range != nil),
+            "matchesWhole \(whole), ICU \(icuWhole.range != nil): \(context)"
+        )
     }
     if case .found(let match) = first, let icuFirst = icuFirstMatch(bare, subject) {
         let ours = reference(match)

@@ -18,10 +18,16 @@
 // must report the same transcript. Then the request-head encoder gets input-chosen values.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves.
 
-private let smallLimits = ResponseParserLimits(maxHeadBytes: 512, maxHeaderCount: 16, maxChunkLineBytes: 32,
-                                               maxTrailerBytes: 128, maxInformational: 4)
+private let smallLimits = ResponseParserLimits(
+    maxHeadBytes: 512,
+    maxHeaderCount: 16,
+    maxChunkLineBytes: 32,
+    maxTrailerBytes: 128,
+    maxInformational: 4
+)
 private let largeLimits = ResponseParserLimits()
-private let CR: UInt8 = 13, LF: UInt8 = 10
+private let CR: UInt8 = 13
+private let LF: UInt8 = 10
 
 private enum Record: Equatable {
     case informational(ResponseHead)
@@ -41,7 +47,7 @@ private struct Outcome {
 /// One exchange's bookkeeping in a run: the bytes consumed for the message so far and the
 /// absolute stream positions of the body bytes it yielded.
 private struct Message {
-    var start = 0                 // stream offset where the current head (or body section) began
+    var start = 0  // stream offset where the current head (or body section) began
     var head: ResponseHead?
     var method = "GET"
     var bodyPositions: [Range<Int>] = []
@@ -59,7 +65,7 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
     for i in 0..<owed { parser.expectResponse(toMethod: method(flags, i)) }
     precondition(parser.pendingResponses == owed && !parser.isMidMessage, "fresh parser state")
     var pending: [UInt8] = []
-    var consumedTotal = 0            // stream offset of pending[0]
+    var consumedTotal = 0  // stream offset of pending[0]
     var offset = 0
     var pieceIndex = 0
     var finals = 0
@@ -90,8 +96,10 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
             let base = consumedTotal
             var eventBody: [UInt8] = []
             if case .body(let range) = event {
-                precondition(!range.isEmpty && range.lowerBound >= 0 && range.upperBound == consumed,
-                             "body range \(range) for \(consumed) consumed")
+                precondition(
+                    !range.isEmpty && range.lowerBound >= 0 && range.upperBound == consumed,
+                    "body range \(range) for \(consumed) consumed"
+                )
                 eventBody = Array(pending[range])
                 message.bodyPositions.append((base + range.lowerBound)..<(base + range.upperBound))
             }
@@ -109,7 +117,10 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
             case .needMore:
                 guard consumed == 0 else { continue parsing }
                 let (again, againConsumed) = pending.withUnsafeBufferPointer { parser.parse($0) }
-                precondition(again == .needMore && againConsumed == 0, "needMore/0 then \(again)/\(againConsumed) on the same bytes")
+                precondition(
+                    again == .needMore && againConsumed == 0,
+                    "needMore/0 then \(again)/\(againConsumed) on the same bytes"
+                )
                 if pending.isEmpty {
                     let (empty, emptyConsumed) = [UInt8]().withUnsafeBufferPointer { parser.parse($0) }
                     precondition(empty == .needMore && emptyConsumed == 0, "an empty read gave \(empty)")
@@ -128,7 +139,12 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
             case .head(let head):
                 precondition(message.head == nil, "two final heads for one message")
                 precondition((200...599).contains(head.status), "final status \(head.status)")
-                checkHead(head, bytes: Array(stream[message.start..<consumedTotal]), method: message.method, limits: limits)
+                checkHead(
+                    head,
+                    bytes: Array(stream[message.start..<consumedTotal]),
+                    method: message.method,
+                    limits: limits
+                )
                 message.head = head
                 message.start = consumedTotal
                 message.bodyPositions = []
@@ -141,15 +157,22 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
                 record(.body(eventBody))
             case .end:
                 guard let head = message.head else { preconditionFailure("end before a head") }
-                checkBody(head, Array(stream[message.start..<consumedTotal]), from: message.start,
-                          positions: message.bodyPositions, complete: true)
+                checkBody(
+                    head,
+                    Array(stream[message.start..<consumedTotal]),
+                    from: message.start,
+                    positions: message.bodyPositions,
+                    complete: true
+                )
                 precondition(!parser.isMidMessage, "mid-message right after end")
                 message = Message(start: consumedTotal, method: method(flags, finals))
                 record(.end)
             case .failure(let error):
                 precondition(consumed == 0, "a failure consumed \(consumed) bytes")
-                precondition(!error.reason.isEmpty && error.kind != .noResponse && error.kind != .truncated,
-                             "parse failed with \(error.kind)")
+                precondition(
+                    !error.reason.isEmpty && error.kind != .noResponse && error.kind != .truncated,
+                    "parse failed with \(error.kind)"
+                )
                 for probe in [Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8), [], pending] {
                     let (again, againConsumed) = probe.withUnsafeBufferPointer { parser.parse($0) }
                     precondition(again == .failure(error) && againConsumed == 0, "failure not sticky: \(again)")
@@ -163,8 +186,13 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
     }
     // A chunked body cut short (stall or failure) still never yielded framing bytes.
     if let head = message.head {
-        checkBody(head, Array(stream[message.start..<consumedTotal]), from: message.start,
-                  positions: message.bodyPositions, complete: false)
+        checkBody(
+            head,
+            Array(stream[message.start..<consumedTotal]),
+            from: message.start,
+            positions: message.bodyPositions,
+            complete: false
+        )
     }
     out.leftover = pending.count
     out.midMessage = parser.isMidMessage
@@ -173,20 +201,33 @@ private func run(_ stream: [UInt8], flags: (UInt8, UInt8), pieces: [Int], limits
         let event = parser.endOfInput()
         switch event {
         case .end:
-            guard let head = message.head, out.failure == nil else { preconditionFailure("end at close without a message") }
-            checkBody(head, Array(stream[message.start..<consumedTotal]), from: message.start,
-                      positions: message.bodyPositions, complete: true)
+            guard let head = message.head, out.failure == nil else {
+                preconditionFailure("end at close without a message")
+            }
+            checkBody(
+                head,
+                Array(stream[message.start..<consumedTotal]),
+                from: message.start,
+                positions: message.bodyPositions,
+                complete: true
+            )
             precondition(pending.isEmpty || head.framing != .untilClose, "bytes held at the end of an until-close body")
             record(.end)
         case .failure(let error):
             if let earlier = out.failure {
                 precondition(error == earlier, "endOfInput changed the failure")
             } else {
-                precondition(error.kind == (wasMid || message.head != nil ? .truncated : .noResponse), "close verdict \(error.kind)")
+                precondition(
+                    error.kind == (wasMid || message.head != nil ? .truncated : .noResponse),
+                    "close verdict \(error.kind)"
+                )
                 record(.failure(error))
             }
         case .needMore:
-            precondition(finals == owed && !wasMid && out.failure == nil, "a clean close while \(owed - finals) responses are owed")
+            precondition(
+                finals == owed && !wasMid && out.failure == nil,
+                "a clean close while \(owed - finals) responses are owed"
+            )
         default:
             preconditionFailure("endOfInput gave \(event)")
         }
@@ -238,19 +279,32 @@ private func checkHead(_ head: ResponseHead, bytes: [UInt8], method: String, lim
         if isOWS(line.first!) {
             precondition(!fields.isEmpty, "a continuation line before any field")
             let more = trimmed(line)
-            if !more.isEmpty { fields[fields.count - 1].1 += (fields[fields.count - 1].1.isEmpty ? "" : " ") + text(more) }
+            if !more.isEmpty {
+                fields[fields.count - 1].1 += (fields[fields.count - 1].1.isEmpty ? "" : " ") + text(more)
+            }
             continue
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { preconditionFailure("a field line without a colon") }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            preconditionFailure("a field line without a colon")
+        }
         fields.append((text(line[..<colon]), text(trimmed(line[(colon + 1)...]))))
     }
     precondition(head.headers == HeaderFields(fields), "fields differ from their lines")
     precondition(head.headers.count <= limits.maxHeaderCount, "more fields than the limit")
     for field in head.headers {
-        precondition(!field.name.isEmpty && field.name.utf8.allSatisfy { ByteClass.token[Int($0)] }, "field name not a token")
-        precondition(!field.value.utf8.contains { ($0 < 0x20 && $0 != 9) || $0 == 0x7F }, "control byte in a field value")
-        precondition(field.value.first != " " && field.value.last != " " && field.value.first != "\t" && field.value.last != "\t",
-                     "field value not trimmed")
+        precondition(
+            !field.name.isEmpty && field.name.utf8.allSatisfy { ByteClass.token[Int($0)] },
+            "field name not a token"
+        )
+        precondition(
+            !field.value.utf8.contains { ($0 < 0x20 && $0 != 9) || $0 == 0x7F },
+            "control byte in a field value"
+        )
+        precondition(
+            field.value.first != " " && field.value.last != " " && field.value.first != "\t"
+                && field.value.last != "\t",
+            "field value not trimmed"
+        )
     }
     precondition(!head.reason.utf8.contains { ($0 < 0x20 && $0 != 9) || $0 == 0x7F }, "control byte in the reason")
 
@@ -259,14 +313,18 @@ private func checkHead(_ head: ResponseHead, bytes: [UInt8], method: String, lim
     for value in head.headers.values("content-length") {
         for part in value.split(separator: ",", omittingEmptySubsequences: false) {
             let digits = part.trimmingOWS()
-            precondition(!digits.isEmpty && digits.utf8.count <= 18 && digits.utf8.allSatisfy(ByteClass.isDigit),
-                         "accepted an invalid Content-Length")
+            precondition(
+                !digits.isEmpty && digits.utf8.count <= 18 && digits.utf8.allSatisfy(ByteClass.isDigit),
+                "accepted an invalid Content-Length"
+            )
             precondition(length == nil || length == Int(digits), "accepted differing Content-Length values")
             length = Int(digits)
         }
     }
-    let codings = head.headers.values("transfer-encoding").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmingOWS() } }
-        .filter { !$0.isEmpty }
+    let codings = head.headers.values("transfer-encoding").flatMap {
+        $0.lowercased().split(separator: ",").map { $0.trimmingOWS() }
+    }
+    .filter { !$0.isEmpty }
     let hasTE = head.headers.contains("Transfer-Encoding")
     precondition(!hasTE || !codings.isEmpty, "accepted an empty Transfer-Encoding")
     precondition(codings.filter { $0 == "chunked" }.count <= 1, "accepted chunked twice")
@@ -285,7 +343,8 @@ private func checkHead(_ head: ResponseHead, bytes: [UInt8], method: String, lim
     precondition(head.mustDropContentLength == (hasTE && length != nil), "mustDropContentLength")
     if head.framing == .untilClose || head.headers.hasToken("close", in: "Connection")
         || (head.version.minor == 0 && !head.headers.hasToken("keep-alive", in: "Connection"))
-        || head.mustDropContentLength || (head.status == 204 && (hasTE || (length ?? 0) != 0)) {
+        || head.mustDropContentLength || (head.status == 204 && (hasTE || (length ?? 0) != 0))
+    {
         precondition(!head.connectionReusable, "a connection that must close marked reusable")
     }
 }
@@ -293,7 +352,11 @@ private func checkHead(_ head: ResponseHead, bytes: [UInt8], method: String, lim
 private func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
     var out: [Range<Int>] = []
     for r in ranges where !r.isEmpty {
-        if let last = out.last, last.upperBound == r.lowerBound { out[out.count - 1] = last.lowerBound..<r.upperBound } else { out.append(r) }
+        if let last = out.last, last.upperBound == r.lowerBound {
+            out[out.count - 1] = last.lowerBound..<r.upperBound
+        } else {
+            out.append(r)
+        }
     }
     return out
 }
@@ -328,9 +391,13 @@ private func dechunk(_ s: [UInt8], complete: Bool) -> [Range<Int>] {
         return j < s.count ? j : nil
     }
     while true {
-        guard let lf = lineEnd(i) else { precondition(!complete, "chunked body ends mid size line"); return data }
+        guard let lf = lineEnd(i) else {
+            precondition(!complete, "chunked body ends mid size line")
+            return data
+        }
         precondition(lf > i && s[lf - 1] == CR, "chunk-size line accepted without CRLF")
-        var size = 0, digits = 0
+        var size = 0
+        var digits = 0
         while i < lf, let h = ByteClass.hexValue(s[i]) {
             if digits > 0 || h != 0 { digits += 1 }
             precondition(digits <= 15, "chunk size over 15 hex digits accepted")
@@ -341,13 +408,19 @@ private func dechunk(_ s: [UInt8], complete: Bool) -> [Range<Int>] {
         if size == 0 { break }
         let end = min(i + size, s.count)
         if end > i { data.append(i..<end) }
-        guard i + size + 2 <= s.count else { precondition(!complete, "chunked body ends mid chunk"); return data }
+        guard i + size + 2 <= s.count else {
+            precondition(!complete, "chunked body ends mid chunk")
+            return data
+        }
         i += size
         precondition(s[i] == CR && s[i + 1] == LF, "chunk data accepted without CRLF after it")
         i += 2
     }
     while true {
-        guard let lf = lineEnd(i) else { precondition(!complete, "chunked body ends mid trailers"); return data }
+        guard let lf = lineEnd(i) else {
+            precondition(!complete, "chunked body ends mid trailers")
+            return data
+        }
         let empty = lf == i || (lf == i + 1 && s[i] == CR)
         i = lf + 1
         if empty { break }
@@ -368,10 +441,19 @@ private func fuzzEncoder(_ input: [UInt8]) {
     } catch {
         precondition(unsafe, "a safe value was refused: \(error)")
     }
-    guard let head = try? RequestHeadEncoder(unsafeValues: .replaceWithSpace).encode(method: "GET", target: "/", headers: headers) else {
+    guard
+        let head = try? RequestHeadEncoder(unsafeValues: .replaceWithSpace).encode(
+            method: "GET",
+            target: "/",
+            headers: headers
+        )
+    else {
         preconditionFailure("replaceWithSpace refused a value")
     }
-    precondition(!head.contains(0) && head.filter { $0 == LF }.count == 4 && head.filter { $0 == CR }.count == 4, "lines of the head")
+    precondition(
+        !head.contains(0) && head.filter { $0 == LF }.count == 4 && head.filter { $0 == CR }.count == 4,
+        "lines of the head"
+    )
     for i in head.indices where head[i] == LF { precondition(head[i - 1] == CR, "bare LF in an encoded head") }
 }
 
@@ -385,12 +467,19 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let stream = Array(input.dropFirst(4))
 
     let whole = run(stream, flags: flags, pieces: [], limits: smallLimits)
-    var others = [("split \(splits)", run(stream, flags: flags, pieces: splits.isEmpty ? [1] : splits, limits: smallLimits))]
-    if stream.count <= 1024 { others.append(("byte at a time", run(stream, flags: flags, pieces: [1], limits: smallLimits))) }
+    var others = [
+        ("split \(splits)", run(stream, flags: flags, pieces: splits.isEmpty ? [1] : splits, limits: smallLimits))
+    ]
+    if stream.count <= 1024 {
+        others.append(("byte at a time", run(stream, flags: flags, pieces: [1], limits: smallLimits)))
+    }
     for (name, other) in others {
         precondition(other.records == whole.records, "\(name) changed the transcript")
         if whole.failure == nil {
-            precondition(other.leftover == whole.leftover && other.midMessage == whole.midMessage, "\(name) ends in another state")
+            precondition(
+                other.leftover == whole.leftover && other.midMessage == whole.midMessage,
+                "\(name) ends in another state"
+            )
         }
     }
     // Larger limits change nothing unless a limit was what stopped the small ones.

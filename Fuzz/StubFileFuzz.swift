@@ -36,8 +36,12 @@ private func checkStubFile(_ bytes: [UInt8]) {
     guard case .success(let stubs) = engineForDecoding.decodeRuntimeStubs(bytes, label: "fuzz.json") else { return }
     for stub in stubs {
         let written = StubEncoder.encode(stub)
-        guard case .success(let again) = engineForDecoding.decodeRuntimeStubs(written, label: "written.json"), again.count == 1 else {
-            preconditionFailure("the encoder wrote what the decoder refuses: \(String(decoding: written, as: UTF8.self))")
+        guard case .success(let again) = engineForDecoding.decodeRuntimeStubs(written, label: "written.json"),
+            again.count == 1
+        else {
+            preconditionFailure(
+                "the encoder wrote what the decoder refuses: \(String(decoding: written, as: UTF8.self))"
+            )
         }
         precondition(StubEncoder.encode(again[0]) == written, "writing a written stub again changed it")
         serve(stub)
@@ -55,8 +59,11 @@ private func fittingPath(_ pattern: PathPattern?) -> String? {
         case "*": segments.append("x")
         case "**": segments += ["a", "b"]
         default:
-            if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 { segments.append("42") }
-            else { segments.append(PercentDecoding.decodeLenient(segment)) }
+            if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
+                segments.append("42")
+            } else {
+                segments.append(PercentDecoding.decodeLenient(segment))
+            }
         }
     }
     return "/" + segments.joined(separator: "/")
@@ -66,28 +73,42 @@ private func serve(_ stub: Stub) {
     let engine = Engine(stubs: [stub], options: .init(journalCapacity: 4))
     guard let path = fittingPath(stub.request.path) else { return }
     if let pattern = stub.request.path {
-        precondition(pattern.match(path, segments: PathPattern.split(path)) != nil,
-                     "\(path) does not match the pattern it was made from, \(pattern.source)")
+        precondition(
+            pattern.match(path, segments: PathPattern.split(path)) != nil,
+            "\(path) does not match the pattern it was made from, \(pattern.source)"
+        )
     }
     let method = stub.request.methods?.first ?? "GET"
     let encoded = path.utf8.map { b -> String in
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == UInt8(ascii: "/")
             ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
     }.joined()
-    guard let request = try? IncomingRequest.make(method: method, target: encoded, headers: HeaderFields([("Host", "fuzz")]),
-                                                   body: Array(#"{"a": "\" \\ </script>", "n": [1, 2]}"#.utf8),
-                                                   peer: "fuzz", authority: "fuzz") else { return }
+    guard
+        let request = try? IncomingRequest.make(
+            method: method,
+            target: encoded,
+            headers: HeaderFields([("Host", "fuzz")]),
+            body: Array(#"{"a": "\" \\ </script>", "n": [1, 2]}"#.utf8),
+            peer: "fuzz",
+            authority: "fuzz"
+        )
+    else { return }
     let outcome = engine.handle(request)
     if case .noMatch(let report) = outcome.kind, stub.scenario == nil {
-        precondition(report.resolved.candidates.first?.mismatches.isEmpty == false,
-                     "the stub did not match, yet the near-miss report finds nothing that failed: \(String(decoding: StubEncoder.encode(stub), as: UTF8.self))")
+        precondition(
+            report.resolved.candidates.first?.mismatches.isEmpty == false,
+            "the stub did not match, yet the near-miss report finds nothing that failed: \(String(decoding: StubEncoder.encode(stub), as: UTF8.self))"
+        )
     }
     if case .now(let response) = outcome.reply, case .stub = outcome.kind, stub.response.isTemplated,
-       response.prepared.headers["Content-Type"]?.contains("json") == true, !response.prepared.body.isEmpty,
-       let declared = try? JSONParser.parse(StubEncoder.encode(stub)), declared["response"]?["body"]?.string == nil,
-       declared["response"]?["body"] != nil {
-        precondition((try? JSONParser.parse(response.prepared.body)) != nil,
-                     "a templated JSON body rendered to invalid JSON: \(String(decoding: response.prepared.body, as: UTF8.self))")
+        response.prepared.headers["Content-Type"]?.contains("json") == true, !response.prepared.body.isEmpty,
+        let declared = try? JSONParser.parse(StubEncoder.encode(stub)), declared["response"]?["body"]?.string == nil,
+        declared["response"]?["body"] != nil
+    {
+        precondition(
+            (try? JSONParser.parse(response.prepared.body)) != nil,
+            "a templated JSON body rendered to invalid JSON: \(String(decoding: response.prepared.body, as: UTF8.self))"
+        )
     }
 }
 
@@ -97,24 +118,56 @@ private func checkTemplate(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     let stub = JSONNode.object([
         ("request", .object([("path", .string("/t/{id}"))])),
-        ("response", .object([
-            ("template", .bool(true)),
-            ("headers", .object([("X-T", .string(text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")))])),
-            ("body", .object([("text", .string(text)), ("list", .array([.string(text), .number(1)]))])),
-        ])),
+        (
+            "response",
+            .object([
+                ("template", .bool(true)),
+                (
+                    "headers",
+                    .object([
+                        (
+                            "X-T",
+                            .string(
+                                text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+                            )
+                        )
+                    ])
+                ),
+                ("body", .object([("text", .string(text)), ("list", .array([.string(text), .number(1)]))])),
+            ])
+        ),
     ])
-    guard case .success(let stubs) = engineForDecoding.decodeRuntimeStubs(JSONSerializer.bytes(stub), label: "template.json"),
-          let compiled = stubs.first else { return }
+    guard
+        case .success(let stubs) = engineForDecoding.decodeRuntimeStubs(
+            JSONSerializer.bytes(stub),
+            label: "template.json"
+        ),
+        let compiled = stubs.first
+    else { return }
     let engine = Engine(stubs: [compiled], options: .init(journalCapacity: 0))
-    for (target, body) in [("/t/1?q=%22%5C", #"{"user": {"name": "\"\\\n"}}"#), ("/t/%F0%9F%98%80", "not json \u{1}"), ("/t/x", "")] {
-        guard let request = try? IncomingRequest.make(method: "POST", target: target,
-                                                       headers: HeaderFields([("Host", "h:1"), ("User-Agent", "\"'<>")]),
-                                                       body: Array(body.utf8), peer: "fuzz", authority: "h:1") else { continue }
+    for (target, body) in [
+        ("/t/1?q=%22%5C", #"{"user": {"name": "\"\\\n"}}"#), ("/t/%F0%9F%98%80", "not json \u{1}"), ("/t/x", ""),
+    ] {
+        guard
+            let request = try? IncomingRequest.make(
+                method: "POST",
+                target: target,
+                headers: HeaderFields([("Host", "h:1"), ("User-Agent", "\"'<>")]),
+                body: Array(body.utf8),
+                peer: "fuzz",
+                authority: "h:1"
+            )
+        else { continue }
         guard case .now(let response) = engine.handle(request).reply else { continue }
-        precondition((try? JSONParser.parse(response.prepared.body)) != nil,
-                     "a templated JSON body rendered to invalid JSON: \(String(decoding: response.prepared.body, as: UTF8.self))")
+        precondition(
+            (try? JSONParser.parse(response.prepared.body)) != nil,
+            "a templated JSON body rendered to invalid JSON: \(String(decoding: response.prepared.body, as: UTF8.self))"
+        )
         for field in response.prepared.headers {
-            precondition(!field.value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }, "a line break in a header value")
+            precondition(
+                !field.value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" },
+                "a line break in a header value"
+            )
         }
     }
 }

@@ -26,9 +26,15 @@ import StubImport
 private let scratch: String = {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-fuzz-\(getpid())").path
     try? FileManager.default.removeItem(atPath: root)
-    for (name, text) in [("body.json", #"{"a": 1}"#), ("page.html", "<p>{{request.path}}</p>"), ("sub/b.txt", "b"), ("t.txt", "{{request.method}}")] {
+    for (name, text) in [
+        ("body.json", #"{"a": 1}"#), ("page.html", "<p>{{request.path}}</p>"), ("sub/b.txt", "b"),
+        ("t.txt", "{{request.method}}"),
+    ] {
         let path = root + "/__files/" + name
-        try! FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
         FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     }
     try! FileManager.default.createDirectory(atPath: root + "/mappings", withIntermediateDirectories: true)
@@ -79,10 +85,14 @@ private func serve(_ stub: Stub) {
     var plain = false
     for key in ["url", "urlPath", "urlPathTemplate"] {
         guard let s = request?[key]?.string, s.hasPrefix("/") else { continue }
-        target = key == "urlPathTemplate" ? s.replacingOccurrences(of: "{", with: "x").replacingOccurrences(of: "}", with: "") : s
+        target =
+            key == "urlPathTemplate"
+            ? s.replacingOccurrences(of: "{", with: "x").replacingOccurrences(of: "}", with: "") : s
         // A method given as a matcher object (`{"oneOf": [...]}`) is not a plain mapping: the
         // request made here would be a GET (a ten-minute run's finding in this harness).
-        plain = key != "urlPathTemplate" && plainURL(s) && (request?.members?.allSatisfy { ["method", "url", "urlPath"].contains($0.key) } ?? false)
+        plain =
+            key != "urlPathTemplate" && plainURL(s)
+            && (request?.members?.allSatisfy { ["method", "url", "urlPath"].contains($0.key) } ?? false)
             && (request?["method"] == nil || request?["method"]?.string != nil)
     }
     var query: [String] = []
@@ -93,21 +103,37 @@ private func serve(_ stub: Stub) {
     var headers: [(String, String)] = [("Host", "fuzz:8080")]
     for member in request?["headers"]?.members ?? [] {
         if let value = member.value["equalTo"]?.string, HTTPToken.isToken(member.key),
-           !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { headers.append((member.key, value)) }
+            !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        {
+            headers.append((member.key, value))
+        }
     }
     var body: [UInt8] = []
     if let pattern = request?["bodyPatterns"]?.elements?.first {
-        if let s = pattern["equalTo"]?.string { body = Array(s.utf8) }
-        else if let json = pattern["equalToJson"] { body = Array((json.string ?? JSONSerializer.string(json)).utf8) }
+        if let s = pattern["equalTo"]?.string {
+            body = Array(s.utf8)
+        } else if let json = pattern["equalToJson"] {
+            body = Array((json.string ?? JSONSerializer.string(json)).utf8)
+        }
     }
-    guard let incoming = try? IncomingRequest.make(method: method, target: target, headers: HeaderFields(headers), body: body,
-                                                    peer: "127.0.0.1", authority: "fuzz:8080") else {
+    guard
+        let incoming = try? IncomingRequest.make(
+            method: method,
+            target: target,
+            headers: HeaderFields(headers),
+            body: body,
+            peer: "127.0.0.1",
+            authority: "fuzz:8080"
+        )
+    else {
         precondition(!plain, "a plain mapping's own URL \(target) is not a request")
         return
     }
     let outcome = engine.handle(incoming)
     if plain, stub.scenario == nil {
-        guard case .stub = outcome.kind else { preconditionFailure("\(method) \(target) is not answered by its own mapping: \(outcome.kind)") }
+        guard case .stub = outcome.kind else {
+            preconditionFailure("\(method) \(target) is not answered by its own mapping: \(outcome.kind)")
+        }
     }
 }
 
@@ -123,7 +149,9 @@ private func plainURL(_ s: String) -> Bool {
             i += 3
             continue
         }
-        let ok = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || Array("-._~/?&=".utf8).contains(b)
+        let ok =
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            || Array("-._~/?&=".utf8).contains(b)
         guard ok else { return false }
         i += 1
     }
@@ -132,12 +160,15 @@ private func plainURL(_ s: String) -> Bool {
 }
 
 private extension UInt8 {
-    var isHexDigit: Bool { (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x46) || (self >= 0x61 && self <= 0x66) }
+    var isHexDigit: Bool {
+        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x46) || (self >= 0x61 && self <= 0x66)
+    }
 }
 
 private func encode(_ s: String) -> String {
     s.utf8.map { b -> String in
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
     }.joined()
 }
 
@@ -158,6 +189,8 @@ private func checkImport(_ input: [UInt8]) {
     do {
         _ = try StubFolderWriter.write(result.plan, into: out)
     } catch {
-        preconditionFailure("the imported stubs do not load: \(error)\nnotes: \(result.notes.map(\.description).joined(separator: "\n"))")
+        preconditionFailure(
+            "the imported stubs do not load: \(error)\nnotes: \(result.notes.map(\.description).joined(separator: "\n"))"
+        )
     }
 }

@@ -34,7 +34,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         return 0
     }
     let written = root.xml
-    guard let again = try? XMLReader.parse(written) else { preconditionFailure("the writing does not read back: \(written)") }
+    guard let again = try? XMLReader.parse(written) else {
+        preconditionFailure("the writing does not read back: \(written)")
+    }
     precondition(again.xml == written, "writing twice differs: \(written) then \(again.xml)")
 
     for source in expressions {
@@ -42,8 +44,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         do {
             path = try XPathExpression(source)
         } catch {
-            precondition(!error.message.isEmpty && error.offset >= 0 && error.offset <= source.count,
-                         "refusal \(error) outside \(source.count) characters")
+            precondition(
+                !error.message.isEmpty && error.offset >= 0 && error.offset <= source.count,
+                "refusal \(error) outside \(source.count) characters"
+            )
             continue
         }
         let items = path.evaluate(root, limit: 64)
@@ -51,7 +55,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(describe(items) == describe(path.evaluate(root, limit: 64)), "two evaluations of \(source) differ")
         if source == "//*" {
             for case .element(let element) in items {
-                precondition(written.contains(element.xml), "//* selected an element not in the document: \(element.xml)")
+                precondition(
+                    written.contains(element.xml),
+                    "//* selected an element not in the document: \(element.xml)"
+                )
             }
         }
     }

@@ -82,7 +82,10 @@ private func layOut(_ node: JSONNode, style: UInt8, level: Int, into out: inout 
     case .array(let elements) where !elements.isEmpty:
         out.append(UInt8(ascii: "["))
         for (i, element) in elements.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")); if style & 8 != 0 { out.append(0x20) } }
+            if i > 0 {
+                out.append(UInt8(ascii: ","))
+                if style & 8 != 0 { out.append(0x20) }
+            }
             breakLine(level + 1)
             layOut(element, style: style, level: level + 1, into: &out)
         }
@@ -115,7 +118,10 @@ private func fuzzYAML(_ input: [UInt8]) {
     let result = read(input)
     switch result {
     case .failure(let error):
-        precondition(within(error.position, lengths), "error position \(error.position) outside the input: \(error.message)")
+        precondition(
+            within(error.position, lengths),
+            "error position \(error.position) outside the input: \(error.message)"
+        )
         precondition(!error.message.isEmpty, "an error without a message")
     case .success(let node):
         var budget = 10_000
@@ -138,7 +144,9 @@ private func fuzzYAML(_ input: [UInt8]) {
         switch read(laidOut) {
         case .success(let again): precondition(again.equals(node), "the laid-out JSON reads differently as YAML")
         case .failure(let error):
-            preconditionFailure("the laid-out JSON is refused as YAML: \(error)\n\(String(decoding: laidOut, as: UTF8.self))")
+            preconditionFailure(
+                "the laid-out JSON is refused as YAML: \(error)\n\(String(decoding: laidOut, as: UTF8.self))"
+            )
         }
     }
     // Differential: every JSON text is a YAML document with the same data.

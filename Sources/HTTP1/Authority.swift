@@ -21,24 +21,30 @@ package enum Authority {
     where C.Element == UInt8 {
         // Over the bytes in place when they are contiguous (a native String's UTF-8): every
         // request's Host passes here, and copying it into an array showed in the profile.
-        if let result = bytes.withContiguousStorageIfAvailable({ isValid(buffer: $0, allowEmptyHost: allowEmptyHost, requirePort: requirePort) }) {
+        if let result = bytes.withContiguousStorageIfAvailable({
+            isValid(buffer: $0, allowEmptyHost: allowEmptyHost, requirePort: requirePort)
+        }) {
             return result
         }
-        return Array(bytes).withUnsafeBufferPointer { isValid(buffer: $0, allowEmptyHost: allowEmptyHost, requirePort: requirePort) }
+        return Array(bytes).withUnsafeBufferPointer {
+            isValid(buffer: $0, allowEmptyHost: allowEmptyHost, requirePort: requirePort)
+        }
     }
 
     private static func isValid(buffer a: UnsafeBufferPointer<UInt8>, allowEmptyHost: Bool, requirePort: Bool) -> Bool {
         var i = 0
         if a.first == UInt8(ascii: "[") {
             guard let close = a.firstIndex(of: UInt8(ascii: "]")),
-                  isIPLiteralContent(ArraySlice(a[1..<close])) else { return false }
+                isIPLiteralContent(ArraySlice(a[1..<close]))
+            else { return false }
             i = close + 1
         } else {
-            let regNameByte = Self.regNameByte // read once, not behind a `swift_once` check per byte
+            let regNameByte = Self.regNameByte  // read once, not behind a `swift_once` check per byte
             while i < a.count, a[i] != UInt8(ascii: ":") {
                 let b = a[i]
                 if b == UInt8(ascii: "%") {
-                    guard i + 2 < a.count, ByteClass.hexValue(a[i + 1]) != nil, ByteClass.hexValue(a[i + 2]) != nil else {
+                    guard i + 2 < a.count, ByteClass.hexValue(a[i + 1]) != nil, ByteClass.hexValue(a[i + 2]) != nil
+                    else {
                         return false
                     }
                     i += 3
@@ -73,7 +79,9 @@ package enum Authority {
         // RFC 6874: a zone ID follows "%25" (a percent-encoded "%").
         if let pct = s.firstIndex(of: UInt8(ascii: "%")) {
             let zone = s[pct...]
-            guard zone.count > 3, zone.starts(with: Array("%25".utf8)), isZoneID(zone.dropFirst(3)) else { return false }
+            guard zone.count > 3, zone.starts(with: Array("%25".utf8)), isZoneID(zone.dropFirst(3)) else {
+                return false
+            }
             return isIPv6(s[..<pct])
         }
         return isIPv6(s)
@@ -110,7 +118,9 @@ package enum Authority {
                     groups += 2
                     continue
                 }
-                guard (1...4).contains(part.count), part.allSatisfy({ ByteClass.hexValue($0) != nil }) else { return false }
+                guard (1...4).contains(part.count), part.allSatisfy({ ByteClass.hexValue($0) != nil }) else {
+                    return false
+                }
                 groups += 1
             }
         }
@@ -132,7 +142,8 @@ package enum Authority {
     /// "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ), the "v" already dropped.
     static func isIPvFuture(_ s: ArraySlice<UInt8>) -> Bool {
         guard let dot = s.firstIndex(of: UInt8(ascii: ".")) else { return false }
-        let version = s[..<dot], rest = s[(dot + 1)...]
+        let version = s[..<dot]
+        let rest = s[(dot + 1)...]
         return !version.isEmpty && version.allSatisfy({ ByteClass.hexValue($0) != nil })
             && !rest.isEmpty && rest.allSatisfy({ $0 == UInt8(ascii: ":") || regNameByte[Int($0)] })
     }
@@ -142,7 +153,8 @@ package enum Authority {
         var i = s.startIndex
         while i < s.endIndex {
             if s[i] == UInt8(ascii: "%") {
-                guard i + 2 < s.endIndex, ByteClass.hexValue(s[i + 1]) != nil, ByteClass.hexValue(s[i + 2]) != nil else {
+                guard i + 2 < s.endIndex, ByteClass.hexValue(s[i + 1]) != nil, ByteClass.hexValue(s[i + 2]) != nil
+                else {
                     return false
                 }
                 i += 3

@@ -71,7 +71,8 @@ package final class BodyStream: Sendable {
     @discardableResult
     package func write(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty else { return !isCancelled }
-        let (notify, room, tap) = state.withLock { s -> ((@Sendable () -> Void)?, Bool, (@Sendable (Tapped) -> Void)?) in
+        let (notify, room, tap) = state.withLock {
+            s -> ((@Sendable () -> Void)?, Bool, (@Sendable (Tapped) -> Void)?) in
             guard !s.cancelled, !s.finished, !s.aborted else { return (nil, false, nil) }
             let wasEmpty = s.pieces.isEmpty
             s.pieces.append(bytes)
@@ -183,7 +184,10 @@ package final class BodyStream: Sendable {
             s.pieces = []
             s.queued = 0
             s.notify = nil
-            defer { s.dropProducerHandlers(); s.tap = nil }
+            defer {
+                s.dropProducerHandlers()
+                s.tap = nil
+            }
             return (s.cancelHandlers, s.finished || s.aborted ? nil : s.tap)
         }
         tap?(.broken)

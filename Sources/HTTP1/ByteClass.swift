@@ -64,7 +64,7 @@ enum ByteClass {
 /// RFC 9110 §5.6.2 tokens (methods, field names), on the one table the parser uses.
 package enum HTTPToken {
     package static func isToken(_ s: some StringProtocol) -> Bool {
-        let token = ByteClass.token // read once, not behind a `swift_once` check per byte
+        let token = ByteClass.token  // read once, not behind a `swift_once` check per byte
         return !s.isEmpty && s.utf8.allSatisfy { token[Int($0)] }
     }
 }

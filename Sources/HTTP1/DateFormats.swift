@@ -1,4 +1,4 @@
-#if canImport(SystemSupport) // compiled into one module with it by scripts/fuzz
+#if canImport(SystemSupport)  // compiled into one module with it by scripts/fuzz
 import SystemSupport
 #endif
 
@@ -6,7 +6,7 @@ import SystemSupport
 /// `SystemSupport`'s `CivilCalendar` (the package's one calendar): no Foundation formatter (not
 /// documented thread-safe on Linux, and ICU is absent from the shipped binary), no locale.
 package enum DateFormats {
-    private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"] // 1970-01-01 was a Thursday
+    private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// IMF-fixdate (RFC 9110 §5.6.7), the `Date` header: `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -14,7 +14,8 @@ package enum DateFormats {
         let (dayNumber, secondOfDay) = split(epochSeconds, 86_400)
         let (y, m, d) = civil(fromDays: dayNumber)
         let weekday = days[((dayNumber % 7) + 7) % 7]
-        return "\(weekday), \(pad2(d)) \(months[m - 1]) \(y) \(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60)) GMT"
+        return
+            "\(weekday), \(pad2(d)) \(months[m - 1]) \(y) \(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60)) GMT"
     }
 
     /// RFC 3339 in UTC: `2026-11-23T10:15:58Z`, or with milliseconds `2026-11-23T10:15:58.842Z`
@@ -23,7 +24,8 @@ package enum DateFormats {
         let (seconds, millisecond) = split(epochMilliseconds, 1000)
         let (dayNumber, secondOfDay) = split(seconds, 86_400)
         let (y, m, d) = civil(fromDays: dayNumber)
-        var text = "\(pad(y, 4))-\(pad2(m))-\(pad2(d))T\(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60))"
+        var text =
+            "\(pad(y, 4))-\(pad2(m))-\(pad2(d))T\(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60))"
         if withMilliseconds { text += "." + pad(millisecond, 3) }
         return text + "Z"
     }
@@ -32,7 +34,8 @@ package enum DateFormats {
     /// offset from UTC).
     package static func clock(epochMilliseconds: Int) -> String {
         let (_, millisecondOfDay) = split(epochMilliseconds, 86_400_000)
-        return "\(pad2(millisecondOfDay / 3_600_000)):\(pad2(millisecondOfDay / 60_000 % 60)):\(pad2(millisecondOfDay / 1000 % 60)).\(pad(millisecondOfDay % 1000, 3))"
+        return
+            "\(pad2(millisecondOfDay / 3_600_000)):\(pad2(millisecondOfDay / 60_000 % 60)):\(pad2(millisecondOfDay / 1000 % 60)).\(pad(millisecondOfDay % 1000, 3))"
     }
 
     private static func civil(fromDays days: Int) -> (Int, Int, Int) {

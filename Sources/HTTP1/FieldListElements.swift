@@ -17,7 +17,8 @@ package struct FieldListElements: Sequence, IteratorProtocol {
         guard !finished else { return nil }
         let utf8 = value.utf8
         let end = utf8[position...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
-        var low = position, high = end
+        var low = position
+        var high = end
         while low < high, Self.isOWS(utf8[low]) { utf8.formIndex(after: &low) }
         while high > low, Self.isOWS(utf8[utf8.index(before: high)]) { utf8.formIndex(before: &high) }
         if end == utf8.endIndex { finished = true } else { position = utf8.index(after: end) }

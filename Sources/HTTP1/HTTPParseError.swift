@@ -3,13 +3,13 @@
 /// trusted to hold a next request.
 package struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     package enum Kind: Sendable, Equatable {
-        case badRequest          // 400
-        case requestTimeout      // 408
-        case bodyTooLarge        // 413
-        case targetTooLong       // 414
-        case headersTooLarge     // 431
-        case notImplemented      // 501
-        case versionNotSupported // 505
+        case badRequest  // 400
+        case requestTimeout  // 408
+        case bodyTooLarge  // 413
+        case targetTooLong  // 414
+        case headersTooLarge  // 431
+        case notImplemented  // 501
+        case versionNotSupported  // 505
     }
 
     package let kind: Kind
@@ -51,8 +51,12 @@ package struct HTTPParserLimits: Sendable, Equatable {
 
     package init() {}
 
-    package init(maxHeaderBytes: Int = 64 * 1024, maxTargetBytes: Int = 8 * 1024,
-                maxBodyBytes: Int = 32 * 1024 * 1024, maxHeaderCount: Int = 256) {
+    package init(
+        maxHeaderBytes: Int = 64 * 1024,
+        maxTargetBytes: Int = 8 * 1024,
+        maxBodyBytes: Int = 32 * 1024 * 1024,
+        maxHeaderCount: Int = 256
+    ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxTargetBytes = maxTargetBytes
         self.maxBodyBytes = maxBodyBytes

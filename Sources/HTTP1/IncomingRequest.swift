@@ -2,7 +2,10 @@
 package struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
     package var major: Int
     package var minor: Int
-    package init(major: Int, minor: Int) { self.major = major; self.minor = minor }
+    package init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
     package static let http1_0 = HTTPVersion(major: 1, minor: 0)
     package static let http1_1 = HTTPVersion(major: 1, minor: 1)
     package var description: String { "HTTP/\(major).\(minor)" }
@@ -12,7 +15,10 @@ package struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
 package struct QueryItem: Sendable, Equatable {
     package var name: String
     package var value: String
-    package init(name: String, value: String) { self.name = name; self.value = value }
+    package init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
 }
 
 /// A complete, validated request: what the server hands to its handler.
@@ -33,10 +39,18 @@ package struct IncomingRequest: Sendable {
     /// The authority the client addressed: the absolute-form target's, else the Host field's.
     package var authority: String? = nil
 
-    package init(method: String, target: String, path: String, rawQuery: String? = nil,
-                queryItems: [QueryItem] = [], version: HTTPVersion = .http1_1,
-                headers: HeaderFields = HeaderFields(), body: [UInt8] = [], peer: String = "",
-                authority: String? = nil) {
+    package init(
+        method: String,
+        target: String,
+        path: String,
+        rawQuery: String? = nil,
+        queryItems: [QueryItem] = [],
+        version: HTTPVersion = .http1_1,
+        headers: HeaderFields = HeaderFields(),
+        body: [UInt8] = [],
+        peer: String = "",
+        authority: String? = nil
+    ) {
         self.method = method
         self.target = target
         self.path = path
@@ -87,12 +101,24 @@ extension IncomingRequest {
     /// and query items are exactly what a socket would have given, and one stub matches the same
     /// way over both transports. Throws what the parser would have answered (400 for a `%`
     /// without two hex digits).
-    package static func make(method: String, target: String, headers: HeaderFields, body: [UInt8],
-                             peer: String, authority: String?) throws(HTTPParseError) -> IncomingRequest {
-        var request = IncomingRequest(method: method, target: target, path: "", headers: headers, body: body, peer: peer,
-                                      authority: authority)
+    package static func make(
+        method: String,
+        target: String,
+        headers: HeaderFields,
+        body: [UInt8],
+        peer: String,
+        authority: String?
+    ) throws(HTTPParseError) -> IncomingRequest {
+        var request = IncomingRequest(
+            method: method,
+            target: target,
+            path: "",
+            headers: headers,
+            body: body,
+            peer: peer,
+            authority: authority
+        )
         try RequestTarget.parse(target, method: method, into: &request)
         return request
     }
 }
-

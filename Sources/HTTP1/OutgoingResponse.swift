@@ -11,8 +11,12 @@ package struct OutgoingResponse: Sendable {
     /// Close the connection after this response even if the client wanted keep-alive.
     package var closeConnection: Bool
 
-    package init(_ prepared: PreparedResponse, delayMilliseconds: Int = 0,
-                delivery: ResponseDelivery = .normal, closeConnection: Bool = false) {
+    package init(
+        _ prepared: PreparedResponse,
+        delayMilliseconds: Int = 0,
+        delivery: ResponseDelivery = .normal,
+        closeConnection: Bool = false
+    ) {
         self.prepared = prepared
         self.delayMilliseconds = delayMilliseconds
         self.delivery = delivery
@@ -96,8 +100,15 @@ package struct PreparedResponse: Sendable {
         let lengthLineEnd: UInt32
         let carriesDateAndServer: Bool
 
-        init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>, carriesDateAndServer: Bool) {
-            self.status = Int32(clamping: status) // 100 to 599 by the loaders; never a trap
+        init(
+            status: Int,
+            headers: HeaderFields,
+            head: [UInt8],
+            body: [UInt8],
+            lengthLine: Range<Int>,
+            carriesDateAndServer: Bool
+        ) {
+            self.status = Int32(clamping: status)  // 100 to 599 by the loaders; never a trap
             self.headers = headers
             self.head = head
             self.body = body
@@ -128,14 +139,27 @@ package struct PreparedResponse: Sendable {
     /// With `keepingDateAndServer`, the handler's `Date` and `Server` are kept and the server adds
     /// none (a proxied answer carries the upstream's).
     package init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], keepingDateAndServer: Bool) {
-        self.init(status: status, reason: reason, headers: headers, body: body, length: body.count,
-                  keepingDateAndServer: keepingDateAndServer)
+        self.init(
+            status: status,
+            reason: reason,
+            headers: headers,
+            body: body,
+            length: body.count,
+            keepingDateAndServer: keepingDateAndServer
+        )
     }
 
     /// The head with a `Content-Length` of `length` (none when nil: a stream of unknown length).
     /// Built byte by byte into one buffer sized up front: a proxied response is prepared per
     /// request, and string interpolation and growing arrays showed in the proxy's profile.
-    private init(status: Int, reason: String?, headers: HeaderFields, body: [UInt8], length: Int?, keepingDateAndServer: Bool) {
+    private init(
+        status: Int,
+        reason: String?,
+        headers: HeaderFields,
+        body: [UInt8],
+        length: Int?,
+        keepingDateAndServer: Bool
+    ) {
         let isServerOwned = { (name: String) in
             keepingDateAndServer ? ServerOwnedFields.isFraming(name) : ServerOwnedFields.contains(name)
         }
@@ -171,8 +195,14 @@ package struct PreparedResponse: Sendable {
         if Self.allowsBody(status), let length {
             Self.appendLengthLine(length, to: &head)
         }
-        self.init(status: status, headers: kept, head: head, body: Self.allowsBody(status) ? body : [],
-                  lengthLine: lengthStart..<head.count, carriesDateAndServer: keepingDateAndServer)
+        self.init(
+            status: status,
+            headers: kept,
+            head: head,
+            body: Self.allowsBody(status) ? body : [],
+            lengthLine: lengthStart..<head.count,
+            carriesDateAndServer: keepingDateAndServer
+        )
     }
 
     private static func appendLengthLine(_ length: Int, to head: inout [UInt8]) {
@@ -181,9 +211,22 @@ package struct PreparedResponse: Sendable {
         head.append(contentsOf: "\r\n".utf8)
     }
 
-    private init(status: Int, headers: HeaderFields, head: [UInt8], body: [UInt8], lengthLine: Range<Int>, carriesDateAndServer: Bool) {
-        storage = Storage(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine,
-                          carriesDateAndServer: carriesDateAndServer)
+    private init(
+        status: Int,
+        headers: HeaderFields,
+        head: [UInt8],
+        body: [UInt8],
+        lengthLine: Range<Int>,
+        carriesDateAndServer: Bool
+    ) {
+        storage = Storage(
+            status: status,
+            headers: headers,
+            head: head,
+            body: body,
+            lengthLine: lengthLine,
+            carriesDateAndServer: carriesDateAndServer
+        )
     }
 
     /// The same status and headers with another body: only the `Content-Length` line is
@@ -196,15 +239,33 @@ package struct PreparedResponse: Sendable {
         Self.appendLengthLine(newBody.count, to: &newHead)
         let end = newHead.count
         newHead.append(contentsOf: head[lengthLine.upperBound...])
-        return PreparedResponse(status: status, headers: headers, head: newHead, body: newBody,
-                                lengthLine: lengthLine.lowerBound..<end, carriesDateAndServer: carriesDateAndServer)
+        return PreparedResponse(
+            status: status,
+            headers: headers,
+            head: newHead,
+            body: newBody,
+            lengthLine: lengthLine.lowerBound..<end,
+            carriesDateAndServer: carriesDateAndServer
+        )
     }
 
     /// The head of a streamed response: `Content-Length` when the length is known, none when it
     /// is not (the server then frames the body: chunked for HTTP/1.1, until close for 1.0).
-    package init(status: Int, reason: String? = nil, headers: HeaderFields, streamLength: Int?, keepingDateAndServer: Bool = false) {
-        self.init(status: status, reason: reason, headers: headers, body: [], length: streamLength,
-                  keepingDateAndServer: keepingDateAndServer)
+    package init(
+        status: Int,
+        reason: String? = nil,
+        headers: HeaderFields,
+        streamLength: Int?,
+        keepingDateAndServer: Bool = false
+    ) {
+        self.init(
+            status: status,
+            reason: reason,
+            headers: headers,
+            body: [],
+            length: streamLength,
+            keepingDateAndServer: keepingDateAndServer
+        )
     }
 
     /// A copy with more fields appended to the serialised head, without re-encoding the rest:
@@ -220,8 +281,14 @@ package struct PreparedResponse: Sendable {
             head.append(contentsOf: value.utf8)
             head.append(contentsOf: "\r\n".utf8)
         }
-        return PreparedResponse(status: status, headers: headers, head: head, body: body, lengthLine: lengthLine,
-                                carriesDateAndServer: carriesDateAndServer)
+        return PreparedResponse(
+            status: status,
+            headers: headers,
+            head: head,
+            body: body,
+            lengthLine: lengthLine,
+            carriesDateAndServer: carriesDateAndServer
+        )
     }
 
     /// 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6, §15.3.5, §15.4.5).

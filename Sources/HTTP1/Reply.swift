@@ -67,7 +67,7 @@ package final class PendingResponse: Sendable {
             // Completed: cancelling is no longer possible, and its handlers may hold the responder.
             if !s.cancelHandlers.isEmpty { s.cancelHandlers = [] }
             guard s.deliver != nil || s.receiver != nil else {
-                s.response = carried.take() // kept for the server, which has not asked yet
+                s.response = carried.take()  // kept for the server, which has not asked yet
                 return false
             }
             s.delivered = true
@@ -147,12 +147,16 @@ package final class PendingResponse: Sendable {
 
     /// The client went away or the server is stopping. Does nothing once delivered.
     package func cancel() {
-        let (handlers, observers) = state.withLock { s -> ([@Sendable () -> Void], [@Sendable (OutgoingResponse?) -> Void]) in
+        let (handlers, observers) = state.withLock {
+            s -> ([@Sendable () -> Void], [@Sendable (OutgoingResponse?) -> Void]) in
             guard !s.cancelled, !s.delivered else { return ([], []) }
             s.cancelled = true
             s.deliver = nil
             s.receiver = nil
-            defer { s.cancelHandlers = []; s.observers = [] }
+            defer {
+                s.cancelHandlers = []
+                s.observers = []
+            }
             return (s.cancelHandlers, s.observers)
         }
         handlers.forEach { $0() }

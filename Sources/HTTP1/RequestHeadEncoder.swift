@@ -34,7 +34,12 @@ package struct RequestHeadEncoder: Sendable {
 
     /// Appends the head to `out` (say, before the first body bytes, for one write). On a throw
     /// `out` is unchanged.
-    package func append(method: String, target: String, headers: HeaderFields, to out: inout [UInt8]) throws(RequestEncodingError) {
+    package func append(
+        method: String,
+        target: String,
+        headers: HeaderFields,
+        to out: inout [UInt8]
+    ) throws(RequestEncodingError) {
         guard HTTPToken.isToken(method) else {
             throw RequestEncodingError("method is not a token")
         }

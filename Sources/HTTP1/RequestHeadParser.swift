@@ -15,7 +15,12 @@ enum RequestHeadParser {
 
     /// Parses one field line and adds it, applying the checks that need no other field: the
     /// field count limit and the syntax of Host (RFC 9112 §3.2: an invalid Host MUST get 400).
-    static func addField(_ buf: Bytes, _ line: Range<Int>, to headers: inout HeaderFields, limits: HTTPParserLimits) throws(HTTPParseError) {
+    static func addField(
+        _ buf: Bytes,
+        _ line: Range<Int>,
+        to headers: inout HeaderFields,
+        limits: HTTPParserLimits
+    ) throws(HTTPParseError) {
         let (name, value) = try parseField(buf, line)
         if headers.count >= limits.maxHeaderCount {
             throw HTTPParseError(.headersTooLarge, "more than \(limits.maxHeaderCount) header fields")
@@ -26,7 +31,9 @@ enum RequestHeadParser {
         } else if asciiCaseInsensitiveEquals(name, "Content-Length") {
             // Framing errors are refused on sight too; `framing` repeats the checks on the whole set.
             guard !headers.contains("Content-Length") else { throw .bad("repeated Content-Length") }
-            guard !headers.contains("Transfer-Encoding") else { throw .bad("both Transfer-Encoding and Content-Length") }
+            guard !headers.contains("Transfer-Encoding") else {
+                throw .bad("both Transfer-Encoding and Content-Length")
+            }
             _ = try contentLength(value)
         } else if asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
             guard !headers.contains("Content-Length") else { throw .bad("both Transfer-Encoding and Content-Length") }
@@ -38,11 +45,15 @@ enum RequestHeadParser {
     /// how the body is framed and whether the client waits for `100 Continue`. The request is
     /// changed where it lies (its authority from Host): taking and returning it copied the whole
     /// request, a retain and a release for each of its strings and arrays (callgrind).
-    static func finishHead(_ request: inout IncomingRequest, limits: HTTPParserLimits) throws(HTTPParseError) -> (framing: BodyFraming, expectsContinue: Bool) {
+    static func finishHead(
+        _ request: inout IncomingRequest,
+        limits: HTTPParserLimits
+    ) throws(HTTPParseError) -> (framing: BodyFraming, expectsContinue: Bool) {
         let framing = try framing(of: request.headers, version: request.version, limits: limits)
         try checkHost(&request)
         try checkConnection(request.headers)
-        let expects = request.version.minor >= 1 && framing != .none && framing != .length(0)
+        let expects =
+            request.version.minor >= 1 && framing != .none && framing != .length(0)
             && request.headers.hasToken("100-continue", in: "Expect")
         return (framing, expects)
     }
@@ -51,13 +62,18 @@ enum RequestHeadParser {
 
     /// Makes the request in `request`, the parser's own storage: built in a local and returned,
     /// it was copied and the local destroyed (an outlined copy of the whole request, callgrind).
-    static func parseRequestLine(_ buf: Bytes, _ line: Range<Int>, limits: HTTPParserLimits,
-                                 into request: inout IncomingRequest?) throws(HTTPParseError) {
+    static func parseRequestLine(
+        _ buf: Bytes,
+        _ line: Range<Int>,
+        limits: HTTPParserLimits,
+        into request: inout IncomingRequest?
+    ) throws(HTTPParseError) {
         var i = line.lowerBound
         let end = line.upperBound
         // The tables are lazily made globals: read once here, not behind a `swift_once` check
         // per byte (callgrind counted 33 such checks per request).
-        let token = ByteClass.token, targetBytes = ByteClass.target
+        let token = ByteClass.token
+        let targetBytes = ByteClass.target
         while i < end, token[Int(buf[i])] { i += 1 }
         guard i > line.lowerBound else { throw .bad("missing or invalid method") }
         guard i < end, buf[i] == ByteClass.space else { throw .bad("invalid character in method") }
@@ -92,7 +108,9 @@ enum RequestHeadParser {
     /// 505; a higher 1.x minor is served as 1.1 (RFC 9110 §2.5 SHOULD).
     static func parseVersion(_ buf: Bytes, _ r: Range<Int>) throws(HTTPParseError) -> HTTPVersion {
         guard r.count == 8, ByteClass.isHTTPSlash(buf, at: r.lowerBound) else { throw .bad("malformed HTTP version") }
-        let major = buf[r.lowerBound + 5], dot = buf[r.lowerBound + 6], minor = buf[r.lowerBound + 7]
+        let major = buf[r.lowerBound + 5]
+        let dot = buf[r.lowerBound + 6]
+        let minor = buf[r.lowerBound + 7]
         guard ByteClass.isDigit(major), dot == UInt8(ascii: "."), ByteClass.isDigit(minor) else {
             throw .bad("malformed HTTP version")
         }
@@ -111,7 +129,8 @@ enum RequestHeadParser {
         if buf[i] == ByteClass.space || buf[i] == ByteClass.tab {
             throw .bad("obsolete line folding or whitespace before a header name")
         }
-        let token = ByteClass.token, fieldValue = ByteClass.fieldValue // read once (see parseRequestLine)
+        let token = ByteClass.token
+        let fieldValue = ByteClass.fieldValue  // read once (see parseRequestLine)
         while i < end, token[Int(buf[i])] { i += 1 }
         guard i < end, buf[i] == ByteClass.colon else {
             if i < end, buf[i] == ByteClass.space || buf[i] == ByteClass.tab {
@@ -138,7 +157,11 @@ enum RequestHeadParser {
 
     // MARK: framing (RFC 9112 §6.1-6.3)
 
-    static func framing(of headers: HeaderFields, version: HTTPVersion, limits: HTTPParserLimits) throws(HTTPParseError) -> BodyFraming {
+    static func framing(
+        of headers: HeaderFields,
+        version: HTTPVersion,
+        limits: HTTPParserLimits
+    ) throws(HTTPParseError) -> BodyFraming {
         // Most requests (every GET) have neither field: two scans, no arrays.
         let hasTransferEncoding = headers.contains("Transfer-Encoding")
         guard hasTransferEncoding || headers.contains("Content-Length") else { return .none }

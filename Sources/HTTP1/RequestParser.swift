@@ -146,7 +146,9 @@ package struct RequestParser: Sendable {
         // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
         if scanned == 0 {
             var skip = 0
-            while skip + 1 < input.count, input[skip] == ByteClass.cr, input[skip + 1] == ByteClass.lf, skip < 8 { skip += 2 }
+            while skip + 1 < input.count, input[skip] == ByteClass.cr, input[skip + 1] == ByteClass.lf, skip < 8 {
+                skip += 2
+            }
             if skip > 0 { return (.needMore, skip) }
         }
         var i = scanned
@@ -178,12 +180,22 @@ package struct RequestParser: Sendable {
                         if lineEnd > limits.maxTargetBytes + 64 {
                             return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
                         }
-                        try RequestHeadParser.parseRequestLine(input, lineStart..<lineEnd, limits: limits, into: &partialHead)
+                        try RequestHeadParser.parseRequestLine(
+                            input,
+                            lineStart..<lineEnd,
+                            limits: limits,
+                            into: &partialHead
+                        )
                         // One allocation for the fields of a typical request, not one per doubling
                         // (eight: the journal keeps each request's storage, so not more).
                         partialHead!.headers.reserveCapacity(8)
                     } else {
-                        try RequestHeadParser.addField(input, lineStart..<lineEnd, to: &partialHead!.headers, limits: limits)
+                        try RequestHeadParser.addField(
+                            input,
+                            lineStart..<lineEnd,
+                            to: &partialHead!.headers,
+                            limits: limits
+                        )
                     }
                 } catch {
                     return fail(error)
@@ -195,9 +207,11 @@ package struct RequestParser: Sendable {
             }
             i += 1
             if i > limits.maxHeaderBytes {
-                return fail(partialHead == nil
-                    ? HTTPParseError(.targetTooLong, "request line longer than the target limit")
-                    : HTTPParseError(.headersTooLarge, "header section over \(limits.maxHeaderBytes) bytes"))
+                return fail(
+                    partialHead == nil
+                        ? HTTPParseError(.targetTooLong, "request line longer than the target limit")
+                        : HTTPParseError(.headersTooLarge, "header section over \(limits.maxHeaderBytes) bytes")
+                )
             }
         }
         if partialHead == nil, input.count > limits.maxTargetBytes + 64 {
@@ -209,7 +223,8 @@ package struct RequestParser: Sendable {
 
     /// The head in `partialHead` is complete: checked where it lies, then moved to `current`.
     private mutating func completeHead(length: Int, available: Int) -> (event: Event, consumed: Int) {
-        let framing: BodyFraming, expectsContinue: Bool
+        let framing: BodyFraming
+        let expectsContinue: Bool
         do {
             (framing, expectsContinue) = try RequestHeadParser.finishHead(&partialHead!, limits: limits)
         } catch {
@@ -278,7 +293,9 @@ package struct RequestParser: Sendable {
     /// after one: `5 \r\n` or `5;a \r\n` (trailing whitespace) is malformed.
     static func validChunkExtensions(_ ext: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
-        func skipBWS(_ k: inout Int) { while k < ext.count, ext[k] == ByteClass.space || ext[k] == ByteClass.tab { k += 1 } }
+        func skipBWS(_ k: inout Int) {
+            while k < ext.count, ext[k] == ByteClass.space || ext[k] == ByteClass.tab { k += 1 }
+        }
         func token() -> Bool {
             let s = i
             while i < ext.count, ByteClass.token[Int(ext[i])] { i += 1 }
@@ -302,13 +319,19 @@ package struct RequestParser: Sendable {
                     let b = ext[i]
                     if b == UInt8(ascii: "\\") {
                         // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
-                        guard i + 1 < ext.count, ext[i + 1] == ByteClass.tab || (ext[i + 1] >= 0x20 && ext[i + 1] != 0x7F) else {
+                        guard i + 1 < ext.count,
+                            ext[i + 1] == ByteClass.tab || (ext[i + 1] >= 0x20 && ext[i + 1] != 0x7F)
+                        else {
                             return false
                         }
                         i += 2
                         continue
                     }
-                    if b == UInt8(ascii: "\"") { closed = true; i += 1; break }
+                    if b == UInt8(ascii: "\"") {
+                        closed = true
+                        i += 1
+                        break
+                    }
                     guard b == ByteClass.tab || (b >= 0x20 && b != 0x7F) else { return false }
                     i += 1
                 }
@@ -320,7 +343,8 @@ package struct RequestParser: Sendable {
         return true
     }
 
-    private mutating func parseTrailers(_ input: UnsafeBufferPointer<UInt8>, seen: Int) -> (event: Event, consumed: Int) {
+    private mutating func parseTrailers(_ input: UnsafeBufferPointer<UInt8>, seen: Int) -> (event: Event, consumed: Int)
+    {
         // Trailer fields are validated like header fields, then dropped: RFC 9110 §6.5.1 forbids
         // merging them into the header section blindly, and no stub matches on them.
         var offset = 0

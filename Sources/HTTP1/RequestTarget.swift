@@ -28,7 +28,9 @@ package enum RequestTarget {
                 throw .bad("request-target must start with / or be absolute")
             }
             let scheme = rest[..<schemeEnd.lowerBound].lowercased()
-            guard scheme == "http" || scheme == "https" else { throw .bad("unsupported scheme in absolute-form target") }
+            guard scheme == "http" || scheme == "https" else {
+                throw .bad("unsupported scheme in absolute-form target")
+            }
             rest = rest[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
             let auth = rest[..<authorityEnd]
@@ -96,7 +98,9 @@ package enum RequestTarget {
     static func isPlainPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var previous: UInt8 = 0
         for byte in bytes {
-            if byte == UInt8(ascii: "%") || (byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) { return false }
+            if byte == UInt8(ascii: "%") || (byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) {
+                return false
+            }
             previous = byte
         }
         return true
@@ -120,9 +124,16 @@ package enum RequestTarget {
         var trailingSlash = false
         for (i, seg) in segments.enumerated() {
             let last = i == segments.count - 1
-            if i == 0 { continue } // before the leading "/"
-            if seg == "." { trailingSlash = last; continue }
-            if seg == ".." { if !out.isEmpty { out.removeLast() }; trailingSlash = last; continue }
+            if i == 0 { continue }  // before the leading "/"
+            if seg == "." {
+                trailingSlash = last
+                continue
+            }
+            if seg == ".." {
+                if !out.isEmpty { out.removeLast() }
+                trailingSlash = last
+                continue
+            }
             out.append(seg)
             trailingSlash = false
         }
@@ -134,8 +145,10 @@ package enum RequestTarget {
     static func parseQuery(_ query: Substring) -> [QueryItem] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             if let eq = pair.firstIndex(of: "=") {
-                return QueryItem(name: PercentDecoding.decodeLenient(pair[..<eq]),
-                                 value: PercentDecoding.decodeLenient(pair[pair.index(after: eq)...]))
+                return QueryItem(
+                    name: PercentDecoding.decodeLenient(pair[..<eq]),
+                    value: PercentDecoding.decodeLenient(pair[pair.index(after: eq)...])
+                )
             }
             return QueryItem(name: PercentDecoding.decodeLenient(pair), value: "")
         }
@@ -154,7 +167,8 @@ package enum PercentDecoding {
         while let b = it.popFirst() {
             if b == UInt8(ascii: "%") {
                 if it.count >= 2, let h = ByteClass.hexValue(it[it.startIndex]),
-                   let l = ByteClass.hexValue(it[it.startIndex + 1]) {
+                    let l = ByteClass.hexValue(it[it.startIndex + 1])
+                {
                     out.append(UInt8(h * 16 + l))
                     it.removeFirst(2)
                     continue

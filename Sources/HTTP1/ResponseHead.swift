@@ -41,8 +41,15 @@ package struct ResponseHead: Sendable, Equatable {
     /// message, and the proxy MUST NOT forward the `Content-Length` field (RFC 9112 §6.3 rule 3).
     package var mustDropContentLength: Bool
 
-    package init(version: HTTPVersion, status: Int, reason: String, headers: HeaderFields,
-                 framing: ResponseFraming, connectionReusable: Bool, mustDropContentLength: Bool) {
+    package init(
+        version: HTTPVersion,
+        status: Int,
+        reason: String,
+        headers: HeaderFields,
+        framing: ResponseFraming,
+        connectionReusable: Bool,
+        mustDropContentLength: Bool
+    ) {
         self.version = version
         self.status = status
         self.reason = reason
@@ -98,8 +105,13 @@ package struct ResponseParserLimits: Sendable, Equatable {
     /// 1xx responses before one final response.
     package var maxInformational: Int = 16
 
-    package init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 256, maxChunkLineBytes: Int = 4096,
-                 maxTrailerBytes: Int = 16 * 1024, maxInformational: Int = 16) {
+    package init(
+        maxHeadBytes: Int = 64 * 1024,
+        maxHeaderCount: Int = 256,
+        maxChunkLineBytes: Int = 4096,
+        maxTrailerBytes: Int = 16 * 1024,
+        maxInformational: Int = 16
+    ) {
         self.maxHeadBytes = maxHeadBytes
         self.maxHeaderCount = maxHeaderCount
         self.maxChunkLineBytes = maxChunkLineBytes

@@ -40,13 +40,15 @@ enum ResponseHeadParser {
     static func parseStatusLine(_ buf: Bytes, _ line: Range<Int>) throws(ResponseParseError) -> StatusLine {
         let s = line.lowerBound
         guard line.count >= 8, ByteClass.isHTTPSlash(buf, at: s),
-              ByteClass.isDigit(buf[s + 5]), buf[s + 6] == UInt8(ascii: "."), ByteClass.isDigit(buf[s + 7]) else {
+            ByteClass.isDigit(buf[s + 5]), buf[s + 6] == UInt8(ascii: "."), ByteClass.isDigit(buf[s + 7])
+        else {
             throw .malformed("not an HTTP/1.x status line")
         }
         guard buf[s + 5] == UInt8(ascii: "1") else { throw .malformed("not an HTTP/1.x response") }
         let version = HTTPVersion(major: 1, minor: buf[s + 7] == UInt8(ascii: "0") ? 0 : 1)
         guard line.count >= 12, buf[s + 8] == ByteClass.space,
-              (9..<12).allSatisfy({ ByteClass.isDigit(buf[s + $0]) }) else {
+            (9..<12).allSatisfy({ ByteClass.isDigit(buf[s + $0]) })
+        else {
             throw .malformed("malformed status code")
         }
         let status = (9..<12).reduce(0) { $0 * 10 + Int(buf[s + $1] - 48) }
@@ -68,7 +70,8 @@ enum ResponseHeadParser {
     /// continuation to `value` after one SP (nothing when it is only whitespace), in place, so
     /// thousands of folded lines cost linear time, not a copy of the value each.
     static func unfold(_ value: inout String, _ buf: Bytes, _ line: Range<Int>) throws(ResponseParseError) {
-        var start = line.lowerBound, end = line.upperBound
+        var start = line.lowerBound
+        var end = line.upperBound
         for i in line where !ByteClass.fieldValue[Int(buf[i])] {
             throw .malformed(buf[i] == ByteClass.cr ? "bare CR in header value" : "invalid character in header value")
         }
@@ -83,8 +86,13 @@ enum ResponseHeadParser {
 
     /// Framing and reuse, once every field is known. Throws what makes the response impossible
     /// to relay safely.
-    static func finish(_ line: StatusLine, headers: HeaderFields, answering request: ExpectedResponse)
-        throws(ResponseParseError) -> ResponseHead {
+    static func finish(
+        _ line: StatusLine,
+        headers: HeaderFields,
+        answering request: ExpectedResponse
+    )
+        throws(ResponseParseError) -> ResponseHead
+    {
         let lengths = try contentLength(headers)
         let codings = try transferCodings(headers)
         // Rule 2, checked before rule 1 because a 204 is a 2xx too (found by fuzzing): any 2xx
@@ -114,11 +122,18 @@ enum ResponseHeadParser {
         // (RFC 9110 §8.6, RFC 9112 §6.1), so one that does may send a body after all.
         let bodilessWithFraming = line.status == 204 && (codings != nil || (lengths ?? 0) != 0)
         let framingInDoubt = (codings != nil && lengths != nil) || bodilessWithFraming
-        let reusable = !framingInDoubt
+        let reusable =
+            !framingInDoubt
             && connectionReusable(line.version, headers, framing: framing, hasTransferEncoding: codings != nil)
-        return ResponseHead(version: line.version, status: line.status, reason: line.reason, headers: headers,
-                            framing: framing, connectionReusable: reusable,
-                            mustDropContentLength: codings != nil && lengths != nil)
+        return ResponseHead(
+            version: line.version,
+            status: line.status,
+            reason: line.reason,
+            headers: headers,
+            framing: framing,
+            connectionReusable: reusable,
+            mustDropContentLength: codings != nil && lengths != nil
+        )
     }
 
     /// The single length every `Content-Length` field agrees on, or nil when there is none.
@@ -169,9 +184,14 @@ enum ResponseHeadParser {
     /// body's end), nor after an HTTP/1.0 message with Transfer-Encoding (§6.1: treat its
     /// framing as faulty and close after it). A `Connection` value that is not a token list
     /// cannot be read with confidence, so it too means close.
-    static func connectionReusable(_ version: HTTPVersion, _ headers: HeaderFields, framing: ResponseFraming,
-                                   hasTransferEncoding: Bool) -> Bool {
-        var close = false, keepAlive = false
+    static func connectionReusable(
+        _ version: HTTPVersion,
+        _ headers: HeaderFields,
+        framing: ResponseFraming,
+        hasTransferEncoding: Bool
+    ) -> Bool {
+        var close = false
+        var keepAlive = false
         for option in headers.listElements("Connection") {
             if option.isEmpty { continue }
             guard HTTPToken.isToken(option) else { return false }

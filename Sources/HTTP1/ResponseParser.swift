@@ -203,7 +203,7 @@ package struct ResponseParser: Sendable {
     private mutating func headLine(_ input: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(ResponseParseError) {
         guard statusLine != nil else {
             statusLine = try ResponseHeadParser.parseStatusLine(input, line)
-            headers.reserveCapacity(12) // one allocation for a typical head, not one per doubling
+            headers.reserveCapacity(12)  // one allocation for a typical head, not one per doubling
             // A response with no request outstanding would be taken for the next request's:
             // response queue poisoning. Nothing may arrive unasked.
             guard !expected.isEmpty else { throw .malformed("a response with no request outstanding") }
@@ -213,7 +213,7 @@ package struct ResponseParser: Sendable {
         if first == ByteClass.space || first == ByteClass.tab {
             // §2.2: whitespace before the first field MUST be refused or ignored; refused.
             guard var field = pendingField else { throw .malformed("whitespace before the first header field") }
-            pendingField = nil // the value is then uniquely referenced and grows in place
+            pendingField = nil  // the value is then uniquely referenced and grows in place
             try ResponseHeadParser.unfold(&field.value, input, line)
             pendingField = field
             return
@@ -244,7 +244,9 @@ package struct ResponseParser: Sendable {
             // RFC 9110 §15.2.2: 101 switches the connection to the protocol in Upgrade. The
             // proxy strips Upgrade (hop-by-hop), so an upstream MUST NOT send it (§7.8), and the
             // bytes after it would not be HTTP: refused, and the connection is dropped.
-            guard line.status != 101 else { return fail(.malformed("101 Switching Protocols: upgrades are not proxied")) }
+            guard line.status != 101 else {
+                return fail(.malformed("101 Switching Protocols: upgrades are not proxied"))
+            }
             informational += 1
             guard informational <= limits.maxInformational else {
                 return fail(.tooLarge("more than \(limits.maxInformational) informational responses"))
@@ -287,8 +289,12 @@ package struct ResponseParser: Sendable {
                 }
                 // Strict CRLF: §2.2's bare-LF allowance covers the start-line and fields, and
                 // chunk framing is where two parsers disagreeing splits one message in two.
-                guard i > offset, input[i - 1] == ByteClass.cr else { return fail(.malformed("chunk-size line not ended by CRLF")) }
-                var j = offset, size = 0, significant = 0
+                guard i > offset, input[i - 1] == ByteClass.cr else {
+                    return fail(.malformed("chunk-size line not ended by CRLF"))
+                }
+                var j = offset
+                var size = 0
+                var significant = 0
                 while j < i - 1, let digit = ByteClass.hexValue(input[j]) {
                     // Leading zeros are valid 1*HEXDIG and cost nothing; 15 significant hex
                     // digits (2^60) can never overflow.
@@ -317,7 +323,9 @@ package struct ResponseParser: Sendable {
                 return (.body(offset..<(offset + take)), offset + take)
             case .chunkDataEnd:
                 let available = input.count - offset
-                if available >= 1 && input[offset] != ByteClass.cr || available >= 2 && input[offset + 1] != ByteClass.lf {
+                if available >= 1 && input[offset] != ByteClass.cr
+                    || available >= 2 && input[offset + 1] != ByteClass.lf
+                {
                     return fail(.malformed("chunk data not followed by CRLF"))
                 }
                 guard available >= 2 else { return (.needMore, offset) }
@@ -358,7 +366,10 @@ package struct ResponseParser: Sendable {
         }
     }
 
-    private mutating func trailerLine(_ input: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(ResponseParseError) {
+    private mutating func trailerLine(
+        _ input: UnsafeBufferPointer<UInt8>,
+        _ line: Range<Int>
+    ) throws(ResponseParseError) {
         let first = input[line.lowerBound]
         if first == ByteClass.space || first == ByteClass.tab {
             guard trailerFieldSeen else { throw .malformed("whitespace before the first trailer field") }

@@ -93,8 +93,14 @@ final class Connection {
         self.lastWriteProgress = loop.now
     }
 
-    var isClosed: Bool { if case .closed = phase { return true }; return false }
-    var isHanging: Bool { if case .hanging = phase { return true }; return false }
+    var isClosed: Bool {
+        if case .closed = phase { return true }
+        return false
+    }
+    var isHanging: Bool {
+        if case .hanging = phase { return true }
+        return false
+    }
 
     /// What to watch for: input while it can be used (or, while an answer is awaited or
     /// streamed, to notice the client leaving), output while some is unsent.
@@ -128,7 +134,7 @@ final class Connection {
             case .active:
                 receive(bytes)
             case .hanging, .lingering, .closed:
-                return // discarded
+                return  // discarded
             case .delayed, .dribbling, .awaiting, .streaming, .faulting:
                 pending.append(contentsOf: bytes)
             }
@@ -157,7 +163,9 @@ final class Connection {
         if pending.isEmpty {
             // Common case: parse straight from the loop's read buffer; keep only the leftover.
             let used = bytes.withMemoryRebound(to: UInt8.self) { parseRequests(from: $0) }
-            if used < bytes.count, !closeWhenFlushed, !isHanging, !isClosed { pending.append(contentsOf: bytes[used...]) }
+            if used < bytes.count, !closeWhenFlushed, !isHanging, !isClosed {
+                pending.append(contentsOf: bytes[used...])
+            }
         } else {
             pending.append(contentsOf: bytes)
             processPending()
@@ -256,7 +264,10 @@ final class Connection {
         if chunked { output.append(copying: Self.chunkedLine) }
         if prepared.carriesDateAndServer {
             // A relayed response keeps the upstream's Date and Server.
-            output.append(copying: !exchange.keepAlive ? Self.bareEndClose : exchange.version.minor == 0 ? Self.bareEndKeepAlive10 : Self.bareEnd)
+            output.append(
+                copying: !exchange.keepAlive
+                    ? Self.bareEndClose : exchange.version.minor == 0 ? Self.bareEndKeepAlive10 : Self.bareEnd
+            )
         } else if !exchange.keepAlive {
             output.append(copying: loop.headEndClose)
         } else if exchange.version.minor == 0 {

@@ -65,9 +65,14 @@ extension Connection {
             enqueue(head: prepared, exchange)
             let body = exchange.isHead ? [] : prepared.body
             let pieces = Self.split(body, into: max(1, chunks))
-            guard !pieces.isEmpty else { finishResponse(keepAlive: exchange.keepAlive); return }
+            guard !pieces.isEmpty else {
+                finishResponse(keepAlive: exchange.keepAlive)
+                return
+            }
             let interval = Int64(max(0, duration)) / Int64(pieces.count)
-            phase = .dribbling(Dribble(pieces: pieces, next: 0, intervalMilliseconds: interval, keepAlive: exchange.keepAlive))
+            phase = .dribbling(
+                Dribble(pieces: pieces, next: 0, intervalMilliseconds: interval, keepAlive: exchange.keepAlive)
+            )
             loop.scheduleTimer(at: loop.now + interval, for: self)
         case .reset, .closeWithoutResponse:
             // Responses queued before the fault on a pipelined connection go out first.

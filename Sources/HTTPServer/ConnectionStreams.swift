@@ -24,9 +24,13 @@ extension Connection {
             finishResponse(keepAlive: exchange.keepAlive)
             return
         }
-        phase = .streaming(StreamState(stream: stream, chunked: chunked, remaining: length, keepAlive: exchange.keepAlive))
+        phase = .streaming(
+            StreamState(stream: stream, chunked: chunked, remaining: length, keepAlive: exchange.keepAlive)
+        )
         if stream.isLongLived { loop.shared.streams.withLock { $0 += 1 } }
-        let mailbox = loop.mailbox, id = self.id, fd = self.fd
+        let mailbox = loop.mailbox
+        let id = self.id
+        let fd = self.fd
         stream.attach { mailbox.post(.streamReady(connection: id, fd: fd)) }
     }
 
@@ -37,7 +41,10 @@ extension Connection {
         for piece in batch.pieces where !piece.isEmpty {
             if var remaining = state.remaining {
                 // More than the announced length would be read as the next response: cut it.
-                guard piece.count <= remaining else { endStream(state, complete: false); return }
+                guard piece.count <= remaining else {
+                    endStream(state, complete: false)
+                    return
+                }
                 remaining -= piece.count
                 state.remaining = remaining
             }

@@ -50,8 +50,14 @@ final class EventLoop: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var headEndKeepAlive10: [UInt8] = []
     @exclusivity(unchecked) private(set) var headEndClose: [UInt8] = []
 
-    init(index: Int, handler: @escaping Handler, configuration: ServerConfiguration, listeners: [Int32],
-         shared: LoopGroupState, finished: @escaping @Sendable () -> Void) throws(SocketError) {
+    init(
+        index: Int,
+        handler: @escaping Handler,
+        configuration: ServerConfiguration,
+        listeners: [Int32],
+        shared: LoopGroupState,
+        finished: @escaping @Sendable () -> Void
+    ) throws(SocketError) {
         self.index = index
         self.handler = handler
         self.configuration = configuration
@@ -95,7 +101,9 @@ final class EventLoop: @unchecked Sendable {
         let second = Posix.wallClockSeconds()
         guard second != dateSecond else { return }
         dateSecond = second
-        let dateAndServerLines = Array("Date: \(DateFormats.imfFixdate(epochSeconds: second))\r\nServer: \(configuration.serverName)\r\n".utf8)
+        let dateAndServerLines = Array(
+            "Date: \(DateFormats.imfFixdate(epochSeconds: second))\r\nServer: \(configuration.serverName)\r\n".utf8
+        )
         headEndKeepAlive = dateAndServerLines + Array("\r\n".utf8)
         headEndKeepAlive10 = dateAndServerLines + Array("Connection: keep-alive\r\n\r\n".utf8)
         headEndClose = dateAndServerLines + Array("Connection: close\r\n\r\n".utf8)
@@ -107,7 +115,8 @@ final class EventLoop: @unchecked Sendable {
         refreshDate()
         // Locals, not properties: passed `inout`, a property would be checked at run time on every
         // pass. `inbox`, between looks at the mailbox, is empty; the mailbox gets its capacity back.
-        var events: [ReadyEvent] = [], inbox: [Mailbox.Message] = []
+        var events: [ReadyEvent] = []
+        var inbox: [Mailbox.Message] = []
         let afterPass = configuration.afterPass
         while true {
             // What the last pass posted to its own mailbox (answers completed on this loop), and
@@ -122,7 +131,7 @@ final class EventLoop: @unchecked Sendable {
                 try selector.wait(timeoutMilliseconds: waitTimeout(), into: &events)
             } catch {
                 configuration.onLoopError?("event loop \(index): \(error)")
-                SystemThread.sleep(milliseconds: 10) // never spin on a broken selector
+                SystemThread.sleep(milliseconds: 10)  // never spin on a broken selector
             }
             mailbox.loopAwoke()
             now = Posix.monotonicMilliseconds()
@@ -142,7 +151,7 @@ final class EventLoop: @unchecked Sendable {
             removeUpstream(upstream)
         }
         selector.close()
-        group = [] // the loops refer to each other; let them go
+        group = []  // the loops refer to each other; let them go
     }
 
     private func waitTimeout() -> Int32 {
@@ -154,7 +163,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ event: ReadyEvent) {
-        if listeners.contains(event.fd) { acceptConnections(from: event.fd); return }
+        if listeners.contains(event.fd) {
+            acceptConnections(from: event.fd)
+            return
+        }
         // Connections first: a client's event never reads `upstreams`, a class property whose
         // every access the runtime checks for exclusivity (some 90 instructions).
         guard let connection = connections[event.fd] else {
@@ -170,7 +182,10 @@ final class EventLoop: @unchecked Sendable {
     /// After anything happened to a connection: forget it if it closed, else tell the selector
     /// if what it waits for changed (only then: no per-wake rebuild).
     func settle(_ connection: Connection) {
-        if connection.isClosed { remove(connection); return }
+        if connection.isClosed {
+            remove(connection)
+            return
+        }
         let wanted = connection.interest
         guard wanted != connection.registeredInterest else { return }
         do {
@@ -239,7 +254,8 @@ final class EventLoop: @unchecked Sendable {
         // on every pass, so on every request of this loop) need not be.
         if listenerInterest == .read, !isStopping, !acceptRanSinceLook, !listenerChangeFailed { return }
         acceptRanSinceLook = false
-        let wanted: Interest = !isStopping && now >= acceptPausedUntil && (shared.slots.hasRoom || shared.anyEvictable) ? .read : []
+        let wanted: Interest =
+            !isStopping && now >= acceptPausedUntil && (shared.slots.hasRoom || shared.anyEvictable) ? .read : []
         guard wanted != listenerInterest else { return }
         do {
             for fd in listeners { try selector.change(fd, from: listenerInterest, to: wanted) }
@@ -291,7 +307,11 @@ final class EventLoop: @unchecked Sendable {
                 } else {
                     let target = group[nextAssignee % group.count]
                     nextAssignee &+= 1
-                    if target === self { adopt(fd: fd, peer: peer) } else { target.mailbox.post(.adopt(fd: fd, peer: peer)) }
+                    if target === self {
+                        adopt(fd: fd, peer: peer)
+                    } else {
+                        target.mailbox.post(.adopt(fd: fd, peer: peer))
+                    }
                 }
             case .wouldBlock:
                 if victim == nil { shared.slots.release(1) }
@@ -302,7 +322,8 @@ final class EventLoop: @unchecked Sendable {
                 // connection gives its descriptor to the waiting client, as it gives its slot at
                 // `maxConnections`; otherwise nobody new could connect until one timed out.
                 if evictionsForDescriptors < Self.evictionsPerAcceptForDescriptors,
-                   let idle = victim ?? longestIdleConnection() {
+                    let idle = victim ?? longestIdleConnection()
+                {
                     evictionsForDescriptors += 1
                     idle.close()
                     remove(idle)
@@ -349,7 +370,9 @@ final class EventLoop: @unchecked Sendable {
         var best: Connection?
         for connection in connections.inPlace where connection.isEvictable {
             // Ties (the clock is in milliseconds) go to the older connection.
-            if let current = best, (current.lastActivity, current.id) <= (connection.lastActivity, connection.id) { continue }
+            if let current = best, (current.lastActivity, current.id) <= (connection.lastActivity, connection.id) {
+                continue
+            }
             best = connection
         }
         return best

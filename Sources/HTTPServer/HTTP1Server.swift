@@ -28,8 +28,10 @@ package final class HTTP1Server: Sendable {
     }
 
     /// For handlers that always answer at once.
-    package convenience init(configuration: ServerConfiguration = ServerConfiguration(),
-                             respond: @escaping @Sendable (IncomingRequest) -> OutgoingResponse) {
+    package convenience init(
+        configuration: ServerConfiguration = ServerConfiguration(),
+        respond: @escaping @Sendable (IncomingRequest) -> OutgoingResponse
+    ) {
         self.init(configuration: configuration) { .now(respond($0)) }
     }
 
@@ -37,11 +39,13 @@ package final class HTTP1Server: Sendable {
     /// running does nothing (a second call once leaked the first call's listeners and loops).
     package func start() throws(SocketError) {
         // Claimed under the lock, so two racing calls cannot both start.
-        guard state.withLock({ s -> Bool in
-            guard !s.running && !s.starting else { return false }
-            s.starting = true
-            return true
-        }) else { return }
+        guard
+            state.withLock({ s -> Bool in
+                guard !s.running && !s.starting else { return false }
+                s.starting = true
+                return true
+            })
+        else { return }
         defer { state.withLock { $0.starting = false } }
         let addresses = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
         var listeners: [Int32] = []
@@ -51,7 +55,11 @@ package final class HTTP1Server: Sendable {
             for var address in addresses {
                 // Every address gets the port the first one was given (port 0 picks it once).
                 if port != 0 { address.setPort(port) }
-                let fd = try Sockets.listen(on: address, v6Only: addresses.count > 1, backlog: configuration.listenBacklog)
+                let fd = try Sockets.listen(
+                    on: address,
+                    v6Only: addresses.count > 1,
+                    backlog: configuration.listenBacklog
+                )
                 listeners.append(fd)
                 if let local = Sockets.localAddress(fd) {
                     bound.append(local)
@@ -68,8 +76,16 @@ package final class HTTP1Server: Sendable {
         var loops: [EventLoop] = []
         do throws(SocketError) {
             for index in 0..<loopCount {
-                loops.append(try EventLoop(index: index, handler: handler, configuration: configuration,
-                                           listeners: listeners, shared: shared, finished: { group.leave() }))
+                loops.append(
+                    try EventLoop(
+                        index: index,
+                        handler: handler,
+                        configuration: configuration,
+                        listeners: listeners,
+                        shared: shared,
+                        finished: { group.leave() }
+                    )
+                )
             }
         } catch {
             listeners.forEach(Posix.close)

@@ -19,7 +19,10 @@ final class LoopGroupState: Sendable {
     /// A loop holding an idle connection, `preferring` that one when it does.
     func loopWithEvictable(preferring: Int) -> Int? {
         evictable.withLock { counts in
-            if counts[preferring] > 0 { counts[preferring] -= 1; return preferring }
+            if counts[preferring] > 0 {
+                counts[preferring] -= 1
+                return preferring
+            }
             guard let index = counts.firstIndex(where: { $0 > 0 }) else { return nil }
             counts[index] -= 1
             return index

@@ -56,7 +56,7 @@ final class Mailbox: PendingResponseReceiver {
         let wake = state.withLock { s -> Bool in
             s.messages.append(carried.take()!)
             guard s.loopIsWaiting else { return false }
-            s.loopIsWaiting = false // one wake-up for everything posted until the loop looks again
+            s.loopIsWaiting = false  // one wake-up for everything posted until the loop looks again
             return true
         }
         guard wake else { return }

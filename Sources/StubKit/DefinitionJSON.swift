@@ -43,12 +43,14 @@ enum DefinitionJSON {
 
     /// Name order, so the same definition always gives the same JSON.
     static func headers(_ headers: [String: HeaderValue]) -> JSONValue {
-        .object(headers.sorted { $0.key < $1.key }.map { header in
-            switch header.value {
-            case .one(let value): (key: header.key, value: .string(value))
-            case .many(let values): (key: header.key, value: .array(values.map { .string($0) }))
+        .object(
+            headers.sorted { $0.key < $1.key }.map { header in
+                switch header.value {
+                case .one(let value): (key: header.key, value: .string(value))
+                case .many(let values): (key: header.key, value: .array(values.map { .string($0) }))
+                }
             }
-        })
+        )
     }
 
     static func delay(_ delay: ResponseDefinition.Delay) -> JSONValue {
@@ -99,7 +101,9 @@ enum DefinitionJSON {
         if let delay = response.delay { members.append(("delay", Self.delay(delay))) }
         if let fault = response.fault { members.append(("fault", .string(fault.rawValue))) }
         if let dribble = response.dribble {
-            members.append(("dribble", ["chunks": .number(Double(dribble.chunks)), "durationMs": milliseconds(dribble.duration)]))
+            members.append(
+                ("dribble", ["chunks": .number(Double(dribble.chunks)), "durationMs": milliseconds(dribble.duration)])
+            )
         }
         return .object(members)
     }

@@ -7,9 +7,11 @@ import StubEngine
 ///
 /// An object matches when every key is present with a matching value (other keys allowed), an
 /// array element by element, anything else by equality (numbers by value).
-public struct JSONPattern: Sendable, Equatable, CustomStringConvertible, ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
+public struct JSONPattern: Sendable, Equatable, CustomStringConvertible, ExpressibleByNilLiteral,
+    ExpressibleByBooleanLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral {
+    ExpressibleByDictionaryLiteral
+{
     /// The pattern as the stub format writes it: matchers as matcher objects, and a literal
     /// object that looks like one wrapped in `{"equals": ...}`.
     let json: JSONValue
@@ -40,11 +42,17 @@ public struct JSONPattern: Sendable, Equatable, CustomStringConvertible, Express
     /// Exactly `value`: no extra keys in its objects, and nothing in it read as a matcher.
     public static func equals(_ value: JSONValue) -> JSONPattern { JSONPattern(json: ["equals": value]) }
     /// A string equal to `text`, ignoring case.
-    public static func equals(_ text: String, caseInsensitive: Bool) -> JSONPattern { stringMatcher(["equals": .string(text)], caseInsensitive) }
+    public static func equals(_ text: String, caseInsensitive: Bool) -> JSONPattern {
+        stringMatcher(["equals": .string(text)], caseInsensitive)
+    }
     /// A string containing `text`.
-    public static func contains(_ text: String, caseInsensitive: Bool = false) -> JSONPattern { stringMatcher(["contains": .string(text)], caseInsensitive) }
+    public static func contains(_ text: String, caseInsensitive: Bool = false) -> JSONPattern {
+        stringMatcher(["contains": .string(text)], caseInsensitive)
+    }
     /// A string the regular expression matches whole.
-    public static func matches(_ regex: String, caseInsensitive: Bool = false) -> JSONPattern { stringMatcher(["matches": .string(regex)], caseInsensitive) }
+    public static func matches(_ regex: String, caseInsensitive: Bool = false) -> JSONPattern {
+        stringMatcher(["matches": .string(regex)], caseInsensitive)
+    }
     /// There is a value here, whatever it is (`null` included).
     public static let present = JSONPattern(json: ["present": true])
     /// There is no value here: the object has no such key.

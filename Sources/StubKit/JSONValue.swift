@@ -7,9 +7,11 @@ import StubEngine
 ///
 /// Objects keep their keys in the order written, so a body is sent the way it reads. Equality
 /// is JSON's: numbers by value, object key order ignored.
-public enum JSONValue: Sendable, Equatable, CustomStringConvertible, ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
+public enum JSONValue: Sendable, Equatable, CustomStringConvertible, ExpressibleByNilLiteral,
+    ExpressibleByBooleanLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral, Codable {
+    ExpressibleByDictionaryLiteral, Codable
+{
     case null
     case bool(Bool)
     /// JSON has one kind of number. Whole numbers up to 2^53 are exact and written without a
@@ -26,7 +28,9 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible, Expressible
     public init(floatLiteral value: Double) { self = .number(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(elements.map { (key: $0.0, value: $0.1) }) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(elements.map { (key: $0.0, value: $0.1) })
+    }
 
     /// Any Encodable value, as JSONEncoder writes it (it can throw: an Encodable may refuse).
     public init(encoding value: some Encodable) throws {
@@ -56,7 +60,14 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible, Expressible
         switch self {
         case .null: try container.encodeNil()
         case .bool(let b): try container.encode(b)
-        case .number(let n): if let whole = Self.wholeNumber(n) { try container.encode(whole) } else if n.isFinite { try container.encode(n) } else { try container.encodeNil() }
+        case .number(let n):
+            if let whole = Self.wholeNumber(n) {
+                try container.encode(whole)
+            } else if n.isFinite {
+                try container.encode(n)
+            } else {
+                try container.encodeNil()
+            }
         case .string(let s): try container.encode(s)
         case .array(let elements): try container.encode(elements)
         case .object(let members):
@@ -67,14 +78,21 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible, Expressible
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let b = try? container.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? container.decode(Double.self) { self = .number(n) }
-        else if let s = try? container.decode(String.self) { self = .string(s) }
-        else if let elements = try? container.decode([JSONValue].self) { self = .array(elements) }
-        else {
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? container.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let elements = try? container.decode([JSONValue].self) {
+            self = .array(elements)
+        } else {
             let keyed = try decoder.container(keyedBy: AnyKey.self)
-            self = .object(try keyed.allKeys.map { (key: $0.stringValue, value: try keyed.decode(JSONValue.self, forKey: $0)) })
+            self = .object(
+                try keyed.allKeys.map { (key: $0.stringValue, value: try keyed.decode(JSONValue.self, forKey: $0)) }
+            )
         }
     }
 
@@ -91,9 +109,13 @@ extension JSONValue {
         case .null: .null
         case .bool(let b): .bool(b)
         case .number(let n):
-            if let whole = Self.wholeNumber(n) { .number(whole) }
-            else if n.isFinite { JSONNode(.number(JSONNumber(text: "\(n)", value: n))) }
-            else { .null }
+            if let whole = Self.wholeNumber(n) {
+                .number(whole)
+            } else if n.isFinite {
+                JSONNode(.number(JSONNumber(text: "\(n)", value: n)))
+            } else {
+                .null
+            }
         case .string(let s): .string(s)
         case .array(let elements): .array(elements.map(\.node))
         case .object(let members): .object(members.map { ($0.key, $0.value.node) })

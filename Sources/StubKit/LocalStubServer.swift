@@ -34,7 +34,9 @@ public final class LocalStubServer: Sendable {
         server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         if let upstream {
             guard let url = UpstreamURL(upstream.absoluteString) else {
-                throw StubError(message: "cannot proxy to \(upstream.absoluteString): an http or https URL without query is needed")
+                throw StubError(
+                    message: "cannot proxy to \(upstream.absoluteString): an http or https URL without query is needed"
+                )
             }
             engine.fallbackProxy.value = ProxyRule(upstream: url)
         }
@@ -52,13 +54,20 @@ public final class LocalStubServer: Sendable {
     }
 
     /// Loads `directory` (if given), adds `stubs`, and starts listening on 127.0.0.1 on a free port.
-    public convenience init(directory: String? = nil, stubs: [StubDefinition] = [], proxyingUnmatchedTo upstream: URL? = nil) throws(StubError) {
+    public convenience init(
+        directory: String? = nil,
+        stubs: [StubDefinition] = [],
+        proxyingUnmatchedTo upstream: URL? = nil
+    ) throws(StubError) {
         try self.init(try Stubs(directory: directory, stubs), proxyingUnmatchedTo: upstream)
     }
 
     /// The same, with the stubs written as a list (`StubListBuilder`).
-    public convenience init(directory: String? = nil, proxyingUnmatchedTo upstream: URL? = nil,
-                            @StubListBuilder stubs: () -> [StubDefinition]) throws(StubError) {
+    public convenience init(
+        directory: String? = nil,
+        proxyingUnmatchedTo upstream: URL? = nil,
+        @StubListBuilder stubs: () -> [StubDefinition]
+    ) throws(StubError) {
         try self.init(try Stubs(directory: directory, stubs()), proxyingUnmatchedTo: upstream)
     }
 

@@ -21,8 +21,15 @@ public struct RequestDefinition: Sendable, Equatable {
     public var headers: [String: Matcher]?
     public var body: BodyMatcherDefinition?
 
-    public init(method: Method? = nil, path: String? = nil, pathPattern: String? = nil, host: Matcher? = nil,
-                query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil, body: BodyMatcherDefinition? = nil) {
+    public init(
+        method: Method? = nil,
+        path: String? = nil,
+        pathPattern: String? = nil,
+        host: Matcher? = nil,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil,
+        body: BodyMatcherDefinition? = nil
+    ) {
         self.method = method
         self.path = path
         self.pathPattern = pathPattern
@@ -32,36 +39,64 @@ public struct RequestDefinition: Sendable, Equatable {
         self.body = body
     }
 
-    public static func get(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil) -> RequestDefinition {
+    public static func get(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .get, path: path, query: query, headers: headers)
     }
 
-    public static func post(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil,
-                            body: BodyMatcherDefinition? = nil) -> RequestDefinition {
+    public static func post(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil,
+        body: BodyMatcherDefinition? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .post, path: path, query: query, headers: headers, body: body)
     }
 
-    public static func put(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil,
-                           body: BodyMatcherDefinition? = nil) -> RequestDefinition {
+    public static func put(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil,
+        body: BodyMatcherDefinition? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .put, path: path, query: query, headers: headers, body: body)
     }
 
-    public static func patch(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil,
-                             body: BodyMatcherDefinition? = nil) -> RequestDefinition {
+    public static func patch(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil,
+        body: BodyMatcherDefinition? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .patch, path: path, query: query, headers: headers, body: body)
     }
 
-    public static func delete(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil) -> RequestDefinition {
+    public static func delete(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .delete, path: path, query: query, headers: headers)
     }
 
     /// A HEAD request (a client checking a resource's size or freshness without its body).
-    public static func head(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil) -> RequestDefinition {
+    public static func head(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .head, path: path, query: query, headers: headers)
     }
 
     /// An OPTIONS request (a CORS preflight, or a client asking what a resource allows).
-    public static func options(_ path: String, query: [String: Matcher]? = nil, headers: [String: Matcher]? = nil) -> RequestDefinition {
+    public static func options(
+        _ path: String,
+        query: [String: Matcher]? = nil,
+        headers: [String: Matcher]? = nil
+    ) -> RequestDefinition {
         RequestDefinition(method: .options, path: path, query: query, headers: headers)
     }
 
@@ -104,29 +139,46 @@ public struct BodyMatcherDefinition: Sendable, Equatable {
     /// The body is JSON that matches the pattern: objects need their keys (others allowed),
     /// arrays their elements in order, a matcher (`.matches(".+")`, `.atLeast(1)`, `.absent`)
     /// holds wherever it stands.
-    public static func json(_ pattern: JSONPattern) -> BodyMatcherDefinition { BodyMatcherDefinition(json: ["json": pattern.json]) }
+    public static func json(_ pattern: JSONPattern) -> BodyMatcherDefinition {
+        BodyMatcherDefinition(json: ["json": pattern.json])
+    }
     /// The body is JSON that contains what `value` encodes to (as `json(_:)` with no matchers).
-    public static func json(encoding value: some Encodable) throws -> BodyMatcherDefinition { .json(JSONPattern(try JSONValue(encoding: value))) }
+    public static func json(encoding value: some Encodable) throws -> BodyMatcherDefinition {
+        .json(JSONPattern(try JSONValue(encoding: value)))
+    }
     /// The body is JSON equal to `value` (no extra keys; object key order ignored).
-    public static func jsonEquals(_ value: JSONValue) -> BodyMatcherDefinition { BodyMatcherDefinition(json: ["jsonEquals": value]) }
+    public static func jsonEquals(_ value: JSONValue) -> BodyMatcherDefinition {
+        BodyMatcherDefinition(json: ["jsonEquals": value])
+    }
     /// The body is JSON equal to what `value` encodes to.
-    public static func jsonEquals(encoding value: some Encodable) throws -> BodyMatcherDefinition { .jsonEquals(try JSONValue(encoding: value)) }
+    public static func jsonEquals(encoding value: some Encodable) throws -> BodyMatcherDefinition {
+        .jsonEquals(try JSONValue(encoding: value))
+    }
     /// The body is JSON and what each RFC 6901 pointer (`"/user/name"`, `"/items/0"`) selects
     /// matches its pattern (`.absent`: selects nothing).
     public static func jsonPointer(_ conditions: KeyValuePairs<String, JSONPattern>) -> BodyMatcherDefinition {
         BodyMatcherDefinition(json: ["jsonPointer": .object(conditions.map { (key: $0.key, value: $0.value.json) })])
     }
     /// The body, as UTF-8 text, is `text`.
-    public static func equals(_ text: String, caseInsensitive: Bool = false) -> BodyMatcherDefinition { textMatcher("equals", text, caseInsensitive) }
-    public static func contains(_ text: String, caseInsensitive: Bool = false) -> BodyMatcherDefinition { textMatcher("contains", text, caseInsensitive) }
+    public static func equals(_ text: String, caseInsensitive: Bool = false) -> BodyMatcherDefinition {
+        textMatcher("equals", text, caseInsensitive)
+    }
+    public static func contains(_ text: String, caseInsensitive: Bool = false) -> BodyMatcherDefinition {
+        textMatcher("contains", text, caseInsensitive)
+    }
     /// The regular expression matches the whole body text.
-    public static func matches(_ regex: String, caseInsensitive: Bool = false) -> BodyMatcherDefinition { textMatcher("matches", regex, caseInsensitive) }
+    public static func matches(_ regex: String, caseInsensitive: Bool = false) -> BodyMatcherDefinition {
+        textMatcher("matches", regex, caseInsensitive)
+    }
     /// An `application/x-www-form-urlencoded` body; only the named fields are checked.
     public static func form(_ fields: [String: Matcher]) -> BodyMatcherDefinition {
         BodyMatcherDefinition(json: ["form": DefinitionJSON.matchers(fields)])
     }
 
-    private static func textMatcher(_ key: String, _ operand: String, _ caseInsensitive: Bool) -> BodyMatcherDefinition {
-        BodyMatcherDefinition(json: caseInsensitive ? [key: .string(operand), "caseInsensitive": true] : [key: .string(operand)])
+    private static func textMatcher(_ key: String, _ operand: String, _ caseInsensitive: Bool) -> BodyMatcherDefinition
+    {
+        BodyMatcherDefinition(
+            json: caseInsensitive ? [key: .string(operand), "caseInsensitive": true] : [key: .string(operand)]
+        )
     }
 }

@@ -27,8 +27,17 @@ public struct ResponseDefinition: Sendable, Equatable {
     /// The body in pieces over a time, as a slow network delivers it.
     public var dribble: Dribble?
 
-    public init(status: Int? = nil, headers: [String: HeaderValue]? = nil, body: JSONValue? = nil, bodyFile: String? = nil,
-                bodyData: Data? = nil, template: Bool? = nil, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil) {
+    public init(
+        status: Int? = nil,
+        headers: [String: HeaderValue]? = nil,
+        body: JSONValue? = nil,
+        bodyFile: String? = nil,
+        bodyData: Data? = nil,
+        template: Bool? = nil,
+        delay: Delay? = nil,
+        fault: Fault? = nil,
+        dribble: Dribble? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -41,17 +50,29 @@ public struct ResponseDefinition: Sendable, Equatable {
     }
 
     /// A JSON body.
-    public static func json(_ body: JSONValue, status: Int = 200, headers: [String: HeaderValue]? = nil) -> ResponseDefinition {
+    public static func json(
+        _ body: JSONValue,
+        status: Int = 200,
+        headers: [String: HeaderValue]? = nil
+    ) -> ResponseDefinition {
         ResponseDefinition(status: status, headers: headers, body: body)
     }
 
     /// A JSON body from any Encodable value (which may refuse to encode, hence `throws`).
-    public static func json(encoding value: some Encodable, status: Int = 200, headers: [String: HeaderValue]? = nil) throws -> ResponseDefinition {
+    public static func json(
+        encoding value: some Encodable,
+        status: Int = 200,
+        headers: [String: HeaderValue]? = nil
+    ) throws -> ResponseDefinition {
         ResponseDefinition(status: status, headers: headers, body: try JSONValue(encoding: value))
     }
 
     /// A text body, sent as is (`text/plain; charset=utf-8` unless a header says otherwise).
-    public static func text(_ text: String, status: Int = 200, headers: [String: HeaderValue]? = nil) -> ResponseDefinition {
+    public static func text(
+        _ text: String,
+        status: Int = 200,
+        headers: [String: HeaderValue]? = nil
+    ) -> ResponseDefinition {
         ResponseDefinition(status: status, headers: headers, body: .string(text))
     }
 

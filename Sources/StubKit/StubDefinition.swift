@@ -27,31 +27,78 @@ public struct StubDefinition: Sendable {
     /// Computes the answer for each request instead of `response`.
     let responder: Responder?
 
-    public init(name: String? = nil, priority: Int? = nil, request: RequestDefinition = RequestDefinition(),
-                response: ResponseDefinition, scenario: ScenarioDefinition? = nil) {
-        self.init(name: name, priority: priority, request: request, response: response, responses: nil, after: nil,
-                  scenario: scenario, responder: nil)
+    public init(
+        name: String? = nil,
+        priority: Int? = nil,
+        request: RequestDefinition = RequestDefinition(),
+        response: ResponseDefinition,
+        scenario: ScenarioDefinition? = nil
+    ) {
+        self.init(
+            name: name,
+            priority: priority,
+            request: request,
+            response: response,
+            responses: nil,
+            after: nil,
+            scenario: scenario,
+            responder: nil
+        )
     }
 
-    public init(name: String? = nil, priority: Int? = nil, request: RequestDefinition = RequestDefinition(),
-                responses: [ResponseDefinition], after: SequenceEnd? = nil, scenario: ScenarioDefinition? = nil) {
-        self.init(name: name, priority: priority, request: request, response: nil, responses: responses, after: after,
-                  scenario: scenario, responder: nil)
+    public init(
+        name: String? = nil,
+        priority: Int? = nil,
+        request: RequestDefinition = RequestDefinition(),
+        responses: [ResponseDefinition],
+        after: SequenceEnd? = nil,
+        scenario: ScenarioDefinition? = nil
+    ) {
+        self.init(
+            name: name,
+            priority: priority,
+            request: request,
+            response: nil,
+            responses: responses,
+            after: after,
+            scenario: scenario,
+            responder: nil
+        )
     }
 
     /// A stub whose answer `respond` computes for each request it matches. It runs off the
     /// server's threads, may take its time (`await`), and what it throws becomes a 500 that says
     /// why. Its answer is checked as a stub file's response is: a mistake is a 500 with the
     /// loader's message.
-    public init(name: String? = nil, priority: Int? = nil, request: RequestDefinition = RequestDefinition(),
-                scenario: ScenarioDefinition? = nil,
-                respond: @escaping @Sendable (StubRequest) async throws -> ResponseDefinition) {
-        self.init(name: name, priority: priority, request: request, response: nil, responses: nil, after: nil,
-                  scenario: scenario, responder: Responder(respond: respond))
+    public init(
+        name: String? = nil,
+        priority: Int? = nil,
+        request: RequestDefinition = RequestDefinition(),
+        scenario: ScenarioDefinition? = nil,
+        respond: @escaping @Sendable (StubRequest) async throws -> ResponseDefinition
+    ) {
+        self.init(
+            name: name,
+            priority: priority,
+            request: request,
+            response: nil,
+            responses: nil,
+            after: nil,
+            scenario: scenario,
+            responder: Responder(respond: respond)
+        )
     }
 
-    private init(name: String?, priority: Int?, request: RequestDefinition, response: ResponseDefinition?,
-                 responses: [ResponseDefinition]?, after: SequenceEnd?, scenario: ScenarioDefinition?, responder: Responder?) {
+    private init(
+        name: String?,
+        priority: Int?,
+        request: RequestDefinition,
+        response: ResponseDefinition?,
+        responses: [ResponseDefinition]?,
+        after: SequenceEnd?,
+        scenario: ScenarioDefinition?,
+        responder: Responder?
+    ) {
         self.name = name
         self.priority = priority
         self.request = request

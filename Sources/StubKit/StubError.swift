@@ -12,8 +12,14 @@ public struct StubError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// would point into text the user never saw; the JSON path says where.
     init(_ problems: StubProblems, positions: Bool = true) {
         messages = problems.problems.filter { $0.severity == .error }.map { problem in
-            positions ? problem.description
-                : StubProblem(problem.severity, file: problem.file, jsonPath: problem.jsonPath, message: problem.message).description
+            positions
+                ? problem.description
+                : StubProblem(
+                    problem.severity,
+                    file: problem.file,
+                    jsonPath: problem.jsonPath,
+                    message: problem.message
+                ).description
         }
     }
 

@@ -64,7 +64,8 @@ extension StubDefinition.Responder {
                     let json = JSONSerializer.bytes(DefinitionJSON.response(definition).node)
                     switch engine?.renderResponse(json: json, for: request, captures: captures, label: label) {
                     case .success(let response)?: answer = response
-                    case .failure(let problems)?: answer = .text(500, "stubserver: the response \(label) computed is not valid:\n\(problems)\n")
+                    case .failure(let problems)?:
+                        answer = .text(500, "stubserver: the response \(label) computed is not valid:\n\(problems)\n")
                     case nil: answer = .text(503, "stubserver: the stubs are gone\n")
                     }
                 } catch {

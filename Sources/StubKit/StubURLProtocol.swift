@@ -167,7 +167,12 @@ public final class StubURLProtocol: URLProtocol {
     }
 
     private func fail(_ code: URLError.Code) {
-        notify(ending: true) { $0.urlProtocol(self, didFailWithError: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])) }
+        notify(ending: true) {
+            $0.urlProtocol(
+                self,
+                didFailWithError: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])
+            )
+        }
     }
 
     /// URLSession's idle timeout, which corelibs-foundation does not apply to custom protocols:
@@ -176,7 +181,10 @@ public final class StubURLProtocol: URLProtocol {
         let me = unchecked
         queue.asyncAfter(deadline: .now() + interval) {
             let (done, idle, timeout) = me.value.state.withLock { s in
-                (s.done, Double(DispatchTime.now().uptimeNanoseconds - s.lastActivity.uptimeNanoseconds) / 1e9, s.timeout)
+                (
+                    s.done, Double(DispatchTime.now().uptimeNanoseconds - s.lastActivity.uptimeNanoseconds) / 1e9,
+                    s.timeout
+                )
             }
             guard !done else { return }
             if idle >= timeout { me.value.fail(.timedOut) } else { me.value.watchForTimeout(after: timeout - idle) }
@@ -189,7 +197,9 @@ public final class StubURLProtocol: URLProtocol {
     private func schedule(_ response: OutgoingResponse, url: URL) {
         if response.delayMilliseconds > 0 {
             let me = unchecked
-            queue.asyncAfter(deadline: .now() + .milliseconds(response.delayMilliseconds)) { me.value.deliver(response, url: url) }
+            queue.asyncAfter(deadline: .now() + .milliseconds(response.delayMilliseconds)) {
+                me.value.deliver(response, url: url)
+            }
         } else {
             deliver(response, url: url)
         }
@@ -199,7 +209,7 @@ public final class StubURLProtocol: URLProtocol {
         var stream: BodyStream?
         switch response.delivery {
         case .hang:
-            return // the timeout ends it, as on a real network
+            return  // the timeout ends it, as on a real network
         case .reset, .closeWithoutResponse, .rawThenClose:
             let fault = response.delivery.faultName.flatMap(ResponseDefinition.Fault.init(rawValue:))
             fail(fault?.urlErrorCode ?? .networkConnectionLost)
@@ -215,9 +225,20 @@ public final class StubURLProtocol: URLProtocol {
             fields[field.name] = fields[field.name].map { "\($0), \(field.value)" } ?? field.value
         }
         if PreparedResponse.allowsBody(prepared.status) {
-            if let stream { stream.length.map { fields["Content-Length"] = String($0) } } else { fields["Content-Length"] = String(prepared.body.count) }
+            if let stream {
+                stream.length.map { fields["Content-Length"] = String($0) }
+            } else {
+                fields["Content-Length"] = String(prepared.body.count)
+            }
         }
-        guard let http = HTTPURLResponse(url: url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+        guard
+            let http = HTTPURLResponse(
+                url: url,
+                statusCode: prepared.status,
+                httpVersion: "HTTP/1.1",
+                headerFields: fields
+            )
+        else {
             fail(.badServerResponse)
             return
         }
@@ -256,7 +277,8 @@ public final class StubURLProtocol: URLProtocol {
     /// A streamed body, piece by piece as the producer writes it.
     private func forward(_ stream: BodyStream) {
         state.withLock { $0.stream = stream }
-        let me = unchecked, queue = self.queue
+        let me = unchecked
+        let queue = self.queue
         stream.attach {
             queue.async {
                 let batch = stream.take(unsent: 0)
@@ -290,8 +312,14 @@ public final class StubURLProtocol: URLProtocol {
         }
         let body = bodyBytes(of: request)
         if !body.isEmpty, !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
-        return try IncomingRequest.make(method: request.httpMethod ?? "GET", target: target, headers: headers, body: body,
-                                        peer: "URLProtocol", authority: authority)
+        return try IncomingRequest.make(
+            method: request.httpMethod ?? "GET",
+            target: target,
+            headers: headers,
+            body: body,
+            peer: "URLProtocol",
+            authority: authority
+        )
     }
 
     static func bodyBytes(of request: URLRequest) -> [UInt8] {

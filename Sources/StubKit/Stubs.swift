@@ -21,8 +21,11 @@ public final class Stubs: Sendable {
     /// the stubs throws, with every problem's file, position and JSON path.
     /// - `journalCapacity`: requests kept for `requests`, `count` and `verify`. 0 turns the journal
     ///   off, and then asking for them is an error rather than a silent "none".
-    public init(directory: String? = nil, journalCapacity: Int = 1000,
-                @StubListBuilder _ stubs: () -> [StubDefinition] = { [] }) throws(StubError) {
+    public init(
+        directory: String? = nil,
+        journalCapacity: Int = 1000,
+        @StubListBuilder _ stubs: () -> [StubDefinition] = { [] }
+    ) throws(StubError) {
         var options = Engine.Options(journalCapacity: journalCapacity)
         // The URLProtocol transport answers the app's own host names (see AdminProtection).
         options.admin.checksHost = false
@@ -39,7 +42,11 @@ public final class Stubs: Sendable {
     }
 
     /// The same, with the stubs as a list.
-    public convenience init(directory: String? = nil, _ stubs: [StubDefinition], journalCapacity: Int = 1000) throws(StubError) {
+    public convenience init(
+        directory: String? = nil,
+        _ stubs: [StubDefinition],
+        journalCapacity: Int = 1000
+    ) throws(StubError) {
         try self.init(directory: directory, journalCapacity: journalCapacity) { stubs }
     }
 
@@ -55,7 +62,9 @@ public final class Stubs: Sendable {
         }
         // A stub whose answer Swift computes: decoded with a placeholder response, answered by its closure.
         let compiled = zip(decoded, stubs).map { stub, definition in
-            definition.responder.map { stub.replacingResponses(with: [.computed($0.computed(by: engine, label: "\"\(stub.name)\""))]) } ?? stub
+            definition.responder.map {
+                stub.replacingResponses(with: [.computed($0.computed(by: engine, label: "\"\(stub.name)\""))])
+            } ?? stub
         }
         engine.addRuntimeStubs(compiled)
         return compiled.map(\.id)
@@ -92,7 +101,9 @@ public final class Stubs: Sendable {
     public func requests(matching pattern: RequestDefinition) throws(StubError) -> [RecordedRequest] {
         guard engine.journal.isEnabled else { throw StubError(message: Self.journalOff) }
         do {
-            return try engine.journalEntries(matching: Self.json(pattern), label: "RequestDefinition").map(RecordedRequest.init)
+            return try engine.journalEntries(matching: Self.json(pattern), label: "RequestDefinition").map(
+                RecordedRequest.init
+            )
         } catch {
             throw StubError(error, positions: false)
         }
@@ -117,7 +128,8 @@ public final class Stubs: Sendable {
         engine.setScenario(name, to: state)
     }
 
-    static let journalOff = "the journal is off (journalCapacity: 0), so no request was recorded: none can be listed, found, counted or verified"
+    static let journalOff =
+        "the journal is off (journalCapacity: 0), so no request was recorded: none can be listed, found, counted or verified"
 
     static func json(_ pattern: RequestDefinition) -> [UInt8] {
         JSONSerializer.bytes(DefinitionJSON.request(pattern).node)

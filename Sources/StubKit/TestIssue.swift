@@ -13,8 +13,15 @@ enum TestIssue {
     static func record(_ message: String, fileID: String, filePath: StaticString, line: UInt, column: UInt) {
         #if canImport(Testing)
         if Test.current != nil {
-            Issue.record(Comment(rawValue: message),
-                         sourceLocation: SourceLocation(fileID: fileID, filePath: "\(filePath)", line: Int(line), column: Int(column)))
+            Issue.record(
+                Comment(rawValue: message),
+                sourceLocation: SourceLocation(
+                    fileID: fileID,
+                    filePath: "\(filePath)",
+                    line: Int(line),
+                    column: Int(column)
+                )
+            )
             return
         }
         #endif

@@ -36,8 +36,14 @@ extension Stubs {
     /// requests that `pattern` matches. The failure says what was expected, what was received,
     /// and the requests that came closest with each condition they failed, the near-miss report
     /// turned around. With the journal off it fails too: nothing recorded is not "never called".
-    public func verify(_ pattern: RequestDefinition, count: ExpectedCount = .atLeast(1),
-                       fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) {
+    public func verify(
+        _ pattern: RequestDefinition,
+        count: ExpectedCount = .atLeast(1),
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
         if let failure = verification(pattern, count: count) {
             TestIssue.record(failure, fileID: fileID, filePath: filePath, line: line, column: column)
         }
@@ -45,13 +51,18 @@ extension Stubs {
 
     /// Fails the current test when a request went unanswered by any stub, with each one's
     /// near-miss report: what came closest and what differed.
-    public func verifyNoUnmatchedRequests(fileID: String = #fileID, filePath: StaticString = #filePath,
-                                          line: UInt = #line, column: UInt = #column) {
+    public func verifyNoUnmatchedRequests(
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
         let message: String
         do {
             let unmatched = try unmatched
             guard !unmatched.isEmpty else { return }
-            message = "\(unmatched.count) request\(unmatched.count == 1 ? "" : "s") matched no stub:\n"
+            message =
+                "\(unmatched.count) request\(unmatched.count == 1 ? "" : "s") matched no stub:\n"
                 + unmatched.map { "\($0)\n" + Self.indented($0.nearMiss ?? "") }.joined(separator: "\n")
         } catch {
             message = error.description
@@ -70,7 +81,9 @@ extension Stubs {
         } catch {
             return "cannot verify \(DefinitionJSON.request(pattern)): \(error)"
         }
-        var lines = ["Expected a request matching \(DefinitionJSON.request(pattern)) \(expected); \(Self.received(matching.count))."]
+        var lines = [
+            "Expected a request matching \(DefinitionJSON.request(pattern)) \(expected); \(Self.received(matching.count))."
+        ]
         if !matching.isEmpty {
             lines.append("Matching requests:")
             lines += matching.prefix(10).map { "  \($0)" }
@@ -83,7 +96,9 @@ extension Stubs {
                 lines.append("Closest requests, and what differed:")
                 for (i, close) in closest.enumerated() {
                     lines.append("  \(i + 1). \(RecordedRequest(close.entry))")
-                    lines += close.mismatches.map { "       \($0.condition): expected \($0.expected), got \($0.actual)" }
+                    lines += close.mismatches.map {
+                        "       \($0.condition): expected \($0.expected), got \($0.actual)"
+                    }
                 }
             }
         }

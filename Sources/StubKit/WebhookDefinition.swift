@@ -26,8 +26,15 @@ public struct WebhookDefinition: Sendable, Equatable {
     /// Time to wait after the answer has gone out.
     public var delay: ResponseDefinition.Delay?
 
-    public init(url: String, method: String? = nil, headers: [String: HeaderValue]? = nil, body: JSONValue? = nil,
-                bodyData: Data? = nil, template: Bool? = nil, delay: ResponseDefinition.Delay? = nil) {
+    public init(
+        url: String,
+        method: String? = nil,
+        headers: [String: HeaderValue]? = nil,
+        body: JSONValue? = nil,
+        bodyData: Data? = nil,
+        template: Bool? = nil,
+        delay: ResponseDefinition.Delay? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers

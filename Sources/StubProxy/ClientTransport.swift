@@ -22,7 +22,12 @@ package final class ClientTransport: UpstreamTransport {
             return
         }
         let endpoint = ClientEndpoint(host: request.upstream.bareHost, port: request.upstream.port, tls: secure)
-        let outgoing = ClientRequest(method: request.method, target: request.target, headers: request.headers, body: request.body)
+        let outgoing = ClientRequest(
+            method: request.method,
+            target: request.target,
+            headers: request.headers,
+            body: request.body
+        )
         let upstream = request.upstream
         let isHead = request.method == "HEAD"
         let task = client.send(outgoing, to: endpoint, timeoutMilliseconds: request.timeoutMilliseconds) { result in
@@ -33,7 +38,9 @@ package final class ClientTransport: UpstreamTransport {
             case .failure(let failure):
                 let status = if case .timeout = failure { 504 } else { 502 }
                 report.record(status: status, milliseconds: nil, error: failure.description)
-                answer.complete(ForwardingRules.failure(status: status, upstream: upstream, reason: failure.description))
+                answer.complete(
+                    ForwardingRules.failure(status: status, upstream: upstream, reason: failure.description)
+                )
             }
         }
         answer.onCancel { task.cancel() }
@@ -48,17 +55,33 @@ package final class ClientTransport: UpstreamTransport {
         case .length(let n): length = n
         case .none:
             // A HEAD answer describes the body it would have had: its length goes through.
-            if isHead, !head.mustDropContentLength, let declared = head.headers["Content-Length"] { length = Int(declared) }
+            if isHead, !head.mustDropContentLength, let declared = head.headers["Content-Length"] {
+                length = Int(declared)
+            }
         case .chunked, .untilClose: length = nil
         }
         switch response.body {
         case .complete(let bytes):
-            return OutgoingResponse(ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, body: bytes))
+            return OutgoingResponse(
+                ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, body: bytes)
+            )
         case .stream(let body):
-            let prepared = ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length)
+            let prepared = ForwardingRules.response(
+                status: head.status,
+                reason: head.reason,
+                headers: head.headers,
+                bodyLength: length
+            )
             return OutgoingResponse(prepared, delivery: .stream(body))
         case .none:
-            return OutgoingResponse(ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, bodyLength: length))
+            return OutgoingResponse(
+                ForwardingRules.response(
+                    status: head.status,
+                    reason: head.reason,
+                    headers: head.headers,
+                    bodyLength: length
+                )
+            )
         }
     }
 }

@@ -23,7 +23,9 @@ enum PEM {
                 base64 = ""
             } else if trimmed == "-----END CERTIFICATE-----", let collected = base64 {
                 guard let der = Data(base64Encoded: collected) else {
-                    throw Failure(description: "CA file \(path): certificate \(certificates.count + 1) is not valid base64")
+                    throw Failure(
+                        description: "CA file \(path): certificate \(certificates.count + 1) is not valid base64"
+                    )
                 }
                 certificates.append(der)
                 base64 = nil
@@ -42,7 +44,8 @@ enum TrustEvaluation {
     static func evaluate(_ trust: SecTrust, anchors: [Data]) -> Bool {
         let certificates = anchors.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
         guard SecTrustSetAnchorCertificates(trust, certificates as CFArray) == errSecSuccess,
-              SecTrustSetAnchorCertificatesOnly(trust, false) == errSecSuccess else { return false }
+            SecTrustSetAnchorCertificatesOnly(trust, false) == errSecSuccess
+        else { return false }
         return SecTrustEvaluateWithError(trust, nil)
     }
 }

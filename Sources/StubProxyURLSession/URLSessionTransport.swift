@@ -65,12 +65,26 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
     }
 
     package func forward(_ request: ForwardedRequest, answer: PendingResponse, report: ProxyReport) {
-        guard let url = URL(string: "\(request.upstream.scheme)://\(request.upstream.authority)\(request.target)") else {
-            fail(answer, report, request.upstream, status: 502, reason: "the target \(request.target) is not a URL URLSession accepts")
+        guard let url = URL(string: "\(request.upstream.scheme)://\(request.upstream.authority)\(request.target)")
+        else {
+            fail(
+                answer,
+                report,
+                request.upstream,
+                status: 502,
+                reason: "the target \(request.target) is not a URL URLSession accepts"
+            )
             return
         }
         if request.method == "GET" && !request.body.isEmpty {
-            fail(answer, report, request.upstream, status: 502, reason: "URLSession cannot send a GET with a body (the server's own client can, for http upstreams and on Linux)")
+            fail(
+                answer,
+                report,
+                request.upstream,
+                status: 502,
+                reason:
+                    "URLSession cannot send a GET with a body (the server's own client can, for http upstreams and on Linux)"
+            )
             return
         }
         var outgoing = URLRequest(url: url, timeoutInterval: Double(request.timeoutMilliseconds) / 1000)
@@ -87,7 +101,8 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
         // URLSession on Linux times out after its configuration's interval, not the request's:
         // the rule's timeout for the head is kept here, the same on every platform.
         let id = task.taskIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(request.timeoutMilliseconds))) { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(request.timeoutMilliseconds))) {
+            [self] in
             let expired = exchanges.withLock { exchanges -> Exchange? in
                 guard let waiting = exchanges[id], !waiting.headArrived else { return nil }
                 exchanges[id] = nil
@@ -95,25 +110,45 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
             }
             guard let waiting = expired else { return }
             task.cancel()
-            fail(waiting.answer, waiting.report, waiting.upstream, status: 504,
-                 reason: "no response within \(request.timeoutMilliseconds) ms")
+            fail(
+                waiting.answer,
+                waiting.report,
+                waiting.upstream,
+                status: 504,
+                reason: "no response within \(request.timeoutMilliseconds) ms"
+            )
         }
     }
 
-    private func fail(_ answer: PendingResponse, _ report: ProxyReport, _ upstream: UpstreamURL, status: Int, reason: String) {
+    private func fail(
+        _ answer: PendingResponse,
+        _ report: ProxyReport,
+        _ upstream: UpstreamURL,
+        status: Int,
+        reason: String
+    ) {
         report.record(status: status, milliseconds: nil, error: reason)
         answer.complete(ForwardingRules.failure(status: status, upstream: upstream, reason: reason))
     }
 
     // MARK: URLSession's delegate
 
-    package func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(nil) // a 3xx goes back to the client as it came
+    package func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)  // a 3xx goes back to the client as it came
     }
 
-    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    package func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let id = dataTask.taskIdentifier
         let arrived = exchanges.withLock { exchanges -> Exchange? in
             exchanges[id]?.headArrived = true
@@ -123,13 +158,20 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
             completionHandler(.cancel)
             return
         }
-        let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000)
+        let milliseconds = Int64(
+            (DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
+        )
         exchange.report.record(status: http.statusCode, milliseconds: milliseconds)
         let (headers, decoded) = Self.headers(of: http)
         let isHead = dataTask.originalRequest?.httpMethod == "HEAD"
         var length: Int? = nil
         if isHead, !decoded, let declared = http.value(forHTTPHeaderField: "Content-Length") { length = Int(declared) }
-        let prepared = ForwardingRules.response(status: http.statusCode, reason: "", headers: headers, bodyLength: length)
+        let prepared = ForwardingRules.response(
+            status: http.statusCode,
+            reason: "",
+            headers: headers,
+            bodyLength: length
+        )
         if isHead || !PreparedResponse.allowsBody(http.statusCode) {
             exchange.answer.complete(OutgoingResponse(prepared))
         } else {
@@ -158,11 +200,16 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
         fail(exchange.answer, exchange.report, exchange.upstream, status: timedOut ? 504 : 502, reason: reason)
     }
 
-    package func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    package func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         #if canImport(Security)
         if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-           !anchors.isEmpty, let trust = challenge.protectionSpace.serverTrust {
+            !anchors.isEmpty, let trust = challenge.protectionSpace.serverTrust
+        {
             if TrustEvaluation.evaluate(trust, anchors: anchors) {
                 completionHandler(.useCredential, URLCredential(trust: trust))
             } else {
@@ -185,11 +232,16 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
         fields.sort { $0.0.lowercased() < $1.0.lowercased() }
         let decoded = fields.contains { name, value in
             asciiCaseInsensitiveEquals(name, "Content-Encoding")
-                && value.split(separator: ",").allSatisfy { decodedCodings.contains($0.trimmingCharacters(in: .whitespaces).lowercased()) }
+                && value.split(separator: ",").allSatisfy {
+                    decodedCodings.contains($0.trimmingCharacters(in: .whitespaces).lowercased())
+                }
         }
         var headers = HeaderFields()
         for (name, value) in fields {
-            if decoded && (asciiCaseInsensitiveEquals(name, "Content-Encoding") || asciiCaseInsensitiveEquals(name, "Content-Length")) {
+            if decoded
+                && (asciiCaseInsensitiveEquals(name, "Content-Encoding")
+                    || asciiCaseInsensitiveEquals(name, "Content-Length"))
+            {
                 continue
             }
             if asciiCaseInsensitiveEquals(name, "Set-Cookie") {
@@ -209,7 +261,10 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
         var current = ""
         let pieces = folded.split(separator: ",", omittingEmptySubsequences: false)
         for (index, piece) in pieces.enumerated() {
-            if index == 0 { current = String(piece); continue }
+            if index == 0 {
+                current = String(piece)
+                continue
+            }
             let startsCookie = piece.drop { $0 == " " }.prefix { $0 != ";" }.contains("=")
             let closesWeekday = endsInExpiresWeekday(current)
             if startsCookie && !closesWeekday {

@@ -28,12 +28,24 @@ final class RequestLog: ResponderWrapper {
         let outcome = next(facts)
         switch outcome.reply {
         case .now(let response):
-            record(facts.request, outcome.kind, response, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+            record(
+                facts.request,
+                outcome.kind,
+                response,
+                microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000)
+            )
         case .later(let pending):
             // Logged when the answer exists; a client that left first is logged as such.
-            let log = self, request = facts.request, kind = outcome.kind
+            let log = self
+            let request = facts.request
+            let kind = outcome.kind
             pending.observe { response in
-                log.record(request, kind, response, microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000))
+                log.record(
+                    request,
+                    kind,
+                    response,
+                    microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000)
+                )
             }
         }
         return outcome
@@ -91,8 +103,11 @@ final class RequestLog: ResponderWrapper {
             let result = report.result
             line += console.paint("PROXY", "36") + " \(report.upstream)"
             if let stub { line += " for \"\(stub.name)\"" }
-            if let error = result.error { line += " (\(error))" }
-            else if let status = result.status, let ms = result.milliseconds { line += " (upstream \(status) in \(ms)ms)" }
+            if let error = result.error {
+                line += " (\(error))"
+            } else if let status = result.status, let ms = result.milliseconds {
+                line += " (upstream \(status) in \(ms)ms)"
+            }
         }
         line += " \(milliseconds(microseconds))"
         if outcome.delayMilliseconds > 0 { line += " (+\(outcome.delayMilliseconds)ms delay)" }
@@ -118,7 +133,9 @@ final class RequestLog: ResponderWrapper {
             "\"ms\":\(fixedPoint(Double(microseconds) / 1000, decimals: 3))",
         ].compactMap { $0 }
         if outcome.delayMilliseconds > 0 { fields.append("\"delayMs\":\(outcome.delayMilliseconds)") }
-        if case .refused(let refusal) = outcome.kind { fields.append("\"refused\":\(JSONSerializer.quoted(refusal.summary))") }
+        if case .refused(let refusal) = outcome.kind {
+            fields.append("\"refused\":\(JSONSerializer.quoted(refusal.summary))")
+        }
         if let proxy = outcome.proxy {
             let result = proxy.result
             var parts = ["\"upstream\":\(JSONSerializer.quoted(proxy.upstream))"]
@@ -129,7 +146,9 @@ final class RequestLog: ResponderWrapper {
         }
         if let report = outcome.nearMiss { fields.append("\"nearMiss\":\(report.json)") }
         if verbose, outcome.nearMiss != nil, !request.body.isEmpty {
-            fields.append("\"body\":\(JSONSerializer.quoted(String(decoding: request.body.prefix(2048), as: UTF8.self)))")
+            fields.append(
+                "\"body\":\(JSONSerializer.quoted(String(decoding: request.body.prefix(2048), as: UTF8.self)))"
+            )
         }
         return "{" + fields.joined(separator: ",") + "}"
     }
@@ -145,11 +164,16 @@ enum LogTime {
     static func clock() -> String {
         let now = Date()
         let offset = ZoneDatabase.local.offset(atEpochSeconds: Int(now.timeIntervalSince1970)).seconds
-        return DateFormats.clock(epochMilliseconds: Int((now.timeIntervalSince1970 * 1000).rounded(.down)) + offset * 1000)
+        return DateFormats.clock(
+            epochMilliseconds: Int((now.timeIntervalSince1970 * 1000).rounded(.down)) + offset * 1000
+        )
     }
 
     /// RFC 3339 in UTC with milliseconds, for JSON logs.
     static func rfc3339() -> String {
-        DateFormats.rfc3339(epochMilliseconds: Int((Date().timeIntervalSince1970 * 1000).rounded(.down)), withMilliseconds: true)
+        DateFormats.rfc3339(
+            epochMilliseconds: Int((Date().timeIntervalSince1970 * 1000).rounded(.down)),
+            withMilliseconds: true
+        )
     }
 }

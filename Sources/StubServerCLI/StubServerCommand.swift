@@ -42,11 +42,17 @@ package enum StubServerCommand {
             let kinds = Commands.all.map(\.name).filter { $0.hasPrefix(first + " ") }
             if !kinds.isEmpty {
                 let given = arguments.count > 1 ? " \"\(arguments[1])\"" : ""
-                return usageError("\(first) needs what to import\(given.isEmpty ? "" : ", not" + given): \(kinds.joined(separator: " or "))",
-                                  hint: "stubserver \(kinds[0]) --help", console)
+                return usageError(
+                    "\(first) needs what to import\(given.isEmpty ? "" : ", not" + given): \(kinds.joined(separator: " or "))",
+                    hint: "stubserver \(kinds[0]) --help",
+                    console
+                )
             }
-            var message = "unknown command \"\(first)\" (the commands are: \(Commands.all.map(\.name).joined(separator: ", ")); serve is the default)"
-            if let near = Suggestion.closest(to: first, among: Commands.all.map(\.name)) { message += "; did you mean \(near)?" }
+            var message =
+                "unknown command \"\(first)\" (the commands are: \(Commands.all.map(\.name).joined(separator: ", ")); serve is the default)"
+            if let near = Suggestion.closest(to: first, among: Commands.all.map(\.name)) {
+                message += "; did you mean \(near)?"
+            }
             return usageError(message, hint: "stubserver --help", console)
         }
         switch prepare(command, Array(resolved.rest)) {
@@ -63,8 +69,13 @@ package enum StubServerCommand {
     /// The command ready to run, or nil when `--help` was asked for.
     private static func prepare(_ command: CommandEntry, _ arguments: [String]) -> Result<(any Command)?, UsageError> {
         do {
-            let parsed = try ParsedArguments(arguments, command: command.name, options: command.options,
-                                             positionals: command.positionalCount, others: Commands.optionsByCommand)
+            let parsed = try ParsedArguments(
+                arguments,
+                command: command.name,
+                options: command.options,
+                positionals: command.positionalCount,
+                others: Commands.optionsByCommand
+            )
             if parsed.wantsHelp { return .success(nil) }
             return .success(try command.make(parsed))
         } catch let error as UsageError {
@@ -85,7 +96,9 @@ package enum StubServerCommand {
         var lines = ["stubserver \(StubServerVersion.current): a mock HTTP server for client teams", "", "Usage:"]
         var rows: [(String, String)] = []
         for command in Commands.all {
-            for (i, line) in command.synopsis.enumerated() { rows.append(("  stubserver \(line)", i == 0 ? command.summary : "")) }
+            for (i, line) in command.synopsis.enumerated() {
+                rows.append(("  stubserver \(line)", i == 0 ? command.summary : ""))
+            }
         }
         rows += [("  stubserver COMMAND --help", "a command's options"), ("  stubserver --version", "")]
         let width = rows.map(\.0.count).max()! + 2

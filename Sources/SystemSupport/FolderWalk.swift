@@ -66,16 +66,24 @@ package enum FolderWalk {
     /// directory's entries in byte order of their names, and every folder that could not be read.
     /// `skipDirectory` is asked about each folder before it is entered (its entry is still
     /// reported).
-    package static func walk(_ root: String,
-                             skipDirectory: (_ relativePath: String, _ name: String) -> Bool = { _, _ in false }) -> Listing {
+    package static func walk(
+        _ root: String,
+        skipDirectory: (_ relativePath: String, _ name: String) -> Bool = { _, _ in false }
+    ) -> Listing {
         var result = Listing()
         var visited = Set<FileID>()
         if let id = fileID(root, follow: true) { visited.insert(id) }
         // The real tree first, links to folders afterwards: a folder reached both directly and
         // through a link is walked under its own name, whichever name sorts first.
         var links: [Pending] = []
-        walk(Pending(path: root, relative: "", depth: 0), viaLink: false, visited: &visited, links: &links,
-             skip: skipDirectory, into: &result)
+        walk(
+            Pending(path: root, relative: "", depth: 0),
+            viaLink: false,
+            visited: &visited,
+            links: &links,
+            skip: skipDirectory,
+            into: &result
+        )
         while !links.isEmpty {
             let link = links.removeFirst()
             guard let id = fileID(link.path, follow: true), visited.insert(id).inserted else { continue }
@@ -105,7 +113,10 @@ package enum FolderWalk {
     private static func fileID(_ path: String, follow: Bool) -> FileID? {
         var status = stat()
         guard (follow ? stat(path, &status) : lstat(path, &status)) == 0 else { return nil }
-        return FileID(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+        return FileID(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino)
+        )
     }
 
     /// The folder's visible names, or the error that stopped listing them. A folder that went
@@ -141,8 +152,14 @@ package enum FolderWalk {
         let depth: Int
     }
 
-    private static func walk(_ folder: Pending, viaLink: Bool, visited: inout Set<FileID>, links: inout [Pending],
-                             skip: (String, String) -> Bool, into result: inout Listing) {
+    private static func walk(
+        _ folder: Pending,
+        viaLink: Bool,
+        visited: inout Set<FileID>,
+        links: inout [Pending],
+        skip: (String, String) -> Bool,
+        into result: inout Listing
+    ) {
         guard folder.depth < maximumDepth else { return }
         let listed = names(in: folder.path)
         if let code = listed.error {
@@ -165,9 +182,14 @@ package enum FolderWalk {
             #else
             let modified = status.st_mtim
             #endif
-            let entry = Entry(path: childRelative, isDirectory: type == Int(S_IFDIR), isRegularFile: type == Int(S_IFREG),
-                              size: Int64(status.st_size), modified: (Int(modified.tv_sec), Int(modified.tv_nsec)),
-                              viaLink: viaLink || isLink)
+            let entry = Entry(
+                path: childRelative,
+                isDirectory: type == Int(S_IFDIR),
+                isRegularFile: type == Int(S_IFREG),
+                size: Int64(status.st_size),
+                modified: (Int(modified.tv_sec), Int(modified.tv_nsec)),
+                viaLink: viaLink || isLink
+            )
             guard entry.isDirectory else {
                 result.entries.append(entry)
                 continue
@@ -183,7 +205,10 @@ package enum FolderWalk {
                 continue
             }
             result.entries.append(entry)
-            let id = FileID(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+            let id = FileID(
+                device: UInt64(truncatingIfNeeded: status.st_dev),
+                inode: UInt64(truncatingIfNeeded: status.st_ino)
+            )
             // Each real folder once (hard-linked folders do not exist, but bind mounts do).
             guard visited.insert(id).inserted else { continue }
             walk(child, viaLink: viaLink, visited: &visited, links: &links, skip: skip, into: &result)

@@ -21,8 +21,10 @@ package enum ProcessSignals {
     /// threads started afterwards inherit the mask, and one thread takes them with `sigwait`.
     /// (A Dispatch signal source needed the signals ignored, and a signal the kernel routed to a
     /// thread that had not blocked them was dropped: the server then never stopped.)
-    package static func onTermination(_ handler: @escaping @Sendable (_ signal: Int32) -> Void,
-                                      urgently: @escaping @Sendable () -> Void = {}) {
+    package static func onTermination(
+        _ handler: @escaping @Sendable (_ signal: Int32) -> Void,
+        urgently: @escaping @Sendable () -> Void = {}
+    ) {
         var signals = sigset_t()
         sigemptyset(&signals)
         for signal in terminating { sigaddset(&signals, signal) }

@@ -13,7 +13,10 @@ package enum StandardStreams {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glue.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n > 0 { offset += n; continue }
+            if n > 0 {
+                offset += n
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             return
         }

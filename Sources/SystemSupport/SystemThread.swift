@@ -33,18 +33,23 @@ package enum SystemThread {
         #else
         var thread = pthread_t()
         #endif
-        let result = pthread_create(&thread, &attributes, { context in
-            #if canImport(Darwin)
-            let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
-            _ = body.name.withCString { pthread_setname_np($0) }
-            #else
-            // Glibc's Swift module does not export pthread_setname_np (a GNU extension): Linux
-            // threads go unnamed.
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            #endif
-            body.run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread,
+            &attributes,
+            { context in
+                #if canImport(Darwin)
+                let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+                _ = body.name.withCString { pthread_setname_np($0) }
+                #else
+                // Glibc's Swift module does not export pthread_setname_np (a GNU extension): Linux
+                // threads go unnamed.
+                let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                #endif
+                body.run()
+                return nil
+            },
+            context
+        )
         precondition(result == 0, "cannot start thread \(name): error \(result)")
     }
 

@@ -13,15 +13,21 @@ var configuration = ServerConfiguration()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
-    case "--selector": configuration.selector = arguments.popFirst().flatMap(SelectorKind.init(rawValue:)) ?? .platformDefault
+    case "--selector":
+        configuration.selector = arguments.popFirst().flatMap(SelectorKind.init(rawValue:)) ?? .platformDefault
     case "--max-connections": configuration.maxConnections = arguments.popFirst().flatMap { Int($0) } ?? 4096
     default: configuration.port = Int(argument) ?? 0
     }
 }
 var headers = HeaderFields()
 headers.add("Content-Type", "application/json")
-let response = OutgoingResponse(PreparedResponse(status: 200, headers: headers,
-                                                 body: Array(#"{"id":42,"name":"swift-senpai","plan":"pro"}"#.utf8)))
+let response = OutgoingResponse(
+    PreparedResponse(
+        status: 200,
+        headers: headers,
+        body: Array(#"{"id":42,"name":"swift-senpai","plan":"pro"}"#.utf8)
+    )
+)
 let completions = DispatchQueue(label: "benchserver.completions")
 
 /// The deferred route's responder: a thread that completes pending answers in batches, the way
@@ -97,12 +103,15 @@ final class PatternProducer: Sendable {
     private func produce() {
         while !stream.isCancelled {
             let offset = written.value
-            guard offset < total else { stream.finish(); return }
+            guard offset < total else {
+                stream.finish()
+                return
+            }
             let count = min(64 * 1024, total - offset)
             let start = offset % 251
             let piece = Array(Self.pattern[start..<(start + count)])
             written.value = offset + count
-            if !stream.write(piece) { return } // wait for onWritable
+            if !stream.write(piece) { return }  // wait for onWritable
         }
     }
 }
@@ -119,7 +128,12 @@ let server = HTTP1Server(configuration: configuration) { request in
         PatternProducer(stream: stream, total: total).start()
         var streamHeaders = HeaderFields()
         streamHeaders.add("Content-Type", "application/octet-stream")
-        return .now(OutgoingResponse(PreparedResponse(status: 200, headers: streamHeaders, streamLength: total), delivery: .stream(stream)))
+        return .now(
+            OutgoingResponse(
+                PreparedResponse(status: 200, headers: streamHeaders, streamLength: total),
+                delivery: .stream(stream)
+            )
+        )
     default:
         return .now(response)
     }
@@ -131,5 +145,5 @@ do {
     exit(1)
 }
 print("benchserver listening on \(server.baseURL)")
-fflush(nil) // the ready line must reach a pipe at once (scripts/benchmark waits for it)
+fflush(nil)  // the ready line must reach a pipe at once (scripts/benchmark waits for it)
 server.waitUntilStopped()

@@ -4,7 +4,8 @@ import Testing
 /// docs/architecture.md is the rule book: each module imports only what its row of the table
 /// allows, libc only where the doc says, and no source file grows past 400 lines.
 @Suite struct ArchitectureTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let libc: Set<String> = ["Glibc", "Musl", "Darwin"]
 
     /// Module name to the imports its row allows (the backticked names of the last column).
@@ -12,7 +13,9 @@ import Testing
         let doc = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
         var table: [String: Set<String>] = [:]
         for line in doc.split(separator: "\n") where line.hasPrefix("| `") {
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard cells.count >= 4 else { continue }
             let module = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             table[module] = Set(backticked(cells[cells.count - 2]))
@@ -21,12 +24,15 @@ import Testing
     }
 
     static func backticked(_ text: String) -> [String] {
-        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
     }
 
     static func sources(of module: String) -> [URL] {
         let folder = root.appendingPathComponent("Sources/\(module)")
-        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        let files =
+            FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
         return files.filter { $0.pathExtension == "swift" }
     }
 
@@ -40,7 +46,9 @@ import Testing
 
     @Test func everyModuleImportsOnlyWhatTheDocAllows() throws {
         let allowed = try Self.allowedImports()
-        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path)
+        let modules = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path
+        )
         #expect(Set(modules) == Set(allowed.keys), "docs/architecture.md has a row for every module and no other")
         for module in modules {
             let rules = allowed[module] ?? []
@@ -51,7 +59,9 @@ import Testing
                     let platformOnly = Self.libc.contains(name) || name == "CSystemLinux" || name == "CTLS"
                     // A row that allows FoundationEssentials allows Foundation as its fallback only.
                     let fallback = name == "Foundation" && rules.contains("FoundationEssentials")
-                    let ok = (rules.contains(name) || fallback) && (!platformOnly || module != "HTTPServer" || inPlatformFolder)
+                    let ok =
+                        (rules.contains(name) || fallback)
+                        && (!platformOnly || module != "HTTPServer" || inPlatformFolder)
                     #expect(ok, "\(relative) imports \(name), which docs/architecture.md does not allow for \(module)")
                 }
             }
@@ -61,34 +71,51 @@ import Testing
     /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
-        let serverModules = ["SystemSupport", "HTTP1", "HTTPServer", "StubEngine", "StubProxy", "StubImport", "StubServerCLI", "stubserver"]
+        let serverModules = [
+            "SystemSupport", "HTTP1", "HTTPServer", "StubEngine", "StubProxy", "StubImport", "StubServerCLI",
+            "stubserver",
+        ]
         for module in serverModules {
             for file in Self.sources(of: module) {
                 let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
-                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-                    .map { $0.trimmingCharacters(in: .whitespaces) }
+                let lines = try String(contentsOf: file, encoding: .utf8).split(
+                    separator: "\n",
+                    omittingEmptySubsequences: false
+                )
+                .map { $0.trimmingCharacters(in: .whitespaces) }
                 for (index, line) in lines.enumerated() where line.hasSuffix("import Foundation") {
-                    let guarded = index >= 3 && lines[index - 1] == "#else" && lines[index - 2].hasSuffix("import FoundationEssentials")
+                    let guarded =
+                        index >= 3 && lines[index - 1] == "#else"
+                        && lines[index - 2].hasSuffix("import FoundationEssentials")
                         && lines[index - 3] == "#if canImport(FoundationEssentials)"
-                    #expect(guarded, "\(relative):\(index + 1) imports Foundation outside the FoundationEssentials fallback")
+                    #expect(
+                        guarded,
+                        "\(relative):\(index + 1) imports Foundation outside the FoundationEssentials fallback"
+                    )
                 }
             }
         }
     }
 
     @Test func libcOnlyInThePlatformPlaces() throws {
-        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+        for module in try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path
+        ) {
             for file in Self.sources(of: module) {
                 let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
                 let libc = try Self.imports(in: file).filter(Self.libc.contains)
                 guard !libc.isEmpty else { continue }
-                #expect(relative.hasPrefix("Sources/SystemSupport/") || relative.hasPrefix("Sources/HTTPServer/Platform/"),
-                        "\(relative) imports \(libc)")
+                #expect(
+                    relative.hasPrefix("Sources/SystemSupport/") || relative.hasPrefix("Sources/HTTPServer/Platform/"),
+                    "\(relative) imports \(libc)"
+                )
                 // A selector that exists on one platform only is wholly inside its condition.
                 let firstLine = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").first ?? ""
                 let wholeFileIsPlatformOnly = firstLine == "#if os(Linux)" || firstLine == "#if canImport(Darwin)"
-                #expect(Set(libc) == Self.libc || wholeFileIsPlatformOnly,
-                        "\(relative) imports every libc behind #if canImport, not only \(libc)")
+                #expect(
+                    Set(libc) == Self.libc || wholeFileIsPlatformOnly,
+                    "\(relative) imports every libc behind #if canImport, not only \(libc)"
+                )
             }
         }
     }
@@ -100,19 +127,29 @@ import Testing
     @Test func noSourceUsesFoundationsInternationalisation() throws {
         // Whole names only: `CivilCalendar.dayNumber` is the package's own.
         let word = #"(?<![A-Za-z0-9_])"#
-        let forbidden = try NSRegularExpression(pattern: word + #"(TimeZone|Calendar|Locale)(\(|\.current|\.autoupdatingCurrent)"#
-            + "|" + word + #"(ISO8601DateFormatter|DateFormatter|NumberFormatter|String\(format:)|\.formatted\("#)
-        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+        let forbidden = try NSRegularExpression(
+            pattern: word + #"(TimeZone|Calendar|Locale)(\(|\.current|\.autoupdatingCurrent)"#
+                + "|" + word + #"(ISO8601DateFormatter|DateFormatter|NumberFormatter|String\(format:)|\.formatted\("#
+        )
+        for module in try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path
+        ) {
             for file in Self.sources(of: module) {
                 let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
-                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                let lines = try String(contentsOf: file, encoding: .utf8).split(
+                    separator: "\n",
+                    omittingEmptySubsequences: false
+                )
                 for (index, line) in lines.enumerated() {
                     // Comments may name them (to say why they are not used).
                     let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
                     let text = String(code)
                     for match in forbidden.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                         let name = (text as NSString).substring(with: match.range)
-                        #expect(Bool(false), "\(relative):\(index + 1) uses \(name), which needs ICU (absent from the shipped binary)")
+                        #expect(
+                            Bool(false),
+                            "\(relative):\(index + 1) uses \(name), which needs ICU (absent from the shipped binary)"
+                        )
                     }
                 }
             }
@@ -120,9 +157,14 @@ import Testing
     }
 
     @Test func noSourceFileIsLongerThan400Lines() throws {
-        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+        for module in try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path
+        ) {
             for file in Self.sources(of: module) {
-                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count
+                let lines = try String(contentsOf: file, encoding: .utf8).split(
+                    separator: "\n",
+                    omittingEmptySubsequences: false
+                ).count
                 #expect(lines <= 400, "\(file.lastPathComponent) has \(lines) lines")
             }
         }

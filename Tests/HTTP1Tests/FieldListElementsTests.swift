@@ -4,18 +4,25 @@ import Testing
 /// The allocation-free helpers the parsers and the proxy use on every message: they must agree
 /// with the plain forms they replaced.
 @Suite struct FieldListElementsTests {
-    @Test(arguments: ["", ",", " , ", "a", "a,b", " a ,\tb\t, ", "keep-alive, Upgrade", "a,,b", ",a", "a,", "\t", "caf\u{E9}, \u{E9}\u{301},x",
-                      "5, 5", "  chunked  "])
+    @Test(arguments: [
+        "", ",", " , ", "a", "a,b", " a ,\tb\t, ", "keep-alive, Upgrade", "a,,b", ",a", "a,", "\t",
+        "caf\u{E9}, \u{E9}\u{301},x",
+        "5, 5", "  chunked  ",
+    ])
     func elementsAreTheTrimmedSplit(_ value: String) {
-        let expected = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOWS() }.map(String.init)
+        let expected = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOWS() }.map(
+            String.init
+        )
         #expect(Array(FieldListElements(value)).map(String.init) == expected)
     }
 
     /// Every field of the name (any case) in arrival order, element by element, as the plain
     /// form over `values(_:)` gives them; other fields untouched.
     @Test func listElementsSpanEveryFieldOfTheName() {
-        let headers = HeaderFields([("Connection", "keep-alive, Upgrade"), ("X-Other", "a, b"), ("connection", " ,close"),
-                                    ("CONNECTION", "")])
+        let headers = HeaderFields([
+            ("Connection", "keep-alive, Upgrade"), ("X-Other", "a, b"), ("connection", " ,close"),
+            ("CONNECTION", ""),
+        ])
         let expected = headers.values("Connection").flatMap { Array(FieldListElements($0)) }
         #expect(Array(headers.listElements("Connection")) == expected)
         #expect(Array(headers.listElements("Connection")) == ["keep-alive", "Upgrade", "", "close", ""])
@@ -70,7 +77,9 @@ import Testing
     }
 
     @Test func authoritiesFromNonContiguousBytesAreCheckedTheSame() {
-        for (text, valid) in [("h:80", true), ("[::1]:8080", true), ("a b", false), ("h:0", false), ("h:65536", false), ("", true)] {
+        for (text, valid) in [
+            ("h:80", true), ("[::1]:8080", true), ("a b", false), ("h:0", false), ("h:65536", false), ("", true),
+        ] {
             #expect(Authority.isValid(text.utf8, allowEmptyHost: true) == valid, "\(text)")
             // A lazy collection has no contiguous storage: the copying path.
             #expect(Authority.isValid(text.utf8.lazy.map { $0 }, allowEmptyHost: true) == valid, "\(text) (lazy)")

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct RequestParserAcceptsTests {
     @Test func simpleGet() throws {
-        let d = ParserDriver.parse("GET /v1/users/42?lang=en&x=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\nX-A: 1\r\nx-a: 2\r\n\r\n")
+        let d = ParserDriver.parse(
+            "GET /v1/users/42?lang=en&x=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\nX-A: 1\r\nx-a: 2\r\n\r\n"
+        )
         #expect(d.failure == nil)
         let r = try #require(d.requests.first)
         #expect(r.method == "GET")
@@ -44,7 +46,10 @@ import Testing
         #expect(d.failure != nil)
         #expect(d.parser.isMidRequest && !d.parser.isReadingBody, "refused: no body is awaited")
         let (event, _) = [UInt8]().withUnsafeBufferPointer { d.parser.parse($0) }
-        guard case .failure(let again) = event else { Issue.record("a refused parser keeps refusing"); return }
+        guard case .failure(let again) = event else {
+            Issue.record("a refused parser keeps refusing")
+            return
+        }
         #expect(again == d.failure, "with the same error")
     }
 
@@ -62,7 +67,10 @@ import Testing
     }
 
     @Test func byteAtATimeChunked() {
-        let bytes = Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer-A: x\r\n\r\n".utf8)
+        let bytes = Array(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer-A: x\r\n\r\n"
+                .utf8
+        )
         var d = ParserDriver()
         for b in bytes { d.feed([b]) }
         #expect(d.failure == nil)
@@ -70,13 +78,17 @@ import Testing
     }
 
     @Test func pipelinedRequestsInOneBuffer() {
-        let d = ParserDriver.parse("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nokGET /3 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let d = ParserDriver.parse(
+            "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nokGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+        )
         #expect(d.requests.map(\.path) == ["/1", "/2", "/3"])
         #expect(d.requests[1].body == Array("ok".utf8))
     }
 
     @Test func chunkExtensionsQuotedAndTrailers() {
-        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4 ; name=\"quoted \\\" value\" ; flag\r\nwiki\r\n0\r\nExpires: never\r\n\r\n")
+        let d = ParserDriver.parse(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4 ; name=\"quoted \\\" value\" ; flag\r\nwiki\r\n0\r\nExpires: never\r\n\r\n"
+        )
         #expect(d.failure == nil)
         #expect(d.requests.first?.body == Array("wiki".utf8))
     }
@@ -91,7 +103,9 @@ import Testing
     }
 
     @Test func expectContinueNotSentWhenBodyAlreadyHere() {
-        let d = ParserDriver.parse("PUT /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\ndata")
+        let d = ParserDriver.parse(
+            "PUT /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\ndata"
+        )
         #expect(d.continues == 0)
         #expect(d.requests.count == 1)
     }
@@ -106,7 +120,9 @@ import Testing
     }
 
     @Test func absoluteFormWithoutPath() throws {
-        let r = try #require(ParserDriver.parse("GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n").requests.first)
+        let r = try #require(
+            ParserDriver.parse("GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n").requests.first
+        )
         #expect(r.path == "/")
     }
 
@@ -121,24 +137,45 @@ import Testing
     /// as the parser does: the absolute-form's authority replaces the given one, an origin-form
     /// target leaves it, and a bad `%` is the parser's 400.
     @Test func requestsMadeInProcessParseTheirTargetLikeTheParser() throws {
-        let origin = try IncomingRequest.make(method: "GET", target: "/a/%7E?x=1&y", headers: HeaderFields([("Host", "h:1")]),
-                                              body: [], peer: "", authority: "h:1")
+        let origin = try IncomingRequest.make(
+            method: "GET",
+            target: "/a/%7E?x=1&y",
+            headers: HeaderFields([("Host", "h:1")]),
+            body: [],
+            peer: "",
+            authority: "h:1"
+        )
         #expect(origin.path == "/a/~")
         #expect(origin.rawQuery == "x=1&y")
         #expect(origin.queryItems == [QueryItem(name: "x", value: "1"), QueryItem(name: "y", value: "")])
         #expect(origin.authority == "h:1")
-        let absolute = try IncomingRequest.make(method: "GET", target: "http://api.test/p", headers: HeaderFields(),
-                                                body: [], peer: "", authority: "h:1")
+        let absolute = try IncomingRequest.make(
+            method: "GET",
+            target: "http://api.test/p",
+            headers: HeaderFields(),
+            body: [],
+            peer: "",
+            authority: "h:1"
+        )
         #expect(absolute.path == "/p")
         #expect(absolute.rawQuery == nil)
         #expect(absolute.authority == "api.test")
         #expect(throws: HTTPParseError.self) {
-            try IncomingRequest.make(method: "GET", target: "/a%zz", headers: HeaderFields(), body: [], peer: "", authority: nil)
+            try IncomingRequest.make(
+                method: "GET",
+                target: "/a%zz",
+                headers: HeaderFields(),
+                body: [],
+                peer: "",
+                authority: nil
+            )
         }
     }
 
     @Test func percentDecodingAndDotSegments() throws {
-        let r = try #require(ParserDriver.parse("GET /a/./b/../c%20d/%E2%9C%93 HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
+        let r = try #require(
+            ParserDriver.parse("GET /a/./b/../c%20d/%E2%9C%93 HTTP/1.1\r\nHost: h\r\n\r\n").requests.first
+        )
         #expect(r.path == "/a/c d/✓")
         let up = try #require(ParserDriver.parse("GET /../../etc HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
         #expect(up.path == "/etc")
@@ -147,8 +184,10 @@ import Testing
     /// A path with no `%` and no "/." skips decoding; every other path takes the general route.
     /// Both must give the same answer (or the same error) for any path.
     @Test func plainPathShortcutAgreesWithTheGeneralRoute() throws {
-        let paths = ["/", "/v1/bench", "/a.b/c.json", "/x.", "/.well-known/x", "/a/./b", "/a/../b", "/..",
-                     "/c%20d", "/x/%2e%2e/ping", "/x/%2E./y", "/%zz", "/%", "", "a/./b", "../x", "/a//b/", "/ünï/çødé"]
+        let paths = [
+            "/", "/v1/bench", "/a.b/c.json", "/x.", "/.well-known/x", "/a/./b", "/a/../b", "/..",
+            "/c%20d", "/x/%2e%2e/ping", "/x/%2E./y", "/%zz", "/%", "", "a/./b", "../x", "/a//b/", "/ünï/çødé",
+        ]
         for path in paths {
             let plain = path.utf8.withContiguousStorageIfAvailable { RequestTarget.isPlainPath($0) } ?? false
             #expect(plain == (!path.contains("%") && !path.contains("/.")), "\(path)")
@@ -169,11 +208,15 @@ import Testing
     /// The parser stamps its connection's peer on every request, pipelined ones included.
     @Test func everyRequestCarriesTheParsersPeer() {
         var parser = RequestParser(peer: "192.0.2.7:5123")
-        let bytes = Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\nPOST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi".utf8)
+        let bytes = Array(
+            "GET /a HTTP/1.1\r\nHost: h\r\n\r\nPOST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi".utf8
+        )
         var offset = 0
         var requests: [IncomingRequest] = []
         while offset < bytes.count {
-            let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse(UnsafeBufferPointer(rebasing: $0[offset...])) }
+            let (event, consumed) = bytes.withUnsafeBufferPointer {
+                parser.parse(UnsafeBufferPointer(rebasing: $0[offset...]))
+            }
             offset += consumed
             if case .request = event { requests.append(parser.takeRequest()) } else if consumed == 0 { break }
         }
@@ -191,7 +234,9 @@ import Testing
         #expect(!r.wantsKeepAlive)
         let k = try #require(ParserDriver.parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").requests.first)
         #expect(k.wantsKeepAlive)
-        let c = try #require(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n\r\n").requests.first)
+        let c = try #require(
+            ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n\r\n").requests.first
+        )
         #expect(!c.wantsKeepAlive)
     }
 
@@ -230,7 +275,10 @@ import Testing
         ("two Host fields", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
         ("invalid Host", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400),
         ("invalid Host char", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", 400),
-        ("CL and TE", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        (
+            "CL and TE",
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400
+        ),
         ("differing CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
         ("repeated equal CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400),
         ("CL list", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 3\r\n\r\nabc", 400),
@@ -244,11 +292,26 @@ import Testing
         ("TE empty element", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: ,chunked\r\n\r\n", 400),
         ("TE in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
         ("bad chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
-        ("chunk size with bare LF", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", 400),
-        ("chunk data without CRLF", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", 400),
-        ("bad chunk extension", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;=x\r\nabc\r\n0\r\n\r\n", 400),
-        ("huge chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", 400),
-        ("bad trailer", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", 400),
+        (
+            "chunk size with bare LF",
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", 400
+        ),
+        (
+            "chunk data without CRLF",
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", 400
+        ),
+        (
+            "bad chunk extension",
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;=x\r\nabc\r\n0\r\n\r\n", 400
+        ),
+        (
+            "huge chunk size", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
+            400
+        ),
+        (
+            "bad trailer",
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", 400
+        ),
         ("fragment", "GET /a#b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
         ("space in target", "GET /a b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
         ("control in target", "GET /a\u{1}b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
@@ -270,20 +333,28 @@ import Testing
     func rejected(_ name: String, _ text: String, _ status: Int) {
         var d = ParserDriver()
         d.feed(latin1(text))
-        #expect(d.failure?.status == status, "\(name): got \(String(describing: d.failure)) and \(d.requests.count) requests")
+        #expect(
+            d.failure?.status == status,
+            "\(name): got \(String(describing: d.failure)) and \(d.requests.count) requests"
+        )
     }
 
     @Test func failureIsSticky() {
         var d = ParserDriver()
         d.feed("GET / HTTP/1.1\nHost: h\n\n")
-        let (event, consumed) = [UInt8]("GET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8).withUnsafeBufferPointer { d.parser.parse($0) }
+        let (event, consumed) = [UInt8]("GET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8).withUnsafeBufferPointer {
+            d.parser.parse($0)
+        }
         #expect(consumed == 0)
         if case .failure = event {} else { Issue.record("parser recovered after a failure") }
     }
 
     @Test func targetOverLimitIs414() {
         let limits = HTTPParserLimits(maxTargetBytes: 100)
-        let d = ParserDriver.parse("GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits)
+        let d = ParserDriver.parse(
+            "GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\nHost: h\r\n\r\n",
+            limits: limits
+        )
         #expect(d.failure?.status == 414)
     }
 
@@ -295,7 +366,10 @@ import Testing
 
     @Test func headerSectionOverLimitIs431() {
         let limits = HTTPParserLimits(maxHeaderBytes: 1024)
-        let d = ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 2000))\r\n\r\n", limits: limits)
+        let d = ParserDriver.parse(
+            "GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 2000))\r\n\r\n",
+            limits: limits
+        )
         #expect(d.failure?.status == 431)
     }
 
@@ -313,7 +387,10 @@ import Testing
 
     @Test func chunkedBodyOverLimitIs413() {
         let limits = HTTPParserLimits(maxBodyBytes: 10)
-        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n", limits: limits)
+        let d = ParserDriver.parse(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n",
+            limits: limits
+        )
         #expect(d.failure?.status == 413)
     }
 }
@@ -322,9 +399,11 @@ import Testing
 @Suite struct ConformanceRegressionTests {
     /// RFC 9112 §3.2: a Host field with an invalid value MUST get 400. The value must be
     /// `uri-host [ ":" port ]` (RFC 3986), not just made of allowed characters.
-    static let invalidHosts = ["localhost:port", "localhost:0", "localhost:65536", "localhost:80:80", "localhost::80",
-                               "4714::abcd:8001", "::1", "[4712::abcd::]", "[::1", "[::1]x", "[1:2:3:4:5:6:7:8:9]",
-                               "[::1%en0]", "user@localhost", "a%zz", "[v1]"]
+    static let invalidHosts = [
+        "localhost:port", "localhost:0", "localhost:65536", "localhost:80:80", "localhost::80",
+        "4714::abcd:8001", "::1", "[4712::abcd::]", "[::1", "[::1]x", "[1:2:3:4:5:6:7:8:9]",
+        "[::1%en0]", "user@localhost", "a%zz", "[v1]",
+    ]
 
     @Test(arguments: invalidHosts)
     func invalidHostSyntaxIs400(_ host: String) {
@@ -332,9 +411,11 @@ import Testing
         #expect(d.failure?.status == 400, "Host: \(host)")
     }
 
-    static let validHosts = ["", "localhost", "localhost:8080", "localhost:", "[::1]", "[::1]:80", "[::1%25en0]:80",
-                             "[4712:abcd::]", "[::ffff:127.0.0.1]:8000", "[1:2:3:4:5:6:7:8]", "[v1.fe:x]",
-                             "foo_bar.example.com", "0.0.0.0=5000", "127.01.0.1", "%31.example"]
+    static let validHosts = [
+        "", "localhost", "localhost:8080", "localhost:", "[::1]", "[::1]:80", "[::1%25en0]:80",
+        "[4712:abcd::]", "[::ffff:127.0.0.1]:8000", "[1:2:3:4:5:6:7:8]", "[v1.fe:x]",
+        "foo_bar.example.com", "0.0.0.0=5000", "127.01.0.1", "%31.example",
+    ]
 
     @Test(arguments: validHosts)
     func validHostSyntaxIsServed(_ host: String) {
@@ -342,8 +423,10 @@ import Testing
         #expect(d.failure == nil && d.requests.count == 1, "Host: \(host): \(String(describing: d.failure))")
     }
 
-    @Test(arguments: ["http://localhost:80x/", "http://localhost::80/", "http://[4712::abcd::]/",
-                      "http://4713::abcd:8001/", "http://localhost:0/", "http://:80/", "http://a b/"])
+    @Test(arguments: [
+        "http://localhost:80x/", "http://localhost::80/", "http://[4712::abcd::]/",
+        "http://4713::abcd:8001/", "http://localhost:0/", "http://:80/", "http://a b/",
+    ])
     func invalidAbsoluteFormAuthorityIs400(_ target: String) {
         #expect(ParserDriver.parse("GET \(target) HTTP/1.0\r\n\r\n").failure?.status == 400, "\(target)")
     }
@@ -401,27 +484,40 @@ import Testing
     }
 
     /// chunk-ext allows BWS only around ";" and "=" (RFC 9112 §7.1.1): `5 \r\n` is malformed.
-    @Test(arguments: ["5 \r\n", "5\t\r\n", "5;a \r\n", "5;a=b \r\n", "5;a=\"b\" \r\n", "5;\r\n", "5;a=\r\n", "5;a=\"\\\u{1}\"\r\n"])
+    @Test(arguments: [
+        "5 \r\n", "5\t\r\n", "5;a \r\n", "5;a=b \r\n", "5;a=\"b\" \r\n", "5;\r\n", "5;a=\r\n", "5;a=\"\\\u{1}\"\r\n",
+    ])
     func chunkLineWithStrayWhitespaceIs400(_ line: String) {
-        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)hello\r\n0\r\n\r\n")
+        let d = ParserDriver.parse(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)hello\r\n0\r\n\r\n"
+        )
         #expect(d.failure?.status == 400, "\(line.debugDescription)")
     }
 
     @Test(arguments: ["5 ;a\r\n", "5; a\r\n", "5;a = b\r\n", "5 ; one ; two;three\r\n", "5;a=\"q \\\" x\"\r\n"])
     func chunkExtensionWithBWSIsAccepted(_ line: String) {
-        let d = ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)hello\r\n0\r\n\r\n")
+        let d = ParserDriver.parse(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(line)hello\r\n0\r\n\r\n"
+        )
         #expect(d.failure == nil && d.requests.first?.body == Array("hello".utf8), "\(line.debugDescription)")
     }
 
     @Test func connectionMustBeATokenList() {
-        #expect(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: jndi{ldap127\r\n\r\n").failure?.status == 400)
+        #expect(
+            ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: jndi{ldap127\r\n\r\n").failure?.status == 400
+        )
         #expect(ParserDriver.parse("GET / HTTP/1.0\r\nConnection: a b\r\n\r\n").failure?.status == 400)
-        let ok = ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, , Upgrade\r\nUpgrade: x\r\n\r\n")
+        let ok = ParserDriver.parse(
+            "GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, , Upgrade\r\nUpgrade: x\r\n\r\n"
+        )
         #expect(ok.failure == nil && ok.requests.count == 1)
     }
 
     @Test func connectNeedsAuthorityFormAndIsNotImplemented() {
-        #expect(ParserDriver.parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n").failure?.status == 501)
+        #expect(
+            ParserDriver.parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n").failure?.status
+                == 501
+        )
         #expect(ParserDriver.parse("CONNECT / HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
         #expect(ParserDriver.parse("CONNECT example.com HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
         #expect(ParserDriver.parse("GET example.com:443 HTTP/1.1\r\nHost: h\r\n\r\n").failure?.status == 400)
@@ -447,7 +543,8 @@ extension FuzzRegressionTests {
     /// An invalid trailer line that also crosses the size limit: 431 however it arrives.
     @Test func oversizedInvalidTrailerVerdictDoesNotDependOnSplits() {
         let limits = HTTPParserLimits(maxHeaderBytes: 1024, maxTargetBytes: 256, maxBodyBytes: 2048, maxHeaderCount: 32)
-        let request = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"
+        let request =
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"
             + String(repeating: "X-A: " + String(repeating: "a", count: 100) + "\r\n", count: 9)
             + "X-C\u{1}: " + String(repeating: "b", count: 150) + "\r\n\r\n"
         let whole = ParserDriver.parse(request, limits: limits)

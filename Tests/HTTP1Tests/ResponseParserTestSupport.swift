@@ -40,7 +40,9 @@ struct ResponseDriver {
         return nil
     }
     var heads: [ResponseHead] { records.compactMap { if case .head(let h) = $0 { h } else { nil } } }
-    var body: [UInt8] { records.flatMap { record -> [UInt8] in if case .body(let b) = record { return b } else { return [] } } }
+    var body: [UInt8] {
+        records.flatMap { record -> [UInt8] in if case .body(let b) = record { return b } else { return [] } }
+    }
     var ends: Int { records.filter { $0 == .end }.count }
 
     mutating func feed(_ bytes: [UInt8]) {
@@ -50,7 +52,10 @@ struct ResponseDriver {
             let (event, consumed) = pending.withUnsafeBufferPointer { parser.parse($0) }
             precondition(consumed >= 0 && consumed <= count, "consumed \(consumed) of \(count)")
             if case .body(let range) = event {
-                precondition(!range.isEmpty && range.upperBound <= consumed, "body range \(range) outside the consumed \(consumed)")
+                precondition(
+                    !range.isEmpty && range.upperBound <= consumed,
+                    "body range \(range) outside the consumed \(consumed)"
+                )
                 pieces += 1
                 append(.body(Array(pending[range])))
             }
@@ -87,9 +92,13 @@ struct ResponseDriver {
 
     /// The input fed whole, split in two at every position, and one byte at a time (then the
     /// close, when `eof`): every way must give the same transcript, which is returned.
-    static func everyWay(_ text: String, methods: [String] = ["GET"], eof: Bool = false,
-                         limits: ResponseParserLimits = ResponseParserLimits(),
-                         sourceLocation: SourceLocation = #_sourceLocation) -> ResponseDriver {
+    static func everyWay(
+        _ text: String,
+        methods: [String] = ["GET"],
+        eof: Bool = false,
+        limits: ResponseParserLimits = ResponseParserLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> ResponseDriver {
         let bytes = latin1(text)
         func run(_ pieces: [[UInt8]]) -> ResponseDriver {
             var d = ResponseDriver(methods: methods, limits: limits)
@@ -100,10 +109,18 @@ struct ResponseDriver {
         let whole = run([bytes])
         for split in 0...bytes.count {
             let d = run([Array(bytes[..<split]), Array(bytes[split...])])
-            #expect(d.records == whole.records, "split at \(split): \(d.records) vs \(whole.records)", sourceLocation: sourceLocation)
+            #expect(
+                d.records == whole.records,
+                "split at \(split): \(d.records) vs \(whole.records)",
+                sourceLocation: sourceLocation
+            )
         }
         let bytewise = run(bytes.map { [$0] })
-        #expect(bytewise.records == whole.records, "byte at a time: \(bytewise.records)", sourceLocation: sourceLocation)
+        #expect(
+            bytewise.records == whole.records,
+            "byte at a time: \(bytewise.records)",
+            sourceLocation: sourceLocation
+        )
         return whole
     }
 }

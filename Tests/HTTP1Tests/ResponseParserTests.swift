@@ -5,12 +5,20 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 @Suite struct ResponseParserFramingTests {
     @Test func contentLengthBodyWithHeadAsSent() throws {
-        let d = ResponseDriver.everyWay("HTTP/1.1 201 Created Here\r\nSet-Cookie: a=1\r\ncontent-TYPE: text/plain\r\nSet-Cookie: b=2\r\nContent-Length: 5\r\n\r\nhello")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 201 Created Here\r\nSet-Cookie: a=1\r\ncontent-TYPE: text/plain\r\nSet-Cookie: b=2\r\nContent-Length: 5\r\n\r\nhello"
+        )
         let head = try #require(d.heads.first)
         #expect(head.version == .http1_1)
         #expect(head.status == 201)
         #expect(head.reason == "Created Here")
-        #expect(head.headers == HeaderFields([("Set-Cookie", "a=1"), ("content-TYPE", "text/plain"), ("Set-Cookie", "b=2"), ("Content-Length", "5")]))
+        #expect(
+            head.headers
+                == HeaderFields([
+                    ("Set-Cookie", "a=1"), ("content-TYPE", "text/plain"), ("Set-Cookie", "b=2"),
+                    ("Content-Length", "5"),
+                ])
+        )
         #expect(head.framing == .length(5))
         #expect(head.connectionReusable)
         #expect(!head.mustDropContentLength)
@@ -18,7 +26,9 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func chunkedWithExtensionsAndTrailers() throws {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=\"q \\\" v\" ; flag\r\nhello\r\n006\r\n world\r\n0;last\r\nExpires: never\r\nX-Checksum: 1\r\n\r\n")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=\"q \\\" v\" ; flag\r\nhello\r\n006\r\n world\r\n0;last\r\nExpires: never\r\nX-Checksum: 1\r\n\r\n"
+        )
         #expect(d.heads.first?.framing == .chunked)
         #expect(d.heads.first?.connectionReusable == true)
         #expect(d.records.dropFirst() == [.body(bytes("hello world")), .end])
@@ -37,7 +47,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func untilCloseWithoutFramingFields() throws {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it\r\nuntil the end", eof: true)
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it\r\nuntil the end",
+            eof: true
+        )
         let head = try #require(d.heads.first)
         #expect(head.framing == .untilClose)
         #expect(!head.connectionReusable)
@@ -48,7 +61,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func transferEncodingWithoutFinalChunkedRunsUntilClose() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef", eof: true)
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef",
+            eof: true
+        )
         #expect(d.heads.first?.framing == .untilClose)
         #expect(d.heads.first?.mustDropContentLength == true)
         #expect(d.body == bytes("abcdef"))
@@ -56,15 +72,19 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func transferEncodingWinsOverContentLength() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+        )
         #expect(d.heads.first?.framing == .chunked)
         #expect(d.heads.first?.mustDropContentLength == true)
         #expect(d.records.dropFirst() == [.body(bytes("ok")), .end])
     }
 
     @Test func headResponseHasNoBodyWhateverItsLength() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
-                                        methods: ["HEAD", "GET"])
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
+            methods: ["HEAD", "GET"]
+        )
         #expect(d.heads.map(\.framing) == [.none, .length(2)])
         #expect(d.heads.first?.headers["Content-Length"] == "1234")
         #expect(d.records.count == 5)
@@ -73,16 +93,28 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test(arguments: [204, 304])
     func bodylessStatuses(_ status: Int) {
-        let d = ResponseDriver.everyWay("HTTP/1.1 \(status) X\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz",
-                                        methods: ["GET", "GET"])
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 \(status) X\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz",
+            methods: ["GET", "GET"]
+        )
         #expect(d.heads.map(\.framing) == [.none, .length(1)])
-        #expect(d.records.map(\.description) == ["head(\(status) none)", "end", "head(200 length(1))", "body(\"z\")", "end"])
+        #expect(
+            d.records.map(\.description) == [
+                "head(\(status) none)", "end", "head(200 length(1))", "body(\"z\")", "end",
+            ]
+        )
     }
 
     @Test func informationalResponsesThenTheFinalOne() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\nLink: </b.js>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-                                        methods: ["POST"])
-        #expect(d.records.map(\.description) == ["informational(100)", "informational(103)", "head(200 length(2))", "body(\"ok\")", "end"])
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\nLink: </b.js>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            methods: ["POST"]
+        )
+        #expect(
+            d.records.map(\.description) == [
+                "informational(100)", "informational(103)", "head(200 length(2))", "body(\"ok\")", "end",
+            ]
+        )
         if case .informational(let hints) = d.records[1] {
             #expect(hints.headers.values("link") == ["</a.css>; rel=preload", "</b.js>; rel=preload"])
             #expect(hints.framing == .none)
@@ -91,18 +123,25 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func switchingProtocolsIsRefused() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\u{81}\u{05}hello")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\u{81}\u{05}hello"
+        )
         #expect(d.failure?.kind == .malformed)
         #expect(d.failure?.reason.contains("101") == true)
     }
 
     @Test func pipelinedResponsesBackToBack() {
-        let text = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none"
+        let text =
+            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none"
             + "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n3\r\ntwo\r\n0\r\n\r\n"
             + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
         let d = ResponseDriver.everyWay(text, methods: ["GET", "GET", "DELETE"])
-        #expect(d.records.map(\.description) == ["head(200 length(3))", "body(\"one\")", "end",
-                                                 "head(404 chunked)", "body(\"two\")", "end", "head(200 length(0))", "end"])
+        #expect(
+            d.records.map(\.description) == [
+                "head(200 length(3))", "body(\"one\")", "end",
+                "head(404 chunked)", "body(\"two\")", "end", "head(200 length(0))", "end",
+            ]
+        )
         #expect(!d.parser.isMidMessage && d.parser.pendingResponses == 0)
     }
 
@@ -126,7 +165,9 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func http10WithTransferEncodingIsReadThenClosed() {
-        let d = ResponseDriver.everyWay("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+        )
         #expect(d.heads.first?.framing == .chunked)
         #expect(d.heads.first?.connectionReusable == false)
         #expect(d.body == bytes("x"))
@@ -144,7 +185,9 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func obsFoldIsReplacedWithOneSpace() throws {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nX-Long: first  \r\n \t second\r\n\tthird\r\n   \r\nX-Next: n\r\nContent-Length: 0\r\n\r\n")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nX-Long: first  \r\n \t second\r\n\tthird\r\n   \r\nX-Next: n\r\nContent-Length: 0\r\n\r\n"
+        )
         let head = try #require(d.heads.first)
         #expect(head.headers.values("X-Long") == ["first second third"])
         #expect(head.headers["X-Next"] == "n")
@@ -158,14 +201,18 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func emptyLinesBeforeTheStatusLineAreSkipped() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na\r\n\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb",
-                                        methods: ["GET", "GET"])
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na\r\n\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb",
+            methods: ["GET", "GET"]
+        )
         #expect(d.heads.count == 2)
         #expect(d.body == bytes("ab"))
     }
 
     @Test func higherMinorVersionReadsAsHTTP11AndLeadingZerosInChunkSizes() {
-        let d = ResponseDriver.everyWay("HTTP/1.7 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000000002\r\nok\r\n0\r\n\r\n")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.7 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000000002\r\nok\r\n0\r\n\r\n"
+        )
         #expect(d.heads.first?.version == .http1_1)
         #expect(d.body == bytes("ok"))
     }
@@ -182,14 +229,23 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         ("1.1 close", "HTTP/1.1 200 OK\r\nConnection: Keep-Alive, CLOSE\r\nContent-Length: 0\r\n\r\n", false),
         ("1.0 default", "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false),
         ("1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", true),
-        ("1.0 keep-alive and close", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false),
+        (
+            "1.0 keep-alive and close",
+            "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false
+        ),
         ("until close", "HTTP/1.1 200 OK\r\n\r\n", false),
         ("unreadable Connection", "HTTP/1.1 200 OK\r\nConnection: a b\r\nContent-Length: 0\r\n\r\n", false),
         ("204 keeps it", "HTTP/1.1 204 No Content\r\n\r\n", true),
         ("chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", true),
         // Framing in doubt: the next response could start anywhere, so none is read from it.
-        ("Content-Length with chunked", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", false),
-        ("Content-Length with gzip, chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 0\r\n\r\n", false),
+        (
+            "Content-Length with chunked", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+            false
+        ),
+        (
+            "Content-Length with gzip, chunked",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 0\r\n\r\n", false
+        ),
         ("204 with a length", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", false),
         ("204 with chunked", "HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n", false),
         ("204 with length 0", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", true),
@@ -212,7 +268,11 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         }
         #expect(closed("").failure?.kind == .noResponse)
         #expect(closed("", methods: []).records.isEmpty)
-        #expect(closed("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").records == [.head(closed("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").heads[0]), .end])
+        #expect(
+            closed("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").records == [
+                .head(closed("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").heads[0]), .end,
+            ]
+        )
         #expect(closed("HTTP/1.1 200 OK\r\nContent-").failure?.kind == .truncated)
         #expect(closed("\r\n").failure?.kind == .truncated)
         #expect(closed("HTTP/1.1 100 Continue\r\n\r\n").failure?.kind == .truncated)
@@ -220,13 +280,18 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(short.failure == ResponseParseError(.truncated, "upstream closed mid-body"))
         #expect(short.body == bytes("abc"))
         #expect(closed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n").failure?.kind == .truncated)
-        #expect(closed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n").failure?.kind == .truncated)
+        #expect(
+            closed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n").failure?.kind == .truncated
+        )
     }
 }
 
 @Suite struct ResponseParserRejectsTests {
     static let cases: [(String, String, ResponseParseError.Kind)] = [
-        ("differing Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", .malformed),
+        (
+            "differing Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+            .malformed
+        ),
         ("listed differing Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\nabcd", .malformed),
         ("signed Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: +3\r\n\r\nabc", .malformed),
         ("empty Content-Length", "HTTP/1.1 200 OK\r\nContent-Length:\r\n\r\n", .malformed),
@@ -259,13 +324,34 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         ("chunk size not hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .malformed),
         ("chunk size 0x", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", .malformed),
         ("chunk size negative", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n", .malformed),
-        ("chunk size of 16 hex digits", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n", .malformed),
-        ("chunk line with bare LF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", .malformed),
-        ("chunk data without CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n", .malformed),
-        ("chunk data with bare LF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\n0\r\n\r\n", .malformed),
-        ("malformed chunk extension", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;=x\r\nabc\r\n0\r\n\r\n", .malformed),
-        ("space after chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n", .malformed),
-        ("malformed trailer", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", .malformed),
+        (
+            "chunk size of 16 hex digits", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n",
+            .malformed
+        ),
+        (
+            "chunk line with bare LF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n",
+            .malformed
+        ),
+        (
+            "chunk data without CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n",
+            .malformed
+        ),
+        (
+            "chunk data with bare LF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\n0\r\n\r\n",
+            .malformed
+        ),
+        (
+            "malformed chunk extension",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;=x\r\nabc\r\n0\r\n\r\n", .malformed
+        ),
+        (
+            "space after chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n",
+            .malformed
+        ),
+        (
+            "malformed trailer", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n",
+            .malformed
+        ),
         ("2xx to CONNECT", "HTTP/1.1 200 Connection Established\r\n\r\n", .malformed),
     ]
 
@@ -276,7 +362,9 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func responseWithNoRequestOutstanding() {
-        let d = ResponseDriver.everyWay("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        let d = ResponseDriver.everyWay(
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+        )
         #expect(d.heads.count == 1)
         #expect(d.failure?.reason == "a response with no request outstanding")
     }
@@ -293,16 +381,34 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func limits() {
-        let limits = ResponseParserLimits(maxHeadBytes: 200, maxHeaderCount: 4, maxChunkLineBytes: 16, maxTrailerBytes: 32, maxInformational: 2)
+        let limits = ResponseParserLimits(
+            maxHeadBytes: 200,
+            maxHeaderCount: 4,
+            maxChunkLineBytes: 16,
+            maxTrailerBytes: 32,
+            maxInformational: 2
+        )
         func verdict(_ text: String) -> ResponseParseError? { ResponseDriver.everyWay(text, limits: limits).failure }
         #expect(verdict("HTTP/1.1 200 OK\r\nX: \(String(repeating: "v", count: 300))\r\n\r\n")?.kind == .tooLarge)
         #expect(verdict(String(repeating: "\r\n", count: 101) + "HTTP/1.1 200 OK\r\n\r\n")?.kind == .tooLarge)
         #expect(verdict("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\n\r\n")?.kind == .tooLarge)
         #expect(verdict("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 0\r\n\r\n") == nil)
-        #expect(verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;\(String(repeating: "a", count: 20))\r\n")?.kind == .tooLarge)
-        #expect(verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;aaaaaaaaaaaaaa\r\nx\r\n0\r\n\r\n") == nil)
-        #expect(verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: \(String(repeating: "t", count: 40))\r\n\r\n")?.kind == .tooLarge)
-        #expect(verdict("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n")?.kind == .tooLarge)
+        #expect(
+            verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;\(String(repeating: "a", count: 20))\r\n")?
+                .kind == .tooLarge
+        )
+        #expect(
+            verdict("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;aaaaaaaaaaaaaa\r\nx\r\n0\r\n\r\n") == nil
+        )
+        #expect(
+            verdict(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: \(String(repeating: "t", count: 40))\r\n\r\n"
+            )?.kind == .tooLarge
+        )
+        #expect(
+            verdict("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n")?.kind
+                == .tooLarge
+        )
     }
 }
 

@@ -8,8 +8,10 @@ import Testing
         h.add("Set-Cookie", "a=1")
         h.add("Set-Cookie", "b=2")
         let p = PreparedResponse(status: 201, headers: h, body: Array("{}".utf8))
-        #expect(String(decoding: p.head, as: UTF8.self)
-            == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n")
+        #expect(
+            String(decoding: p.head, as: UTF8.self)
+                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n"
+        )
     }
 
     @Test func framingHeadersFromTheHandlerAreDropped() {
@@ -58,11 +60,16 @@ import Testing
 
 @Suite struct ReplacingBodyTests {
     @Test func onlyTheContentLengthLineChanges() {
-        let original = PreparedResponse(status: 201, headers: HeaderFields([("Content-Type", "application/json"), ("X-A", "1")]),
-                                        body: Array("{}".utf8)).adding(HeaderFields([("X-Added", "2")]))
+        let original = PreparedResponse(
+            status: 201,
+            headers: HeaderFields([("Content-Type", "application/json"), ("X-A", "1")]),
+            body: Array("{}".utf8)
+        ).adding(HeaderFields([("X-Added", "2")]))
         let replaced = original.replacingBody(Array(#"{"id":"12345"}"#.utf8))
-        #expect(String(decoding: replaced.head, as: UTF8.self)
-                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: 14\r\nX-Added: 2\r\n")
+        #expect(
+            String(decoding: replaced.head, as: UTF8.self)
+                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: 14\r\nX-Added: 2\r\n"
+        )
         #expect(replaced.body == Array(#"{"id":"12345"}"#.utf8))
         let again = replaced.replacingBody([])
         #expect(String(decoding: again.head, as: UTF8.self).contains("\r\nContent-Length: 0\r\nX-Added: 2\r\n"))
@@ -71,19 +78,27 @@ import Testing
     @Test func derivedResponsesKeepTheStatusAndWhetherTheHeadCarriesDateAndServer() {
         // The parts live in one shared object since 2fe61eb; what a derived response passes on
         // is set once, at construction, and must survive `adding` and `replacingBody`.
-        let relayed = PreparedResponse(status: 502, reason: "Bad Gateway", headers: HeaderFields([("Date", "x"), ("Server", "up")]),
-                                       body: Array("no".utf8), keepingDateAndServer: true)
+        let relayed = PreparedResponse(
+            status: 502,
+            reason: "Bad Gateway",
+            headers: HeaderFields([("Date", "x"), ("Server", "up")]),
+            body: Array("no".utf8),
+            keepingDateAndServer: true
+        )
         let derived = relayed.adding(HeaderFields([("X-Added", "1")])).replacingBody(Array("later".utf8))
         #expect(relayed.carriesDateAndServer && derived.carriesDateAndServer)
         #expect(derived.status == 502 && derived.headers["Server"] == "up" && derived.headers["X-Added"] == "1")
         #expect(String(decoding: derived.head, as: UTF8.self).contains("\r\nContent-Length: 5\r\n"))
-        let own = PreparedResponse(status: 200, body: Array("ok".utf8)).adding(HeaderFields([("X-A", "1")])).replacingBody([])
+        let own = PreparedResponse(status: 200, body: Array("ok".utf8)).adding(HeaderFields([("X-A", "1")]))
+            .replacingBody([])
         #expect(!own.carriesDateAndServer && own.status == 200 && own.body.isEmpty)
     }
 
     @Test func aStatusWithoutABodyStaysWithoutOne() {
         let noContent = PreparedResponse(status: 204)
         #expect(noContent.replacingBody(Array("x".utf8)).body.isEmpty)
-        #expect(!String(decoding: noContent.replacingBody(Array("x".utf8)).head, as: UTF8.self).contains("Content-Length"))
+        #expect(
+            !String(decoding: noContent.replacingBody(Array("x".utf8)).head, as: UTF8.self).contains("Content-Length")
+        )
     }
 }

@@ -144,7 +144,9 @@ import HTTP1
     @Test func chunkedRequestBody() async throws {
         try await withServer { server in
             let c = try WireConnection(port: server.port)
-            c.send("POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n")
+            c.send(
+                "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n"
+            )
             #expect(try c.readResponse().text == "POST /up 11")
             c.send("GET /next HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try c.readResponse().text == "GET /next 0")
@@ -167,7 +169,7 @@ import HTTP1
             let c = try WireConnection(port: server.port)
             c.send("HEAD /h HTTP/1.1\r\nHost: h\r\n\r\nGET /g HTTP/1.1\r\nHost: h\r\n\r\n")
             let head = try c.readResponse(isHead: true)
-            #expect(head.header("Content-Length") == "9") // the length GET would have had
+            #expect(head.header("Content-Length") == "9")  // the length GET would have had
             #expect(head.body.isEmpty)
             #expect(try c.readResponse().text == "GET /g 0")
         }
@@ -176,7 +178,9 @@ import HTTP1
     @Test func absoluteFormAndAsteriskForm() async throws {
         try await withServer { server in
             let c = try WireConnection(port: server.port)
-            c.send("GET http://api.example/abs?q=1 HTTP/1.1\r\nHost: api.example\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")
+            c.send(
+                "GET http://api.example/abs?q=1 HTTP/1.1\r\nHost: api.example\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n"
+            )
             #expect(try c.readResponse().text == "GET /abs 0")
             #expect(try c.readResponse().text == "OPTIONS * 0")
         }
@@ -215,7 +219,10 @@ import HTTP1
         ("bare LF", "GET / HTTP/1.1\nHost: h\n\n", 400),
         ("obs-fold", "GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n b\r\n\r\n", 400),
         ("missing Host", "GET / HTTP/1.1\r\n\r\n", 400),
-        ("CL and TE", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        (
+            "CL and TE",
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400
+        ),
         ("unknown coding", "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: br, chunked\r\n\r\n", 501),
         ("version", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
         ("long target", "GET /\(String(repeating: "x", count: 9000)) HTTP/1.1\r\nHost: h\r\n\r\n", 414),

@@ -33,7 +33,7 @@ import Testing
     @Test func aPostToARunningLoopWritesNothingAndIsFoundBeforeItWaits() throws {
         let mailbox = try Mailbox(onError: nil)
         #expect(mailbox.readyToWait())
-        mailbox.loopAwoke() // woke for a socket, not for the mailbox
+        mailbox.loopAwoke()  // woke for a socket, not for the mailbox
         mailbox.post(.task {})
         #expect(pendingWakeUps(mailbox) == 0)
         #expect(!mailbox.readyToWait(), "the loop must take the message before it waits")
@@ -64,7 +64,7 @@ import Testing
         var batch: [Mailbox.Message] = []
         batch.reserveCapacity(64)
         let lent = batch.withUnsafeBufferPointer { $0.baseAddress }
-        mailbox.take(into: &batch) // the mailbox now holds the loop's 64-slot array
+        mailbox.take(into: &batch)  // the mailbox now holds the loop's 64-slot array
         #expect(batch.isEmpty)
         for _ in 0..<10 { mailbox.post(.evictOne) }
         mailbox.take(into: &batch)

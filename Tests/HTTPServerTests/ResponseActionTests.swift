@@ -111,7 +111,7 @@ import SystemSupport
             c.send("GET /dribble HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n")
             let r = try c.readResponse()
             #expect(r.text == "0123456789")
-            #expect(WireConnection.now() - started >= 400) // five pieces, 100 ms apart
+            #expect(WireConnection.now() - started >= 400)  // five pieces, 100 ms apart
             #expect(try c.readResponse().text == "body-of-/after")
         }
     }
@@ -159,7 +159,10 @@ import SystemSupport
     @Test func aFullServerClosesItsLongestIdleConnectionForANewClient() async throws {
         // One loop: each loop closes its own longest-idle connection, so with several loops the
         // one closed is the longest idle of the loop that took the new client.
-        try await withServer({ $0.maxConnections = 2; $0.loopCount = 1 }) { server in
+        try await withServer({
+            $0.maxConnections = 2
+            $0.loopCount = 1
+        }) { server in
             let a = try WireConnection(port: server.port)
             a.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\n")
             _ = try a.readResponse()
@@ -188,7 +191,7 @@ import SystemSupport
             b.send("GET / HTTP/1.1\r\nHost")
             #expect(a.staysSilent(milliseconds: 200))
             #expect(b.staysSilent(milliseconds: 200))
-            let c = try WireConnection(port: server.port) // sits in the backlog
+            let c = try WireConnection(port: server.port)  // sits in the backlog
             c.send("GET /third HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(c.staysSilent(milliseconds: 300))
             a.reset()
@@ -203,10 +206,12 @@ import SystemSupport
             for i in 0..<3_000 {
                 let c = try WireConnection(port: server.port)
                 switch i % 4 {
-                case 0: break                                            // connect and leave
-                case 1: c.send("GET /half HTTP/1.1\r\nHo")               // mid-head
-                case 2: c.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\nab") // mid-body
-                default: c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n"); c.reset() // reset after asking
+                case 0: break  // connect and leave
+                case 1: c.send("GET /half HTTP/1.1\r\nHo")  // mid-head
+                case 2: c.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\nab")  // mid-body
+                default:
+                    c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+                    c.reset()  // reset after asking
                 }
             }
             #expect(await eventually(timeoutMilliseconds: 20_000) { server.connectionCount == 0 })

@@ -12,7 +12,8 @@ import Testing
         let pool = ScratchPool()
         var buffer = pool.take()
         buffer.append(contentsOf: Array(repeating: 7, count: 1000))
-        let memory = address(buffer), capacity = buffer.capacity
+        let memory = address(buffer)
+        let capacity = buffer.capacity
         pool.give(consume buffer)
         let again = pool.take()
         #expect(again.isEmpty)

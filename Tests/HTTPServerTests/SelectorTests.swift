@@ -29,8 +29,11 @@ import Testing
             selector.forgetClosed(number)
             #expect(dup2(second.read, number) == number)
             close(second.read)
-            defer { close(number); close(second.write) }
-            try selector.add(number, .read) // epoll would say EEXIST had the old one stayed
+            defer {
+                close(number)
+                close(second.write)
+            }
+            try selector.add(number, .read)  // epoll would say EEXIST had the old one stayed
             try selector.wait(timeoutMilliseconds: 0, into: &events)
             #expect(events.isEmpty, "\(kind): nothing was written to the new pipe: \(events.map(\.fd))")
             #expect(write(second.write, &byte, 1) == 1)

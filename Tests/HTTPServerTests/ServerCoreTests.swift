@@ -40,20 +40,33 @@ import Testing
                 timer.schedule(deadline: .now(), repeating: .milliseconds(100))
                 let ticks = Locked(0)
                 timer.setEventHandler {
-                    let n = ticks.withLock { $0 += 1; return $0 }
+                    let n = ticks.withLock {
+                        $0 += 1
+                        return $0
+                    }
                     if !stream.write(Array("data: tick \(n)\n\n".utf8)) && stream.isCancelled { timer.cancel() }
                 }
                 timer.resume()
                 var headers = HeaderFields()
                 headers.add("Content-Type", "text/event-stream")
-                return .now(OutgoingResponse(PreparedResponse(status: 200, headers: headers, streamLength: nil), delivery: .stream(stream)))
+                return .now(
+                    OutgoingResponse(
+                        PreparedResponse(status: 200, headers: headers, streamLength: nil),
+                        delivery: .stream(stream)
+                    )
+                )
             case "chunks":
                 let stream = BodyStream()
                 DispatchQueue.global().async {
                     for word in ["alpha", "beta", "", "gamma"] { stream.write(Array(word.utf8)) }
                     stream.finish()
                 }
-                return .now(OutgoingResponse(PreparedResponse(status: 200, headers: HeaderFields(), streamLength: nil), delivery: .stream(stream)))
+                return .now(
+                    OutgoingResponse(
+                        PreparedResponse(status: 200, headers: HeaderFields(), streamLength: nil),
+                        delivery: .stream(stream)
+                    )
+                )
             case "big":
                 return .now(OutgoingResponse(status: 200, body: [UInt8](repeating: 0x61, count: 8 << 20)))
             case "reset":
@@ -70,7 +83,9 @@ import Testing
         let observed = Observed()
         try await withServer(reply: Self.handler(observed)) { server in
             let c = try WireConnection(port: server.port)
-            c.send("GET /later/300 HTTP/1.1\r\nHost: h\r\n\r\nGET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET /later/20 HTTP/1.1\r\nHost: h\r\n\r\n")
+            c.send(
+                "GET /later/300 HTTP/1.1\r\nHost: h\r\n\r\nGET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET /later/20 HTTP/1.1\r\nHost: h\r\n\r\n"
+            )
             #expect(try c.readResponse().text == "later 300")
             #expect(try c.readResponse().text == "now /fast")
             #expect(try c.readResponse().text == "later 20")
@@ -93,19 +108,29 @@ import Testing
         let queued = Locked<[(PendingResponse, String)]>([])
         let wakeUps = Locked(0)
         let wakeWorker: @Sendable () -> Void = {
-            let batch = queued.withLock { q in defer { q.removeAll() }; return q }
+            let batch = queued.withLock { q in
+                defer { q.removeAll() }
+                return q
+            }
             guard !batch.isEmpty else { return }
             wakeUps.withLock { $0 += 1 }
-            DispatchQueue.global().async { for (pending, path) in batch { pending.complete(.text(200, "done \(path)")) } }
+            DispatchQueue.global().async {
+                for (pending, path) in batch { pending.complete(.text(200, "done \(path)")) }
+            }
         }
-        try await withServer({ $0.afterPass = wakeWorker }, reply: { request in
-            let pending = PendingResponse()
-            queued.withLock { $0.append((pending, request.path)) }
-            return .later(pending)
-        }) { server in
+        try await withServer(
+            { $0.afterPass = wakeWorker },
+            reply: { request in
+                let pending = PendingResponse()
+                queued.withLock { $0.append((pending, request.path)) }
+                return .later(pending)
+            }
+        ) { server in
             let before = wakeUps.value
             let c = try WireConnection(port: server.port)
-            c.send("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\nGET /3 HTTP/1.1\r\nHost: h\r\n\r\n")
+            c.send(
+                "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\nGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+            )
             #expect(try c.readResponse().text == "done /1")
             #expect(try c.readResponse().text == "done /2")
             #expect(try c.readResponse().text == "done /3")
@@ -164,12 +189,18 @@ import Testing
             #expect(WireConnection.now() - started >= 600, "\(selector)")
             #expect(received.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(selector)")
             #expect(received.contains("Transfer-Encoding: chunked"), "\(selector)")
-            #expect(received.contains("data: tick 8"), "\(selector): still streaming after the idle timeout: \(received.suffix(80))")
+            #expect(
+                received.contains("data: tick 8"),
+                "\(selector): still streaming after the idle timeout: \(received.suffix(80))"
+            )
             #expect(server.streamCount == 1, "\(selector)")
             await server.stop()
             let (rest, closed) = c.readUntilClose(timeoutMilliseconds: 2_000)
             #expect(closed, "\(selector)")
-            #expect(String(decoding: rest, as: UTF8.self).hasSuffix("0\r\n\r\n"), "\(selector): the stream was ended, not cut")
+            #expect(
+                String(decoding: rest, as: UTF8.self).hasSuffix("0\r\n\r\n"),
+                "\(selector): the stream was ended, not cut"
+            )
             #expect(server.streamCount == 0, "\(selector)")
         }
     }
@@ -212,7 +243,9 @@ import Testing
         let observed = Observed()
         try await withServer(reply: Self.handler(observed)) { server in
             let c = try WireConnection(port: server.port)
-            c.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /later/100 HTTP/1.1\r\nHost: h\r\n\r\nGET /reset HTTP/1.1\r\nHost: h\r\n\r\n")
+            c.send(
+                "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /later/100 HTTP/1.1\r\nHost: h\r\n\r\nGET /reset HTTP/1.1\r\nHost: h\r\n\r\n"
+            )
             #expect(try c.readResponse().text == "now /a")
             #expect(try c.readResponse().text == "later 100")
             let (rest, closed) = c.readUntilClose()

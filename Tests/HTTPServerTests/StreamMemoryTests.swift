@@ -24,10 +24,14 @@ final class StreamMemoryTests: XCTestCase {
         // Four seconds at 64 KiB/s: 16 KiB every quarter second.
         for _ in 0..<16 {
             received += c.readSome(max: 16 * 1024, timeoutMilliseconds: 1_000).count
-            Thread.sleep(forTimeInterval: 0.25) // the client's pace, not a wait for readiness
+            Thread.sleep(forTimeInterval: 0.25)  // the client's pace, not a wait for readiness
             peak = max(peak, server.residentKiB())
         }
-        XCTAssertLessThan(peak - baseline, 8 * 1024, "server RSS grew \(peak - baseline) KiB while the client read slowly")
+        XCTAssertLessThan(
+            peak - baseline,
+            8 * 1024,
+            "server RSS grew \(peak - baseline) KiB while the client read slowly"
+        )
         // Then the rest, as fast as it comes: every byte, in order.
         var position = received
         while position < total {
@@ -41,7 +45,9 @@ final class StreamMemoryTests: XCTestCase {
             position += piece.count
         }
         XCTAssertEqual(position, total)
-        print("stream memory: server RSS \(baseline) KiB at the start, \(peak) KiB at most (growth \(peak - baseline) KiB)")
+        print(
+            "stream memory: server RSS \(baseline) KiB at the start, \(peak) KiB at most (growth \(peak - baseline) KiB)"
+        )
         XCTAssertLessThan(peak - baseline, 8 * 1024, "server RSS grew \(peak - baseline) KiB over the whole body")
         #endif
     }
@@ -60,8 +66,11 @@ final class BenchServerProcess {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { executable = candidate }
             directory = directory.deletingLastPathComponent()
         }
-        process.executableURL = executable
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("benchserver")
+        process.executableURL =
+            executable
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "benchserver"
+            )
         process.arguments = ["0"]
         let out = Pipe()
         process.standardOutput = out
@@ -82,7 +91,8 @@ final class BenchServerProcess {
 
     func residentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 

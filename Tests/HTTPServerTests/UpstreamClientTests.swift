@@ -21,14 +21,17 @@ final class UpstreamClientTests: XCTestCase {
         let upstream = try ScriptedUpstream { _ in [.response(200, body: Array("reached".utf8))] }
         var configuration = ServerConfiguration()
         configuration.port = 0
-        let server = HTTP1Server(configuration: configuration) { _ in .now(OutgoingResponse(PreparedResponse(status: 204))) }
+        let server = HTTP1Server(configuration: configuration) { _ in
+            .now(OutgoingResponse(PreparedResponse(status: 204)))
+        }
         try server.start()
         defer { server.stopAndWait() }
         let port = upstream.port
         let client = HTTPClient(server: server) { host, _ in
             // The first address refuses (nothing listens there), the second is the upstream.
             guard host == "upstream.test", var first = ClientSockets.numeric(host: "127.0.0.1", port: refused.port),
-                  var second = ClientSockets.numeric(host: "127.0.0.1", port: port) else { return .success([]) }
+                var second = ClientSockets.numeric(host: "127.0.0.1", port: port)
+            else { return .success([]) }
             first.setPort(refused.port)
             second.setPort(port)
             return .success([first, second])
@@ -36,7 +39,8 @@ final class UpstreamClientTests: XCTestCase {
         let answered = expectation(description: "answered")
         let outcome = Locked<Result<ClientResponse, ClientFailure>?>(nil)
         let request = ClientRequest(method: "GET", target: "/", headers: HeaderFields([("Host", "upstream.test")]))
-        client.send(request, to: ClientEndpoint(host: "upstream.test", port: port), timeoutMilliseconds: 5_000) { result in
+        client.send(request, to: ClientEndpoint(host: "upstream.test", port: port), timeoutMilliseconds: 5_000) {
+            result in
             outcome.value = result
             answered.fulfill()
         }

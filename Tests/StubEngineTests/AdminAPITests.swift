@@ -4,8 +4,15 @@ import HTTP1
 import XCTest
 
 final class AdminAPITests: XCTestCase {
-    private func admin(_ e: Engine, _ method: String, _ target: String, body: String = "",
-                       headers: [(String, String)] = [], file: StaticString = #filePath, line: UInt = #line) -> (status: Int, json: JSONNode) {
+    private func admin(
+        _ e: Engine,
+        _ method: String,
+        _ target: String,
+        body: String = "",
+        headers: [(String, String)] = [],
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) -> (status: Int, json: JSONNode) {
         let outcome = e.handle(makeRequest(method, target, headers: headers, body: body, file: file, line: line))
         XCTAssertTrue(outcome.isAdmin || outcome.refusal != nil, file: file, line: line)
         let response = outcome.answered
@@ -26,11 +33,21 @@ final class AdminAPITests: XCTestCase {
 
     func testRuntimeStubsAddListGetReplaceDelete() {
         let e = engine(#"{"name": "file", "request": {"path": "/x"}, "response": {"body": "file"}}"#)
-        let added = admin(e, "POST", "/__admin/stubs", body: #"[{"name": "rt", "request": {"path": "/x"}, "response": {"body": "runtime"}}, {"request": {"path": "/y"}, "response": {}}]"#)
+        let added = admin(
+            e,
+            "POST",
+            "/__admin/stubs",
+            body:
+                #"[{"name": "rt", "request": {"path": "/x"}, "response": {"body": "runtime"}}, {"request": {"path": "/y"}, "response": {}}]"#
+        )
         XCTAssertEqual(added.status, 201)
         let ids = added.json["ids"]?.elements?.compactMap(\.string) ?? []
         XCTAssertEqual(ids.count, 2)
-        XCTAssertEqual(e.handle(makeRequest("GET", "/x")).answered.bodyText, "runtime", "runtime before file at equal rank")
+        XCTAssertEqual(
+            e.handle(makeRequest("GET", "/x")).answered.bodyText,
+            "runtime",
+            "runtime before file at equal rank"
+        )
 
         let list = admin(e, "GET", "/__admin/stubs").json["stubs"]?.elements ?? []
         XCTAssertEqual(list.count, 3)
@@ -40,7 +57,12 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(list.first?["request"]?["path"]?.string, "/x")
 
         XCTAssertEqual(admin(e, "GET", "/__admin/stubs/\(ids[0])").json["name"]?.string, "rt")
-        let replaced = admin(e, "PUT", "/__admin/stubs/\(ids[0])", body: #"{"name": "rt2", "request": {"path": "/x"}, "response": {"body": "replaced"}}"#)
+        let replaced = admin(
+            e,
+            "PUT",
+            "/__admin/stubs/\(ids[0])",
+            body: #"{"name": "rt2", "request": {"path": "/x"}, "response": {"body": "replaced"}}"#
+        )
         XCTAssertEqual(replaced.status, 200)
         XCTAssertEqual(replaced.json["id"]?.string, ids[0], "ids are stable across PUT")
         XCTAssertEqual(e.handle(makeRequest("GET", "/x")).answered.bodyText, "replaced")
@@ -49,14 +71,22 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(e.handle(makeRequest("GET", "/x")).answered.bodyText, "file")
         XCTAssertEqual(admin(e, "DELETE", "/__admin/stubs/\(ids[0])").status, 404)
         let fileID = e.catalog.stubs.first { $0.name == "file" }!.id
-        XCTAssertEqual(admin(e, "DELETE", "/__admin/stubs/\(fileID.replacingOccurrences(of: "#", with: "%23"))").status, 400)
+        XCTAssertEqual(
+            admin(e, "DELETE", "/__admin/stubs/\(fileID.replacingOccurrences(of: "#", with: "%23"))").status,
+            400
+        )
         XCTAssertEqual(admin(e, "DELETE", "/__admin/stubs").status, 200)
         XCTAssertEqual(e.catalog.count, 1)
     }
 
     func testRuntimeStubsSurviveAFileReload() {
         let e = engine(#"{"request": {"path": "/f"}, "response": {}}"#)
-        _ = admin(e, "POST", "/__admin/stubs", body: #"{"request": {"path": "/rt"}, "response": {"body": "still here"}}"#)
+        _ = admin(
+            e,
+            "POST",
+            "/__admin/stubs",
+            body: #"{"request": {"path": "/rt"}, "response": {"body": "still here"}}"#
+        )
         e.replace(with: loadStubs(#"{"request": {"path": "/g"}, "response": {}}"#))
         XCTAssertEqual(e.handle(makeRequest("GET", "/rt")).answered.bodyText, "still here")
     }
@@ -67,17 +97,34 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(bad.status, 400)
         let errors = bad.json["errors"]?.elements?.compactMap(\.string) ?? []
         XCTAssertEqual(errors.count, 2)
-        XCTAssertTrue(errors[0].contains(#"request body:1:2: error: $.reqeust: unknown key "reqeust" in a stub; did you mean "request"?"#), errors[0])
+        XCTAssertTrue(
+            errors[0].contains(
+                #"request body:1:2: error: $.reqeust: unknown key "reqeust" in a stub; did you mean "request"?"#
+            ),
+            errors[0]
+        )
         XCTAssertTrue(errors[1].contains("$.response.status: expected an HTTP status from 100 to 599"), errors[1])
         let syntax = admin(e, "POST", "/__admin/stubs", body: "{")
         XCTAssertEqual(syntax.status, 400)
         XCTAssertTrue(syntax.json["error"]?.string?.contains("request body:1:2") ?? false)
-        XCTAssertEqual(admin(e, "POST", "/__admin/stubs", body: #"{"request": {"path": "/__admin/x"}, "response": {}}"#).status, 400)
+        XCTAssertEqual(
+            admin(e, "POST", "/__admin/stubs", body: #"{"request": {"path": "/__admin/x"}, "response": {}}"#).status,
+            400
+        )
     }
 
     func testJournalListFiltersFindCountAndUnmatched() {
-        let e = engine(#"{"name": "login", "request": {"method": "POST", "path": "/login"}, "response": {"status": 200}}"#)
-        _ = e.handle(makeRequest("POST", "/login?lang=en", headers: [("Content-Type", "application/json"), ("X-A", "1"), ("x-a", "2")], body: #"{"user":"ann"}"#))
+        let e = engine(
+            #"{"name": "login", "request": {"method": "POST", "path": "/login"}, "response": {"status": 200}}"#
+        )
+        _ = e.handle(
+            makeRequest(
+                "POST",
+                "/login?lang=en",
+                headers: [("Content-Type", "application/json"), ("X-A", "1"), ("x-a", "2")],
+                body: #"{"user":"ann"}"#
+            )
+        )
         _ = e.handle(makeRequest("GET", "/missing"))
         _ = e.handle(makeRequest("POST", "/login", body: #"{"user":"bob"}"#))
         _ = admin(e, "GET", "/__admin/health")
@@ -93,17 +140,33 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(first["stub"]?["name"]?.string, "login")
         XCTAssertEqual(first["status"]?.number?.value, 200)
         XCTAssertNotNil(first["durationMs"]?.number)
-        XCTAssertNotNil(first["receivedAt"]?.string.flatMap { ISO8601DateFormatter.withFractionalSeconds.date(from: $0) })
+        XCTAssertNotNil(
+            first["receivedAt"]?.string.flatMap { ISO8601DateFormatter.withFractionalSeconds.date(from: $0) }
+        )
 
         XCTAssertEqual(admin(e, "GET", "/__admin/requests?method=GET").json["requests"]?.elements?.count, 1)
-        XCTAssertEqual(admin(e, "GET", "/__admin/requests?unmatched=true").json["requests"]?.elements?.first?["path"]?.string, "/missing")
+        XCTAssertEqual(
+            admin(e, "GET", "/__admin/requests?unmatched=true").json["requests"]?.elements?.first?["path"]?.string,
+            "/missing"
+        )
         let firstID = Int(first["id"]!.number!.value)
         XCTAssertEqual(admin(e, "GET", "/__admin/requests?since=\(firstID)").json["requests"]?.elements?.count, 2)
-        XCTAssertEqual(admin(e, "GET", "/__admin/requests?limit=1").json["requests"]?.elements?.first?["body"]?.string, #"{"user":"bob"}"#)
+        XCTAssertEqual(
+            admin(e, "GET", "/__admin/requests?limit=1").json["requests"]?.elements?.first?["body"]?.string,
+            #"{"user":"bob"}"#
+        )
 
-        let found = admin(e, "POST", "/__admin/requests/find", body: #"{"method": "POST", "body": {"json": {"user": "ann"}}}"#)
+        let found = admin(
+            e,
+            "POST",
+            "/__admin/requests/find",
+            body: #"{"method": "POST", "body": {"json": {"user": "ann"}}}"#
+        )
         XCTAssertEqual(found.json["requests"]?.elements?.count, 1)
-        XCTAssertEqual(admin(e, "POST", "/__admin/requests/count", body: #"{"path": "/login"}"#).json["count"]?.number?.value, 2)
+        XCTAssertEqual(
+            admin(e, "POST", "/__admin/requests/count", body: #"{"path": "/login"}"#).json["count"]?.number?.value,
+            2
+        )
         XCTAssertEqual(admin(e, "POST", "/__admin/requests/count", body: #"{"pth": "/login"}"#).status, 400)
 
         let unmatched = admin(e, "GET", "/__admin/requests/unmatched").json["requests"]?.elements ?? []
@@ -144,21 +207,32 @@ final class AdminAPITests: XCTestCase {
     func testWithTheJournalOffRequestsCannotBeListedFoundOrCounted() {
         let off = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
         _ = off.handle(makeRequest("GET", "/"))
-        for (method, target) in [("GET", "/__admin/requests"), ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
-                                 ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/1")] {
+        for (method, target) in [
+            ("GET", "/__admin/requests"), ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
+            ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/1"),
+        ] {
             let response = off.handle(makeRequest(method, target, body: method == "POST" ? "{}" : "")).answered
             XCTAssertEqual(response.prepared.status, 409, target)
             XCTAssertTrue(response.bodyText.contains("the journal is off (--journal 0)"), response.bodyText)
         }
-        XCTAssertEqual(off.handle(makeRequest("DELETE", "/__admin/requests")).answered.prepared.status, 200, "clearing nothing is harmless")
+        XCTAssertEqual(
+            off.handle(makeRequest("DELETE", "/__admin/requests")).answered.prepared.status,
+            200,
+            "clearing nothing is harmless"
+        )
         XCTAssertThrowsError(try off.journalEntries(matching: Array("{}".utf8))) { error in
             XCTAssertTrue("\(error)".contains("the journal is off"), "\(error)")
         }
     }
 
     func testScenariosAndReset() {
-        let e = engine(#"[{"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {}}, {"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]}]"#)
-        XCTAssertEqual(admin(e, "GET", "/__admin/scenarios").json["scenarios"]?.elements?.first?["state"]?.string, "Started")
+        let e = engine(
+            #"[{"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {}}, {"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]}]"#
+        )
+        XCTAssertEqual(
+            admin(e, "GET", "/__admin/scenarios").json["scenarios"]?.elements?.first?["state"]?.string,
+            "Started"
+        )
         XCTAssertEqual(admin(e, "PUT", "/__admin/scenarios/checkout", body: #"{"state": "paid"}"#).status, 200)
         XCTAssertEqual(e.scenarios.first?.state, "paid")
         XCTAssertEqual(admin(e, "PUT", "/__admin/scenarios/checkout", body: #"{"stat": "x"}"#).status, 400)
@@ -197,7 +271,10 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testAdminToken() {
-        let e = Engine(stubs: loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#), options: .init(adminToken: "s3cret"))
+        let e = Engine(
+            stubs: loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#),
+            options: .init(adminToken: "s3cret")
+        )
         XCTAssertEqual(admin(e, "GET", "/__admin/stubs").status, 401)
         XCTAssertEqual(admin(e, "GET", "/__admin/stubs", headers: [("Authorization", "Bearer wrong")]).status, 401)
         XCTAssertEqual(admin(e, "GET", "/__admin/stubs", headers: [("Authorization", "Bearer s3cret")]).status, 200)

@@ -48,8 +48,12 @@ final class BacktrackingRegexTests: XCTestCase {
         B(#"(a)?b\1"#, "b", whole: false, first: "none"),
         B(#"(a*)\1"#, "aaaa", whole: true, first: "0-4 0-2"),
         B(#"\b(\w+)\s+\1\b"#, "the the cat", whole: false, first: "0-7 0-3"),
-        B(#"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10"#, "abcdefghijj", whole: true,
-          first: "0-11 0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10"),
+        B(
+            #"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10"#,
+            "abcdefghijj",
+            whole: true,
+            first: "0-11 0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10"
+        ),
         B(#"(a)\10"#, "aa0", whole: true, first: "0-3 0-1"),
         B(#"(é)\1"#, "éé", whole: true, first: "0-2 0-1"),
         B(#"<(\w+)>.*</\1>"#, "<b>x</b>", whole: true, first: "0-8 1-2"),
@@ -78,12 +82,24 @@ final class BacktrackingRegexTests: XCTestCase {
         for row in Self.rows {
             let regex = try BacktrackingRegex(row.pattern, caseInsensitive: row.caseInsensitive)
             XCTAssertFalse(regex.constructs.isEmpty, "\(row.pattern) needs backtracking", line: row.line)
-            XCTAssertThrowsError(try LinearRegex(row.pattern), "the linear engine refuses \(row.pattern)", line: row.line)
+            XCTAssertThrowsError(
+                try LinearRegex(row.pattern),
+                "the linear engine refuses \(row.pattern)",
+                line: row.line
+            )
             check(regex, row)
-            XCTAssertEqual(RegexTests.icuWhole(row), row.whole, "ICU's whole match: /\(row.pattern)/ on \(row.text.debugDescription)",
-                           line: row.line)
-            XCTAssertEqual(RegexTests.icuFirst(row), row.first, "ICU's first match: /\(row.pattern)/ on \(row.text.debugDescription)",
-                           line: row.line)
+            XCTAssertEqual(
+                RegexTests.icuWhole(row),
+                row.whole,
+                "ICU's whole match: /\(row.pattern)/ on \(row.text.debugDescription)",
+                line: row.line
+            )
+            XCTAssertEqual(
+                RegexTests.icuFirst(row),
+                row.first,
+                "ICU's first match: /\(row.pattern)/ on \(row.text.debugDescription)",
+                line: row.line
+            )
         }
     }
 
@@ -104,7 +120,12 @@ final class BacktrackingRegexTests: XCTestCase {
 
     private func check(_ regex: BacktrackingRegex, _ row: Row) {
         let what = "/\(row.pattern)/\(row.caseInsensitive ? "i" : "") on \(row.text.debugDescription)"
-        XCTAssertEqual(regex.matchesWhole(row.text), row.whole ? .match : .noMatch, "matchesWhole \(what)", line: row.line)
+        XCTAssertEqual(
+            regex.matchesWhole(row.text),
+            row.whole ? .match : .noMatch,
+            "matchesWhole \(what)",
+            line: row.line
+        )
         guard case .found(let match) = regex.firstMatch(in: row.text) else {
             return XCTFail("firstMatch aborted: \(what)", line: row.line)
         }
@@ -140,12 +161,14 @@ final class BacktrackingRegexTests: XCTestCase {
             captures = 0
             let source = pattern(0)
             guard let regex = try? BacktrackingRegex(source),
-                  let bare = try? NSRegularExpression(pattern: source),
-                  let wrapped = try? NSRegularExpression(pattern: #"\A(?:"# + source + #")\z"#) else { continue }
+                let bare = try? NSRegularExpression(pattern: source),
+                let wrapped = try? NSRegularExpression(pattern: #"\A(?:"# + source + #")\z"#)
+            else { continue }
             for _ in 0..<3 {
                 let text = (0..<random.next(7)).map { _ in pieces[random.next(pieces.count)] }.joined()
                 guard let icuFirst = RegexTests.icuFirst(bare, text), let icuWhole = RegexTests.icuFirst(wrapped, text),
-                      case .found(let ours) = regex.firstMatch(in: text) else { continue }
+                    case .found(let ours) = regex.firstMatch(in: text)
+                else { continue }
                 let row = "/\(source)/ on \(text.debugDescription)"
                 XCTAssertEqual(RegexTests.describe(ours, in: text), icuFirst, row)
                 XCTAssertEqual(regex.matchesWhole(text), icuWhole != "none" ? .match : .noMatch, row)
@@ -192,11 +215,17 @@ final class BacktrackingRegexTests: XCTestCase {
     func testRefusalsSayWhatAndWhere() {
         let rows: [(String, Int, String)] = [
             ("(?<=a+)b", 0, "look-behind (?<=...) needs a bounded length: no *, +, {n,} or back-reference inside it"),
-            (#"(a)(?<!\1)"#, 3, "negative look-behind (?<!...) needs a bounded length: no *, +, {n,} or back-reference inside it"),
+            (
+                #"(a)(?<!\1)"#, 3,
+                "negative look-behind (?<!...) needs a bounded length: no *, +, {n,} or back-reference inside it"
+            ),
             (#"(a)\2"#, 3, #"back-reference \2 names a group the pattern does not have (it has 1 capture group)"#),
             (#"\k<x>(?<x>a)"#, 0, #"back-reference \k<x> names no group defined before it"#),
             (#"\k"#, 0, #"write \k<name> for a back-reference to a named group"#),
-            ("(?=a)*", 5, "quantifier '*' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"),
+            (
+                "(?=a)*", 5,
+                "quantifier '*' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"
+            ),
             (#"[\1]"#, 1, #"\1 cannot be used inside [...]"#),
         ]
         for (pattern, offset, message) in rows {
@@ -217,16 +246,28 @@ final class BacktrackingRegexTests: XCTestCase {
     }
 
     func testConstructsAreNamedInOrder() throws {
-        let parsed = try ParsedPattern(#"(?<=x)(a)\1(?>b)c*+(?!d)\k<n>(?<n>e)"#.replacingOccurrences(of: #"\k<n>(?<n>e)"#, with: ""))
-        XCTAssertEqual(parsed.backtrackingConstructs.map(\.name),
-                       ["look-behind (?<=...)", #"back-reference \1"#, "atomic group (?>...)", "possessive quantifier *+",
-                        "negative look-ahead (?!...)"])
+        let parsed = try ParsedPattern(
+            #"(?<=x)(a)\1(?>b)c*+(?!d)\k<n>(?<n>e)"#.replacingOccurrences(of: #"\k<n>(?<n>e)"#, with: "")
+        )
+        XCTAssertEqual(
+            parsed.backtrackingConstructs.map(\.name),
+            [
+                "look-behind (?<=...)", #"back-reference \1"#, "atomic group (?>...)", "possessive quantifier *+",
+                "negative look-ahead (?!...)",
+            ]
+        )
         XCTAssertEqual(parsed.backtrackingConstructs.map(\.offset), [0, 9, 11, 17, 19])
         XCTAssertFalse(try ParsedPattern("a(b)*c").needsBacktracking)
     }
 }
 
-private func B(_ pattern: String, ci: Bool = false, _ text: String, whole: Bool, first: String,
-               line: UInt = #line) -> RegexTests.Row {
+private func B(
+    _ pattern: String,
+    ci: Bool = false,
+    _ text: String,
+    whole: Bool,
+    first: String,
+    line: UInt = #line
+) -> RegexTests.Row {
     RegexTests.Row(pattern: pattern, caseInsensitive: ci, text: text, whole: whole, first: first, line: line)
 }

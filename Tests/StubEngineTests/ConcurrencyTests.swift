@@ -7,28 +7,38 @@ import XCTest
 /// the journal, reloads. Run under `swift test --sanitize=thread` to catch races.
 final class ConcurrencyTests: XCTestCase {
     func testManyClientsChangingAndReadingState() {
-        let e = Engine(stubs: loadStubs("""
-        [{"request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}, {"body": "3"}], "after": "cycle"},
-         {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "Started", "then": "next"}, "response": {"body": "a"}},
-         {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "next", "then": "Started"}, "response": {"body": "b"}}]
-        """), options: .init(journalCapacity: 100))
+        let e = Engine(
+            stubs: loadStubs(
+                """
+                [{"request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}, {"body": "3"}], "after": "cycle"},
+                 {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "Started", "then": "next"}, "response": {"body": "a"}},
+                 {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "next", "then": "Started"}, "response": {"body": "b"}}]
+                """
+            ),
+            options: .init(journalCapacity: 100)
+        )
         let reloadSet = loadStubs(#"{"request": {"path": "/reloaded"}, "response": {}}"#)
         let requests = ["/seq", "/s", "/rt", "/missing"].map { makeRequest("GET", $0) }
         let admin = [
             makeRequest("GET", "/__admin/stubs"), makeRequest("GET", "/__admin/requests?limit=5"),
-            makeRequest("GET", "/__admin/scenarios"), makeRequest("POST", "/__admin/requests/count", body: #"{"path": "/seq"}"#),
+            makeRequest("GET", "/__admin/scenarios"),
+            makeRequest("POST", "/__admin/requests/count", body: #"{"path": "/seq"}"#),
         ]
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for i in 0..<300 {
                 switch worker {
                 case 0:
-                    if let ids = try? e.addRuntimeStubs(json: Array(#"{"request": {"path": "/rt"}, "response": {"body": "rt"}}"#.utf8)) {
+                    if let ids = try? e.addRuntimeStubs(
+                        json: Array(#"{"request": {"path": "/rt"}, "response": {"body": "rt"}}"#.utf8)
+                    ) {
                         e.removeRuntimeStub(id: ids[0])
                     }
                 case 1:
                     e.setScenario("flow", to: i % 2 == 0 ? "Started" : "next")
                 case 2:
-                    if i % 50 == 0 { e.replace(with: i % 100 == 0 ? reloadSet : e.catalog.stubs.filter { !$0.source.isRuntime }) }
+                    if i % 50 == 0 {
+                        e.replace(with: i % 100 == 0 ? reloadSet : e.catalog.stubs.filter { !$0.source.isRuntime })
+                    }
                     _ = e.handle(admin[i % admin.count])
                 case 3:
                     if i % 100 == 0 { e.reset() }

@@ -12,7 +12,11 @@ import Testing
     }
 
     static let data = Data(roots: [
-        "request": .json(try! JSONParser.parse(#"{"method": "POST", "body": "{\"name\":\"Ann <3\",\"items\":[{\"id\":1},{\"id\":2}]}", "list": ["a", "b", "c"], "zero": 0, "empty": ""}"#)),
+        "request": .json(
+            try! JSONParser.parse(
+                #"{"method": "POST", "body": "{\"name\":\"Ann <3\",\"items\":[{\"id\":1},{\"id\":2}]}", "list": ["a", "b", "c"], "zero": 0, "empty": ""}"#
+            )
+        )
     ])
 
     func render(_ text: String, _ data: Data = data) throws -> String {
@@ -53,7 +57,10 @@ import Testing
         ("{{! a comment }}x{{!-- another {{ }} --}}", "x"),
         ("a  {{~request.method~}}  b", "aPOSTb"),
         ("\\{{request.method}}", "{{request.method}}"),
-        ("{{request.body}}", "{&quot;name&quot;:&quot;Ann &lt;3&quot;,&quot;items&quot;:[{&quot;id&quot;:1},{&quot;id&quot;:2}]}"),
+        (
+            "{{request.body}}",
+            "{&quot;name&quot;:&quot;Ann &lt;3&quot;,&quot;items&quot;:[{&quot;id&quot;:1},{&quot;id&quot;:2}]}"
+        ),
     ])
     func renders(_ template: String, _ expected: String) throws {
         #expect(try render(template) == expected, "\(template)")
@@ -166,7 +173,8 @@ import Testing
     /// A template that asks for a huge loop stops at the output bound instead of taking the
     /// server's memory.
     @Test func renderingIsBounded() throws {
-        let template = "{{#each (range 0 9999)}}{{#each (range 0 9999)}}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{/each}}{{/each}}"
+        let template =
+            "{{#each (range 0 9999)}}{{#each (range 0 9999)}}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{/each}}{{/each}}"
         let out = try render(template)
         #expect(out.utf8.count <= HandlebarsRenderer.maximumOutput + 64)
     }
@@ -175,7 +183,14 @@ import Testing
     /// counts as a step. Before, only nodes counted, so these 10^12 empty iterations (and 10^4
     /// lists of 10^4 numbers in the second) ran on for hours while the step count stayed small.
     @Test func loopsThatWriteNothingAreBoundedToo() throws {
-        #expect(try render("{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{/each}}{{/each}}{{/each}}") == "")
-        #expect(try render("{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{size (range 0 9999)}}{{/each}}{{/each}}").count < 3_000_000)
+        #expect(
+            try render(
+                "{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{/each}}{{/each}}{{/each}}"
+            ) == ""
+        )
+        #expect(
+            try render("{{#each (range 0 9999)}}{{#each (range 0 9999)}}{{size (range 0 9999)}}{{/each}}{{/each}}")
+                .count < 3_000_000
+        )
     }
 }

@@ -7,18 +7,25 @@ import XCTest
 /// its response, a stub's file and line, scenarios with their states, sequences with the
 /// response they give next, and the near-miss report's stub ids.
 final class InspectorAdminJSONTests: XCTestCase {
-    private func admin(_ e: Engine, _ method: String, _ target: String, body: String = "") -> (status: Int, json: JSONNode) {
+    private func admin(
+        _ e: Engine,
+        _ method: String,
+        _ target: String,
+        body: String = ""
+    ) -> (status: Int, json: JSONNode) {
         let response = e.handle(makeRequest(method, target, body: body)).answered
         return (response.prepared.status, (try? JSONParser.parse(response.prepared.body)) ?? .null)
     }
 
     func testOneEntryByIDWithWhatWasAnswered() {
-        let e = engine(#"""
-        [{"name": "Token", "request": {"method": "POST", "path": "/token"},
-          "response": {"status": 201, "headers": {"X-Trace": "t1"}, "body": {"ok": true}, "delay": 5}},
-         {"name": "Broken", "request": {"path": "/broken"}, "response": {"fault": "reset"}},
-         {"name": "Binary", "request": {"path": "/bin"}, "response": {"bodyBase64": "AP8A"}}]
-        """#)
+        let e = engine(
+            #"""
+            [{"name": "Token", "request": {"method": "POST", "path": "/token"},
+              "response": {"status": 201, "headers": {"X-Trace": "t1"}, "body": {"ok": true}, "delay": 5}},
+             {"name": "Broken", "request": {"path": "/broken"}, "response": {"fault": "reset"}},
+             {"name": "Binary", "request": {"path": "/bin"}, "response": {"bodyBase64": "AP8A"}}]
+            """#
+        )
         _ = e.handle(makeRequest("POST", "/token?x=1", body: #"{"user":"a"}"#))
         _ = e.handle(makeRequest("POST", "/tokn"))
         _ = e.handle(makeRequest("GET", "/broken"))
@@ -35,13 +42,20 @@ final class InspectorAdminJSONTests: XCTestCase {
         XCTAssertEqual(unmatched["response"]?["status"]?.number?.value, 404)
         let closest = unmatched["nearMiss"]?.elements?.first
         XCTAssertEqual(closest?["name"]?.string, "Token")
-        XCTAssertEqual(closest?["id"]?.string, e.catalog.stubs.first { $0.name == "Token" }?.id, "the stub to fetch when making a new one")
+        XCTAssertEqual(
+            closest?["id"]?.string,
+            e.catalog.stubs.first { $0.name == "Token" }?.id,
+            "the stub to fetch when making a new one"
+        )
         XCTAssertEqual(closest?["mismatches"]?.elements?.first?["condition"]?.string, "path")
 
         let fault = admin(e, "GET", "/__admin/requests/3").json
         XCTAssertEqual(fault["fault"]?.string, "reset")
         XCTAssertNotNil(fault["status"]?.value, "present")
-        if case .null? = fault["status"]?.value {} else { XCTFail("a fault sends no status line: \(fault["status"].map(JSONSerializer.string) ?? "absent")") }
+        if case .null? = fault["status"]?.value {
+        } else {
+            XCTFail("a fault sends no status line: \(fault["status"].map(JSONSerializer.string) ?? "absent")")
+        }
         XCTAssertEqual(fault["response"]?["status"]?.number?.value, 200, "what the stub would have answered")
         XCTAssertNil(e.journal.entries[2].status)
         XCTAssertEqual(admin(e, "GET", "/__admin/requests/4").json["response"]?["bodyBase64"]?.string, "AP8A")
@@ -63,7 +77,10 @@ final class InspectorAdminJSONTests: XCTestCase {
 
     func testFileStubsSayWhereTheyAre() throws {
         let folder = TemporaryFolder()
-        folder.write("api.json", "[\n  {\"request\": {\"path\": \"/a\"}, \"response\": {}},\n\n  {\"request\": {\"path\": \"/b\"}, \"response\": {}}\n]\n")
+        folder.write(
+            "api.json",
+            "[\n  {\"request\": {\"path\": \"/a\"}, \"response\": {}},\n\n  {\"request\": {\"path\": \"/b\"}, \"response\": {}}\n]\n"
+        )
         let e = Engine(stubs: folder.load().stubs, options: .init())
         let stubs = admin(e, "GET", "/__admin/stubs").json["stubs"]?.elements ?? []
         let locations = stubs.compactMap { $0["location"]?.string }.sorted()
@@ -73,11 +90,13 @@ final class InspectorAdminJSONTests: XCTestCase {
     }
 
     func testScenariosListTheirStatesAndSequencesTheirNextResponse() {
-        let e = engine(#"""
-        [{"name": "Cart", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "Started", "then": "paid"}, "response": {}},
-         {"name": "Paid", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "paid", "then": "shipped"}, "response": {}},
-         {"name": "Retry", "request": {"path": "/retry"}, "responses": [{"status": 503}, {"status": 200}]}]
-        """#)
+        let e = engine(
+            #"""
+            [{"name": "Cart", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "Started", "then": "paid"}, "response": {}},
+             {"name": "Paid", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "paid", "then": "shipped"}, "response": {}},
+             {"name": "Retry", "request": {"path": "/retry"}, "responses": [{"status": 503}, {"status": 200}]}]
+            """#
+        )
         var json = admin(e, "GET", "/__admin/scenarios").json
         let checkout = json["scenarios"]?.elements?.first
         XCTAssertEqual(checkout?["state"]?.string, "Started")
@@ -91,12 +110,18 @@ final class InspectorAdminJSONTests: XCTestCase {
         XCTAssertEqual(json["scenarios"]?.elements?.first?["state"]?.string, "paid")
         XCTAssertEqual(json["sequences"]?.elements?.first?["next"]?.number?.value, 1)
         _ = e.handle(makeRequest("GET", "/retry"))
-        XCTAssertEqual(admin(e, "GET", "/__admin/scenarios").json["sequences"]?.elements?.first?["next"]?.number?.value, 1, "repeats the last")
+        XCTAssertEqual(
+            admin(e, "GET", "/__admin/scenarios").json["sequences"]?.elements?.first?["next"]?.number?.value,
+            1,
+            "repeats the last"
+        )
     }
 
     /// An event is the entry's summary: the same keys, the same values as the full entry.
     func testTheEventSummaryAgreesWithTheFullEntry() throws {
-        let e = engine(#"[{"name": "Slow \"one\"", "request": {"path": "/s"}, "response": {"delay": 7, "fault": "empty"}}]"#)
+        let e = engine(
+            #"[{"name": "Slow \"one\"", "request": {"path": "/s"}, "response": {"delay": 7, "fault": "empty"}}]"#
+        )
         _ = e.handle(makeRequest("GET", "/s?q=%C3%A9&x=1"))
         _ = e.handle(makeRequest("POST", "/none/%07%22"))
         var encoder = EventEncoder()
@@ -113,7 +138,9 @@ final class InspectorAdminJSONTests: XCTestCase {
             }
             XCTAssertTrue(summary["stub"]!.equals(full["stub"]!))
         }
-        for (value, text) in [(0.0, "0"), (0.1204, "0.12"), (2.5, "2.5"), (3.0, "3"), (0.0049, "0.005"), (1234.5678, "1234.568")] {
+        for (value, text) in [
+            (0.0, "0"), (0.1204, "0.12"), (2.5, "2.5"), (3.0, "3"), (0.0049, "0.005"), (1234.5678, "1234.568"),
+        ] {
             var out: [UInt8] = []
             EventEncoder.appendMilliseconds(value, to: &out)
             XCTAssertEqual(String(decoding: out, as: UTF8.self), text)

@@ -4,12 +4,17 @@ import XCTest
 
 final class JSONParserTests: XCTestCase {
     func testParsesEveryKindAndKeepsMemberOrder() throws {
-        let node = try JSONParser.parse(#"{"b": [1, 2.50, -3e2], "a": {"t": true, "f": false, "n": null}, "s": "x\u00e9\ud83d\ude00\n"}"#)
+        let node = try JSONParser.parse(
+            #"{"b": [1, 2.50, -3e2], "a": {"t": true, "f": false, "n": null}, "s": "x\u00e9\ud83d\ude00\n"}"#
+        )
         XCTAssertEqual(node.members?.map(\.key), ["b", "a", "s"])
         XCTAssertEqual(node["b"]?.elements?.map { $0.number?.text }, ["1", "2.50", "-3e2"])
         XCTAssertEqual(node["b"]?.elements?[2].number?.value, -300)
         XCTAssertEqual(node["s"]?.string, "xé😀\n")
-        XCTAssertEqual(JSONSerializer.string(node), #"{"b":[1,2.50,-3e2],"a":{"t":true,"f":false,"n":null},"s":"xé😀\n"}"#)
+        XCTAssertEqual(
+            JSONSerializer.string(node),
+            #"{"b":[1,2.50,-3e2],"a":{"t":true,"f":false,"n":null},"s":"xé😀\n"}"#
+        )
     }
 
     func testPositionsAreOneBasedLineAndColumn() throws {
@@ -42,7 +47,11 @@ final class JSONParserTests: XCTestCase {
                 _ = try JSONParser.parse(text)
                 XCTFail("accepted \(text.debugDescription)")
             } catch {
-                XCTAssertEqual(error.position, SourcePosition(line: line, column: column), "position for \(text.debugDescription): \(error.message)")
+                XCTAssertEqual(
+                    error.position,
+                    SourcePosition(line: line, column: column),
+                    "position for \(text.debugDescription): \(error.message)"
+                )
                 XCTAssertTrue(error.message.contains(fragment), "\(text.debugDescription): \(error.message)")
             }
         }
@@ -68,13 +77,21 @@ final class JSONParserTests: XCTestCase {
         XCTAssertTrue(try pattern(#"{"user": {"tags": ["a", "b"]}}"#).holds(for: body))
         XCTAssertFalse(try pattern(#"{"user": {"tags": ["a"]}}"#).holds(for: body), "arrays have as many elements")
         XCTAssertFalse(try pattern(#"{"missing": null}"#).holds(for: body), "null is not absent")
-        XCTAssertTrue(body.equals(try JSONParser.parse(#"{"extra": 1.0, "user": {"tags": ["a", "b"], "age": 3e1, "name": "ann"}}"#)))
+        XCTAssertTrue(
+            body.equals(
+                try JSONParser.parse(#"{"extra": 1.0, "user": {"tags": ["a", "b"], "age": 3e1, "name": "ann"}}"#)
+            )
+        )
         XCTAssertFalse(body.equals(try JSONParser.parse(#"{"user": {"name": "ann", "age": 30, "tags": ["a", "b"]}}"#)))
     }
 
     /// A `json` body pattern, compiled as the loader compiles it.
     private func pattern(_ json: String) throws -> JSONCondition {
-        var context = DecodingContext(displayPath: "test", fileURL: URL(fileURLWithPath: "/"), bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/")))
+        var context = DecodingContext(
+            displayPath: "test",
+            fileURL: URL(fileURLWithPath: "/"),
+            bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/"))
+        )
         let condition = JSONConditionDecoder.decodePattern(&context, try JSONParser.parse(json), "$")
         XCTAssertFalse(context.hasErrors, "\(context.problems)")
         return try XCTUnwrap(condition)
@@ -92,7 +109,10 @@ final class JSONParserTests: XCTestCase {
     func testMergingDuplicateKeysKeepsTheLastValueInTheFirstPlace() throws {
         let parsed = try JSONParser.parse(#"{"a": 1, "b": {"x": 1, "x": 2}, "a": 3, "list": [{"k": 1, "k": 2}]}"#)
         let (merged, duplicates) = parsed.mergingDuplicateKeys()
-        XCTAssertEqual(String(decoding: JSONSerializer.bytes(merged), as: UTF8.self), #"{"a":3,"b":{"x":2},"list":[{"k":2}]}"#)
+        XCTAssertEqual(
+            String(decoding: JSONSerializer.bytes(merged), as: UTF8.self),
+            #"{"a":3,"b":{"x":2},"list":[{"k":2}]}"#
+        )
         XCTAssertEqual(duplicates.map(\.key), ["x", "a", "k"])
         XCTAssertEqual(duplicates.map(\.objectPath), ["$.b", "$", "$.list[0]"])
         XCTAssertEqual(duplicates[1].position, SourcePosition(line: 1, column: 33))

@@ -4,16 +4,18 @@ import Testing
 /// JSONPath as Jayway evaluates it (the dialect of WireMock's matchesJsonPath and jsonPath
 /// helper), on Goessner's store example, with the edge cases spelled out.
 @Suite struct JSONPathTests {
-    static let store = try! JSONParser.parse("""
-    {"store": {"book": [
-        {"category": "reference", "author": "Nigel Rees", "title": "Sayings of the Century", "price": 8.95},
-        {"category": "fiction", "author": "Evelyn Waugh", "title": "Sword of Honour", "price": 12.99},
-        {"category": "fiction", "author": "Herman Melville", "title": "Moby Dick", "isbn": "0-553-21311-3", "price": 8.99},
-        {"category": "fiction", "author": "J. R. R. Tolkien", "title": "The Lord of the Rings", "isbn": "0-395-19395-8", "price": 22.99}
-      ],
-      "bicycle": {"color": "red", "price": 19.95}},
-     "expensive": 10, "empty": [], "nothing": {}, "nil": null, "flag": false, "count": "3"}
-    """)
+    static let store = try! JSONParser.parse(
+        """
+        {"store": {"book": [
+            {"category": "reference", "author": "Nigel Rees", "title": "Sayings of the Century", "price": 8.95},
+            {"category": "fiction", "author": "Evelyn Waugh", "title": "Sword of Honour", "price": 12.99},
+            {"category": "fiction", "author": "Herman Melville", "title": "Moby Dick", "isbn": "0-553-21311-3", "price": 8.99},
+            {"category": "fiction", "author": "J. R. R. Tolkien", "title": "The Lord of the Rings", "isbn": "0-395-19395-8", "price": 22.99}
+          ],
+          "bicycle": {"color": "red", "price": 19.95}},
+         "expensive": 10, "empty": [], "nothing": {}, "nil": null, "flag": false, "count": "3"}
+        """
+    )
 
     /// The compact JSON of what a path selects: a definite path's value, an indefinite path's
     /// list as an array, or "missing".
@@ -53,7 +55,10 @@ import Testing
         ("$.store.book[?(@.count === '3')]", "[]"),
         ("$[?(@.count === '3')].expensive", "[10]"),
         ("$[?(@.count !== 3)].expensive", "[10]"),
-        ("$[?(@.store.book[0] == {'category': 'reference', 'author': 'Nigel Rees', 'title': 'Sayings of the Century', 'price': 8.95})].expensive", "[10]"),
+        (
+            "$[?(@.store.book[0] == {'category': 'reference', 'author': 'Nigel Rees', 'title': 'Sayings of the Century', 'price': 8.95})].expensive",
+            "[10]"
+        ),
         ("$.store.book[?(@.price =~ /^8.*/)].price", "[8.95,8.99]"),
         ("$.store.book[?(@.missing =~ /.+/)].price", "[]"),
         ("$.store.book[?(@.title =~ /moby.*/i)].price", "[8.99]"),
@@ -142,7 +147,8 @@ import Testing
 
     /// Java's `Double.toString`, which Jayway's numeric functions print through.
     @Test(arguments: [
-        (4.0, "4.0"), (22.99, "22.99"), (0.001, "0.001"), (0.0001, "1.0E-4"), (1e7, "1.0E7"), (9_999_999.5, "9999999.5"),
+        (4.0, "4.0"), (22.99, "22.99"), (0.001, "0.001"), (0.0001, "1.0E-4"), (1e7, "1.0E7"),
+        (9_999_999.5, "9999999.5"),
         (-2.5, "-2.5"), (0.0, "0.0"), (-0.0, "-0.0"), (123_456_789.0, "1.23456789E8"), (1.5e-10, "1.5E-10"),
         (Double.leastNonzeroMagnitude, "4.9E-324"), (100.0, "100.0"),
     ])

@@ -5,13 +5,19 @@ import XCTest
 /// The journal's ring: what it keeps of each request and answer, and what it lets go.
 final class JournalRingTests: XCTestCase {
     private func engine(journal capacity: Int) -> Engine {
-        Engine(stubs: loadStubs(#"{"request": {"path": "/a"}, "response": {"status": 201, "headers": {"X-Kind": "a"}, "body": "made"}}"#),
-               options: .init(journalCapacity: capacity))
+        Engine(
+            stubs: loadStubs(
+                #"{"request": {"path": "/a"}, "response": {"status": 201, "headers": {"X-Kind": "a"}, "body": "made"}}"#
+            ),
+            options: .init(journalCapacity: capacity)
+        )
     }
 
     func testTheRingKeepsTheNewestEntriesWithEverythingTheyRecorded() {
         let e = engine(journal: 2)
-        for i in 1...5 { _ = e.handle(makeRequest("POST", "/a?n=\(i)", headers: [("X-Trace", "t\(i)")], body: "b\(i)")) }
+        for i in 1...5 {
+            _ = e.handle(makeRequest("POST", "/a?n=\(i)", headers: [("X-Trace", "t\(i)")], body: "b\(i)"))
+        }
         XCTAssertEqual(e.journal.entries.map(\.id), [4, 5])
         XCTAssertNil(e.journal.entry(id: 3), "evicted")
         let entry = try! XCTUnwrap(e.journal.entry(id: 5))

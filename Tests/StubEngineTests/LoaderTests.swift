@@ -8,7 +8,10 @@ final class LoaderTests: XCTestCase {
         let folder = TemporaryFolder()
         folder.write("b.json", #"{"name": "single", "response": {}}"#)
         folder.write("a.json", #"[{"name": "array-0", "response": {}}, {"name": "array-1", "response": {}}]"#)
-        folder.write("nested/c.json", #"{"$schema": "x", "_note": "hi", "stubs": [{"name": "wrapped", "_why": 1, "response": {}}]}"#)
+        folder.write(
+            "nested/c.json",
+            #"{"$schema": "x", "_note": "hi", "stubs": [{"name": "wrapped", "_why": 1, "response": {}}]}"#
+        )
         folder.write("__files/not-a-stub.json", "{ this is a body, not a stub")
         folder.write("nested/__files/deep.json", "[")
         folder.write(".hidden.json", "[")
@@ -37,23 +40,43 @@ final class LoaderTests: XCTestCase {
 
     func testEveryErrorInEveryFileIsReported() {
         let folder = TemporaryFolder()
-        folder.write("one.json", """
-        [
-          {"reqeust": {"method": "GET"}, "response": {}},
-          {"request": {"path": "no-slash"}, "response": {"status": 999}}
-        ]
-        """)
+        folder.write(
+            "one.json",
+            """
+            [
+              {"reqeust": {"method": "GET"}, "response": {}},
+              {"request": {"path": "no-slash"}, "response": {"status": 999}}
+            ]
+            """
+        )
         folder.write("two.json", "[1,")
         folder.write("three.json", #"{"response": {"staus": 200}}"#)
         let result = folder.load()
         XCTAssertFalse(result.isServable)
         let messages = result.errors.map(\.description)
         XCTAssertEqual(result.errors.count, 5, messages.joined(separator: "\n"))
-        XCTAssertTrue(messages.contains { $0.contains("one.json:2:4: error: $[0].reqeust: unknown key \"reqeust\" in a stub; did you mean \"request\"?") }, messages.joined(separator: "\n"))
+        XCTAssertTrue(
+            messages.contains {
+                $0.contains(
+                    "one.json:2:4: error: $[0].reqeust: unknown key \"reqeust\" in a stub; did you mean \"request\"?"
+                )
+            },
+            messages.joined(separator: "\n")
+        )
         XCTAssertTrue(messages.contains { $0.contains("$[1].request.path: a path starts with \"/\"") })
-        XCTAssertTrue(messages.contains { $0.contains("$[1].response.status: expected an HTTP status from 100 to 599, found the number 999") })
+        XCTAssertTrue(
+            messages.contains {
+                $0.contains("$[1].response.status: expected an HTTP status from 100 to 599, found the number 999")
+            }
+        )
         XCTAssertTrue(messages.contains { $0.contains("two.json:1:4: error:") })
-        XCTAssertTrue(messages.contains { $0.contains("three.json:1:15: error: $.response.staus: unknown key \"staus\" in the response; did you mean \"status\"?") })
+        XCTAssertTrue(
+            messages.contains {
+                $0.contains(
+                    "three.json:1:15: error: $.response.staus: unknown key \"staus\" in the response; did you mean \"status\"?"
+                )
+            }
+        )
     }
 
     func testValueErrorsCarryJSONPathAndPosition() {
@@ -62,23 +85,47 @@ final class LoaderTests: XCTestCase {
             (#"{"request": {"method": "GE T"}, "response": {}}"#, "$.request.method", "not an HTTP method"),
             (#"{"request": {"method": []}, "response": {}}"#, "$.request.method", "expected a method"),
             (#"{"request": {"path": "/a", "pathPattern": "/a"}, "response": {}}"#, "$.request.pathPattern", "not both"),
-            (#"{"request": {"pathPattern": "(unclosed"}, "response": {}}"#, "$.request.pathPattern", "invalid regular expression \"(unclosed\": missing ')' for the group opened here (at character 0)"),
+            (
+                #"{"request": {"pathPattern": "(unclosed"}, "response": {}}"#, "$.request.pathPattern",
+                "invalid regular expression \"(unclosed\": missing ')' for the group opened here (at character 0)"
+            ),
             (#"{"request": {"path": "/a/**/b"}, "response": {}}"#, "$.request.path", "last segment"),
             (#"{"request": {"path": "/a/{id}/{id}"}, "response": {}}"#, "$.request.path", "appears twice"),
             (#"{"request": {"path": "/a/x{id}"}, "response": {}}"#, "$.request.path", "whole segment"),
             (#"{"request": {"path": "/a/b*"}, "response": {}}"#, "$.request.path", "pathPattern"),
             (#"{"request": {"path": "/a?b=1"}, "response": {}}"#, "$.request.path", "query"),
             (#"{"request": {"path": "/a%zz"}, "response": {}}"#, "$.request.path", "two hex digits"),
-            (#"{"request": {"query": {"a": {"contains": "x", "equals": "y"}}}, "response": {}}"#, "$.request.query.a", "exactly one"),
+            (
+                #"{"request": {"query": {"a": {"contains": "x", "equals": "y"}}}, "response": {}}"#,
+                "$.request.query.a", "exactly one"
+            ),
             (#"{"request": {"query": {"a": {}}}, "response": {}}"#, "$.request.query.a", "needs one of"),
-            (#"{"request": {"query": {"a": {"present": false}}}, "response": {}}"#, "$.request.query.a.present", "expected true"),
-            (#"{"request": {"query": {"a": {"contians": "x"}}}, "response": {}}"#, "$.request.query.a.contians", "did you mean \"contains\""),
-            (#"{"request": {"headers": {"X": {"matches": "["}}}, "response": {}}"#, "$.request.headers.X.matches", "invalid regular expression \"[\": missing ']' for the class opened here (at character 0)"),
-            (#"{"request": {"headers": {"X": 1}}, "response": {}}"#, "$.request.headers.X", "expected a string or a matcher"),
-            (#"{"request": {"headers": {"X": {"equals": "a", "caseInsensitive": "yes"}}}, "response": {}}"#, "$.request.headers.X.caseInsensitive", "true or false"),
+            (
+                #"{"request": {"query": {"a": {"present": false}}}, "response": {}}"#, "$.request.query.a.present",
+                "expected true"
+            ),
+            (
+                #"{"request": {"query": {"a": {"contians": "x"}}}, "response": {}}"#, "$.request.query.a.contians",
+                "did you mean \"contains\""
+            ),
+            (
+                #"{"request": {"headers": {"X": {"matches": "["}}}, "response": {}}"#, "$.request.headers.X.matches",
+                "invalid regular expression \"[\": missing ']' for the class opened here (at character 0)"
+            ),
+            (
+                #"{"request": {"headers": {"X": 1}}, "response": {}}"#, "$.request.headers.X",
+                "expected a string or a matcher"
+            ),
+            (
+                #"{"request": {"headers": {"X": {"equals": "a", "caseInsensitive": "yes"}}}, "response": {}}"#,
+                "$.request.headers.X.caseInsensitive", "true or false"
+            ),
             (#"{"request": {"body": "text"}, "response": {}}"#, "$.request.body", "body matcher"),
             (#"{"request": {"body": {"json": {}, "contains": "x"}}, "response": {}}"#, "$.request.body", "exactly one"),
-            (#"{"request": {"body": {"jsonEquals": 1, "caseInsensitive": true}}, "response": {}}"#, "$.request.body.caseInsensitive", "not to jsonEquals"),
+            (
+                #"{"request": {"body": {"jsonEquals": 1, "caseInsensitive": true}}, "response": {}}"#,
+                "$.request.body.caseInsensitive", "not to jsonEquals"
+            ),
             (#"{"request": {"host": 1}, "response": {}}"#, "$.request.host", "expected a string or a matcher"),
             (#"{"request": {}}"#, "$", "needs a \"response\""),
             (#"{"priority": 0, "response": {}}"#, "$.priority", "1 or more"),
@@ -88,13 +135,19 @@ final class LoaderTests: XCTestCase {
             (#"{"response": {"body": "a", "bodyBase64": "YQ=="}}"#, "$.response.bodyBase64", "one body"),
             (#"{"response": {"bodyBase64": 5}}"#, "$.response.bodyBase64", "base64"),
             (#"{"response": {"headers": {"X-A": {"a": 1}}}}"#, "$.response.headers.X-A", "header value as a string"),
-            (#"{"response": {"headers": {"Bad Name": "v"}}}"#, "$.response.headers[\"Bad Name\"]", "not a valid header name"),
+            (
+                #"{"response": {"headers": {"Bad Name": "v"}}}"#, "$.response.headers[\"Bad Name\"]",
+                "not a valid header name"
+            ),
             (#"{"response": {"headers": {"X": "a\r\nb"}}}"#, "$.response.headers.X", "line breaks"),
             (#"{"response": {"delay": -1}}"#, "$.response.delay", "milliseconds"),
             (#"{"response": {"delay": {"min": 5, "max": 1}}}"#, "$.response.delay", "min <= max"),
             (#"{"response": {"fault": "explode"}}"#, "$.response.fault", "\"reset\""),
             (#"{"response": {"dribble": {"chunks": 0, "durationMs": 10}}}"#, "$.response.dribble", "chunks"),
-            (#"{"response": {"fault": "reset", "dribble": {"chunks": 2, "durationMs": 10}}}"#, "$.response.dribble", "cannot dribble"),
+            (
+                #"{"response": {"fault": "reset", "dribble": {"chunks": 2, "durationMs": 10}}}"#, "$.response.dribble",
+                "cannot dribble"
+            ),
             (#"{"response": {"bodyFile": "../outside.json"}}"#, "$.response.bodyFile", "outside the stub folder"),
             (#"{"response": {"bodyFile": "/etc/passwd"}}"#, "$.response.bodyFile", "not absolute"),
             (#"{"response": {"bodyFile": "missing.json"}}"#, "$.response.bodyFile", "does not exist"),
@@ -110,29 +163,54 @@ final class LoaderTests: XCTestCase {
     func testWebhookErrorsCarryJSONPathPositionAndSuggestions() {
         assertLoadErrors([
             (#"{"response": {}, "webhooks": {"url": "http://h/"}}"#, "$.webhooks", "expected an array of webhooks"),
-            (#"{"response": {}, "webhooks": [{"metod": "GET", "url": "http://h/"}]}"#, "$.webhooks[0].metod", "did you mean \"method\""),
+            (
+                #"{"response": {}, "webhooks": [{"metod": "GET", "url": "http://h/"}]}"#, "$.webhooks[0].metod",
+                "did you mean \"method\""
+            ),
             (#"{"response": {}, "webhooks": [{"method": "GET"}]}"#, "$.webhooks[0]", "needs a \"url\""),
             (#"{"response": {}, "webhooks": [{"url": "h/hook"}]}"#, "$.webhooks[0].url", "absolute http or https URL"),
-            (#"{"response": {}, "webhooks": [{"url": "http://h/", "method": "GE T"}]}"#, "$.webhooks[0].method", "not an HTTP method"),
-            (#"{"response": {}, "webhooks": [{"url": "http://h/", "headers": {"Bad Name": "v"}}]}"#,
-             "$.webhooks[0].headers[\"Bad Name\"]", "not a valid header name"),
-            (#"{"response": {}, "webhooks": [{"url": "http://h/", "body": "a", "bodyBase64": "YQ=="}]}"#, "$.webhooks[0].bodyBase64", "one body"),
-            (#"{"response": {}, "webhooks": [{"url": "http://h/", "delay": {"min": 5, "max": 1}}]}"#, "$.webhooks[0].delay", "min <= max"),
-            (#"{"response": {}, "webhooks": [{"url": "http://h/{{request.pth}}", "template": true}]}"#, "$.webhooks[0].url", "unknown variable"),
-            (#"{"request": {"path": "/a/{id}"}, "response": {}, "webhooks": [{"url": "http://h/", "template": true, "body": {"x": "{{request.path.di}}"}}]}"#,
-             "$.webhooks[0].body.x", "no {di} in the request path"),
+            (
+                #"{"response": {}, "webhooks": [{"url": "http://h/", "method": "GE T"}]}"#, "$.webhooks[0].method",
+                "not an HTTP method"
+            ),
+            (
+                #"{"response": {}, "webhooks": [{"url": "http://h/", "headers": {"Bad Name": "v"}}]}"#,
+                "$.webhooks[0].headers[\"Bad Name\"]", "not a valid header name"
+            ),
+            (
+                #"{"response": {}, "webhooks": [{"url": "http://h/", "body": "a", "bodyBase64": "YQ=="}]}"#,
+                "$.webhooks[0].bodyBase64", "one body"
+            ),
+            (
+                #"{"response": {}, "webhooks": [{"url": "http://h/", "delay": {"min": 5, "max": 1}}]}"#,
+                "$.webhooks[0].delay", "min <= max"
+            ),
+            (
+                #"{"response": {}, "webhooks": [{"url": "http://h/{{request.pth}}", "template": true}]}"#,
+                "$.webhooks[0].url", "unknown variable"
+            ),
+            (
+                #"{"request": {"path": "/a/{id}"}, "response": {}, "webhooks": [{"url": "http://h/", "template": true, "body": {"x": "{{request.path.di}}"}}]}"#,
+                "$.webhooks[0].body.x", "no {di} in the request path"
+            ),
         ])
         let folder = TemporaryFolder()
         folder.write("s.json", #"{"response": {}, "webhooks": [{"url": "http://h/{{request.path}}"}]}"#)
         let warnings = folder.load().warnings.map(\.description)
-        XCTAssertTrue(warnings.contains { $0.contains("s.json:1:31: warning: $.webhooks[0]: {{...}} is sent as written") }, "\(warnings)")
+        XCTAssertTrue(
+            warnings.contains { $0.contains("s.json:1:31: warning: $.webhooks[0]: {{...}} is sent as written") },
+            "\(warnings)"
+        )
     }
 
     func testBodyFileSymlinkOutsideTheFolderIsRefused() throws {
         let outside = TemporaryFolder()
         outside.write("secret.txt", "secret")
         let folder = TemporaryFolder()
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/link.txt", withDestinationPath: outside.path + "/secret.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path + "/link.txt",
+            withDestinationPath: outside.path + "/secret.txt"
+        )
         folder.write("s.json", #"{"response": {"bodyFile": "link.txt"}}"#)
         let errors = folder.load().errors
         XCTAssertEqual(errors.count, 1)
@@ -142,7 +220,10 @@ final class LoaderTests: XCTestCase {
     func testBodyFileInsideTheFolderIsReadOnceWithTypeFromExtension() throws {
         let folder = TemporaryFolder()
         folder.write("api/__files/pic.png", "PNGDATA")
-        folder.write("api/s.json", #"[{"response": {"bodyFile": "__files/pic.png"}}, {"response": {"bodyFile": "__files/pic.png", "headers": {"Content-Type": "image/x-custom"}}}]"#)
+        folder.write(
+            "api/s.json",
+            #"[{"response": {"bodyFile": "__files/pic.png"}}, {"response": {"bodyFile": "__files/pic.png", "headers": {"Content-Type": "image/x-custom"}}}]"#
+        )
         let stubs = folder.load().stubs
         XCTAssertEqual(stubs.count, 2)
         XCTAssertEqual(stubs[0].response.prepared.body, Array("PNGDATA".utf8))
@@ -152,7 +233,10 @@ final class LoaderTests: XCTestCase {
 
     func testFramingHeadersAreDroppedWithAWarning() {
         let folder = TemporaryFolder()
-        folder.write("s.json", #"{"response": {"headers": {"Content-Length": "5", "transfer-encoding": "chunked", "Connection": "close", "X-Kept": "1"}, "body": "hello"}}"#)
+        folder.write(
+            "s.json",
+            #"{"response": {"headers": {"Content-Length": "5", "transfer-encoding": "chunked", "Connection": "close", "X-Kept": "1"}, "body": "hello"}}"#
+        )
         let result = folder.load()
         XCTAssertTrue(result.isServable)
         XCTAssertEqual(result.warnings.count, 3, "\(result.warnings)")
@@ -161,16 +245,18 @@ final class LoaderTests: XCTestCase {
     }
 
     func testResponseBodiesAndDefaultContentTypes() {
-        let stubs = loadStubs("""
-        [
-          {"response": {"body": "plain"}},
-          {"response": {"body": {"b": [1, 2.50], "a": null}}},
-          {"response": {"body": [1]}},
-          {"response": {"bodyBase64": "AAEC/w=="}},
-          {"response": {"status": 204}},
-          {"response": {"headers": {"Content-Type": "application/problem+json", "Set-Cookie": ["a=1", "b=2"]}, "body": {"x": 1}}}
-        ]
-        """)
+        let stubs = loadStubs(
+            """
+            [
+              {"response": {"body": "plain"}},
+              {"response": {"body": {"b": [1, 2.50], "a": null}}},
+              {"response": {"body": [1]}},
+              {"response": {"bodyBase64": "AAEC/w=="}},
+              {"response": {"status": 204}},
+              {"response": {"headers": {"Content-Type": "application/problem+json", "Set-Cookie": ["a=1", "b=2"]}, "body": {"x": 1}}}
+            ]
+            """
+        )
         XCTAssertEqual(stubs[0].response.prepared.headers["Content-Type"], "text/plain; charset=utf-8")
         XCTAssertEqual(String(decoding: stubs[1].response.prepared.body, as: UTF8.self), #"{"b":[1,2.50],"a":null}"#)
         XCTAssertEqual(stubs[1].response.prepared.headers["Content-Type"], "application/json")
@@ -239,7 +325,10 @@ final class FolderWatcherTests: XCTestCase {
         folder.write("sub/a.json", #"{"response": {}}"#)
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/x", withDestinationPath: ".")
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/sub/up", withDestinationPath: "..")
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/linked", withDestinationPath: folder.path + "/sub")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path + "/linked",
+            withDestinationPath: folder.path + "/sub"
+        )
         XCTAssertEqual(StubLoader(directory: folder.path).stubFiles(), ["sub/a.json"])
         XCTAssertEqual(folder.load().stubs.count, 1)
     }
@@ -289,7 +378,10 @@ final class UnlistableFolderTests: XCTestCase {
         let loader = StubLoader(directory: folder.path)
         let result = withoutSpareDescriptors { loader.load() }
         XCTAssertFalse(result.isServable, "\(result.stubs.count) stubs, problems \(result.problems)")
-        XCTAssertTrue(result.errors.first?.message.contains("cannot be listed: Too many open files") ?? false, "\(result.errors)")
+        XCTAssertTrue(
+            result.errors.first?.message.contains("cannot be listed: Too many open files") ?? false,
+            "\(result.errors)"
+        )
         let fingerprint = withoutSpareDescriptors { Result { try loader.fingerprint() } }
         XCTAssertThrowsError(try fingerprint.get())
         XCTAssertEqual(loader.load().stubs.count, 1)
@@ -312,10 +404,15 @@ final class UnlistableFolderTests: XCTestCase {
         let changes = Locked(0)
         let reports = Locked<[String]>([])
         let loader = StubLoader(directory: folder.path)
-        let watcher = StubFolderWatcher(loader: loader, interval: 0.02, fingerprint: {
-            if failing.value { throw FolderWalk.ReadFailure(path: "", code: EMFILE) }
-            return try loader.fingerprint()
-        }, onUnreadable: { why in reports.withLock { $0.append(why) } }) {
+        let watcher = StubFolderWatcher(
+            loader: loader,
+            interval: 0.02,
+            fingerprint: {
+                if failing.value { throw FolderWalk.ReadFailure(path: "", code: EMFILE) }
+                return try loader.fingerprint()
+            },
+            onUnreadable: { why in reports.withLock { $0.append(why) } }
+        ) {
             changes.withLock { $0 += 1 }
         }
         watcher.start()

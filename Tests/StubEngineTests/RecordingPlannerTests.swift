@@ -6,14 +6,38 @@ import Testing
 /// How recorded exchanges become stub files: grouping, sequences, body conditions, secrets,
 /// file names and bodies, and path globs for what is recorded.
 @Suite struct RecordingPlannerTests {
-    func exchange(_ path: String, method: String = "GET", query: [(String, String)] = [], body: String = "", type: String = "",
-                  status: Int = 200, headers: [(String, String)] = [("Content-Type", "application/json")], answer: String = #"{"ok":true}"#) -> RecordedExchange {
-        RecordedExchange(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) }, requestBody: Array(body.utf8),
-                         requestContentType: type, status: status, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(answer.utf8))
+    func exchange(
+        _ path: String,
+        method: String = "GET",
+        query: [(String, String)] = [],
+        body: String = "",
+        type: String = "",
+        status: Int = 200,
+        headers: [(String, String)] = [("Content-Type", "application/json")],
+        answer: String = #"{"ok":true}"#
+    ) -> RecordedExchange {
+        RecordedExchange(
+            method: method,
+            path: path,
+            query: query.map { (name: $0.0, value: $0.1) },
+            requestBody: Array(body.utf8),
+            requestContentType: type,
+            status: status,
+            headers: headers.map { (name: $0.0, value: $0.1) },
+            body: Array(answer.utf8)
+        )
     }
 
-    func plan(_ exchanges: [RecordedExchange], keepSecrets: Bool = false, reserved: Set<String> = []) -> (StubFolderPlan, [String: JSONNode]) {
-        var planner = ExchangeStubPlanner(bodyConditions: .always, keepSecrets: keepSecrets, reservedStubNames: reserved)
+    func plan(
+        _ exchanges: [RecordedExchange],
+        keepSecrets: Bool = false,
+        reserved: Set<String> = []
+    ) -> (StubFolderPlan, [String: JSONNode]) {
+        var planner = ExchangeStubPlanner(
+            bodyConditions: .always,
+            keepSecrets: keepSecrets,
+            reservedStubNames: reserved
+        )
         let plan = planner.plan(exchanges)
         var parsed: [String: JSONNode] = [:]
         for file in plan.stubFiles { parsed[file.relativePath] = try? JSONParser.parse(file.bytes) }
@@ -21,15 +45,19 @@ import Testing
     }
 
     @Test func sameAnswersTwiceIsOneResponseDifferentAnswersASequence() {
-        let (_, files) = plan([exchange("/a"), exchange("/a"), exchange("/b", answer: "[1]"), exchange("/b", answer: "[2]")])
+        let (_, files) = plan([
+            exchange("/a"), exchange("/a"), exchange("/b", answer: "[1]"), exchange("/b", answer: "[2]"),
+        ])
         #expect(files["get-a.json"]?["response"]?["body"]?["ok"]?.bool == true)
         #expect(files["get-a.json"]?["responses"] == nil)
         #expect(files["get-b.json"]?["responses"]?.elements?.count == 2)
     }
 
     @Test func queriesAreConditionsAndOrderDoesNotSplitThem() {
-        let (plan, files) = plan([exchange("/s", query: [("q", "x"), ("n", "1")]), exchange("/s", query: [("n", "1"), ("q", "x")]),
-                                  exchange("/s", query: [("q", "y")])])
+        let (plan, files) = plan([
+            exchange("/s", query: [("q", "x"), ("n", "1")]), exchange("/s", query: [("n", "1"), ("q", "x")]),
+            exchange("/s", query: [("q", "y")]),
+        ])
         #expect(plan.stubCount == 2)
         let stubs = files["get-s.json"]?.elements ?? []
         #expect(stubs.first?["request"]?["query"]?["q"]?.string == "x")
@@ -48,13 +76,22 @@ import Testing
     }
 
     @Test func secretsAreLeftOutUnlessKept() {
-        var login = exchange("/login", method: "POST", headers: [("Content-Type", "application/json"), ("Set-Cookie", "s=1"), ("Set-Cookie", "t=2"),
-                                                         ("Date", "x"), ("Server", "y"), ("Age", "3"), ("Via", "1.1 cdn"), ("X-Kept", "k")])
+        var login = exchange(
+            "/login",
+            method: "POST",
+            headers: [
+                ("Content-Type", "application/json"), ("Set-Cookie", "s=1"), ("Set-Cookie", "t=2"),
+                ("Date", "x"), ("Server", "y"), ("Age", "3"), ("Via", "1.1 cdn"), ("X-Kept", "k"),
+            ]
+        )
         login.requestHeaders = [(name: "Authorization", value: "Bearer abc"), (name: "X-Version", value: "2")]
         var planner = ExchangeStubPlanner(bodyConditions: .always, keepSecrets: false)
         let hidden = planner.plan([login])
         let text = String(decoding: hidden.files[0].bytes, as: UTF8.self)
-        #expect(!text.contains("Bearer abc") && !text.contains("s=1") && !text.contains("\"Date\"") && !text.contains("\"Via\""))
+        #expect(
+            !text.contains("Bearer abc") && !text.contains("s=1") && !text.contains("\"Date\"")
+                && !text.contains("\"Via\"")
+        )
         #expect(text.contains("X-Kept") && text.contains("\"present\": true") && text.contains("\"X-Version\""))
         #expect(planner.droppedSecrets == ["set-cookie": 2, "authorization": 1])
         var keeping = ExchangeStubPlanner(bodyConditions: .always, keepSecrets: true)
@@ -88,6 +125,9 @@ import Testing
         #expect(PathGlob("/v?/x")!.matches("/v1/x"))
         #expect(PathGlob("api/**") == nil)
         let settings = RecordingSettings(output: "", include: [api], exclude: [PathGlob("/api/health")!])
-        #expect(settings.records(path: "/api/users") && !settings.records(path: "/api/health") && !settings.records(path: "/web"))
+        #expect(
+            settings.records(path: "/api/users") && !settings.records(path: "/api/health")
+                && !settings.records(path: "/web")
+        )
     }
 }

@@ -220,16 +220,38 @@ final class RegexTests: XCTestCase {
             let regex = try LinearRegex(row.pattern, caseInsensitive: row.caseInsensitive)
             let what = "/\(row.pattern)/\(row.caseInsensitive ? "i" : "") on \(row.text.debugDescription)"
             XCTAssertEqual(regex.matchesWhole(row.text), row.whole, "matchesWhole \(what)", line: row.line)
-            XCTAssertEqual(Self.describe(regex.firstMatch(in: row.text), in: row.text), row.first, "firstMatch \(what)", line: row.line)
-            XCTAssertEqual(Self.icuWhole(row), row.whole, "ICU's whole match differs from the table: \(what)", line: row.line)
+            XCTAssertEqual(
+                Self.describe(regex.firstMatch(in: row.text), in: row.text),
+                row.first,
+                "firstMatch \(what)",
+                line: row.line
+            )
+            XCTAssertEqual(
+                Self.icuWhole(row),
+                row.whole,
+                "ICU's whole match differs from the table: \(what)",
+                line: row.line
+            )
             // NSRegularExpression refuses the empty pattern itself (ICU would compile it).
             if !row.pattern.isEmpty {
-                XCTAssertEqual(Self.icuFirst(row), row.first, "ICU's first match differs from the table: \(what)", line: row.line)
+                XCTAssertEqual(
+                    Self.icuFirst(row),
+                    row.first,
+                    "ICU's first match differs from the table: \(what)",
+                    line: row.line
+                )
             }
             var stats = RegexRunStats()
             _ = regex.firstMatch(in: row.text, stats: &stats)
-            XCTAssertLessThanOrEqual(stats.steps, LinearRegex.maxSteps(stateCount: regex.stateCount,
-                                                                       scalarCount: row.text.unicodeScalars.count), what, line: row.line)
+            XCTAssertLessThanOrEqual(
+                stats.steps,
+                LinearRegex.maxSteps(
+                    stateCount: regex.stateCount,
+                    scalarCount: row.text.unicodeScalars.count
+                ),
+                what,
+                line: row.line
+            )
         }
     }
 
@@ -238,11 +260,16 @@ final class RegexTests: XCTestCase {
     /// against ICU. Deterministic: a fixed seed, so a failure reproduces.
     func testRandomPatternsAgreeWithICU() throws {
         var random = XorShift(state: 0x9E37_79B9_7F4A_7C15)
-        let atoms = ["a", "b", "s", "ß", "k", "K", "é", "e\u{301}", #"\n"#, #"\r"#, ".", "(?s:.)", "[ab]", "[^a]", #"\w"#,
-                     #"\W"#, #"\s"#, "ﬀ", "f", #"\x{1E9E}"#, #"\R"#, "ι", "\u{345}", "ǅ"]
+        let atoms = [
+            "a", "b", "s", "ß", "k", "K", "é", "e\u{301}", #"\n"#, #"\r"#, ".", "(?s:.)", "[ab]", "[^a]", #"\w"#,
+            #"\W"#, #"\s"#, "ﬀ", "f", #"\x{1E9E}"#, #"\R"#, "ι", "\u{345}", "ǅ",
+        ]
         let assertions = ["^", "$", #"\A"#, #"\z"#, #"\Z"#, #"\b"#, #"\B"#, "(?m:^)", "(?m:$)"]
         let quantifiers = ["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}", "*?", "+?", "??", "{1,3}?", "{2,}?"]
-        let pieces = ["a", "b", "s", "ß", "S", "k", "\u{212A}", "é", "e\u{301}", "\n", "\r", "\r\n", "ff", "ﬀ", "ẞ", " ", "ι", "\u{345}", "ǆ"]
+        let pieces = [
+            "a", "b", "s", "ß", "S", "k", "\u{212A}", "é", "e\u{301}", "\n", "\r", "\r\n", "ff", "ﬀ", "ẞ", " ", "ι",
+            "\u{345}", "ǆ",
+        ]
         func pattern(_ depth: Int) -> String {
             switch random.next(depth > 3 ? 3 : 10) {
             case 0, 1, 2: return atoms[random.next(atoms.count)]
@@ -265,7 +292,9 @@ final class RegexTests: XCTestCase {
             let wrapped = try NSRegularExpression(pattern: #"\A(?:"# + source + #")\z"#, options: options)
             for _ in 0..<3 {
                 let text = (0..<random.next(7)).map { _ in pieces[random.next(pieces.count)] }.joined()
-                guard let icuFirst = Self.icuFirst(bare, text), let icuWhole = Self.icuFirst(wrapped, text) else { continue }
+                guard let icuFirst = Self.icuFirst(bare, text), let icuWhole = Self.icuFirst(wrapped, text) else {
+                    continue
+                }
                 let row = "/\(source)/\(caseInsensitive ? "i" : "") on \(text.debugDescription)"
                 XCTAssertEqual(Self.describe(regex.firstMatch(in: text), in: text), icuFirst, row)
                 XCTAssertEqual(regex.matchesWhole(text), icuWhole != "none", row)
@@ -288,125 +317,361 @@ final class RegexTests: XCTestCase {
     /// What is refused, where (in Characters), and whether ICU would have accepted it (a
     /// deliberate refusal) or refuses it too.
     static let errors: [ErrorRow] = [
-        E(#"(a)\1"#, at: 3, icuAccepts: true,
-          #"back-references (\1) are not supported: stub regexes run in linear time, which back-references make impossible"#),
-        E(#"(?<n>a)\k<n>"#, at: 7, icuAccepts: true,
-          #"back-references (\k<name>) are not supported: stub regexes run in linear time, which back-references make impossible"#),
-        E("(?=a)", at: 0, icuAccepts: true,
-          "look-ahead (?=...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"),
-        E("(?!a)", at: 0, icuAccepts: true,
-          "negative look-ahead (?!...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"),
-        E("(?<=a)b", at: 0, icuAccepts: true,
-          "look-behind (?<=...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"),
-        E("(?<!a)b", at: 0, icuAccepts: true,
-          "negative look-behind (?<!...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"),
-        E("(?>a)", at: 0, icuAccepts: true,
-          "atomic groups (?>...) are not supported: stub regexes run in linear time, which atomic groups do not fit"),
-        E("a*+", at: 1, icuAccepts: true,
-          "possessive quantifiers (*+) are not supported: stub regexes run in linear time, which possessive matching does not fit; drop the '+'"),
-        E("a{2}+", at: 1, icuAccepts: true,
-          "possessive quantifiers ({2}+) are not supported: stub regexes run in linear time, which possessive matching does not fit; drop the '+'"),
-        E("(?(1)a|b)", at: 0, icuAccepts: false,
-          "conditionals (?(...)...) are not supported"),
-        E("(?R)", at: 0, icuAccepts: false,
-          "recursion (?R...) is not supported"),
-        E("(?P<n>a)", at: 0, icuAccepts: false,
-          "group syntax (?P... is not supported; name a group with (?<name>...)"),
-        E(#"\Ga"#, at: 0, icuAccepts: true,
-          #"\G (end of the previous match) is not supported"#),
-        E(#"\X"#, at: 0, icuAccepts: true,
-          #"\X (grapheme cluster) is not supported"#),
-        E(#"\N{DIGIT ONE}"#, at: 0, icuAccepts: true,
-          #"\N{name} is not supported; write \x{...} with the code point"#),
-        E(#"\cA"#, at: 0, icuAccepts: true,
-          #"\cX control escapes are not supported; write \xhh"#),
-        E(#"\y"#, at: 0, icuAccepts: true,
-          #"unknown escape \y"#),
-        E(#"\E"#, at: 0, icuAccepts: true,
-          #"\E without a \Q before it"#),
-        E(#"\Qabc"#, at: 0, icuAccepts: true,
-          #"\Q without a closing \E"#),
-        E("[0-9", at: 0, icuAccepts: false,
-          "missing ']' for the class opened here"),
-        E("(abc", at: 0, icuAccepts: false,
-          "missing ')' for the group opened here"),
-        E("abc)", at: 3, icuAccepts: false,
-          #"unmatched ')': there is no '(' for it; write \) for a literal parenthesis"#),
-        E("*a", at: 0, icuAccepts: false,
-          #"quantifier '*' has nothing to repeat; write \* for a literal '*'"#),
-        E("a|+", at: 2, icuAccepts: false,
-          #"quantifier '+' has nothing to repeat; write \+ for a literal '+'"#),
-        E("a**", at: 2, icuAccepts: false,
-          #"quantifier '*' has nothing to repeat; write \* for a literal '*'"#),
-        E("a{2,1}", at: 1, icuAccepts: false,
-          "invalid counted repetition: {2,1} has its maximum below its minimum"),
-        E("a{1001}", at: 1, icuAccepts: true,
-          "counted repetition above 1000 is not supported"),
-        E("x{,3}", at: 1, icuAccepts: false,
-          #"invalid counted repetition: write {n}, {n,} or {n,m} with whole numbers, or \{ for a literal brace"#),
-        E("a{x}", at: 1, icuAccepts: false,
-          #"invalid counted repetition: write {n}, {n,} or {n,m} with whole numbers, or \{ for a literal brace"#),
-        E("a}", at: 1, icuAccepts: false,
-          #"unmatched '}'; write \} for a literal brace"#),
-        E("[z-a]", at: 1, icuAccepts: false,
-          "range out of order: the first character is above the second"),
-        E(#"[a-\d]"#, at: 1, icuAccepts: false,
-          #"a range cannot end in a class such as \d"#),
-        E("[a&&b]", at: 2, icuAccepts: true,
-          #"class intersection (&&) is not supported; write \& for a literal '&'"#),
-        E("[a--b]", at: 2, icuAccepts: true,
-          #"class difference (--) is not supported; write \- for a literal '-'"#),
-        E("[+--]", at: 2, icuAccepts: false,
-          #"class difference (--) is not supported; write \- for a literal '-'"#),
-        E("[[a]]", at: 1, icuAccepts: true,
-          #"nested classes ([...[...]...]) are not supported; write \[ for a literal '['"#),
-        E("[:a]", at: 0, icuAccepts: true,
-          #"'[:' starts a POSIX class such as [:alpha:]; write \: for a literal ':'"#),
-        E(#"[\b]"#, at: 1, icuAccepts: true,
-          #"\b cannot be used inside [...]"#),
-        E(#"\p{Greek}"#, at: 0, icuAccepts: true,
-          #"unsupported property \p{Greek}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported"#),
-        E(#"\p{^L}"#, at: 0, icuAccepts: false,
-          #"unsupported property \p{^L}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported"#),
-        E(#"\pL"#, at: 0, icuAccepts: false,
-          #"write \p{Name} with braces, as in \p{L}"#),
-        E("(?x)a", at: 2, icuAccepts: true,
-          "the (?x) flag (free spacing and # comments) is not supported"),
-        E("(?w)a", at: 2, icuAccepts: true,
-          "unknown flag 'w': the supported flags are i, m and s"),
-        E("(?)a", at: 0, icuAccepts: false,
-          "empty flag group '(?)'"),
-        E("(?<1a>x)", at: 0, icuAccepts: false,
-          "invalid group name: write (?<name>...) with an ASCII letter followed by letters and digits"),
-        E("(?<a>x)(?<a>y)", at: 7, icuAccepts: false,
-          "group name 'a' is used twice"),
-        E(#"\x{110000}"#, at: 0, icuAccepts: false,
-          "code point beyond U+10FFFF"),
-        E(#"\uD83D\uDE00"#, at: 0, icuAccepts: true,
-          #"surrogate code points cannot occur in text; write the character itself or \x{...} with its full code point"#),
-        E(#"\0"#, at: 0, icuAccepts: false,
-          #"invalid \0: write \0ooo with one to three octal digits, or \x00"#),
-        E(#"\x"#, at: 0, icuAccepts: false,
-          #"invalid \x: write \xhh or \x{h...} with hex digits"#),
-        E("^*a", at: 1, icuAccepts: true,
-          #"quantifier '*' after an anchor or \b: an assertion matches no characters, so there is nothing to repeat"#),
-        E(#"\b+"#, at: 2, icuAccepts: false,
-          #"quantifier '+' after an anchor or \b: an assertion matches no characters, so there is nothing to repeat"#),
-        E("(?i)*a", at: 4, icuAccepts: false,
-          #"quantifier '*' has nothing to repeat; write \* for a literal '*'"#),
-        E("(?#abc", at: 0, icuAccepts: false,
-          "unterminated comment '(?#': it ends at the first ')'"),
-        E(#"abc\"#, at: 3, icuAccepts: false,
-          #"the pattern ends with a lone backslash; write \\ for a literal backslash"#),
-        E("(?:a{1000}){20}", at: 11, icuAccepts: true,
-          "pattern too large: this repetition would compile to more than 20000 instructions"),
-        E("e\u{301}\u{301}(x", at: 1, icuAccepts: false,
-          "missing ')' for the group opened here"),
+        E(
+            #"(a)\1"#,
+            at: 3,
+            icuAccepts: true,
+            #"back-references (\1) are not supported: stub regexes run in linear time, which back-references make impossible"#
+        ),
+        E(
+            #"(?<n>a)\k<n>"#,
+            at: 7,
+            icuAccepts: true,
+            #"back-references (\k<name>) are not supported: stub regexes run in linear time, which back-references make impossible"#
+        ),
+        E(
+            "(?=a)",
+            at: 0,
+            icuAccepts: true,
+            "look-ahead (?=...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+        ),
+        E(
+            "(?!a)",
+            at: 0,
+            icuAccepts: true,
+            "negative look-ahead (?!...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+        ),
+        E(
+            "(?<=a)b",
+            at: 0,
+            icuAccepts: true,
+            "look-behind (?<=...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+        ),
+        E(
+            "(?<!a)b",
+            at: 0,
+            icuAccepts: true,
+            "negative look-behind (?<!...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+        ),
+        E(
+            "(?>a)",
+            at: 0,
+            icuAccepts: true,
+            "atomic groups (?>...) are not supported: stub regexes run in linear time, which atomic groups do not fit"
+        ),
+        E(
+            "a*+",
+            at: 1,
+            icuAccepts: true,
+            "possessive quantifiers (*+) are not supported: stub regexes run in linear time, which possessive matching does not fit; drop the '+'"
+        ),
+        E(
+            "a{2}+",
+            at: 1,
+            icuAccepts: true,
+            "possessive quantifiers ({2}+) are not supported: stub regexes run in linear time, which possessive matching does not fit; drop the '+'"
+        ),
+        E(
+            "(?(1)a|b)",
+            at: 0,
+            icuAccepts: false,
+            "conditionals (?(...)...) are not supported"
+        ),
+        E(
+            "(?R)",
+            at: 0,
+            icuAccepts: false,
+            "recursion (?R...) is not supported"
+        ),
+        E(
+            "(?P<n>a)",
+            at: 0,
+            icuAccepts: false,
+            "group syntax (?P... is not supported; name a group with (?<name>...)"
+        ),
+        E(
+            #"\Ga"#,
+            at: 0,
+            icuAccepts: true,
+            #"\G (end of the previous match) is not supported"#
+        ),
+        E(
+            #"\X"#,
+            at: 0,
+            icuAccepts: true,
+            #"\X (grapheme cluster) is not supported"#
+        ),
+        E(
+            #"\N{DIGIT ONE}"#,
+            at: 0,
+            icuAccepts: true,
+            #"\N{name} is not supported; write \x{...} with the code point"#
+        ),
+        E(
+            #"\cA"#,
+            at: 0,
+            icuAccepts: true,
+            #"\cX control escapes are not supported; write \xhh"#
+        ),
+        E(
+            #"\y"#,
+            at: 0,
+            icuAccepts: true,
+            #"unknown escape \y"#
+        ),
+        E(
+            #"\E"#,
+            at: 0,
+            icuAccepts: true,
+            #"\E without a \Q before it"#
+        ),
+        E(
+            #"\Qabc"#,
+            at: 0,
+            icuAccepts: true,
+            #"\Q without a closing \E"#
+        ),
+        E(
+            "[0-9",
+            at: 0,
+            icuAccepts: false,
+            "missing ']' for the class opened here"
+        ),
+        E(
+            "(abc",
+            at: 0,
+            icuAccepts: false,
+            "missing ')' for the group opened here"
+        ),
+        E(
+            "abc)",
+            at: 3,
+            icuAccepts: false,
+            #"unmatched ')': there is no '(' for it; write \) for a literal parenthesis"#
+        ),
+        E(
+            "*a",
+            at: 0,
+            icuAccepts: false,
+            #"quantifier '*' has nothing to repeat; write \* for a literal '*'"#
+        ),
+        E(
+            "a|+",
+            at: 2,
+            icuAccepts: false,
+            #"quantifier '+' has nothing to repeat; write \+ for a literal '+'"#
+        ),
+        E(
+            "a**",
+            at: 2,
+            icuAccepts: false,
+            #"quantifier '*' has nothing to repeat; write \* for a literal '*'"#
+        ),
+        E(
+            "a{2,1}",
+            at: 1,
+            icuAccepts: false,
+            "invalid counted repetition: {2,1} has its maximum below its minimum"
+        ),
+        E(
+            "a{1001}",
+            at: 1,
+            icuAccepts: true,
+            "counted repetition above 1000 is not supported"
+        ),
+        E(
+            "x{,3}",
+            at: 1,
+            icuAccepts: false,
+            #"invalid counted repetition: write {n}, {n,} or {n,m} with whole numbers, or \{ for a literal brace"#
+        ),
+        E(
+            "a{x}",
+            at: 1,
+            icuAccepts: false,
+            #"invalid counted repetition: write {n}, {n,} or {n,m} with whole numbers, or \{ for a literal brace"#
+        ),
+        E(
+            "a}",
+            at: 1,
+            icuAccepts: false,
+            #"unmatched '}'; write \} for a literal brace"#
+        ),
+        E(
+            "[z-a]",
+            at: 1,
+            icuAccepts: false,
+            "range out of order: the first character is above the second"
+        ),
+        E(
+            #"[a-\d]"#,
+            at: 1,
+            icuAccepts: false,
+            #"a range cannot end in a class such as \d"#
+        ),
+        E(
+            "[a&&b]",
+            at: 2,
+            icuAccepts: true,
+            #"class intersection (&&) is not supported; write \& for a literal '&'"#
+        ),
+        E(
+            "[a--b]",
+            at: 2,
+            icuAccepts: true,
+            #"class difference (--) is not supported; write \- for a literal '-'"#
+        ),
+        E(
+            "[+--]",
+            at: 2,
+            icuAccepts: false,
+            #"class difference (--) is not supported; write \- for a literal '-'"#
+        ),
+        E(
+            "[[a]]",
+            at: 1,
+            icuAccepts: true,
+            #"nested classes ([...[...]...]) are not supported; write \[ for a literal '['"#
+        ),
+        E(
+            "[:a]",
+            at: 0,
+            icuAccepts: true,
+            #"'[:' starts a POSIX class such as [:alpha:]; write \: for a literal ':'"#
+        ),
+        E(
+            #"[\b]"#,
+            at: 1,
+            icuAccepts: true,
+            #"\b cannot be used inside [...]"#
+        ),
+        E(
+            #"\p{Greek}"#,
+            at: 0,
+            icuAccepts: true,
+            #"unsupported property \p{Greek}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported"#
+        ),
+        E(
+            #"\p{^L}"#,
+            at: 0,
+            icuAccepts: false,
+            #"unsupported property \p{^L}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported"#
+        ),
+        E(
+            #"\pL"#,
+            at: 0,
+            icuAccepts: false,
+            #"write \p{Name} with braces, as in \p{L}"#
+        ),
+        E(
+            "(?x)a",
+            at: 2,
+            icuAccepts: true,
+            "the (?x) flag (free spacing and # comments) is not supported"
+        ),
+        E(
+            "(?w)a",
+            at: 2,
+            icuAccepts: true,
+            "unknown flag 'w': the supported flags are i, m and s"
+        ),
+        E(
+            "(?)a",
+            at: 0,
+            icuAccepts: false,
+            "empty flag group '(?)'"
+        ),
+        E(
+            "(?<1a>x)",
+            at: 0,
+            icuAccepts: false,
+            "invalid group name: write (?<name>...) with an ASCII letter followed by letters and digits"
+        ),
+        E(
+            "(?<a>x)(?<a>y)",
+            at: 7,
+            icuAccepts: false,
+            "group name 'a' is used twice"
+        ),
+        E(
+            #"\x{110000}"#,
+            at: 0,
+            icuAccepts: false,
+            "code point beyond U+10FFFF"
+        ),
+        E(
+            #"\uD83D\uDE00"#,
+            at: 0,
+            icuAccepts: true,
+            #"surrogate code points cannot occur in text; write the character itself or \x{...} with its full code point"#
+        ),
+        E(
+            #"\0"#,
+            at: 0,
+            icuAccepts: false,
+            #"invalid \0: write \0ooo with one to three octal digits, or \x00"#
+        ),
+        E(
+            #"\x"#,
+            at: 0,
+            icuAccepts: false,
+            #"invalid \x: write \xhh or \x{h...} with hex digits"#
+        ),
+        E(
+            "^*a",
+            at: 1,
+            icuAccepts: true,
+            #"quantifier '*' after an anchor or \b: an assertion matches no characters, so there is nothing to repeat"#
+        ),
+        E(
+            #"\b+"#,
+            at: 2,
+            icuAccepts: false,
+            #"quantifier '+' after an anchor or \b: an assertion matches no characters, so there is nothing to repeat"#
+        ),
+        E(
+            "(?i)*a",
+            at: 4,
+            icuAccepts: false,
+            #"quantifier '*' has nothing to repeat; write \* for a literal '*'"#
+        ),
+        E(
+            "(?#abc",
+            at: 0,
+            icuAccepts: false,
+            "unterminated comment '(?#': it ends at the first ')'"
+        ),
+        E(
+            #"abc\"#,
+            at: 3,
+            icuAccepts: false,
+            #"the pattern ends with a lone backslash; write \\ for a literal backslash"#
+        ),
+        E(
+            "(?:a{1000}){20}",
+            at: 11,
+            icuAccepts: true,
+            "pattern too large: this repetition would compile to more than 20000 instructions"
+        ),
+        E(
+            "e\u{301}\u{301}(x",
+            at: 1,
+            icuAccepts: false,
+            "missing ')' for the group opened here"
+        ),
         // Found by fuzzing: ICU reads \Q, \x, \u... even inside a comment.
-        E(#"(?#\Q)a"#, at: 3, icuAccepts: false,
-          "a backslash inside a (?#...) comment is not supported"),
-        E(#"(?#\x{E)a"#, at: 3, icuAccepts: false,
-          "a backslash inside a (?#...) comment is not supported"),
+        E(
+            #"(?#\Q)a"#,
+            at: 3,
+            icuAccepts: false,
+            "a backslash inside a (?#...) comment is not supported"
+        ),
+        E(
+            #"(?#\x{E)a"#,
+            at: 3,
+            icuAccepts: false,
+            "a backslash inside a (?#...) comment is not supported"
+        ),
         // Found by fuzzing: ICU starts a range after an unescaped '&' at the character before
         // the '&' ([a&-z] is a-z and '&'), or fails when there is none.
         E("[&-@]", at: 1, icuAccepts: false, "a range cannot start with '&'; write \\& for a literal '&'"),
@@ -458,9 +723,11 @@ final class RegexTests: XCTestCase {
     }
 
     func testStepsStayLinearOnLongInputs() throws {
-        for (pattern, text) in [("(a|aa)*b", String(repeating: "a", count: 100_000)),
-                                ("(x+x+)+y", String(repeating: "x", count: 100_000)),
-                                ("(?i)(\\w+\\s?)*ß$", String(repeating: "ab ", count: 33_334))] {
+        for (pattern, text) in [
+            ("(a|aa)*b", String(repeating: "a", count: 100_000)),
+            ("(x+x+)+y", String(repeating: "x", count: 100_000)),
+            ("(?i)(\\w+\\s?)*ß$", String(repeating: "ab ", count: 33_334)),
+        ] {
             let regex = try LinearRegex(pattern)
             let bound = LinearRegex.maxSteps(stateCount: regex.stateCount, scalarCount: text.unicodeScalars.count)
             var stats = RegexRunStats()
@@ -506,7 +773,9 @@ final class RegexTests: XCTestCase {
     /// folding. Characters newer than Foundation's ICU are left out (see docs).
     func testCaseFoldingAgreesWithICU() throws {
         let folding = CaseFolding.shared
-        let members = Set(folding.orbits.joined()).union(folding.multiFolds.map(\.scalar)).filter { !Self.newerThanICU($0) }
+        let members = Set(folding.orbits.joined()).union(folding.multiFolds.map(\.scalar)).filter {
+            !Self.newerThanICU($0)
+        }
         let universe = Self.text(members.sorted())
         for c in members.sorted() {
             let orbit = folding.orbit(of: c)
@@ -515,47 +784,70 @@ final class RegexTests: XCTestCase {
             XCTAssertEqual(Self.icuMembers(icu, universe), Set(orbit), "orbit of U+\(String(c, radix: 16))")
             let fold = Self.text(folding.fold(c))
             let whole = try NSRegularExpression(pattern: "(?i)\\A\\x{\(String(c, radix: 16))}\\z")
-            XCTAssertNotNil(whole.firstMatch(in: fold, range: NSRange(fold.startIndex..., in: fold)), "folding of U+\(String(c, radix: 16))")
-            XCTAssertTrue(try LinearRegex(Self.text([c]), caseInsensitive: true).matchesWhole(fold), "U+\(String(c, radix: 16))")
+            XCTAssertNotNil(
+                whole.firstMatch(in: fold, range: NSRange(fold.startIndex..., in: fold)),
+                "folding of U+\(String(c, radix: 16))"
+            )
+            XCTAssertTrue(
+                try LinearRegex(Self.text([c]), caseInsensitive: true).matchesWhole(fold),
+                "U+\(String(c, radix: 16))"
+            )
         }
     }
 
     func testCaseTableCoversEveryCasedScalar() {
         for v in CaseFolding.scanLimit...0x10FFFF {
             guard let s = Unicode.Scalar(v) else { continue }
-            XCTAssertFalse(s.properties.changesWhenCaseMapped || s.properties.changesWhenCaseFolded, "U+\(String(v, radix: 16))")
+            XCTAssertFalse(
+                s.properties.changesWhenCaseMapped || s.properties.changesWhenCaseFolded,
+                "U+\(String(v, radix: 16))"
+            )
         }
         // Foldings are fixed points: folding a folding changes nothing.
         let folding = CaseFolding.shared
-        for orbit in folding.orbits { for c in orbit { XCTAssertEqual(folding.fold(c).flatMap(folding.fold), folding.fold(c)) } }
+        for orbit in folding.orbits {
+            for c in orbit { XCTAssertEqual(folding.fold(c).flatMap(folding.fold), folding.fold(c)) }
+        }
     }
 
     /// \d \w \s \h \v, the properties and POSIX classes, alone and under (?i), against ICU
     /// on every scalar below U+20000 (newer characters and U+0295 aside: see docs).
     func testNamedSetsAgreeWithICU() throws {
-        let scalars = (UInt32(0)..<0x20000).filter { Unicode.Scalar($0) != nil && !Self.newerThanICU($0) && $0 != 0x295 }
+        let scalars = (UInt32(0)..<0x20000).filter {
+            Unicode.Scalar($0) != nil && !Self.newerThanICU($0) && $0 != 0x295
+        }
         let universe = Self.text(scalars)
-        let cased = Self.text(scalars.filter { v in
-            let orbit = CaseFolding.shared.orbit(of: v)
-            return (orbit.count > 1 || v < 0x80) && !orbit.contains(where: Self.newerThanICU)
-        })
-        let plain = [#"\w"#, #"\W"#, #"\d"#, #"\D"#, #"\s"#, #"\S"#, #"\h"#, #"\H"#, #"\v"#, #"\V"#, #"[\s\d]"#, #"[^\w]"#,
-                     #"\p{L}"#, #"\p{LC}"#, #"\p{Lu}"#, #"\p{Ll}"#, #"\p{Lt}"#, #"\p{Lm}"#, #"\p{Lo}"#, #"\p{M}"#, #"\p{Mn}"#,
-                     #"\p{Mc}"#, #"\p{Me}"#, #"\p{N}"#, #"\p{Nd}"#, #"\p{Nl}"#, #"\p{No}"#, #"\p{P}"#, #"\p{Pc}"#, #"\p{Pd}"#,
-                     #"\p{Ps}"#, #"\p{Pe}"#, #"\p{Pi}"#, #"\p{Pf}"#, #"\p{Po}"#, #"\p{S}"#, #"\p{Sm}"#, #"\p{Sc}"#, #"\p{Sk}"#,
-                     #"\p{So}"#, #"\p{Z}"#, #"\p{Zs}"#, #"\p{Zl}"#, #"\p{Zp}"#, #"\p{C}"#, #"\p{Cc}"#, #"\p{Cf}"#, #"\p{Co}"#,
-                     #"\p{Cn}"#, #"\P{Cn}"#, #"\p{Letter}"#, #"\p{Decimal_Number}"#, #"\p{punct}"#, #"\p{cntrl}"#,
-                     #"\p{Combining Mark}"#, #"\p{Alphabetic}"#, #"\p{Lowercase}"#, #"\p{Uppercase}"#, #"\p{White_Space}"#,
-                     #"\p{Hex_Digit}"#, #"\p{Any}"#, #"\p{ASCII}"#, #"\p{Assigned}"#, #"\p{word}"#, #"[[:alpha:]]"#,
-                     #"[[:alnum:]]"#, #"[[:xdigit:]]"#, #"[[:graph:]]"#, #"[[:print:]]"#, #"[[:blank:]]"#, #"[[:word:]]"#,
-                     #"[[:punct:]]"#, #"[[:cntrl:]]"#, #"[[:space:]]"#, #"[[:^digit:]]"#, #"[:lower:]"#]
-        let folded = [#"\p{Lu}"#, #"\P{Lu}"#, #"\p{Ll}"#, #"[^\p{Ll}]"#, #"[\P{Lu}]"#, #"[^\P{Lu}]"#, #"\w"#, #"\W"#,
-                      #"[\W]"#, #"[[:upper:]]"#, #"[[:^upper:]]"#, #"[^a-z]"#, #"[a-z]"#, #"[^\x{212A}]"#, #"\p{Lt}"#]
+        let cased = Self.text(
+            scalars.filter { v in
+                let orbit = CaseFolding.shared.orbit(of: v)
+                return (orbit.count > 1 || v < 0x80) && !orbit.contains(where: Self.newerThanICU)
+            }
+        )
+        let plain = [
+            #"\w"#, #"\W"#, #"\d"#, #"\D"#, #"\s"#, #"\S"#, #"\h"#, #"\H"#, #"\v"#, #"\V"#, #"[\s\d]"#, #"[^\w]"#,
+            #"\p{L}"#, #"\p{LC}"#, #"\p{Lu}"#, #"\p{Ll}"#, #"\p{Lt}"#, #"\p{Lm}"#, #"\p{Lo}"#, #"\p{M}"#, #"\p{Mn}"#,
+            #"\p{Mc}"#, #"\p{Me}"#, #"\p{N}"#, #"\p{Nd}"#, #"\p{Nl}"#, #"\p{No}"#, #"\p{P}"#, #"\p{Pc}"#, #"\p{Pd}"#,
+            #"\p{Ps}"#, #"\p{Pe}"#, #"\p{Pi}"#, #"\p{Pf}"#, #"\p{Po}"#, #"\p{S}"#, #"\p{Sm}"#, #"\p{Sc}"#, #"\p{Sk}"#,
+            #"\p{So}"#, #"\p{Z}"#, #"\p{Zs}"#, #"\p{Zl}"#, #"\p{Zp}"#, #"\p{C}"#, #"\p{Cc}"#, #"\p{Cf}"#, #"\p{Co}"#,
+            #"\p{Cn}"#, #"\P{Cn}"#, #"\p{Letter}"#, #"\p{Decimal_Number}"#, #"\p{punct}"#, #"\p{cntrl}"#,
+            #"\p{Combining Mark}"#, #"\p{Alphabetic}"#, #"\p{Lowercase}"#, #"\p{Uppercase}"#, #"\p{White_Space}"#,
+            #"\p{Hex_Digit}"#, #"\p{Any}"#, #"\p{ASCII}"#, #"\p{Assigned}"#, #"\p{word}"#, #"[[:alpha:]]"#,
+            #"[[:alnum:]]"#, #"[[:xdigit:]]"#, #"[[:graph:]]"#, #"[[:print:]]"#, #"[[:blank:]]"#, #"[[:word:]]"#,
+            #"[[:punct:]]"#, #"[[:cntrl:]]"#, #"[[:space:]]"#, #"[[:^digit:]]"#, #"[:lower:]"#,
+        ]
+        let folded = [
+            #"\p{Lu}"#, #"\P{Lu}"#, #"\p{Ll}"#, #"[^\p{Ll}]"#, #"[\P{Lu}]"#, #"[^\P{Lu}]"#, #"\w"#, #"\W"#,
+            #"[\W]"#, #"[[:upper:]]"#, #"[[:^upper:]]"#, #"[^a-z]"#, #"[a-z]"#, #"[^\x{212A}]"#, #"\p{Lt}"#,
+        ]
         for (patterns, text, flag) in [(plain, universe, ""), (folded, cased, "(?i)")] {
             for pattern in patterns {
                 let regex = try LinearRegex(flag + pattern)
-                guard case .set = regex.program.instructions[Int(regex.program.instructions[Int(regex.program.start)].next)].op,
-                      let set = regex.program.classes.first else { return XCTFail("\(pattern) is not one class") }
+                guard
+                    case .set = regex.program.instructions[
+                        Int(regex.program.instructions[Int(regex.program.start)].next)
+                    ].op,
+                    let set = regex.program.classes.first
+                else { return XCTFail("\(pattern) is not one class") }
                 let icu = Self.icuMembers(try NSRegularExpression(pattern: flag + pattern), text)
                 var differ: [String] = []
                 for s in text.unicodeScalars where set.contains(s.value) != icu.contains(s.value) {
@@ -570,10 +862,14 @@ final class RegexTests: XCTestCase {
 
     func testLoadErrorsSayWhyAndWhere() {
         assertLoadErrors([
-            (#"{"request": {"headers": {"X": {"matches": "[0-9"}}}, "response": {}}"#, "$.request.headers.X.matches",
-             #"invalid regular expression "[0-9": missing ']' for the class opened here (at character 0)"#),
-            (#"{"request": {"pathPattern": "/a/(\\d+)/\\2"}, "response": {}}"#, "$.request.pathPattern",
-             #"invalid regular expression "/a/(\d+)/\2": back-reference \2 names a group the pattern does not have (it has 1 capture group) (at character 9)"#),
+            (
+                #"{"request": {"headers": {"X": {"matches": "[0-9"}}}, "response": {}}"#, "$.request.headers.X.matches",
+                #"invalid regular expression "[0-9": missing ']' for the class opened here (at character 0)"#
+            ),
+            (
+                #"{"request": {"pathPattern": "/a/(\\d+)/\\2"}, "response": {}}"#, "$.request.pathPattern",
+                #"invalid regular expression "/a/(\d+)/\2": back-reference \2 names a group the pattern does not have (it has 1 capture group) (at character 9)"#
+            ),
         ])
     }
 
@@ -609,39 +905,68 @@ final class RegexTests: XCTestCase {
         guard let match else { return "none" }
         func offsets(_ r: Range<String.Index>) -> String {
             let s = text.unicodeScalars
-            return "\(s.distance(from: s.startIndex, to: r.lowerBound))-\(s.distance(from: s.startIndex, to: r.upperBound))"
+            return
+                "\(s.distance(from: s.startIndex, to: r.lowerBound))-\(s.distance(from: s.startIndex, to: r.upperBound))"
         }
         return ([offsets(match.range)] + match.groups.map { $0.map(offsets) ?? "-" }).joined(separator: " ")
     }
 
     static func icuFirst(_ row: Row) -> String {
-        guard let regex = try? NSRegularExpression(pattern: row.pattern, options: row.caseInsensitive ? [.caseInsensitive] : []),
-              let m = regex.firstMatch(in: row.text, range: NSRange(row.text.startIndex..., in: row.text)) else { return "none" }
+        guard
+            let regex = try? NSRegularExpression(
+                pattern: row.pattern,
+                options: row.caseInsensitive ? [.caseInsensitive] : []
+            ),
+            let m = regex.firstMatch(in: row.text, range: NSRange(row.text.startIndex..., in: row.text))
+        else { return "none" }
         // UTF-16 offsets to indices directly: Range(_:in:) refuses a range that starts between a
         // CR and its LF (one Character), which ICU can report.
         func range(_ r: NSRange) -> Range<String.Index>? {
             guard r.location != NSNotFound else { return nil }
-            return String.Index(utf16Offset: r.location, in: row.text)..<String.Index(utf16Offset: r.location + r.length, in: row.text)
+            return String.Index(
+                utf16Offset: r.location,
+                in: row.text
+            )..<String.Index(utf16Offset: r.location + r.length, in: row.text)
         }
         guard let whole = range(m.range) else { return "none" }
-        return describe(RegexMatch(range: whole, groups: (1..<m.numberOfRanges).map { range(m.range(at: $0)) }), in: row.text)
+        return describe(
+            RegexMatch(range: whole, groups: (1..<m.numberOfRanges).map { range(m.range(at: $0)) }),
+            in: row.text
+        )
     }
 
     /// ICU's first match as `describe` writes it, or nil when ICU gave up (it backtracks: a
     /// progress callback stops it after a while; a stack overflow is reported as an error).
     static func icuFirst(_ regex: NSRegularExpression, _ text: String) -> String? {
-        var result = "none", gaveUp = false, progress = 0
-        regex.enumerateMatches(in: text, options: [.reportProgress, .reportCompletion],
-                               range: NSRange(location: 0, length: text.utf16.count)) { m, flags, stop in
+        var result = "none"
+        var gaveUp = false
+        var progress = 0
+        regex.enumerateMatches(
+            in: text,
+            options: [.reportProgress, .reportCompletion],
+            range: NSRange(location: 0, length: text.utf16.count)
+        ) { m, flags, stop in
             if flags.contains(.internalError) { gaveUp = true }
-            if flags.contains(.progress) { progress += 1; if progress > 200 { gaveUp = true; stop.pointee = true } }
+            if flags.contains(.progress) {
+                progress += 1
+                if progress > 200 {
+                    gaveUp = true
+                    stop.pointee = true
+                }
+            }
             guard let m else { return }
             func range(_ r: NSRange) -> Range<String.Index>? {
                 guard r.location != NSNotFound else { return nil }
-                return String.Index(utf16Offset: r.location, in: text)..<String.Index(utf16Offset: r.location + r.length, in: text)
+                return String.Index(
+                    utf16Offset: r.location,
+                    in: text
+                )..<String.Index(utf16Offset: r.location + r.length, in: text)
             }
             if let whole = range(m.range) {
-                result = describe(RegexMatch(range: whole, groups: (1..<m.numberOfRanges).map { range(m.range(at: $0)) }), in: text)
+                result = describe(
+                    RegexMatch(range: whole, groups: (1..<m.numberOfRanges).map { range(m.range(at: $0)) }),
+                    in: text
+                )
             }
             stop.pointee = true
         }
@@ -649,7 +974,10 @@ final class RegexTests: XCTestCase {
     }
 
     static func icuWhole(_ row: Row) -> Bool {
-        let regex = try? NSRegularExpression(pattern: "\\A(?:\(row.pattern))\\z", options: row.caseInsensitive ? [.caseInsensitive] : [])
+        let regex = try? NSRegularExpression(
+            pattern: "\\A(?:\(row.pattern))\\z",
+            options: row.caseInsensitive ? [.caseInsensitive] : []
+        )
         return regex?.firstMatch(in: row.text, range: NSRange(row.text.startIndex..., in: row.text)) != nil
     }
 }
@@ -665,10 +993,23 @@ struct XorShift {
     }
 }
 
-private func R(_ pattern: String, ci: Bool = false, _ text: String, whole: Bool, first: String, line: UInt = #line) -> RegexTests.Row {
+private func R(
+    _ pattern: String,
+    ci: Bool = false,
+    _ text: String,
+    whole: Bool,
+    first: String,
+    line: UInt = #line
+) -> RegexTests.Row {
     RegexTests.Row(pattern: pattern, caseInsensitive: ci, text: text, whole: whole, first: first, line: line)
 }
 
-private func E(_ pattern: String, at offset: Int, icuAccepts: Bool, _ message: String, line: UInt = #line) -> RegexTests.ErrorRow {
+private func E(
+    _ pattern: String,
+    at offset: Int,
+    icuAccepts: Bool,
+    _ message: String,
+    line: UInt = #line
+) -> RegexTests.ErrorRow {
     RegexTests.ErrorRow(pattern: pattern, offset: offset, icuAccepts: icuAccepts, message: message, line: line)
 }

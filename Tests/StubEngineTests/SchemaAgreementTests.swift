@@ -6,7 +6,8 @@ import XCTest
 /// below is accepted by both or rejected by both. The validator here implements the JSON Schema
 /// 2020-12 keywords the schema uses, no more.
 final class SchemaAgreementTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func schema() throws -> MiniSchemaValidator {
         let bytes = try Data(contentsOf: Self.root.appendingPathComponent("docs/stub.schema.json"))
@@ -149,7 +150,11 @@ final class SchemaAgreementTests: XCTestCase {
             folder.write("s.json", json)
             let loaderAccepts = folder.load().isServable
             let schemaErrors = validator.errors(try JSONParser.parse(json))
-            XCTAssertEqual(schemaErrors.isEmpty, loaderAccepts, "\(json): loader \(loaderAccepts ? "accepts" : "rejects"), schema says \(schemaErrors)")
+            XCTAssertEqual(
+                schemaErrors.isEmpty,
+                loaderAccepts,
+                "\(json): loader \(loaderAccepts ? "accepts" : "rejects"), schema says \(schemaErrors)"
+            )
         }
     }
 }
@@ -178,10 +183,16 @@ struct MiniSchemaValidator {
     }
 
     private func validate(_ instance: JSONNode, _ schema: JSONNode, _ path: String, _ errors: inout [String]) {
-        if let b = schema.bool { if !b { errors.append("\(path): false schema") }; return }
+        if let b = schema.bool {
+            if !b { errors.append("\(path): false schema") }
+            return
+        }
         guard schema.members != nil else { return }
         if let ref = schema["$ref"]?.string {
-            guard let target = resolve(ref) else { errors.append("\(path): unresolved \(ref)"); return }
+            guard let target = resolve(ref) else {
+                errors.append("\(path): unresolved \(ref)")
+                return
+            }
             validate(instance, target, path, &errors)
         }
         if let type = schema["type"] {
@@ -193,7 +204,9 @@ struct MiniSchemaValidator {
         }
         if let c = schema["const"], !c.equals(instance) { errors.append("\(path): not const") }
         if let s = instance.string {
-            if let min = schema["minLength"]?.number?.value, Double(s.count) < min { errors.append("\(path): too short") }
+            if let min = schema["minLength"]?.number?.value, Double(s.count) < min {
+                errors.append("\(path): too short")
+            }
             if let pattern = schema["pattern"]?.string, s.range(of: pattern, options: .regularExpression) == nil {
                 errors.append("\(path): does not match \(pattern)")
             }
@@ -203,21 +216,28 @@ struct MiniSchemaValidator {
             if let max = schema["maximum"]?.number?.value, n > max { errors.append("\(path): above maximum") }
         }
         if let elements = instance.elements {
-            if let min = schema["minItems"]?.number?.value, Double(elements.count) < min { errors.append("\(path): too few items") }
+            if let min = schema["minItems"]?.number?.value, Double(elements.count) < min {
+                errors.append("\(path): too few items")
+            }
             if let items = schema["items"] {
                 for (i, e) in elements.enumerated() { validate(e, items, "\(path)[\(i)]", &errors) }
             }
         }
         if let members = instance.members {
-            if let min = schema["minProperties"]?.number?.value, Double(members.count) < min { errors.append("\(path): too few properties") }
-            for required in schema["required"]?.elements?.compactMap(\.string) ?? [] where !members.contains(where: { $0.key == required }) {
+            if let min = schema["minProperties"]?.number?.value, Double(members.count) < min {
+                errors.append("\(path): too few properties")
+            }
+            for required in schema["required"]?.elements?.compactMap(\.string) ?? []
+            where !members.contains(where: { $0.key == required }) {
                 errors.append("\(path): missing \(required)")
             }
             let properties = schema["properties"]?.members ?? []
             let patterns = schema["patternProperties"]?.members ?? []
             for member in members {
                 let childPath = "\(path).\(member.key)"
-                if let names = schema["propertyNames"] { validate(JSONNode(.string(member.key)), names, childPath, &errors) }
+                if let names = schema["propertyNames"] {
+                    validate(JSONNode(.string(member.key)), names, childPath, &errors)
+                }
                 var covered = false
                 if let property = properties.first(where: { $0.key == member.key }) {
                     covered = true
@@ -243,7 +263,8 @@ struct MiniSchemaValidator {
         if let not = schema["not"], valid(instance, not) { errors.append("\(path): matches not") }
         if let dependencies = schema["dependentRequired"]?.members, let members = instance.members {
             for dependency in dependencies where members.contains(where: { $0.key == dependency.key }) {
-                for required in dependency.value.elements?.compactMap(\.string) ?? [] where !members.contains(where: { $0.key == required }) {
+                for required in dependency.value.elements?.compactMap(\.string) ?? []
+                where !members.contains(where: { $0.key == required }) {
                     errors.append("\(path): \(dependency.key) needs \(required)")
                 }
             }
@@ -252,7 +273,8 @@ struct MiniSchemaValidator {
 
     private func matchesType(_ instance: JSONNode, _ type: String) -> Bool {
         switch (type, instance.value) {
-        case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null), ("number", .number):
+        case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null),
+            ("number", .number):
             return true
         case ("integer", .number(let n)):
             return n.value.rounded() == n.value

@@ -6,8 +6,14 @@ import XCTest
 
 /// Parses a raw request with the real parser, so tests see exactly what the server would hand
 /// the engine (decoded path, query items, headers).
-func makeRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "",
-                 file: StaticString = #filePath, line: UInt = #line) -> IncomingRequest {
+func makeRequest(
+    _ method: String,
+    _ target: String,
+    headers: [(String, String)] = [],
+    body: String = "",
+    file: StaticString = #filePath,
+    line: UInt = #line
+) -> IncomingRequest {
     // Admin requests come from this machine, as the admin API's Host check wants, with the
     // JSON type its state-changing routes need (AdminProtectionTests covers both rules).
     let isAdmin = target.hasPrefix("/__admin")
@@ -49,7 +55,10 @@ final class TemporaryFolder {
     @discardableResult
     func write(_ relative: String, _ contents: String) -> URL {
         let file = url.appendingPathComponent(relative)
-        try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
         try! Data(contents.utf8).write(to: file)
         return file
     }
@@ -72,14 +81,22 @@ func engine(_ json: String, file: StaticString = #filePath, line: UInt = #line) 
 
 /// Loads each stub file text alone and expects an error at `path` whose message contains
 /// `fragment`, with a position (line and column) for the user to jump to.
-func assertLoadErrors(_ cases: [(json: String, path: String, fragment: String)], file: StaticString = #filePath, line: UInt = #line) {
+func assertLoadErrors(
+    _ cases: [(json: String, path: String, fragment: String)],
+    file: StaticString = #filePath,
+    line: UInt = #line
+) {
     for (json, path, fragment) in cases {
         let folder = TemporaryFolder()
         folder.write("__files/body.txt", "x")
         folder.write("s.json", json)
         let errors = folder.load().errors
-        XCTAssertTrue(errors.contains { $0.jsonPath == path && $0.message.contains(fragment) && $0.position != nil },
-                      "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))", file: file, line: line)
+        XCTAssertTrue(
+            errors.contains { $0.jsonPath == path && $0.message.contains(fragment) && $0.position != nil },
+            "\(json)\n  wanted \(path): …\(fragment)…\n  got \(errors.map(\.description))",
+            file: file,
+            line: line
+        )
     }
 }
 

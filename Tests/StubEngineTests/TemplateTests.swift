@@ -4,23 +4,33 @@ import XCTest
 
 final class TemplateTests: XCTestCase {
     func testEveryRequestVariable() throws {
-        let e = engine(#"""
-        {"request": {"path": "/users/{id}/echo"}, "response": {"template": true,
-          "headers": {"X-Echo": "{{request.method}} {{request.path}}", "Location": "{{request.baseUrl}}/users/{{request.path.id}}"},
-          "body": "id={{request.path.id}} q={{request.query.q}} ua={{request.headers.User-Agent}} name={{request.json./user/name}} raw={{request.body}} missing=[{{request.query.nope}}]"}}
-        """#)
-        let response = e.handle(makeRequest("POST", "/users/42/echo?q=swift", headers: [("User-Agent", "App/1")],
-                                            body: #"{"user":{"name":"ann"}}"#)).answered
+        let e = engine(
+            #"""
+            {"request": {"path": "/users/{id}/echo"}, "response": {"template": true,
+              "headers": {"X-Echo": "{{request.method}} {{request.path}}", "Location": "{{request.baseUrl}}/users/{{request.path.id}}"},
+              "body": "id={{request.path.id}} q={{request.query.q}} ua={{request.headers.User-Agent}} name={{request.json./user/name}} raw={{request.body}} missing=[{{request.query.nope}}]"}}
+            """#
+        )
+        let response = e.handle(
+            makeRequest(
+                "POST",
+                "/users/42/echo?q=swift",
+                headers: [("User-Agent", "App/1")],
+                body: #"{"user":{"name":"ann"}}"#
+            )
+        ).answered
         XCTAssertEqual(response.bodyText, #"id=42 q=swift ua=App/1 name=ann raw={"user":{"name":"ann"}} missing=[]"#)
         XCTAssertEqual(response.prepared.headers["X-Echo"], "POST /users/42/echo")
         XCTAssertEqual(response.prepared.headers["Location"], "http://api.example.com:8080/users/42")
     }
 
     func testJSONBodyStaysValidWhateverTheClientSent() throws {
-        let e = engine(#"""
-        {"request": {"path": "/echo"}, "response": {"template": true,
-          "body": {"said": "{{request.body}}", "count": "{{request.json./n}}", "greeting": "hi {{request.query.name}}!", "static": [1, "x"]}}}
-        """#)
+        let e = engine(
+            #"""
+            {"request": {"path": "/echo"}, "response": {"template": true,
+              "body": {"said": "{{request.body}}", "count": "{{request.json./n}}", "greeting": "hi {{request.query.name}}!", "static": [1, "x"]}}}
+            """#
+        )
         let nasty = "quote\" backslash\\ newline\n tab\t </script> \u{1}"
         let response = e.handle(makeRequest("POST", "/echo?name=%22bob%22", body: nasty)).answered
         let parsed = try JSONParser.parse(response.prepared.body)
@@ -33,9 +43,11 @@ final class TemplateTests: XCTestCase {
     }
 
     func testNowUUIDAndRandomInt() throws {
-        let e = engine(#"""
-        {"response": {"template": true, "body": "{{now}}|{{now +1d}}|{{now -90m}}|{{uuid}}|{{randomInt 5 7}}"}}
-        """#)
+        let e = engine(
+            #"""
+            {"response": {"template": true, "body": "{{now}}|{{now +1d}}|{{now -90m}}|{{uuid}}|{{randomInt 5 7}}"}}
+            """#
+        )
         let before = Int(Date().timeIntervalSince1970)
         let parts = e.handle(makeRequest("GET", "/")).answered.bodyText.split(separator: "|").map(String.init)
         XCTAssertEqual(parts.count, 5)
@@ -47,20 +59,31 @@ final class TemplateTests: XCTestCase {
         XCTAssertNotNil(UUID(uuidString: parts[3]))
         XCTAssertEqual(parts[3], parts[3].lowercased())
         XCTAssertTrue((5...7).contains(Int(parts[4]) ?? 0))
-        XCTAssertNotEqual(e.handle(makeRequest("GET", "/")).answered.bodyText.split(separator: "|")[3], Substring(parts[3]))
+        XCTAssertNotEqual(
+            e.handle(makeRequest("GET", "/")).answered.bodyText.split(separator: "|")[3],
+            Substring(parts[3])
+        )
     }
 
     func testRFC3339Arithmetic() {
         XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: 0, withMilliseconds: false), "1970-01-01T00:00:00Z")
-        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: 1_795_000_000_000, withMilliseconds: false), "2026-11-18T11:06:40Z")
+        XCTAssertEqual(
+            DateFormats.rfc3339(epochMilliseconds: 1_795_000_000_000, withMilliseconds: false),
+            "2026-11-18T11:06:40Z"
+        )
         XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: -1000, withMilliseconds: false), "1969-12-31T23:59:59Z")
-        XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: 1_795_000_000_042, withMilliseconds: true), "2026-11-18T11:06:40.042Z")
+        XCTAssertEqual(
+            DateFormats.rfc3339(epochMilliseconds: 1_795_000_000_042, withMilliseconds: true),
+            "2026-11-18T11:06:40.042Z"
+        )
         XCTAssertEqual(DateFormats.rfc3339(epochMilliseconds: -1, withMilliseconds: true), "1969-12-31T23:59:59.999Z")
         XCTAssertEqual(DateFormats.clock(epochMilliseconds: 1_795_000_000_042), "11:06:40.042")
     }
 
     func testTemplatesAreOffByDefaultAndStaticStubsKeepTheirBytes() {
-        let e = engine(#"[{"request": {"path": "/a"}, "response": {"body": "{{request.path}}"}}, {"request": {"path": "/b"}, "response": {"template": true, "body": "plain"}}]"#)
+        let e = engine(
+            #"[{"request": {"path": "/a"}, "response": {"body": "{{request.path}}"}}, {"request": {"path": "/b"}, "response": {"template": true, "body": "plain"}}]"#
+        )
         XCTAssertEqual(e.handle(makeRequest("GET", "/a")).answered.bodyText, "{{request.path}}")
         XCTAssertFalse(e.catalog.stubs[0].response.isTemplated)
         XCTAssertFalse(e.catalog.stubs[1].response.isTemplated, "nothing to substitute: served as static bytes")
@@ -70,10 +93,13 @@ final class TemplateTests: XCTestCase {
         let folder = TemporaryFolder()
         folder.write("__files/user.json", #"{"id": "{{request.path.id}}", "n": 1}"#)
         folder.write("__files/page.html", "<h1>{{request.query.title}}</h1>")
-        folder.write("s.json", #"""
-        [{"request": {"path": "/u/{id}"}, "response": {"template": true, "bodyFile": "__files/user.json"}},
-         {"request": {"path": "/page"}, "response": {"template": true, "bodyFile": "__files/page.html"}}]
-        """#)
+        folder.write(
+            "s.json",
+            #"""
+            [{"request": {"path": "/u/{id}"}, "response": {"template": true, "bodyFile": "__files/user.json"}},
+             {"request": {"path": "/page"}, "response": {"template": true, "bodyFile": "__files/page.html"}}]
+            """#
+        )
         let result = folder.load()
         XCTAssertEqual(result.problems, [])
         let e = Engine(stubs: result.stubs)
@@ -85,13 +111,25 @@ final class TemplateTests: XCTestCase {
         let cases: [(String, String, String)] = [
             (#"{"response": {"template": true, "body": "{{request.nope}}"}}"#, "$.response.body", "unknown variable"),
             (#"{"response": {"template": true, "body": "{{uuid"}}"#, "$.response.body", "without a closing"),
-            (#"{"response": {"template": true, "body": {"a": {"b": ["{{nwo}}"]}}}}"#, "$.response.body.a.b[0]", "did you mean now?"),
-            (#"{"request": {"path": "/u/{id}"}, "response": {"template": true, "body": "{{request.path.user}}"}}"#, "$.response.body", "no {user} in the request path"),
-            (#"{"response": {"template": true, "body": "{{request.json.user}}"}}"#, "$.response.body", "starts with '/'"),
+            (
+                #"{"response": {"template": true, "body": {"a": {"b": ["{{nwo}}"]}}}}"#, "$.response.body.a.b[0]",
+                "did you mean now?"
+            ),
+            (
+                #"{"request": {"path": "/u/{id}"}, "response": {"template": true, "body": "{{request.path.user}}"}}"#,
+                "$.response.body", "no {user} in the request path"
+            ),
+            (
+                #"{"response": {"template": true, "body": "{{request.json.user}}"}}"#, "$.response.body",
+                "starts with '/'"
+            ),
             (#"{"response": {"template": true, "body": "{{request.json./a~2}}"}}"#, "$.response.body", "~0"),
             (#"{"response": {"template": true, "body": "{{now +3y}}"}}"#, "$.response.body", "unit s, m, h or d"),
             (#"{"response": {"template": true, "body": "{{randomInt 9 1}}"}}"#, "$.response.body", "MIN <= MAX"),
-            (#"{"response": {"template": true, "headers": {"X-A": "{{request.header.x}}"}}}"#, "$.response.headers.X-A", "unknown variable"),
+            (
+                #"{"response": {"template": true, "headers": {"X-A": "{{request.header.x}}"}}}"#,
+                "$.response.headers.X-A", "unknown variable"
+            ),
             (#"{"response": {"template": "yes", "body": "x"}}"#, "$.response.template", "true or false"),
             (#"{"response": {"template": true, "bodyBase64": "AA=="}}"#, "$.response.template", "text bodies"),
         ]

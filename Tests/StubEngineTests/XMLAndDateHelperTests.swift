@@ -7,17 +7,22 @@ import Testing
 /// behind `parseDate`, `date` and `now offset=`.
 @Suite struct XMLAndDateHelperTests {
     @Test func theReaderReadsWhatRequestBodiesHold() throws {
-        let root = try XMLReader.parse("""
+        let root = try XMLReader.parse(
+            """
             <?xml version="1.0"?>
             <!DOCTYPE order [<!ELEMENT order ANY>]>
             <!-- a comment -->
             <soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope/"><soap:Body>
               <m:a xmlns:m="urn:m"><m:test kind='x &amp; y'>success &lt;1&gt; &#65;&#x42;</m:test><![CDATA[<raw>]]></m:a>
             </soap:Body></soap:Envelope>
-            """)
+            """
+        )
         #expect(root.name == "soap:Envelope" && root.localName == "Envelope")
         let test = try XPathExpression("/Envelope/Body/a/test")
-        guard case .element(let element)? = test.evaluate(root).first else { Issue.record("no test element"); return }
+        guard case .element(let element)? = test.evaluate(root).first else {
+            Issue.record("no test element")
+            return
+        }
         #expect(element.textContent == "success <1> AB")
         #expect(element.attribute("kind") == "x & y")
         #expect(element.xml == #"<m:test kind="x &amp; y">success &lt;1&gt; AB</m:test>"#)
@@ -85,12 +90,18 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{{date (parseDate '2021-06-15T15:16:17.250+02:00') format='yyyy-MM-dd HH:mm:ss.SSS XXX'}}", "2021-06-15 13:16:17.250 Z"),
+        (
+            "{{date (parseDate '2021-06-15T15:16:17.250+02:00') format='yyyy-MM-dd HH:mm:ss.SSS XXX'}}",
+            "2021-06-15 13:16:17.250 Z"
+        ),
         ("{{date (parseDate 'Tuesday, 15-Jun-21 15:16:17 GMT')}}", "2021-06-15T15:16:17Z"),
         ("{{date (parseDate 'Tue Jun 15 15:16:17 2021')}}", "2021-06-15T15:16:17Z"),
         ("{{date (parseDate '20210615' format='yyyyMMdd')}}", "2021-06-15T00:00:00Z"),
         ("{{date (parseDate '3:05 PM, Jun 15 2021' format='h:mm a, MMM d yyyy')}}", "2021-06-15T15:05:00Z"),
-        ("{{date (parseDate '15/06/2021 10:00' format='dd/MM/yyyy HH:mm' timezone='Europe/London')}}", "2021-06-15T09:00:00Z"),
+        (
+            "{{date (parseDate '15/06/2021 10:00' format='dd/MM/yyyy HH:mm' timezone='Europe/London')}}",
+            "2021-06-15T09:00:00Z"
+        ),
         ("{{date (parseDate '31/02/2021' format='dd/MM/yyyy')}}", ""),
         ("{{date (parseDate 'not a date')}}", ""),
         ("{{date (parseDate '1623770177123' format='epoch') format='unix'}}", "1623770177"),
@@ -100,10 +111,19 @@ import Testing
         ("{{date (parseDate '2021-01-01T00:00:00Z') offset='-1 days'}}", "2020-12-31T00:00:00Z"),
         ("{{date (parseDate '2038-01-19T03:14:07Z') offset='2 seconds' format='epoch'}}", "2147483649000"),
         // A day across London's spring change is 23 hours: the wall-clock time is kept.
-        ("{{date (parseDate '2024-03-30T12:00:00Z') offset='1 days' timezone='Europe/London' format='HH:mm XXX'}}", "12:00 +01:00"),
-        ("{{date (parseDate '2024-03-30T12:00:00Z') offset='24 hours' timezone='Europe/London' format='HH:mm XXX'}}", "13:00 +01:00"),
+        (
+            "{{date (parseDate '2024-03-30T12:00:00Z') offset='1 days' timezone='Europe/London' format='HH:mm XXX'}}",
+            "12:00 +01:00"
+        ),
+        (
+            "{{date (parseDate '2024-03-30T12:00:00Z') offset='24 hours' timezone='Europe/London' format='HH:mm XXX'}}",
+            "13:00 +01:00"
+        ),
         ("{{date (parseDate '1969-12-31T23:59:59Z') format='EEEE D w Y'}}", "Wednesday 365 1 1970"),
-        ("{{date (parseDate '2024-12-31T00:00:00Z') format='E w Y u F W k K h a G'}}", "Tue 1 2025 2 5 5 24 0 12 AM AD"),
+        (
+            "{{date (parseDate '2024-12-31T00:00:00Z') format='E w Y u F W k K h a G'}}",
+            "Tue 1 2025 2 5 5 24 0 12 AM AD"
+        ),
         ("{{date (parseDate '2024-06-15T00:00:00Z') timezone='Asia/Kolkata' format='z Z X'}}", "IST +0530 +05"),
     ])
     func datesReadAndWritten(_ template: String, _ expected: String) throws {

@@ -36,7 +36,8 @@ final class HARCorpusTests: XCTestCase {
         guard let root = sharedCorpus("har") else {
             throw XCTSkip("HAR exports not found (../shared/corpora/har next to the package): skipped")
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".har") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".har") }
+            .sorted()
         XCTAssertEqual(Set(files), Set(Self.expected.keys), "the table covers every export")
         return files.map { root.appendingPathComponent($0) }
     }
@@ -44,9 +45,13 @@ final class HARCorpusTests: XCTestCase {
     func testEveryExportImportsToTheCountsInTheTable() throws {
         for file in try exports() {
             let outcome = try HARImporter.plan(Array(Data(contentsOf: file)), name: file.lastPathComponent).get()
-            let found = Expected(entries: outcome.entryCount, stubs: outcome.plan.stubCount, stubFiles: outcome.plan.stubFiles.count,
-                                 bodyFiles: outcome.plan.bodyFiles.count,
-                                 skipped: Dictionary(uniqueKeysWithValues: outcome.skipped.map { ($0.reason, $0.count) }))
+            let found = Expected(
+                entries: outcome.entryCount,
+                stubs: outcome.plan.stubCount,
+                stubFiles: outcome.plan.stubFiles.count,
+                bodyFiles: outcome.plan.bodyFiles.count,
+                skipped: Dictionary(uniqueKeysWithValues: outcome.skipped.map { ($0.reason, $0.count) })
+            )
             XCTAssertEqual(found, Self.expected[file.lastPathComponent], file.lastPathComponent)
             XCTAssertEqual(outcome.importedEntries + outcome.skipped.reduce(0) { $0 + $1.count }, outcome.entryCount)
             for stubFile in outcome.plan.stubFiles {
@@ -54,9 +59,18 @@ final class HARCorpusTests: XCTestCase {
                 for stub in root.elements ?? [root] {
                     let responses = stub["responses"]?.elements ?? [stub["response"] ?? .object([])]
                     for name in responses.flatMap({ $0["headers"]?.members?.map(\.key) ?? [] }) {
-                        XCTAssertFalse(name.hasPrefix(":"), "\(file.lastPathComponent) \(stubFile.relativePath): pseudo-header \(name)")
-                        XCTAssertFalse(["content-length", "transfer-encoding", "connection", "content-encoding", "date", "server", "set-cookie"]
-                            .contains(name.lowercased()), "\(file.lastPathComponent) \(stubFile.relativePath): \(name)")
+                        XCTAssertFalse(
+                            name.hasPrefix(":"),
+                            "\(file.lastPathComponent) \(stubFile.relativePath): pseudo-header \(name)"
+                        )
+                        XCTAssertFalse(
+                            [
+                                "content-length", "transfer-encoding", "connection", "content-encoding", "date",
+                                "server", "set-cookie",
+                            ]
+                            .contains(name.lowercased()),
+                            "\(file.lastPathComponent) \(stubFile.relativePath): \(name)"
+                        )
                     }
                 }
             }
@@ -75,11 +89,24 @@ final class HARCorpusTests: XCTestCase {
             let decoded = try HARArchive.entries(try JSONParser.parse(bytes), file: file.lastPathComponent).get()
             var scratch = HARImporter.Outcome()
             for entry in decoded.entries {
-                guard case .success(let recording) = HARRecording.make(entry, options: .init(), outcome: &scratch) else { continue }
-                let answer = try exchange(server, recording.method, Self.originForm(entry.url),
-                                          body: recording.requestBody.map { Array($0.text.utf8) } ?? [])
-                XCTAssertEqual(answer.status, recording.status, "\(file.lastPathComponent) #\(entry.index) \(entry.url)")
-                XCTAssertEqual(answer.body, recording.body, "\(file.lastPathComponent) #\(entry.index) \(entry.url): the recorded bytes")
+                guard case .success(let recording) = HARRecording.make(entry, options: .init(), outcome: &scratch)
+                else { continue }
+                let answer = try exchange(
+                    server,
+                    recording.method,
+                    Self.originForm(entry.url),
+                    body: recording.requestBody.map { Array($0.text.utf8) } ?? []
+                )
+                XCTAssertEqual(
+                    answer.status,
+                    recording.status,
+                    "\(file.lastPathComponent) #\(entry.index) \(entry.url)"
+                )
+                XCTAssertEqual(
+                    answer.body,
+                    recording.body,
+                    "\(file.lastPathComponent) #\(entry.index) \(entry.url): the recorded bytes"
+                )
                 replayed += 1
             }
         }

@@ -10,7 +10,7 @@ import XCTest
 /// fresh clone, where the tests that need them skip with a message.
 func sharedCorpus(_ name: String) -> URL? {
     var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { url.deleteLastPathComponent() } // file, StubImportTests, Tests, package
+    for _ in 0..<4 { url.deleteLastPathComponent() }  // file, StubImportTests, Tests, package
     url.appendPathComponent("shared/corpora/\(name)", isDirectory: true)
     return FileManager.default.fileExists(atPath: url.path) ? url : nil
 }
@@ -25,11 +25,17 @@ let packageRoot: URL = {
 extension XCTestCase {
     /// A fresh folder for one test, removed when it ends: tests run in parallel and share none.
     func temporaryFolder(_ files: [String: String] = [:]) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubimport-\(UUID().uuidString)", isDirectory: true)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "stubimport-\(UUID().uuidString)",
+            isDirectory: true
+        )
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         for (name, text) in files {
             let file = url.appendingPathComponent(name)
-            try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try! FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try! Data(text.utf8).write(to: file)
         }
         addTeardownBlock { try? FileManager.default.removeItem(at: url) }
@@ -51,8 +57,13 @@ extension XCTestCase {
     }
 
     /// Reads a document from a string (YAML or JSON) or fails the test.
-    func openAPI(_ text: String, name: String = "spec.yaml", path: String? = nil,
-                 file: StaticString = #filePath, line: UInt = #line) throws -> OpenAPIDocument {
+    func openAPI(
+        _ text: String,
+        name: String = "spec.yaml",
+        path: String? = nil,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> OpenAPIDocument {
         switch OpenAPIDocument.parse(Array(text.utf8), name: name, path: path) {
         case .success(let document): return document
         case .failure(let problem):
@@ -63,8 +74,13 @@ extension XCTestCase {
 }
 
 /// One request on a fresh connection; the answer.
-func exchange(_ server: HTTP1Server, _ method: String, _ target: String, headers: [(String, String)] = [],
-              body: [UInt8] = []) throws -> WireResponse {
+func exchange(
+    _ server: HTTP1Server,
+    _ method: String,
+    _ target: String,
+    headers: [(String, String)] = [],
+    body: [UInt8] = []
+) throws -> WireResponse {
     let connection = try WireConnection(port: server.port)
     defer { connection.close() }
     var head = "\(method) \(target) HTTP/1.1\r\nHost: stubs.test\r\nConnection: close\r\n"

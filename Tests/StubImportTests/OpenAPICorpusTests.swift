@@ -14,7 +14,8 @@ final class OpenAPICorpusTests: XCTestCase {
     /// Documents whose YAML and JSON forms hold different data upstream: each form still
     /// imports, and its YAML, rewritten as JSON by stubserver itself, must give the same bytes.
     static let formsDiffer: [String: String] = [
-        "v3.1/tictactoe": "the JSON form lacks the YAML form's 202 response, callback, webhook, links and a PUT parameter",
+        "v3.1/tictactoe":
+            "the JSON form lacks the YAML form's 202 response, callback, webhook, links and a PUT parameter"
     ]
 
     private func documents() throws -> [(name: String, yaml: URL, json: URL)] {
@@ -24,16 +25,24 @@ final class OpenAPICorpusTests: XCTestCase {
         var found: [(String, URL, URL)] = []
         for version in ["v3.0", "v3.1"] {
             let folder = root.appendingPathComponent(version)
-            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where file.hasSuffix(".yaml") {
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            where file.hasSuffix(".yaml") {
                 let base = String(file.dropLast(5))
-                found.append(("\(version)/\(base)", folder.appendingPathComponent(file), folder.appendingPathComponent(base + ".json")))
+                found.append(
+                    (
+                        "\(version)/\(base)", folder.appendingPathComponent(file),
+                        folder.appendingPathComponent(base + ".json")
+                    )
+                )
             }
         }
         XCTAssertEqual(found.count, 9, "the corpus README lists nine documents")
         return found
     }
 
-    private func importFolder(_ spec: URL) throws -> (folder: URL, outcome: OpenAPIImporter.Outcome, document: OpenAPIDocument) {
+    private func importFolder(
+        _ spec: URL
+    ) throws -> (folder: URL, outcome: OpenAPIImporter.Outcome, document: OpenAPIDocument) {
         let document = try OpenAPIDocument.open(path: spec.path).get()
         let outcome = OpenAPIImporter.plan(document)
         let folder = temporaryFolder().appendingPathComponent("stubs")
@@ -46,7 +55,11 @@ final class OpenAPICorpusTests: XCTestCase {
             for spec in [yaml, json] {
                 let (folder, outcome, document) = try importFolder(spec)
                 XCTAssertEqual(outcome.plan.errors, [], name)
-                XCTAssertEqual(outcome.importedOperations, outcome.operationCount, "\(spec.lastPathComponent): every operation has a stub")
+                XCTAssertEqual(
+                    outcome.importedOperations,
+                    outcome.operationCount,
+                    "\(spec.lastPathComponent): every operation has a stub"
+                )
                 XCTAssertEqual(outcome.plan.stubFiles.count, outcome.operationCount, name)
                 let loaded = StubLoader(directory: folder.path).load()
                 XCTAssertEqual(loaded.problems, [], "\(name): loads without errors or warnings")
@@ -67,7 +80,11 @@ final class OpenAPICorpusTests: XCTestCase {
             XCTAssertEqual(OpenAPIImporter.plan(rewritten).plan.files, fromYAML, "\(name): the YAML's own data as JSON")
             let fromJSON = try importFolder(json).outcome.plan.files
             if let reason = Self.formsDiffer[name] {
-                XCTAssertNotEqual(fromJSON, fromYAML, "\(name) is listed as differing (\(reason)); take it off the list")
+                XCTAssertNotEqual(
+                    fromJSON,
+                    fromYAML,
+                    "\(name) is listed as differing (\(reason)); take it off the list"
+                )
                 continue
             }
             XCTAssertEqual(fromJSON.map(\.relativePath), fromYAML.map(\.relativePath), name)
@@ -80,7 +97,8 @@ final class OpenAPICorpusTests: XCTestCase {
     }
 
     func testServedStubsAnswerPreferAndDefaultBodiesMatchTheirSchemas() throws {
-        var preferChecked = 0, bodiesChecked = 0
+        var preferChecked = 0
+        var bodiesChecked = 0
         for (name, yaml, _) in try documents() {
             let (folder, _, document) = try importFolder(yaml)
             let server = try serve(folder)
@@ -95,22 +113,48 @@ final class OpenAPICorpusTests: XCTestCase {
                     continue
                 }
                 XCTAssertEqual(plain.status, primary.status, "\(name) \(operation.title): the default stub")
-                if let (mediaType, media) = DocumentedResponses.preferredContent(primary.node), MediaTypes.isJSON(mediaType),
-                   let schema = media["schema"], !plain.body.isEmpty {
+                if let (mediaType, media) = DocumentedResponses.preferredContent(primary.node),
+                    MediaTypes.isJSON(mediaType),
+                    let schema = media["schema"], !plain.body.isEmpty
+                {
                     let body = try JSONParser.parse(plain.body)
-                    XCTAssertEqual(validator.validate(body, against: schema).map(\.message), [], "\(name) \(operation.title): served body")
+                    XCTAssertEqual(
+                        validator.validate(body, against: schema).map(\.message),
+                        [],
+                        "\(name) \(operation.title): served body"
+                    )
                     bodiesChecked += 1
                 }
                 for other in arrangement.others {
-                    let answer = try exchange(server, operation.method, target, headers: [("Prefer", "code=\(other.status)")])
-                    XCTAssertEqual(answer.status, other.status, "\(name) \(operation.title): Prefer: code=\(other.status)")
+                    let answer = try exchange(
+                        server,
+                        operation.method,
+                        target,
+                        headers: [("Prefer", "code=\(other.status)")]
+                    )
+                    XCTAssertEqual(
+                        answer.status,
+                        other.status,
+                        "\(name) \(operation.title): Prefer: code=\(other.status)"
+                    )
                     preferChecked += 1
                 }
                 if let (_, media) = DocumentedResponses.preferredContent(primary.node) {
                     var notes: [ImportProblem] = []
-                    for (example, value) in ResponseExamples(media: media, documents: document.documents, notes: &notes).named {
-                        let answer = try exchange(server, operation.method, target, headers: [("Prefer", "example=\(example)")])
-                        XCTAssertEqual(try JSONParser.parse(answer.body).equals(value), true, "\(name): Prefer: example=\(example)")
+                    for (example, value) in ResponseExamples(media: media, documents: document.documents, notes: &notes)
+                        .named
+                    {
+                        let answer = try exchange(
+                            server,
+                            operation.method,
+                            target,
+                            headers: [("Prefer", "example=\(example)")]
+                        )
+                        XCTAssertEqual(
+                            try JSONParser.parse(answer.body).equals(value),
+                            true,
+                            "\(name): Prefer: example=\(example)"
+                        )
                         preferChecked += 1
                     }
                 }
@@ -125,8 +169,15 @@ final class OpenAPICorpusTests: XCTestCase {
         var out = ""
         var inside = false
         for character in template {
-            if character == "{" { inside = true; out += "1"; continue }
-            if character == "}" { inside = false; continue }
+            if character == "{" {
+                inside = true
+                out += "1"
+                continue
+            }
+            if character == "}" {
+                inside = false
+                continue
+            }
             if !inside { out.append(character) }
         }
         return out

@@ -40,7 +40,10 @@ final class PathAndPreferTests: XCTestCase {
         XCTAssertNotNil(template.fit(PathTemplate.stubSegments("/v1/**")))
         XCTAssertNil(template.fit(PathTemplate.stubSegments("/v1/users")))
         XCTAssertNil(template.fit(PathTemplate.stubSegments("/v1/users/42/x")))
-        XCTAssertNil(PathTemplate("/v1/users/me")!.fit(PathTemplate.stubSegments("/v1/users/{id}")), "a stub path wider than the document's")
+        XCTAssertNil(
+            PathTemplate("/v1/users/me")!.fit(PathTemplate.stubSegments("/v1/users/{id}")),
+            "a stub path wider than the document's"
+        )
         XCTAssertNotNil(PathTemplate("/files/{name}.json")!.fit(PathTemplate.stubSegments("/files/a.json")))
         XCTAssertNil(PathTemplate("/files/{name}.json")!.fit(PathTemplate.stubSegments("/files/a.xml")))
         XCTAssertTrue(PathTemplate("/files/{name}.json")!.fit(pattern: try! CompiledRegex(#"/files/[^/]+\.json"#)))
@@ -54,8 +57,10 @@ final class PathAndPreferTests: XCTestCase {
 
     func testPreferConditionsAcceptTheListsClientsSend() throws {
         let code = try CompiledRegex(PreferCondition.code(404))
-        for value in ["code=404", "CODE=404", "code = 404", #"code="404""#, "respond-async, code=404", "code=404, example=x",
-                      "wait=10; code=404", "return=minimal,code=404 ,x=1"] {
+        for value in [
+            "code=404", "CODE=404", "code = 404", #"code="404""#, "respond-async, code=404", "code=404, example=x",
+            "wait=10; code=404", "return=minimal,code=404 ,x=1",
+        ] {
             XCTAssertTrue(code.matchesWhole(value), value)
         }
         for value in ["code=4040", "xcode=404", "code=40", "example=404", "code=200", "", "mycode=404, code=500"] {

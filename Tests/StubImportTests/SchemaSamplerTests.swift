@@ -5,13 +5,30 @@ import XCTest
 
 /// Bodies made from schemas: deterministic, valid against their schema, and finite.
 final class SchemaSamplerTests: XCTestCase {
-    private func sample(_ schema: String, _ dialect: SchemaDialect = .jsonSchema2020, file: StaticString = #filePath, line: UInt = #line) -> String {
+    private func sample(
+        _ schema: String,
+        _ dialect: SchemaDialect = .jsonSchema2020,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) -> String {
         let documents = DocumentSet(root: json(schema), displayName: "spec.json", path: nil)
         let sampler = SchemaSampler(documents: documents, dialect: dialect)
         let value = sampler.sample(documents.root)
         let failures = SchemaValidator(documents: documents, dialect: dialect).validate(value, against: documents.root)
-        XCTAssertEqual(failures.map(\.message), [], "the sample \(JSONSerializer.string(value)) must validate", file: file, line: line)
-        XCTAssertEqual(JSONSerializer.string(sampler.sample(documents.root)), JSONSerializer.string(value), "deterministic", file: file, line: line)
+        XCTAssertEqual(
+            failures.map(\.message),
+            [],
+            "the sample \(JSONSerializer.string(value)) must validate",
+            file: file,
+            line: line
+        )
+        XCTAssertEqual(
+            JSONSerializer.string(sampler.sample(documents.root)),
+            JSONSerializer.string(value),
+            "deterministic",
+            file: file,
+            line: line
+        )
         return JSONSerializer.string(value)
     }
 
@@ -40,12 +57,16 @@ final class SchemaSamplerTests: XCTestCase {
         XCTAssertEqual(sample(#"{"type": "integer", "maximum": -4}"#), "-4")
         XCTAssertEqual(sample(#"{"type": "integer", "minimum": 7, "multipleOf": 5}"#), "10")
         XCTAssertEqual(sample(#"{"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}"#), "0.5")
-        XCTAssertEqual(sample(#"{"type": "number", "minimum": 0, "maximum": 1, "exclusiveMinimum": true}"#, .openAPI30), "0.5")
+        XCTAssertEqual(
+            sample(#"{"type": "number", "minimum": 0, "maximum": 1, "exclusiveMinimum": true}"#, .openAPI30),
+            "0.5"
+        )
         XCTAssertEqual(sample(#"{"type": "boolean"}"#), "true")
     }
 
     func testObjectsGetEveryPropertyButWriteOnlyOnes() {
-        let schema = #"{"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}, "nick": {"type": "string"}, "password": {"type": "string", "writeOnly": true}}}"#
+        let schema =
+            #"{"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}, "nick": {"type": "string"}, "password": {"type": "string", "writeOnly": true}}}"#
         XCTAssertEqual(sample(schema), #"{"id":0,"nick":"string"}"#)
         XCTAssertEqual(sample(#"{"type": "object", "additionalProperties": {"type": "integer"}}"#), #"{"key":0}"#)
         XCTAssertEqual(sample(#"{"required": ["a"]}"#), #"{"a":{}}"#)
@@ -53,21 +74,35 @@ final class SchemaSamplerTests: XCTestCase {
 
     func testArraysGetOneItemOrMinItems() {
         XCTAssertEqual(sample(#"{"type": "array", "items": {"type": "integer"}}"#), "[0]")
-        XCTAssertEqual(sample(#"{"type": "array", "items": {"type": "string", "enum": ["X"]}, "minItems": 3}"#), #"["X","X","X"]"#)
+        XCTAssertEqual(
+            sample(#"{"type": "array", "items": {"type": "string", "enum": ["X"]}, "minItems": 3}"#),
+            #"["X","X","X"]"#
+        )
         XCTAssertEqual(sample(#"{"type": "array", "items": {"type": "integer"}, "maxItems": 0}"#), "[]")
-        XCTAssertEqual(sample(#"{"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]}"#), #"["string",0]"#)
+        XCTAssertEqual(
+            sample(#"{"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]}"#),
+            #"["string",0]"#
+        )
     }
 
     func testAllOfIsMergedAndTheFirstFittingChoiceIsTaken() {
         let schema = ##"""
-        {"allOf": [{"$ref": "#/$defs/Base"}, {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer", "format": "int64"}}}],
-         "$defs": {"Base": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "tag": {"type": "string"}}}}}
-        """##
+            {"allOf": [{"$ref": "#/$defs/Base"}, {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer", "format": "int64"}}}],
+             "$defs": {"Base": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "tag": {"type": "string"}}}}}
+            """##
         XCTAssertEqual(sample(schema), #"{"name":"string","tag":"string","id":0}"#)
         // The first choice also matches the second: oneOf needs exactly one, so the second is used.
-        XCTAssertEqual(sample(#"{"oneOf": [{"type": "number"}, {"type": "integer"}, {"type": "string"}]}"#), #""string""#)
+        XCTAssertEqual(
+            sample(#"{"oneOf": [{"type": "number"}, {"type": "integer"}, {"type": "string"}]}"#),
+            #""string""#
+        )
         XCTAssertEqual(sample(#"{"anyOf": [{"type": "integer"}, {"type": "string"}]}"#), "0")
-        XCTAssertEqual(sample(#"{"type": "object", "properties": {"a": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}"#), #"{"a":0}"#)
+        XCTAssertEqual(
+            sample(
+                #"{"type": "object", "properties": {"a": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}"#
+            ),
+            #"{"a":0}"#
+        )
     }
 
     func testNullableAndTypeArraysTakeTheFirstNonNullType() {
@@ -77,9 +112,11 @@ final class SchemaSamplerTests: XCTestCase {
     }
 
     func testRecursionStopsAtTheFirstRepetition() {
-        let tree = ##"{"$ref": "#/$defs/Node", "$defs": {"Node": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "parent": {"$ref": "#/$defs/Node"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}"##
+        let tree =
+            ##"{"$ref": "#/$defs/Node", "$defs": {"Node": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "parent": {"$ref": "#/$defs/Node"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}"##
         XCTAssertEqual(sample(tree), #"{"name":"string","children":[]}"#)
-        let mutual = ##"{"$ref": "#/$defs/A", "$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}}"##
+        let mutual =
+            ##"{"$ref": "#/$defs/A", "$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}}"##
         XCTAssertEqual(sample(mutual), #"{"b":{}}"#)
     }
 
@@ -87,11 +124,16 @@ final class SchemaSamplerTests: XCTestCase {
         // L0 → L1 → ... → L9, each with a required id and an optional next level.
         let levels = (0..<10).map { level in
             let next = level == 9 ? "" : ##", "next": {"$ref": "#/$defs/L\##(level + 1)"}"##
-            return #""L\#(level)": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}\#(next)}}"#
+            return
+                #""L\#(level)": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}\#(next)}}"#
         }
         let schema = ##"{"$ref": "#/$defs/L0", "$defs": {\##(levels.joined(separator: ", "))}}"##
-        XCTAssertEqual(sample(schema), #"{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0}}}}}}}"#)
-        let required = ##"{"type": "object", "required": ["a"], "properties": {"a": {"type": "object", "required": ["b"], "properties": {"b": {"type": "object", "required": ["c"], "properties": {"c": {"type": "object", "required": ["d"], "properties": {"d": {"type": "object", "required": ["e"], "properties": {"e": {"type": "object", "required": ["f"], "properties": {"f": {"type": "object", "required": ["g"], "properties": {"g": {"type": "integer"}}}}}}}}}}}}}}}"##
+        XCTAssertEqual(
+            sample(schema),
+            #"{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0}}}}}}}"#
+        )
+        let required =
+            ##"{"type": "object", "required": ["a"], "properties": {"a": {"type": "object", "required": ["b"], "properties": {"b": {"type": "object", "required": ["c"], "properties": {"c": {"type": "object", "required": ["d"], "properties": {"d": {"type": "object", "required": ["e"], "properties": {"e": {"type": "object", "required": ["f"], "properties": {"f": {"type": "object", "required": ["g"], "properties": {"g": {"type": "integer"}}}}}}}}}}}}}}}"##
         XCTAssertEqual(sample(required), #"{"a":{"b":{"c":{"d":{"e":{"f":{"g":0}}}}}}}"#)
     }
 
@@ -113,13 +155,18 @@ final class SchemaSamplerTests: XCTestCase {
 /// Strings for the patterns APIs write, checked against the real regular expression.
 final class PatternSamplerTests: XCTestCase {
     func testSamplesMatchTheirPatterns() throws {
-        let patterns = [#"^E[0-9]{3}$"#, #"^C-\d{6}$"#, #"^[A-Z]{2}-\d+$"#, #"^(ab|cd)+x?$"#, #"^[^@\s]+@[^@\s]+\.[a-z]{2,}$"#,
-                        #"^\+?[1-9]\d{1,14}$"#, #"^(?:[a-z0-9]+(?:-[a-z0-9]+)*)$"#, #"^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$"#,
-                        #"^[a-f0-9]{8}-[a-f0-9]{4}$"#, #"\w{3,}"#, #"^x{0,2}$"#, #"^a{2,}$"#, #"^#[0-9a-fA-F]{6}$"#, #"^[\w.-]+$"#]
+        let patterns = [
+            #"^E[0-9]{3}$"#, #"^C-\d{6}$"#, #"^[A-Z]{2}-\d+$"#, #"^(ab|cd)+x?$"#, #"^[^@\s]+@[^@\s]+\.[a-z]{2,}$"#,
+            #"^\+?[1-9]\d{1,14}$"#, #"^(?:[a-z0-9]+(?:-[a-z0-9]+)*)$"#, #"^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$"#,
+            #"^[a-f0-9]{8}-[a-f0-9]{4}$"#, #"\w{3,}"#, #"^x{0,2}$"#, #"^a{2,}$"#, #"^#[0-9a-fA-F]{6}$"#, #"^[\w.-]+$"#,
+        ]
         for pattern in patterns {
             let sample = try XCTUnwrap(PatternSampler.sample(pattern), pattern)
             let regex = try NSRegularExpression(pattern: pattern)
-            XCTAssertNotNil(regex.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)), "\(pattern): \(sample.debugDescription)")
+            XCTAssertNotNil(
+                regex.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)),
+                "\(pattern): \(sample.debugDescription)"
+            )
         }
         XCTAssertEqual(PatternSampler.sample(#"^E[0-9]{3}$"#), "E000")
         for unsupported in [#"^(?=a)b$"#, #"(a)\1"#, "(unclosed", #"^\p{L}+$"#] {

@@ -11,7 +11,8 @@ import XCTest
 /// when an entry goes stale (the case now passes, or is gone).
 final class SchemaSuiteConformanceTests: XCTestCase {
     enum Reason: String {
-        case identifiers = "$id, URN and remote references: references resolve by location (JSON pointer, $anchor, relative file); $id does not change the base, and nothing is fetched"
+        case identifiers =
+            "$id, URN and remote references: references resolve by location (JSON pointer, $anchor, relative file); $id does not change the base, and nothing is fetched"
         case dynamic = "$dynamicRef is read as a plain $ref (no dynamic scope)"
         case metaschema = "$vocabulary and validating against metaschemas"
     }
@@ -75,10 +76,15 @@ final class SchemaSuiteConformanceTests: XCTestCase {
             throw XCTSkip("JSON_SCHEMA_TEST_SUITE is not set (scripts/schema-conformance sets it): conformance skipped")
         }
         let folder = URL(fileURLWithPath: path).appendingPathComponent(suite)
-        let skippedFiles = Self.skippedFiles[suite] ?? [:], skippedGroups = Self.skippedGroups[suite] ?? [:]
-        var passed = 0, failed: [String] = [], skippedCases = 0
-        var failingSkips = Set<String>(), seenSkips = Set<String>()
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".json") {
+        let skippedFiles = Self.skippedFiles[suite] ?? [:]
+        let skippedGroups = Self.skippedGroups[suite] ?? [:]
+        var passed = 0
+        var failed: [String] = []
+        var skippedCases = 0
+        var failingSkips = Set<String>()
+        var seenSkips = Set<String>()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        where name.hasSuffix(".json") {
             let root = try JSONParser.parse(Array(Data(contentsOf: folder.appendingPathComponent(name))))
             for group in root.elements ?? [] {
                 let label = "\(name): \(group["description"]?.string ?? "")"
@@ -97,16 +103,23 @@ final class SchemaSuiteConformanceTests: XCTestCase {
                     } else if agrees {
                         passed += 1
                     } else {
-                        failed.append("\(suite)/\(label) / \(test["description"]?.string ?? ""): expected \(valid ? "valid" : "invalid")")
+                        failed.append(
+                            "\(suite)/\(label) / \(test["description"]?.string ?? ""): expected \(valid ? "valid" : "invalid")"
+                        )
                     }
                 }
             }
         }
         for skip in Array(skippedFiles.keys) + Array(skippedGroups.keys) {
-            if !seenSkips.contains(skip) { XCTFail("stale skip: \(suite)/\(skip) is not in the suite") }
-            else if !failingSkips.contains(skip) { XCTFail("stale skip: \(suite)/\(skip) passes now; take it off the list") }
+            if !seenSkips.contains(skip) {
+                XCTFail("stale skip: \(suite)/\(skip) is not in the suite")
+            } else if !failingSkips.contains(skip) {
+                XCTFail("stale skip: \(suite)/\(skip) passes now; take it off the list")
+            }
         }
-        print("JSON Schema Test Suite \(suite) as \(dialect): \(passed) cases pass, \(failed.count) fail, \(skippedCases) skipped (\(skippedFiles.count) files, \(skippedGroups.count) groups)")
+        print(
+            "JSON Schema Test Suite \(suite) as \(dialect): \(passed) cases pass, \(failed.count) fail, \(skippedCases) skipped (\(skippedFiles.count) files, \(skippedGroups.count) groups)"
+        )
         for failure in failed { XCTFail(failure) }
     }
 }

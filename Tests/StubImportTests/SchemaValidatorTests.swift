@@ -5,12 +5,19 @@ import XCTest
 
 /// What a finding says and where it points; the OpenAPI 3.0 dialect; formats; cycles.
 final class SchemaValidatorTests: XCTestCase {
-    private func validator(_ schema: String, _ dialect: SchemaDialect = .jsonSchema2020) -> (SchemaValidator, LocatedNode) {
+    private func validator(
+        _ schema: String,
+        _ dialect: SchemaDialect = .jsonSchema2020
+    ) -> (SchemaValidator, LocatedNode) {
         let documents = DocumentSet(root: json(schema), displayName: "spec.json", path: nil)
         return (SchemaValidator(documents: documents, dialect: dialect), documents.root)
     }
 
-    private func failures(_ schema: String, _ instance: String, _ dialect: SchemaDialect = .jsonSchema2020) -> [SchemaFailure] {
+    private func failures(
+        _ schema: String,
+        _ instance: String,
+        _ dialect: SchemaDialect = .jsonSchema2020
+    ) -> [SchemaFailure] {
         let (validator, root) = validator(schema, dialect)
         return validator.validate(json(instance), against: root)
     }
@@ -29,7 +36,10 @@ final class SchemaValidatorTests: XCTestCase {
     }
 
     func testMissingRequiredPropertyPointsAtTheObject() {
-        let found = failures(#"{"type": "object", "required": ["id", "name"]}"#, #"{"items": [{"id": 1}]}"#.replacingOccurrences(of: #"{"items": [{"id": 1}]}"#, with: #"{"id": 1}"#))
+        let found = failures(
+            #"{"type": "object", "required": ["id", "name"]}"#,
+            #"{"items": [{"id": 1}]}"#.replacingOccurrences(of: #"{"items": [{"id": 1}]}"#, with: #"{"id": 1}"#)
+        )
         XCTAssertEqual(found.map(\.message), [#"missing required property "name""#])
         XCTAssertEqual(found.first?.instancePath, "$")
         XCTAssertEqual(found.first?.schemaLocation.description, "#/required")
@@ -37,14 +47,21 @@ final class SchemaValidatorTests: XCTestCase {
     }
 
     func testAdditionalPropertiesFalsePointsAtTheKeyAndListsTheAllowedOnes() {
-        let found = failures(#"{"properties": {"a": {}, "b": {}}, "additionalProperties": false}"#, #"{"a": 1, "zz": 2}"#)
+        let found = failures(
+            #"{"properties": {"a": {}, "b": {}}, "additionalProperties": false}"#,
+            #"{"a": 1, "zz": 2}"#
+        )
         XCTAssertEqual(found.first?.instancePath, "$.zz")
         XCTAssertEqual(found.first?.position, SourcePosition(line: 1, column: 10))
-        XCTAssertEqual(found.first?.message, #"property "zz" is not allowed here (additionalProperties is false; the schema allows a, b)"#)
+        XCTAssertEqual(
+            found.first?.message,
+            #"property "zz" is not allowed here (additionalProperties is false; the schema allows a, b)"#
+        )
     }
 
     func testNestedPathsUseTheLoadersNotation() {
-        let schema = #"{"properties": {"items": {"type": "array", "items": {"properties": {"odd key": {"maximum": 3}}}}}}"#
+        let schema =
+            #"{"properties": {"items": {"type": "array", "items": {"properties": {"odd key": {"maximum": 3}}}}}}"#
         let found = failures(schema, #"{"items": [{"odd key": 1}, {"odd key": 7}]}"#)
         XCTAssertEqual(found.map(\.instancePath), [#"$.items[1]["odd key"]"#])
         XCTAssertEqual(found.first?.message, "expected at most 3, found 7")
@@ -60,9 +77,14 @@ final class SchemaValidatorTests: XCTestCase {
     func testOneOfAndAnyOfSayWhichChoiceCameClosest() {
         let schema = #"{"oneOf": [{"type": "string"}, {"type": "object", "required": ["id"]}]}"#
         let found = failures(schema, #"{"name": "x"}"#)
-        XCTAssertEqual(found.first?.message, #"matches none of oneOf's 2 schemas (closest, #/oneOf/1: missing required property "id")"#)
-        XCTAssertEqual(failures(#"{"oneOf": [{"type": "integer"}, {"minimum": 0}]}"#, "3").first?.message,
-                       "matches 2 of oneOf's 2 schemas (#/oneOf/0, #/oneOf/1); exactly one must match")
+        XCTAssertEqual(
+            found.first?.message,
+            #"matches none of oneOf's 2 schemas (closest, #/oneOf/1: missing required property "id")"#
+        )
+        XCTAssertEqual(
+            failures(#"{"oneOf": [{"type": "integer"}, {"minimum": 0}]}"#, "3").first?.message,
+            "matches 2 of oneOf's 2 schemas (#/oneOf/0, #/oneOf/1); exactly one must match"
+        )
     }
 
     func testOpenAPI30Dialect() {
@@ -75,14 +97,17 @@ final class SchemaValidatorTests: XCTestCase {
         XCTAssertTrue(valid(#"{"maximum": 10, "exclusiveMaximum": false}"#, "10", .openAPI30))
         XCTAssertFalse(valid(#"{"exclusiveMaximum": 10}"#, "10", .jsonSchema2020))
         // A $ref replaces its siblings in 3.0 and sits beside them in 3.1.
-        let schema = ##"{"$defs": {"S": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/S", "maxLength": 1}}}"##
+        let schema =
+            ##"{"$defs": {"S": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/S", "maxLength": 1}}}"##
         XCTAssertTrue(valid(schema, #"{"a": "long"}"#, .openAPI30))
         XCTAssertFalse(valid(schema, #"{"a": "long"}"#, .jsonSchema2020))
         // 3.1: type arrays, const, prefixItems.
         XCTAssertTrue(valid(#"{"type": ["string", "null"]}"#, "null"))
         XCTAssertFalse(valid(#"{"const": "x"}"#, #""y""#))
-        XCTAssertEqual(failures(#"{"prefixItems": [{"type": "integer"}], "items": false}"#, "[1, 2]").first?.message,
-                       "item 1 is not allowed here: the schema allows 1 item")
+        XCTAssertEqual(
+            failures(#"{"prefixItems": [{"type": "integer"}], "items": false}"#, "[1, 2]").first?.message,
+            "item 1 is not allowed here: the schema allows 1 item"
+        )
     }
 
     func testFormatsAreCheckedLoosely() {
@@ -99,9 +124,16 @@ final class SchemaValidatorTests: XCTestCase {
             ("made-up-format", "anything", true),
         ]
         for (format, value, expected) in cases {
-            XCTAssertEqual(valid(#"{"format": "\#(format)"}"#, JSONSerializer.quoted(value)), expected, "\(format): \(value)")
+            XCTAssertEqual(
+                valid(#"{"format": "\#(format)"}"#, JSONSerializer.quoted(value)),
+                expected,
+                "\(format): \(value)"
+            )
         }
-        XCTAssertEqual(failures(#"{"format": "uuid"}"#, #""nope""#).first?.message, #""nope" is not a UUID (8-4-4-4-12 hexadecimal digits)"#)
+        XCTAssertEqual(
+            failures(#"{"format": "uuid"}"#, #""nope""#).first?.message,
+            #""nope" is not a UUID (8-4-4-4-12 hexadecimal digits)"#
+        )
         XCTAssertFalse(valid(#"{"type": "integer", "format": "int32"}"#, "4294967296"))
         XCTAssertTrue(valid(#"{"type": "integer", "format": "int64"}"#, "4294967296"))
         let (loose, root) = validator(#"{"format": "uuid"}"#)
@@ -122,18 +154,30 @@ final class SchemaValidatorTests: XCTestCase {
         XCTAssertTrue(valid(##"{"allOf": [{"$ref": "#"}], "type": "integer"}"##, "1"))
         XCTAssertFalse(valid(##"{"allOf": [{"$ref": "#"}], "type": "integer"}"##, ##""x""##))
         // A recursive structure is checked all the way down.
-        let tree = ##"{"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "n": {"type": "integer"}}}"##
-        XCTAssertEqual(failures(tree, #"{"children": [{"children": [{"n": "deep"}]}]}"#).map(\.instancePath), ["$.children[0].children[0].n"])
+        let tree =
+            ##"{"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "n": {"type": "integer"}}}"##
+        XCTAssertEqual(
+            failures(tree, #"{"children": [{"children": [{"n": "deep"}]}]}"#).map(\.instancePath),
+            ["$.children[0].children[0].n"]
+        )
     }
 
     func testAReferenceThatDoesNotResolveIsReportedOnceAndAcceptsAnything() {
-        let documents = DocumentSet(root: json(##"{"properties": {"a": {"$ref": "https://example.com/s.json"}, "b": {"$ref": "#/nowhere"}}}"##),
-                                    displayName: "spec.json", path: nil)
+        let documents = DocumentSet(
+            root: json(##"{"properties": {"a": {"$ref": "https://example.com/s.json"}, "b": {"$ref": "#/nowhere"}}}"##),
+            displayName: "spec.json",
+            path: nil
+        )
         let validator = SchemaValidator(documents: documents, dialect: .jsonSchema2020)
         XCTAssertTrue(validator.isValid(json(#"{"a": 1, "b": 2}"#), against: documents.root))
         XCTAssertTrue(validator.isValid(json(#"{"a": 3, "b": 4}"#), against: documents.root))
         XCTAssertEqual(documents.problems.count, 2)
-        XCTAssertTrue(documents.problems[0].description.hasPrefix("spec.json:1:31: error: $ref \"https://example.com/s.json\" is remote"), documents.problems[0].description)
+        XCTAssertTrue(
+            documents.problems[0].description.hasPrefix(
+                "spec.json:1:31: error: $ref \"https://example.com/s.json\" is remote"
+            ),
+            documents.problems[0].description
+        )
         XCTAssertTrue(documents.problems[1].message.contains("leads nowhere"), documents.problems[1].message)
     }
 

@@ -20,79 +20,79 @@ final class YAMLConformanceTests: XCTestCase {
 
     /// The cases outside the supported subset, by folder (sub-folders as "ID/00").
     static let skipped: [String: Reason] = [
-        "2AUY": .tag, // Tags in Block Sequence
-        "2XXW": .tag, // Spec Example 2.25. Unordered Sets
-        "33X3": .tag, // Three explicit integers in a block sequence
-        "35KP": .tag, // Tags for Root Objects
-        "52DL": .tag, // Explicit Non-Specific Tag [1.3]
-        "565N": .tag, // Construct Binary
-        "57H4": .tag, // Spec Example 8.22. Block Collection Nodes
-        "5TYM": .tag, // Spec Example 6.21. Local Tag Prefix
-        "6CK3": .tag, // Spec Example 6.26. Tag Shorthands
-        "6JWB": .tag, // Tags for Block Objects
-        "6WLZ": .tag, // Spec Example 6.18. Primary Tag Handle [1.3]
-        "735Y": .tag, // Spec Example 8.20. Block Node Types
-        "74H7": .tag, // Tags in Implicit Mapping
-        "7FWL": .tag, // Spec Example 6.24. Verbatim Tags
-        "8MK2": .tag, // Explicit Non-Specific Tag
-        "9KAX": .tag, // Various combinations of tags and anchors
-        "9WXW": .tag, // Spec Example 6.18. Primary Tag Handle
-        "BU8L": .tag, // Node Anchor and Tag on Seperate Lines
-        "C4HZ": .tag, // Spec Example 2.24. Global Tags
-        "CC74": .tag, // Spec Example 6.20. Tag Handles
-        "CUP7": .tag, // Spec Example 5.6. Node Property Indicators
-        "EHF6": .tag, // Tags for Flow Objects
-        "F2C7": .tag, // Anchors and Tags
-        "HMQ5": .tag, // Spec Example 6.23. Node Properties
-        "J7PZ": .tag, // Spec Example 2.26. Ordered Mappings
-        "LE5A": .tag, // Spec Example 7.24. Flow Nodes
-        "M5C3": .tag, // Spec Example 8.21. Block Scalar Nodes
-        "P76L": .tag, // Spec Example 6.19. Secondary Tag Handle
-        "S4JQ": .tag, // Spec Example 6.28. Non-Specific Tags
-        "U3C3": .tag, // Spec Example 6.16. “TAG” directive
-        "UGM3": .tag, // Spec Example 2.27. Invoice
-        "WZ62": .tag, // Spec Example 7.2. Empty Content
-        "Z67P": .tag, // Spec Example 8.21. Block Scalar Nodes [1.3]
-        "Z9M4": .tag, // Spec Example 6.22. Global Tag Prefix
-        "5WE3": .complexKey, // Spec Example 8.17. Explicit Block Mapping Entries
-        "7W2P": .complexKey, // Block Mapping with Missing Values
-        "A2M4": .complexKey, // Spec Example 6.2. Indentation Indicators
-        "CT4Q": .complexKey, // Spec Example 7.20. Single Pair Explicit Entry
-        "GH63": .complexKey, // Mixed Block Mapping (explicit to implicit)
-        "JTV5": .complexKey, // Block Mapping with Multiline Scalars
-        "L94M": .complexKey, // Tags in Explicit Mapping
-        "RR7F": .complexKey, // Mixed Block Mapping (implicit to explicit)
-        "S9E8": .complexKey, // Spec Example 5.3. Block Structure Indicators
-        "X8DW": .complexKey, // Explicit key and value seperated by comment
-        "ZWK4": .complexKey, // Key with anchor after missing explicit mapping value
-        "2LFX": .reservedDirective, // Spec Example 6.13. Reserved Directives [1.3]
-        "6LVF": .reservedDirective, // Spec Example 6.13. Reserved Directives
-        "MUS6/05": .reservedDirective, // Directive variants
-        "MUS6/06": .reservedDirective, // Directive variants
-        "6XDY": .multiDocument, // Two document start markers
-        "6ZKB": .multiDocument, // Spec Example 9.6. Stream
-        "7Z25": .multiDocument, // Bare document after document end marker
-        "9DXL": .multiDocument, // Spec Example 9.6. Stream [1.3]
-        "JHB9": .multiDocument, // Spec Example 2.7. Two Documents in a Stream
-        "KSS4": .multiDocument, // Scalars on --- line
-        "L383": .multiDocument, // Two scalar docs with trailing comments
-        "M7A3": .multiDocument, // Spec Example 9.3. Bare Documents
-        "PUW8": .multiDocument, // Document start on last line
-        "RZT7": .multiDocument, // Spec Example 2.28. Log File
-        "U9NS": .multiDocument, // Spec Example 2.8. Play by Play Feed from a Game
-        "UT92": .multiDocument, // Spec Example 9.4. Explicit Documents
-        "W4TN": .multiDocument, // Spec Example 9.5. Directives Documents
-        "8G76": .emptyStream, // Spec Example 6.10. Comment Lines
-        "98YD": .emptyStream, // Spec Example 5.5. Comment Indicator
-        "AVM7": .emptyStream, // Empty Stream
-        "HWV9": .emptyStream, // Document-end marker
-        "QT73": .emptyStream, // Comment and document-end marker
+        "2AUY": .tag,  // Tags in Block Sequence
+        "2XXW": .tag,  // Spec Example 2.25. Unordered Sets
+        "33X3": .tag,  // Three explicit integers in a block sequence
+        "35KP": .tag,  // Tags for Root Objects
+        "52DL": .tag,  // Explicit Non-Specific Tag [1.3]
+        "565N": .tag,  // Construct Binary
+        "57H4": .tag,  // Spec Example 8.22. Block Collection Nodes
+        "5TYM": .tag,  // Spec Example 6.21. Local Tag Prefix
+        "6CK3": .tag,  // Spec Example 6.26. Tag Shorthands
+        "6JWB": .tag,  // Tags for Block Objects
+        "6WLZ": .tag,  // Spec Example 6.18. Primary Tag Handle [1.3]
+        "735Y": .tag,  // Spec Example 8.20. Block Node Types
+        "74H7": .tag,  // Tags in Implicit Mapping
+        "7FWL": .tag,  // Spec Example 6.24. Verbatim Tags
+        "8MK2": .tag,  // Explicit Non-Specific Tag
+        "9KAX": .tag,  // Various combinations of tags and anchors
+        "9WXW": .tag,  // Spec Example 6.18. Primary Tag Handle
+        "BU8L": .tag,  // Node Anchor and Tag on Seperate Lines
+        "C4HZ": .tag,  // Spec Example 2.24. Global Tags
+        "CC74": .tag,  // Spec Example 6.20. Tag Handles
+        "CUP7": .tag,  // Spec Example 5.6. Node Property Indicators
+        "EHF6": .tag,  // Tags for Flow Objects
+        "F2C7": .tag,  // Anchors and Tags
+        "HMQ5": .tag,  // Spec Example 6.23. Node Properties
+        "J7PZ": .tag,  // Spec Example 2.26. Ordered Mappings
+        "LE5A": .tag,  // Spec Example 7.24. Flow Nodes
+        "M5C3": .tag,  // Spec Example 8.21. Block Scalar Nodes
+        "P76L": .tag,  // Spec Example 6.19. Secondary Tag Handle
+        "S4JQ": .tag,  // Spec Example 6.28. Non-Specific Tags
+        "U3C3": .tag,  // Spec Example 6.16. “TAG” directive
+        "UGM3": .tag,  // Spec Example 2.27. Invoice
+        "WZ62": .tag,  // Spec Example 7.2. Empty Content
+        "Z67P": .tag,  // Spec Example 8.21. Block Scalar Nodes [1.3]
+        "Z9M4": .tag,  // Spec Example 6.22. Global Tag Prefix
+        "5WE3": .complexKey,  // Spec Example 8.17. Explicit Block Mapping Entries
+        "7W2P": .complexKey,  // Block Mapping with Missing Values
+        "A2M4": .complexKey,  // Spec Example 6.2. Indentation Indicators
+        "CT4Q": .complexKey,  // Spec Example 7.20. Single Pair Explicit Entry
+        "GH63": .complexKey,  // Mixed Block Mapping (explicit to implicit)
+        "JTV5": .complexKey,  // Block Mapping with Multiline Scalars
+        "L94M": .complexKey,  // Tags in Explicit Mapping
+        "RR7F": .complexKey,  // Mixed Block Mapping (implicit to explicit)
+        "S9E8": .complexKey,  // Spec Example 5.3. Block Structure Indicators
+        "X8DW": .complexKey,  // Explicit key and value seperated by comment
+        "ZWK4": .complexKey,  // Key with anchor after missing explicit mapping value
+        "2LFX": .reservedDirective,  // Spec Example 6.13. Reserved Directives [1.3]
+        "6LVF": .reservedDirective,  // Spec Example 6.13. Reserved Directives
+        "MUS6/05": .reservedDirective,  // Directive variants
+        "MUS6/06": .reservedDirective,  // Directive variants
+        "6XDY": .multiDocument,  // Two document start markers
+        "6ZKB": .multiDocument,  // Spec Example 9.6. Stream
+        "7Z25": .multiDocument,  // Bare document after document end marker
+        "9DXL": .multiDocument,  // Spec Example 9.6. Stream [1.3]
+        "JHB9": .multiDocument,  // Spec Example 2.7. Two Documents in a Stream
+        "KSS4": .multiDocument,  // Scalars on --- line
+        "L383": .multiDocument,  // Two scalar docs with trailing comments
+        "M7A3": .multiDocument,  // Spec Example 9.3. Bare Documents
+        "PUW8": .multiDocument,  // Document start on last line
+        "RZT7": .multiDocument,  // Spec Example 2.28. Log File
+        "U9NS": .multiDocument,  // Spec Example 2.8. Play by Play Feed from a Game
+        "UT92": .multiDocument,  // Spec Example 9.4. Explicit Documents
+        "W4TN": .multiDocument,  // Spec Example 9.5. Directives Documents
+        "8G76": .emptyStream,  // Spec Example 6.10. Comment Lines
+        "98YD": .emptyStream,  // Spec Example 5.5. Comment Indicator
+        "AVM7": .emptyStream,  // Empty Stream
+        "HWV9": .emptyStream,  // Document-end marker
+        "QT73": .emptyStream,  // Comment and document-end marker
     ]
 
     /// OpenAPI examples (`../shared/corpora/openapi`) whose YAML and JSON forms hold different
     /// data upstream, so they cannot be compared.
     static let openAPIFormsDiffer: [String: String] = [
-        "v3.1/tictactoe": "the JSON form lacks the YAML form's webhooks, links, callbacks and a PUT parameter",
+        "v3.1/tictactoe": "the JSON form lacks the YAML form's webhooks, links, callbacks and a PUT parameter"
     ]
 
     static var corpus: URL? {
@@ -101,7 +101,7 @@ final class YAMLConformanceTests: XCTestCase {
             return fm.fileExists(atPath: env) ? URL(fileURLWithPath: env, isDirectory: true) : nil
         }
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() } // file, StubImportTests, Tests, package
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // file, StubImportTests, Tests, package
         url.appendPathComponent("shared/corpora/yaml", isDirectory: true)
         return fm.fileExists(atPath: url.path) ? url : nil
     }
@@ -139,8 +139,17 @@ final class YAMLConformanceTests: XCTestCase {
             scan: while i < bytes.count {
                 let b = bytes[i]
                 if inString {
-                    if b == UInt8(ascii: "\\") { i += 2; continue }
-                    if b == UInt8(ascii: "\"") { inString = false; if depth == 0 { i += 1; break scan } }
+                    if b == UInt8(ascii: "\\") {
+                        i += 2
+                        continue
+                    }
+                    if b == UInt8(ascii: "\"") {
+                        inString = false
+                        if depth == 0 {
+                            i += 1
+                            break scan
+                        }
+                    }
                     i += 1
                     continue
                 }
@@ -149,7 +158,10 @@ final class YAMLConformanceTests: XCTestCase {
                 case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
                 case UInt8(ascii: "]"), UInt8(ascii: "}"):
                     depth -= 1
-                    if depth == 0 { i += 1; break scan }
+                    if depth == 0 {
+                        i += 1
+                        break scan
+                    }
                 case 0x20, 0x09, 0x0A, 0x0D: if depth == 0 { break scan }
                 default: break
                 }
@@ -162,8 +174,11 @@ final class YAMLConformanceTests: XCTestCase {
     /// Every OpenAPI example in YAML reads as the same data as its JSON form.
     func testOpenAPIExamplesReadAsTheirJSONForm() throws {
         guard let root = Self.corpus?.deletingLastPathComponent().appendingPathComponent("openapi"),
-              FileManager.default.fileExists(atPath: root.path) else {
-            throw XCTSkip("OpenAPI examples not found (../shared/corpora/openapi next to the package): comparison skipped")
+            FileManager.default.fileExists(atPath: root.path)
+        else {
+            throw XCTSkip(
+                "OpenAPI examples not found (../shared/corpora/openapi next to the package): comparison skipped"
+            )
         }
         let fm = FileManager.default
         var compared = 0
@@ -177,7 +192,10 @@ final class YAMLConformanceTests: XCTestCase {
                 let node = try YAMLReader.parse([UInt8](Data(contentsOf: yamlURL)))
                 let expected = try JSONParser.parse([UInt8](Data(contentsOf: jsonURL)))
                 if let reason = Self.openAPIFormsDiffer[id] {
-                    XCTAssertFalse(node.equals(expected), "\(id) now reads as its JSON form; remove it from openAPIFormsDiffer (\(reason))")
+                    XCTAssertFalse(
+                        node.equals(expected),
+                        "\(id) now reads as its JSON form; remove it from openAPIFormsDiffer (\(reason))"
+                    )
                     continue
                 }
                 XCTAssertTrue(node.equals(expected), "\(id): the YAML form reads differently from the JSON form")
@@ -185,24 +203,31 @@ final class YAMLConformanceTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(compared, 5)
-        print("OpenAPI examples: \(compared) YAML documents read as their JSON form; \(Self.openAPIFormsDiffer.count) whose forms differ upstream")
+        print(
+            "OpenAPI examples: \(compared) YAML documents read as their JSON form; \(Self.openAPIFormsDiffer.count) whose forms differ upstream"
+        )
     }
 
     func testYAMLTestSuite() throws {
         guard let root = Self.corpus else {
-            throw XCTSkip("YAML test suite not found (../shared/corpora/yaml next to the package, or $STUBSERVER_YAML_CORPUS): conformance skipped")
+            throw XCTSkip(
+                "YAML test suite not found (../shared/corpora/yaml next to the package, or $STUBSERVER_YAML_CORPUS): conformance skipped"
+            )
         }
         let ids = try Self.cases(in: root)
         XCTAssertGreaterThan(ids.count, 300, "too few cases found in \(root.path)")
         for id in Self.skipped.keys.sorted() where !ids.contains(id) {
             XCTFail("\(id) is in the skip list but there is no such case folder; remove the entry")
         }
-        var passed = 0, refused = 0, noVerdict = 0
+        var passed = 0
+        var refused = 0
+        var noVerdict = 0
         var skippedBy: [Reason: Int] = [:]
         for id in ids {
             let dir = root.appendingPathComponent(id)
             let yaml = try [UInt8](Data(contentsOf: dir.appendingPathComponent("in.yaml")))
-            let name = (try? String(contentsOf: dir.appendingPathComponent("==="), encoding: .utf8))?
+            let name =
+                (try? String(contentsOf: dir.appendingPathComponent("==="), encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let result = Result { () throws(YAMLSyntaxError) -> JSONNode in try YAMLReader.parse(yaml) }
             let skip = Self.skipped[id]
@@ -213,7 +238,10 @@ final class YAMLConformanceTests: XCTestCase {
                     if let skip { XCTFail("\(id) (\(name)) is refused as it must be; remove its skip entry (\(skip))") }
                     refused += 1
                 case .success(let node):
-                    if let skip { skippedBy[skip, default: 0] += 1; continue }
+                    if let skip {
+                        skippedBy[skip, default: 0] += 1
+                        continue
+                    }
                     XCTFail("\(id) (\(name)) must be refused but reads as \(JSONSerializer.string(node))")
                 }
                 continue
@@ -232,7 +260,8 @@ final class YAMLConformanceTests: XCTestCase {
                 if expected.count == 1, node.equals(expected[0]) {
                     passes = true
                 } else {
-                    problem = "reads as \(JSONSerializer.string(node)), expected \(expected.map(JSONSerializer.string).joined(separator: " "))"
+                    problem =
+                        "reads as \(JSONSerializer.string(node)), expected \(expected.map(JSONSerializer.string).joined(separator: " "))"
                 }
             case .failure(let error):
                 problem = "refused: \(error)"
@@ -246,7 +275,8 @@ final class YAMLConformanceTests: XCTestCase {
                 XCTFail("\(id) (\(name)) \(problem)")
             }
         }
-        var summary = "YAML test suite: \(ids.count) cases; \(passed) read as their in.json, \(refused) error cases refused, "
+        var summary =
+            "YAML test suite: \(ids.count) cases; \(passed) read as their in.json, \(refused) error cases refused, "
         summary += "\(noVerdict) without expected data (in.yaml only, read only to check nothing traps); skipped:"
         summary += Reason.allCases.map { " \(skippedBy[$0] ?? 0) \($0)" }.joined(separator: ",")
         print(summary)

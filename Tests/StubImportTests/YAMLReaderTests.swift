@@ -19,14 +19,29 @@ final class YAMLReaderTests: XCTestCase {
     private func p(_ line: Int, _ column: Int) -> SourcePosition { SourcePosition(line: line, column: column) }
 
     /// Each refusal: the text, where, and a fragment of the message.
-    private func assertRefused(_ cases: [(String, Int, Int, String)], file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ cases: [(String, Int, Int, String)],
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         for (text, errorLine, column, fragment) in cases {
             do {
                 let node = try YAMLReader.parse(text)
                 XCTFail("accepted \(text.debugDescription) as \(JSONSerializer.string(node))", file: file, line: line)
             } catch {
-                XCTAssertEqual(error.position, p(errorLine, column), "\(text.debugDescription): \(error.message)", file: file, line: line)
-                XCTAssertTrue(error.message.contains(fragment), "\(text.debugDescription): \(error.message)", file: file, line: line)
+                XCTAssertEqual(
+                    error.position,
+                    p(errorLine, column),
+                    "\(text.debugDescription): \(error.message)",
+                    file: file,
+                    line: line
+                )
+                XCTAssertTrue(
+                    error.message.contains(fragment),
+                    "\(text.debugDescription): \(error.message)",
+                    file: file,
+                    line: line
+                )
             }
         }
     }
@@ -47,7 +62,13 @@ final class YAMLReaderTests: XCTestCase {
 
     func testBlockSequencesIncludingCompactForms() throws {
         let node = try read("- a\n- - b\n  - c\n- k: v\n  j: w\n-\n  m: n\n-\n")
-        XCTAssertEqual(JSONSerializer.string(node), #"[["a"][0],["b","c"],{"k":"v","j":"w"},{"m":"n"},null]"#.replacingOccurrences(of: #"["a"][0]"#, with: #""a""#))
+        XCTAssertEqual(
+            JSONSerializer.string(node),
+            #"[["a"][0],["b","c"],{"k":"v","j":"w"},{"m":"n"},null]"#.replacingOccurrences(
+                of: #"["a"][0]"#,
+                with: #""a""#
+            )
+        )
         XCTAssertEqual(node.position, p(1, 1))
         XCTAssertEqual(node.elements?[1].position, p(2, 3))
         XCTAssertEqual(node.elements?[1].elements?[1].position, p(3, 5))
@@ -78,17 +99,19 @@ final class YAMLReaderTests: XCTestCase {
     }
 
     func testQuotedScalars() throws {
-        let node = try read(#"""
-        s: 'it''s #1'
-        d: "tab\tq\"u\u00e9\U0001F600\x41\/\N\_\L\P\0\e"
-        f: "a
-          b
+        let node = try read(
+            #"""
+            s: 'it''s #1'
+            d: "tab\tq\"u\u00e9\U0001F600\x41\/\N\_\L\P\0\e"
+            f: "a
+              b
 
-          c \
-          d"
-        g: 'x
-          y'
-        """#)
+              c \
+              d"
+            g: 'x
+              y'
+            """#
+        )
         XCTAssertEqual(node["s"]?.string, "it's #1")
         XCTAssertEqual(node["d"]?.string, "tab\tq\"ué😀A/\u{85}\u{A0}\u{2028}\u{2029}\0\u{1B}")
         XCTAssertEqual(node["f"]?.string, "a b\nc d")
@@ -98,36 +121,38 @@ final class YAMLReaderTests: XCTestCase {
     }
 
     func testBlockScalarsWithChompingAndIndentation() throws {
-        let node = try read("""
-        lit: |
-          a
-            b
+        let node = try read(
+            """
+            lit: |
+              a
+                b
 
-          c
-        fold: >
-          a
-          b
+              c
+            fold: >
+              a
+              b
 
-          c
-            d
-          e
-        strip: |-
-          x
+              c
+                d
+              e
+            strip: |-
+              x
 
-        keep: |+
-          x
-
-
-        clip: |
-          x
+            keep: |+
+              x
 
 
-        explicit: |2
-           y
-        empty: |
-        last: >-
-          z
-        """)
+            clip: |
+              x
+
+
+            explicit: |2
+               y
+            empty: |
+            last: >-
+              z
+            """
+        )
         XCTAssertEqual(node["lit"]?.string, "a\n  b\n\nc\n")
         XCTAssertEqual(node["fold"]?.string, "a b\nc\n  d\ne\n")
         XCTAssertEqual(node["strip"]?.string, "x")
@@ -141,19 +166,24 @@ final class YAMLReaderTests: XCTestCase {
     }
 
     func testCoreSchema() throws {
-        let node = try read("""
-        n: [~, null, Null, NULL, ]
-        b: [true, True, TRUE, false, False, FALSE]
-        i: [0, -12, +7, 007, 0o17, 0x1F, 0xff]
-        f: [1.50, -.5, +1e3, 2.5E-2, 1., 6.02e+23]
-        s: [yes, no, on, 1_000, 0x, 0o8, 1e, .5.5, "1", '2', true_]
-        """)
+        let node = try read(
+            """
+            n: [~, null, Null, NULL, ]
+            b: [true, True, TRUE, false, False, FALSE]
+            i: [0, -12, +7, 007, 0o17, 0x1F, 0xff]
+            f: [1.50, -.5, +1e3, 2.5E-2, 1., 6.02e+23]
+            s: [yes, no, on, 1_000, 0x, 0o8, 1e, .5.5, "1", '2', true_]
+            """
+        )
         XCTAssertEqual(JSONSerializer.string(node["n"]!), "[null,null,null,null]")
         XCTAssertEqual(JSONSerializer.string(node["b"]!), "[true,true,true,false,false,false]")
         XCTAssertEqual(JSONSerializer.string(node["i"]!), "[0,-12,7,7,15,31,255]")
         XCTAssertEqual(JSONSerializer.string(node["f"]!), "[1.50,-0.5,1e3,2.5E-2,1,6.02e+23]")
         XCTAssertEqual(node["f"]?.elements?.map { $0.number?.value }, [1.5, -0.5, 1000, 0.025, 1, 6.02e23])
-        XCTAssertEqual(node["s"]?.elements?.compactMap(\.string), ["yes", "no", "on", "1_000", "0x", "0o8", "1e", ".5.5", "1", "2", "true_"])
+        XCTAssertEqual(
+            node["s"]?.elements?.compactMap(\.string),
+            ["yes", "no", "on", "1_000", "0x", "0o8", "1e", ".5.5", "1", "2", "true_"]
+        )
     }
 
     func testKeysAreStringsAsWritten() throws {
@@ -163,9 +193,13 @@ final class YAMLReaderTests: XCTestCase {
     }
 
     func testAnchorsAndAliases() throws {
-        let node = try read("base: &b {x: 1}\nuse: *b\nkey: &k name\n*k : v\nseq: &s\n  - 1\nagain: *s\nempty: &e\nnull again: *e\n")
-        XCTAssertEqual(JSONSerializer.string(node),
-                       #"{"base":{"x":1},"use":{"x":1},"key":"name","name":"v","seq":[1],"again":[1],"empty":null,"null again":null}"#)
+        let node = try read(
+            "base: &b {x: 1}\nuse: *b\nkey: &k name\n*k : v\nseq: &s\n  - 1\nagain: *s\nempty: &e\nnull again: *e\n"
+        )
+        XCTAssertEqual(
+            JSONSerializer.string(node),
+            #"{"base":{"x":1},"use":{"x":1},"key":"name","name":"v","seq":[1],"again":[1],"empty":null,"null again":null}"#
+        )
         XCTAssertEqual(node["use"]?.position, p(2, 6))
         XCTAssertEqual(node.members?[3].keyPosition, p(4, 1))
         // A redefined anchor: later aliases take the later value.
@@ -189,59 +223,61 @@ final class YAMLReaderTests: XCTestCase {
 
     func testATypicalOpenAPIDocument() throws {
         let yaml = """
-        openapi: 3.0.3
-        info:
-          title: Pet store
-          version: "1.0"
-          description: >-
-            A sample API
-            for pets.
-        paths:
-          /pets/{petId}:
-            get:
-              operationId: showPetById
-              tags: [pets]
-              parameters:
-                - name: petId
-                  in: path
-                  required: true
-                  schema:
-                    type: integer
-                    format: int64
-              responses:
-                '200':
-                  description: Expected response
-                  content:
-                    application/json:
+            openapi: 3.0.3
+            info:
+              title: Pet store
+              version: "1.0"
+              description: >-
+                A sample API
+                for pets.
+            paths:
+              /pets/{petId}:
+                get:
+                  operationId: showPetById
+                  tags: [pets]
+                  parameters:
+                    - name: petId
+                      in: path
+                      required: true
                       schema:
-                        $ref: '#/components/schemas/Pet'
-                default:
-                  description: unexpected error
-        components:
-          schemas:
-            Pet:
-              type: object
-              required: [id, name]
-              properties:
-                id: {type: integer, format: int64}
-                name: {type: string}
-                price: {type: number, minimum: 0.5, example: 1.50}
-        """
+                        type: integer
+                        format: int64
+                  responses:
+                    '200':
+                      description: Expected response
+                      content:
+                        application/json:
+                          schema:
+                            $ref: '#/components/schemas/Pet'
+                    default:
+                      description: unexpected error
+            components:
+              schemas:
+                Pet:
+                  type: object
+                  required: [id, name]
+                  properties:
+                    id: {type: integer, format: int64}
+                    name: {type: string}
+                    price: {type: number, minimum: 0.5, example: 1.50}
+            """
         let node = try read(yaml)
-        let expected = try JSONParser.parse("""
-        {"openapi": "3.0.3",
-         "info": {"title": "Pet store", "version": "1.0", "description": "A sample API for pets."},
-         "paths": {"/pets/{petId}": {"get": {
-            "operationId": "showPetById", "tags": ["pets"],
-            "parameters": [{"name": "petId", "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}}],
-            "responses": {
-              "200": {"description": "Expected response",
-                      "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}},
-              "default": {"description": "unexpected error"}}}}},
-         "components": {"schemas": {"Pet": {"type": "object", "required": ["id", "name"], "properties": {
-            "id": {"type": "integer", "format": "int64"}, "name": {"type": "string"},
-            "price": {"type": "number", "minimum": 0.5, "example": 1.50}}}}}}
-        """)
+        let expected = try JSONParser.parse(
+            """
+            {"openapi": "3.0.3",
+             "info": {"title": "Pet store", "version": "1.0", "description": "A sample API for pets."},
+             "paths": {"/pets/{petId}": {"get": {
+                "operationId": "showPetById", "tags": ["pets"],
+                "parameters": [{"name": "petId", "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}}],
+                "responses": {
+                  "200": {"description": "Expected response",
+                          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}},
+                  "default": {"description": "unexpected error"}}}}},
+             "components": {"schemas": {"Pet": {"type": "object", "required": ["id", "name"], "properties": {
+                "id": {"type": "integer", "format": "int64"}, "name": {"type": "string"},
+                "price": {"type": "number", "minimum": 0.5, "example": 1.50}}}}}}
+            """
+        )
         XCTAssertTrue(node.equals(expected), JSONSerializer.string(node))
         XCTAssertEqual(node.members?.map(\.key), ["openapi", "info", "paths", "components"])
         let responses = node.resolve(pointer: "/paths/~1pets~1{petId}/get/responses")
@@ -252,7 +288,8 @@ final class YAMLReaderTests: XCTestCase {
     }
 
     func testJSONReadsAsJSON() throws {
-        let text = #"{"a": [1, 2.50, -3e2, true, false, null], "b": {"c": "x\u00e9\ud83d\ude00\n\/"}, "d": [], "e": {}}"#
+        let text =
+            #"{"a": [1, 2.50, -3e2, true, false, null], "b": {"c": "x\u00e9\ud83d\ude00\n\/"}, "d": [], "e": {}}"#
         XCTAssertTrue(try read(text).equals(try JSONParser.parse(text)))
         XCTAssertEqual(try json("\t{\n\"k\" :\r\n[1\n,2]}"), #"{"k":[1,2]}"#)
     }
@@ -355,8 +392,15 @@ final class YAMLReaderTests: XCTestCase {
 
     func testNestingDepthIsBoundedLikeJSON() throws {
         let depth = YAMLReader.maximumDepth
-        XCTAssertNoThrow(try YAMLReader.parse(String(repeating: "[", count: depth) + String(repeating: "]", count: depth)))
-        assertRefused([(String(repeating: "[", count: depth + 1) + String(repeating: "]", count: depth + 1), 1, depth + 1, "nesting deeper than 512")])
+        XCTAssertNoThrow(
+            try YAMLReader.parse(String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
+        )
+        assertRefused([
+            (
+                String(repeating: "[", count: depth + 1) + String(repeating: "]", count: depth + 1), 1, depth + 1,
+                "nesting deeper than 512"
+            )
+        ])
         // Block nesting, compact ("- - - x") and indented.
         assertRefused([(String(repeating: "- ", count: depth + 1) + "x", 1, 2 * depth + 1, "nesting deeper")])
         var indented = ""
@@ -364,13 +408,20 @@ final class YAMLReaderTests: XCTestCase {
         assertRefused([(indented, depth + 1, depth + 1, "nesting deeper")])
         // Through aliases: each alias adds the depth of what it stands for.
         let half = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
-        assertRefused([("a: &a \(half)\nb: &b [[[[*a]]]]\nc: \(String(repeating: "[", count: 210))*b\(String(repeating: "]", count: 210))", 3, 214, "through the alias *b")])
+        assertRefused([
+            (
+                "a: &a \(half)\nb: &b [[[[*a]]]]\nc: \(String(repeating: "[", count: 210))*b\(String(repeating: "]", count: 210))",
+                3, 214, "through the alias *b"
+            )
+        ])
     }
 
     func testBillionLaughsIsRefused() {
         var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for level in 1...9 {
-            yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+            yaml +=
+                "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+                + "]\n"
         }
         assertRefused([(yaml, 6, 45, "aliases expand to more than 1000000 values")])
         // A modest use of aliases is fine.

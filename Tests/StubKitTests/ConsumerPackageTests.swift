@@ -10,17 +10,24 @@ import XCTest
 /// `STUBKIT_SKIP_CONSUMER_PACKAGE=1` (for a quick local run: the build compiles the library a
 /// second time).
 final class ConsumerPackageTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func testTheDocumentedSnippetsBuildAndPassInAConsumerPackage() throws {
         if ProcessInfo.processInfo.environment["STUBKIT_SKIP_CONSUMER_PACKAGE"] == "1" {
-            throw XCTSkip("STUBKIT_SKIP_CONSUMER_PACKAGE=1: docs/testing.md's snippets were not built in a consumer package")
+            throw XCTSkip(
+                "STUBKIT_SKIP_CONSUMER_PACKAGE=1: docs/testing.md's snippets were not built in a consumer package"
+            )
         }
         for tool in ["swift", "python3"] where Self.which(tool) == nil {
-            throw XCTSkip("\(tool) is not on the PATH: docs/testing.md's snippets cannot be built in a consumer package here")
+            throw XCTSkip(
+                "\(tool) is not on the PATH: docs/testing.md's snippets cannot be built in a consumer package here"
+            )
         }
         let package = Self.root.appendingPathComponent(".build/doc-snippets").path
-        let generated = try Self.run(["python3", Self.root.appendingPathComponent("scripts/doc-snippets").path, package])
+        let generated = try Self.run([
+            "python3", Self.root.appendingPathComponent("scripts/doc-snippets").path, package,
+        ])
         XCTAssertEqual(generated.status, 0, generated.output)
         guard generated.status == 0 else { return }
         let built = try Self.run(["swift", "build", "--build-tests", "--package-path", package])
@@ -30,7 +37,10 @@ final class ConsumerPackageTests: XCTestCase {
         XCTAssertEqual(tested.status, 0, "the snippets' tests fail:\n" + Self.tail(tested.output))
         let expected = try XCTUnwrap(generated.output.firstMatch(of: /; (\d+) XCTest tests/).flatMap { Int($0.1) })
         XCTAssertTrue(tested.output.contains("Executed \(expected) tests, with 0 failures"), Self.tail(tested.output))
-        XCTAssertTrue(tested.output.contains("✔ Test run with"), "the Swift Testing snippet ran:\n" + Self.tail(tested.output))
+        XCTAssertTrue(
+            tested.output.contains("✔ Test run with"),
+            "the Swift Testing snippet ran:\n" + Self.tail(tested.output)
+        )
     }
 
     /// Runs a command to its end; stdout and stderr together.

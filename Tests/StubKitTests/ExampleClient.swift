@@ -15,9 +15,18 @@ struct ExampleClient: Sendable {
         case unexpectedStatus(Int)
     }
 
-    struct Token: Decodable, Equatable { let access_token: String; let token_type: String }
-    struct Forecast: Decodable, Equatable { let location: String; let days: [Day] }
-    struct Day: Decodable, Equatable { let date: String; let summary: String }
+    struct Token: Decodable, Equatable {
+        let access_token: String
+        let token_type: String
+    }
+    struct Forecast: Decodable, Equatable {
+        let location: String
+        let days: [Day]
+    }
+    struct Day: Decodable, Equatable {
+        let date: String
+        let summary: String
+    }
     private struct APIError: Decodable { let error_code: String }
 
     let baseURL: URL
@@ -34,8 +43,11 @@ struct ExampleClient: Sendable {
     }
 
     func login(username: String, password: String) async throws(Failure) -> Token {
-        let (status, data) = try await send("POST", "oauth/token",
-                                            json: ["grant_type": "password", "username": username, "password": password])
+        let (status, data) = try await send(
+            "POST",
+            "oauth/token",
+            json: ["grant_type": "password", "username": username, "password": password]
+        )
         switch status {
         case 200: return try decode(Token.self, data)
         case 401: throw .invalidCredentials
@@ -54,7 +66,10 @@ struct ExampleClient: Sendable {
     }
 
     func forecast(location: String) async throws(Failure) -> Forecast {
-        var components = URLComponents(url: baseURL.appendingPathComponent("v1/weather/forecast"), resolvingAgainstBaseURL: false)!
+        var components = URLComponents(
+            url: baseURL.appendingPathComponent("v1/weather/forecast"),
+            resolvingAgainstBaseURL: false
+        )!
         components.queryItems = [URLQueryItem(name: "location", value: location)]
         let (status, data) = try await send("GET", url: components.url!, json: nil)
         switch status {

@@ -20,7 +20,11 @@ final class ExampleClientTests: XCTestCase {
             try await client.register(username: "new-user", password: "pw")
             let sent = try stubs.requests(matching: .post("/v1/register"))
             XCTAssertEqual(sent.count, 2, "\(transport)")
-            XCTAssertEqual(try sent[0].json([String: String].self), ["username": "swift-senpai", "password": "pw"], "\(transport)")
+            XCTAssertEqual(
+                try sent[0].json([String: String].self),
+                ["username": "swift-senpai", "password": "pw"],
+                "\(transport)"
+            )
             XCTAssertEqual(sent[0].header("content-type"), "application/json", "\(transport)")
             XCTAssertEqual(sent.map(\.status), [409, 201], "\(transport)")
         }
@@ -36,11 +40,20 @@ final class ExampleClientTests: XCTestCase {
             } catch let error as ExampleClient.Failure {
                 XCTAssertEqual(error, .invalidCredentials, "\(transport)")
             }
-            stubs.verify(.post("/oauth/token", headers: ["X-Client-Id": "ios-app", "Content-Type": .contains("json")],
-                               body: .json(["grant_type": "password", "username": "swift-senpai", "password": .present])),
-                         count: 2)
+            stubs.verify(
+                .post(
+                    "/oauth/token",
+                    headers: ["X-Client-Id": "ios-app", "Content-Type": .contains("json")],
+                    body: .json(["grant_type": "password", "username": "swift-senpai", "password": .present])
+                ),
+                count: 2
+            )
             stubs.verify(.post("/oauth/token", body: .json(["password": "correct-horse"])), count: .once)
-            XCTAssertEqual(try stubs.requests.last?.url?.absoluteString, client.baseURL.absoluteString + "/oauth/token", "\(transport)")
+            XCTAssertEqual(
+                try stubs.requests.last?.url?.absoluteString,
+                client.baseURL.absoluteString + "/oauth/token",
+                "\(transport)"
+            )
             stubs.verifyNoUnmatchedRequests()
         }
     }
@@ -50,9 +63,19 @@ final class ExampleClientTests: XCTestCase {
             let forecast = try await client.forecast(location: "tokyo")
             XCTAssertEqual(forecast.location, "Tokyo", "\(transport)")
             XCTAssertEqual(forecast.days.count, 3, "\(transport)")
-            do { _ = try await client.forecast(location: "atlantis"); XCTFail("\(transport)") } catch let error as ExampleClient.Failure { XCTAssertEqual(error, .unknownLocation, "\(transport)") }
-            do { _ = try await client.forecast(location: "broken"); XCTFail("\(transport)") } catch let error as ExampleClient.Failure { XCTAssertEqual(error, .malformedResponse, "\(transport)") }
-            XCTAssertEqual(try stubs.requests.map { $0.query("location") }, ["tokyo", "atlantis", "broken"], "\(transport)")
+            do {
+                _ = try await client.forecast(location: "atlantis")
+                XCTFail("\(transport)")
+            } catch let error as ExampleClient.Failure { XCTAssertEqual(error, .unknownLocation, "\(transport)") }
+            do {
+                _ = try await client.forecast(location: "broken")
+                XCTFail("\(transport)")
+            } catch let error as ExampleClient.Failure { XCTAssertEqual(error, .malformedResponse, "\(transport)") }
+            XCTAssertEqual(
+                try stubs.requests.map { $0.query("location") },
+                ["tokyo", "atlantis", "broken"],
+                "\(transport)"
+            )
             XCTAssertEqual(try stubs.requests.map(\.status), [200, 400, 200], "\(transport)")
         }
     }
@@ -91,11 +114,24 @@ final class ExampleClientTests: XCTestCase {
 
     func testABlankTitleIsRefusedByAMatcherInsideTheJSONBody() async throws {
         try await forEachTransport { transport, client, stubs in
-            try stubs.add(StubDefinition(request: .post("/v1/comments", body: .json(["text": .matches(".*\\S.*"), "postId": .atLeast(1)])),
-                                         response: .status(201)))
-            try stubs.add(StubDefinition(priority: 9, request: .post("/v1/comments"), response: .json(["error": "text required"], status: 422)))
+            try stubs.add(
+                StubDefinition(
+                    request: .post("/v1/comments", body: .json(["text": .matches(".*\\S.*"), "postId": .atLeast(1)])),
+                    response: .status(201)
+                )
+            )
+            try stubs.add(
+                StubDefinition(
+                    priority: 9,
+                    request: .post("/v1/comments"),
+                    response: .json(["error": "text required"], status: 422)
+                )
+            )
             let session = client.session
-            for (body, expected) in [(#"{"text": "nice", "postId": 7}"#, 201), (#"{"text": "  ", "postId": 7}"#, 422), (#"{"text": "x", "postId": 0}"#, 422)] {
+            for (body, expected) in [
+                (#"{"text": "nice", "postId": 7}"#, 201), (#"{"text": "  ", "postId": 7}"#, 422),
+                (#"{"text": "x", "postId": 0}"#, 422),
+            ] {
                 var request = URLRequest(url: client.baseURL.appendingPathComponent("v1/comments"))
                 request.httpMethod = "POST"
                 request.httpBody = Data(body.utf8)
@@ -111,8 +147,10 @@ final class ExampleClientTests: XCTestCase {
             _ = try? await elsewhere.login(username: "x", password: "y")
             let unmatched = try stubs.unmatched
             XCTAssertEqual(unmatched.count, 1, "\(transport)")
-            XCTAssertTrue(unmatched.first?.nearMiss?.contains("path: expected /oauth/token, got /v2/oauth/token") ?? false,
-                          "\(transport): \(unmatched.first?.nearMiss ?? "nil")")
+            XCTAssertTrue(
+                unmatched.first?.nearMiss?.contains("path: expected /oauth/token, got /v2/oauth/token") ?? false,
+                "\(transport): \(unmatched.first?.nearMiss ?? "nil")"
+            )
         }
     }
 }

@@ -16,13 +16,21 @@ final class FaultTableTests: XCTestCase {
                 let client = try client(of: stubs, through: transport) { $0.timeoutIntervalForRequest = 1 }
                 let started = ContinuousClock.now
                 do {
-                    let (_, response) = try await client.session.data(from: client.baseURL.appendingPathComponent("fault"))
-                    XCTFail("\(fault) through \(transport): answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                    let (_, response) = try await client.session.data(
+                        from: client.baseURL.appendingPathComponent("fault")
+                    )
+                    XCTFail(
+                        "\(fault) through \(transport): answered \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+                    )
                 } catch let error as URLError {
                     XCTAssertEqual(error.code, fault.urlErrorCode, "\(fault) through \(transport)")
                 }
                 if fault == .hang { XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "\(transport)") }
-                XCTAssertEqual(try stubs.requests.map(\.fault), [fault], "\(fault) through \(transport): journaled as the fault")
+                XCTAssertEqual(
+                    try stubs.requests.map(\.fault),
+                    [fault],
+                    "\(fault) through \(transport): journaled as the fault"
+                )
             }
         }
     }
@@ -45,7 +53,8 @@ final class FaultTableTests: XCTestCase {
 
     /// The table in docs/testing.md says what `urlErrorCode` says, for this platform's column.
     func testTheDocumentedTableAgrees() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let document = try String(contentsOf: root.appendingPathComponent("docs/testing.md"), encoding: .utf8)
         #if canImport(Darwin)
         let column = 2
@@ -53,9 +62,15 @@ final class FaultTableTests: XCTestCase {
         let column = 3
         #endif
         for fault in ResponseDefinition.Fault.allCases {
-            let row = try XCTUnwrap(document.split(separator: "\n").first { $0.hasPrefix("| `\(fault.rawValue)` |") }, "no row for \(fault)")
+            let row = try XCTUnwrap(
+                document.split(separator: "\n").first { $0.hasPrefix("| `\(fault.rawValue)` |") },
+                "no row for \(fault)"
+            )
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            XCTAssertTrue(cells[column].contains("(\(fault.urlErrorCode.rawValue))"), "\(fault): the table says \(cells[column])")
+            XCTAssertTrue(
+                cells[column].contains("(\(fault.urlErrorCode.rawValue))"),
+                "\(fault): the table says \(cells[column])"
+            )
         }
     }
 }

@@ -20,15 +20,23 @@ final class ProxyingServerTests: XCTestCase {
     }
 
     func testUnmatchedRequestsReachTheBackend() throws {
-        let backend = try LocalStubServer(stubs: [StubDefinition(request: RequestDefinition(path: "/v1/real"), response: .text("from the backend"))])
+        let backend = try LocalStubServer(stubs: [
+            StubDefinition(request: RequestDefinition(path: "/v1/real"), response: .text("from the backend"))
+        ])
         defer { backend.stop() }
-        let server = try LocalStubServer(stubs: [StubDefinition(request: RequestDefinition(path: "/v1/new"), response: .text("stubbed"))],
-                                         proxyingUnmatchedTo: backend.baseURL)
+        let server = try LocalStubServer(
+            stubs: [StubDefinition(request: RequestDefinition(path: "/v1/new"), response: .text("stubbed"))],
+            proxyingUnmatchedTo: backend.baseURL
+        )
         defer { server.stop() }
         XCTAssertEqual(try get(server.baseURL.appendingPathComponent("v1/new")).1, "stubbed")
         XCTAssertEqual(try get(server.baseURL.appendingPathComponent("v1/real")).1, "from the backend")
         XCTAssertEqual(try get(server.baseURL.appendingPathComponent("v1/neither")).0, 404, "the backend's own 404")
-        XCTAssertEqual(try backend.stubs.count(matching: RequestDefinition(path: "/v1/new")), 0, "stubbed requests never reach it")
+        XCTAssertEqual(
+            try backend.stubs.count(matching: RequestDefinition(path: "/v1/new")),
+            0,
+            "stubbed requests never reach it"
+        )
     }
 
     func testAnUpstreamURLThatCannotBeProxiedIsAnError() {

@@ -12,10 +12,16 @@ import Testing
     @Test(arguments: ["en", "fr", "ja"])
     func eachTestHasItsOwnServer(language: String) async throws {
         let server = try LocalStubServer {
-            StubDefinition(request: .get("/greeting", query: ["lang": .equals(language)]), response: .json(["lang": .string(language)]))
+            StubDefinition(
+                request: .get("/greeting", query: ["lang": .equals(language)]),
+                response: .json(["lang": .string(language)])
+            )
         }
         defer { server.stop() }
-        var components = URLComponents(url: server.baseURL.appendingPathComponent("greeting"), resolvingAgainstBaseURL: false)!
+        var components = URLComponents(
+            url: server.baseURL.appendingPathComponent("greeting"),
+            resolvingAgainstBaseURL: false
+        )!
         components.queryItems = [URLQueryItem(name: "lang", value: language)]
         let (data, response) = try await URLSession(configuration: .ephemeral).data(from: components.url!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -30,7 +36,9 @@ import Testing
                     let stubs = try Stubs { StubDefinition(request: .get("/who"), response: .text("\(i)")) }
                     let transport = StubURLProtocol.register(stubs)
                     defer { StubURLProtocol.unregister(transport) }
-                    let (data, _) = try await URLSession(configuration: transport.configuration).data(from: transport.baseURL.appendingPathComponent("who"))
+                    let (data, _) = try await URLSession(configuration: transport.configuration).data(
+                        from: transport.baseURL.appendingPathComponent("who")
+                    )
                     #expect(String(decoding: data, as: UTF8.self) == "\(i)")
                     #expect(try stubs.requests.count == 1)
                 }

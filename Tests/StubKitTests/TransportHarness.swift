@@ -19,8 +19,11 @@ let bundledStubs = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 extension XCTestCase {
     /// A client of `stubs` through `transport`, torn down with the test. `configure` adjusts
     /// the session's configuration (timeouts) before the session is made.
-    func client(of stubs: Stubs, through transport: Transport,
-                configure: (URLSessionConfiguration) -> Void = { _ in }) throws -> ExampleClient {
+    func client(
+        of stubs: Stubs,
+        through transport: Transport,
+        configure: (URLSessionConfiguration) -> Void = { _ in }
+    ) throws -> ExampleClient {
         switch transport {
         case .server:
             let server = try LocalStubServer(stubs)

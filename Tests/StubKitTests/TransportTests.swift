@@ -13,7 +13,9 @@ final class TransportTests: XCTestCase {
                 group.addTask {
                     let server = try LocalStubServer { StubDefinition(request: .get("/n"), response: .text("\(i)")) }
                     defer { server.stop() }
-                    let (data, _) = try await URLSession(configuration: .ephemeral).data(from: server.baseURL.appendingPathComponent("n"))
+                    let (data, _) = try await URLSession(configuration: .ephemeral).data(
+                        from: server.baseURL.appendingPathComponent("n")
+                    )
                     XCTAssertEqual(String(decoding: data, as: UTF8.self), "\(i)")
                     return try server.stubs.requests.count
                 }
@@ -23,14 +25,20 @@ final class TransportTests: XCTestCase {
     }
 
     func testUploadBodiesArriveFromAStreamToo() async throws {
-        let stubs = try Stubs { StubDefinition(request: .put("/upload", body: .contains("streamed")), response: .text("ok")) }
+        let stubs = try Stubs {
+            StubDefinition(request: .put("/upload", body: .contains("streamed")), response: .text("ok"))
+        }
         let client = try client(of: stubs, through: .urlProtocol)
         var request = URLRequest(url: client.baseURL.appendingPathComponent("upload"))
         request.httpMethod = "PUT"
         request.httpBodyStream = InputStream(data: Data("a streamed body".utf8))
         let data: Data = try await withCheckedThrowingContinuation { continuation in
             client.session.dataTask(with: request) { data, _, error in
-                if let data { continuation.resume(returning: data) } else { continuation.resume(throwing: error ?? URLError(.unknown)) }
+                if let data {
+                    continuation.resume(returning: data)
+                } else {
+                    continuation.resume(throwing: error ?? URLError(.unknown))
+                }
             }.resume()
         }
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "ok")
@@ -54,8 +62,13 @@ final class TransportTests: XCTestCase {
     func testADribbledBodyTakesItsTimeAndKeepsTheRequestAlive() async throws {
         for transport in Transport.allCases {
             let stubs = try Stubs {
-                StubDefinition(request: .get("/slow"),
-                               response: ResponseDefinition(body: "0123456789", dribble: .init(chunks: 5, over: .milliseconds(1200))))
+                StubDefinition(
+                    request: .get("/slow"),
+                    response: ResponseDefinition(
+                        body: "0123456789",
+                        dribble: .init(chunks: 5, over: .milliseconds(1200))
+                    )
+                )
             }
             let client = try client(of: stubs, through: transport) { $0.timeoutIntervalForRequest = 1 }
             let started = ContinuousClock.now
@@ -71,7 +84,13 @@ final class TransportTests: XCTestCase {
         for transport in Transport.allCases {
             let stubs = try Stubs {
                 StubDefinition(request: .get("/late"), response: ResponseDefinition(body: "late", delay: .seconds(3)))
-                StubDefinition(request: .get("/soon"), response: ResponseDefinition(body: "soon", delay: .random(.milliseconds(200)...(.milliseconds(300)))))
+                StubDefinition(
+                    request: .get("/soon"),
+                    response: ResponseDefinition(
+                        body: "soon",
+                        delay: .random(.milliseconds(200)...(.milliseconds(300)))
+                    )
+                )
             }
             let client = try client(of: stubs, through: transport)
             let started = ContinuousClock.now
@@ -93,10 +112,14 @@ final class TransportTests: XCTestCase {
     /// body streamed in several pieces (an admin listing, a proxied answer) arrived cut.
     func testABodyStreamedInPiecesArrivesWhole() async throws {
         for transport in Transport.allCases {
-            let stubs = try Stubs { StubDefinition(request: .get("/item"), response: .text(String(repeating: "x", count: 200))) }
+            let stubs = try Stubs {
+                StubDefinition(request: .get("/item"), response: .text(String(repeating: "x", count: 200)))
+            }
             let client = try client(of: stubs, through: transport)
             for _ in 0..<200 { _ = try await client.ping("item") }
-            let (data, _) = try await client.session.data(from: client.baseURL.appendingPathComponent("__admin/requests"))
+            let (data, _) = try await client.session.data(
+                from: client.baseURL.appendingPathComponent("__admin/requests")
+            )
             let listing = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             XCTAssertEqual((listing?["requests"] as? [Any])?.count, 200, "\(transport): \(data.count) bytes")
         }
@@ -106,8 +129,10 @@ final class TransportTests: XCTestCase {
     func testDotSegmentsAndEscapesMatchTheSameWayOverBothTransports() async throws {
         let stubs = try Stubs { StubDefinition(request: .get("/files/a b/{name}"), response: .text("file")) }
         let clients = try Transport.allCases.map { try client(of: stubs, through: $0) }
-        let targets = ["/files/a%20b/x", "/files/a%20b/%78", "/other/../files/a%20b/x", "/other/%2e%2e/files/a%20b/x",
-                       "/files/./a%20b/x", "/files/a%20b/x/", "/files/a+b/x", "/files/A%20b/x"]
+        let targets = [
+            "/files/a%20b/x", "/files/a%20b/%78", "/other/../files/a%20b/x", "/other/%2e%2e/files/a%20b/x",
+            "/files/./a%20b/x", "/files/a%20b/x/", "/files/a+b/x", "/files/A%20b/x",
+        ]
         for target in targets {
             var statuses: [Int] = []
             for client in clients {

@@ -17,8 +17,17 @@ final class VerifyTests: XCTestCase {
         if capturing { failures.append(issue.compactDescription) } else { super.record(issue) }
     }
     #else
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
-        if capturing { failures.append(description) } else { super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected) }
+    override func recordFailure(
+        withDescription description: String,
+        inFile filePath: String,
+        atLine lineNumber: Int,
+        expected: Bool
+    ) {
+        if capturing {
+            failures.append(description)
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
     }
     #endif
 
@@ -46,7 +55,12 @@ final class VerifyTests: XCTestCase {
             let messages = failures { stubs.verify(.post("/oauth/token", body: .json(["password": "correct-horse"]))) }
             XCTAssertEqual(messages.count, 1, "\(transport)")
             let message = messages.first ?? ""
-            XCTAssertTrue(message.contains(#"Expected a request matching {"method":"POST","path":"/oauth/token","body":{"json":{"password":"correct-horse"}}} at least once; none was received."#), message)
+            XCTAssertTrue(
+                message.contains(
+                    #"Expected a request matching {"method":"POST","path":"/oauth/token","body":{"json":{"password":"correct-horse"}}} at least once; none was received."#
+                ),
+                message
+            )
             XCTAssertTrue(message.contains("Closest requests, and what differed:"), message)
             XCTAssertTrue(message.contains(#"1. #1 POST /oauth/token → 401 "Login: wrong credentials""#), message)
             XCTAssertTrue(message.contains(#"body.password: expected "correct-horse", got "wrong""#), message)
@@ -59,7 +73,10 @@ final class VerifyTests: XCTestCase {
         let stubs = try await loggedIn(through: .urlProtocol)
         let message = failures { stubs.verify(.get("/v1/weather/forecast"), count: .never) }.first ?? ""
         XCTAssertTrue(message.contains("never; 1 was received."), message)
-        XCTAssertTrue(message.contains("Matching requests:\n  #2 GET /v1/weather/forecast?location=tokyo → 200"), message)
+        XCTAssertTrue(
+            message.contains("Matching requests:\n  #2 GET /v1/weather/forecast?location=tokyo → 200"),
+            message
+        )
         XCTAssertEqual(failures { stubs.verify(.get("/v1/weather/forecast"), count: 1) }, [])
         XCTAssertEqual(failures { stubs.verify(.get("/v1/weather/forecast"), count: .atMost(1)) }, [])
         XCTAssertEqual(failures { stubs.verify(.get("/v1/weather/forecast"), count: .atLeast(2)) }.count, 1)
@@ -73,7 +90,9 @@ final class VerifyTests: XCTestCase {
         XCTAssertEqual(status, 204)
         let message = failures { stubs.verify(.get("/x"), count: .never) }.first ?? ""
         XCTAssertTrue(message.contains("the journal is off (journalCapacity: 0)"), message)
-        XCTAssertThrowsError(try stubs.count(matching: .get("/x"))) { XCTAssertTrue("\($0)".contains("the journal is off"), "\($0)") }
+        XCTAssertThrowsError(try stubs.count(matching: .get("/x"))) {
+            XCTAssertTrue("\($0)".contains("the journal is off"), "\($0)")
+        }
         XCTAssertThrowsError(try stubs.requests)
         XCTAssertThrowsError(try stubs.unmatched)
         XCTAssertEqual(failures { stubs.verifyNoUnmatchedRequests() }.count, 1)

@@ -35,8 +35,11 @@ final class FailureTests: XCTestCase {
 
     func testSilentUpstreamGives504AtTheTimeoutWhileOthersAreServed() throws {
         let silent = try ScriptedUpstream { _ in [.hang] }
-        let proxy = try ProxyHarness(self, upstream: upstreamURL(silent),
-                                     stubs: #"{"request": {"path": "/alive"}, "response": {"body": "yes"}}"#) { rule in
+        let proxy = try ProxyHarness(
+            self,
+            upstream: upstreamURL(silent),
+            stubs: #"{"request": {"path": "/alive"}, "response": {"body": "yes"}}"#
+        ) { rule in
             rule.timeoutMilliseconds = 1_000
         }
         let waiting = try proxy.connect()
@@ -99,7 +102,10 @@ final class FailureTests: XCTestCase {
         let two = try c.readResponse()
         XCTAssertEqual(two.status, 200, two.text)
         XCTAssertEqual(two.text, "from 1", "sent again, on a new connection")
-        XCTAssertEqual(upstream.requests.map { "\($0.target)@\($0.connection)" }, ["/first@0", "/second@0", "/second@1"])
+        XCTAssertEqual(
+            upstream.requests.map { "\($0.target)@\($0.connection)" },
+            ["/first@0", "/second@0", "/second@1"]
+        )
     }
 
     func testGarbageFromUpstreamGives502() throws {
@@ -111,7 +117,12 @@ final class FailureTests: XCTestCase {
 
     func testClientLeavingMidBodyClosesTheUpstreamConnection() throws {
         let upstream = try ScriptedUpstream { _ in
-            [.send(Array("HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n".utf8) + [UInt8](repeating: 1, count: 1 << 16)), .hang]
+            [
+                .send(
+                    Array("HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n".utf8)
+                        + [UInt8](repeating: 1, count: 1 << 16)
+                ), .hang,
+            ]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let c = try proxy.connect()
@@ -122,7 +133,10 @@ final class FailureTests: XCTestCase {
         let deadline = WireConnection.now() + 3_000
         var closed = false
         while WireConnection.now() < deadline {
-            if openUpstreamConnections(upstream) == 0 { closed = true; break }
+            if openUpstreamConnections(upstream) == 0 {
+                closed = true
+                break
+            }
             _ = WireConnection.staysSilentFor(milliseconds: 20)
         }
         XCTAssertTrue(closed, "the proxy dropped the upstream request")

@@ -10,7 +10,15 @@ final class ForwardingTests: XCTestCase {
     func testGzipWithContentLengthPassesUntouched() throws {
         let body = helloGzip
         let upstream = try ScriptedUpstream { _ in
-            [.response(200, headers: [("Content-Type", "text/plain"), ("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")], body: body)]
+            [
+                .response(
+                    200,
+                    headers: [
+                        ("Content-Type", "text/plain"), ("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding"),
+                    ],
+                    body: body
+                )
+            ]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let response = try proxy.exchange("GET /gz HTTP/1.1\r\nHost: app.test\r\nAccept-Encoding: gzip\r\n\r\n")
@@ -23,22 +31,42 @@ final class ForwardingTests: XCTestCase {
 
     func testChunkedBodyArrivesWhole() throws {
         let upstream = try ScriptedUpstream { _ in
-            [.send(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n".utf8))]
+            [
+                .send(
+                    Array(
+                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n"
+                            .utf8
+                    )
+                )
+            ]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let response = try proxy.exchange("GET /chunked HTTP/1.1\r\nHost: app.test\r\n\r\n")
         XCTAssertEqual(response.text, "hello, world")
-        XCTAssertEqual(endToEnd(response.headers).filter { !$0.hasPrefix("Date") && !$0.hasPrefix("Server") }, ["Content-Type: text/plain"])
+        XCTAssertEqual(
+            endToEnd(response.headers).filter { !$0.hasPrefix("Date") && !$0.hasPrefix("Server") },
+            ["Content-Type: text/plain"]
+        )
     }
 
     func test204And304CarryNoBody() throws {
         let upstream = try ScriptedUpstream { request in
-            request.target == "/204" ? [.response(204, "No Content", headers: [("X-Id", "1")], contentLength: false)]
-                : [.response(304, "Not Modified", headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=60")], contentLength: false)]
+            request.target == "/204"
+                ? [.response(204, "No Content", headers: [("X-Id", "1")], contentLength: false)]
+                : [
+                    .response(
+                        304,
+                        "Not Modified",
+                        headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=60")],
+                        contentLength: false
+                    )
+                ]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let c = try proxy.connect()
-        c.send("GET /204 HTTP/1.1\r\nHost: app.test\r\n\r\nGET /304 HTTP/1.1\r\nHost: app.test\r\nIf-None-Match: \"v1\"\r\n\r\n")
+        c.send(
+            "GET /204 HTTP/1.1\r\nHost: app.test\r\n\r\nGET /304 HTTP/1.1\r\nHost: app.test\r\nIf-None-Match: \"v1\"\r\n\r\n"
+        )
         let noContent = try c.readResponse()
         XCTAssertEqual(noContent.status, 204)
         XCTAssertEqual(noContent.header("X-Id"), "1")
@@ -80,8 +108,10 @@ final class ForwardingTests: XCTestCase {
     }
 
     func testTwoSetCookiesWithExpiresStayTwo() throws {
-        let cookies = ["session=abc; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/; HttpOnly",
-                       "theme=dark; Expires=Thu, 22 Oct 2026 07:28:00 GMT"]
+        let cookies = [
+            "session=abc; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/; HttpOnly",
+            "theme=dark; Expires=Thu, 22 Oct 2026 07:28:00 GMT",
+        ]
         let upstream = try ScriptedUpstream { _ in
             [.response(200, headers: cookies.map { ("Set-Cookie", $0) }, body: Array("ok".utf8))]
         }
@@ -105,7 +135,9 @@ final class ForwardingTests: XCTestCase {
     func testGetWithABodyForwardsTheBody() throws {
         let upstream = try ScriptedUpstream { _ in [.response(200, body: Array("seen".utf8))] }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
-        let response = try proxy.exchange("GET /search HTTP/1.1\r\nHost: app.test\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"q\":\"swift\"}")
+        let response = try proxy.exchange(
+            "GET /search HTTP/1.1\r\nHost: app.test\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"q\":\"swift\"}"
+        )
         XCTAssertEqual(response.status, 200)
         let seen = try XCTUnwrap(upstream.requests.first)
         XCTAssertEqual(seen.method, "GET")
@@ -133,7 +165,9 @@ final class ForwardingTests: XCTestCase {
             [.response(200, headers: [("x-UPSTREAM-casing", "Kept"), ("Vary", "A"), ("Vary", "B")], body: [])]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
-        let response = try proxy.exchange("GET /c HTTP/1.1\r\nHost: app.test\r\nx-CuStOm-HeAdEr: 1\r\nX-Trace: a\r\nX-Trace: b\r\n\r\n")
+        let response = try proxy.exchange(
+            "GET /c HTTP/1.1\r\nHost: app.test\r\nx-CuStOm-HeAdEr: 1\r\nX-Trace: a\r\nX-Trace: b\r\n\r\n"
+        )
         XCTAssertEqual(response.headers.first { $0.0 == "x-UPSTREAM-casing" }?.1, "Kept")
         XCTAssertEqual(response.headers.filter { $0.0 == "Vary" }.map(\.1), ["A", "B"])
         let seen = try XCTUnwrap(upstream.requests.first)
@@ -144,7 +178,8 @@ final class ForwardingTests: XCTestCase {
     func testUpstreamSeesOnlyTheClientsFieldsPlusHostAndForwarded() throws {
         let upstream = try ScriptedUpstream { _ in [.response(200, body: [])] }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream) + "/base")
-        _ = try proxy.exchange("""
+        _ = try proxy.exchange(
+            """
             GET /v1/items?page=2&q=a%20b HTTP/1.1\r
             Host: app.test:8080\r
             Accept: application/json\r
@@ -157,19 +192,31 @@ final class ForwardingTests: XCTestCase {
             Proxy-Authorization: Basic eA==\r
             \r
 
-            """)
+            """
+        )
         let seen = try XCTUnwrap(upstream.requests.first)
         XCTAssertEqual(seen.target, "/base/v1/items?page=2&q=a%20b", "base path, then the target as sent")
-        XCTAssertEqual(seen.headers.map { "\($0.0): \($0.1)" }.sorted(), [
-            "Accept: application/json", "Authorization: Bearer t", "Host: 127.0.0.1:\(upstream.port)",
-            "X-Forwarded-For: 127.0.0.1", "X-Forwarded-Host: app.test:8080", "X-Forwarded-Proto: http",
-        ])
+        XCTAssertEqual(
+            seen.headers.map { "\($0.0): \($0.1)" }.sorted(),
+            [
+                "Accept: application/json", "Authorization: Bearer t", "Host: 127.0.0.1:\(upstream.port)",
+                "X-Forwarded-For: 127.0.0.1", "X-Forwarded-Host: app.test:8080", "X-Forwarded-Proto: http",
+            ]
+        )
     }
 
     func testHopByHopResponseFieldsDoNotReachTheClient() throws {
         let upstream = try ScriptedUpstream { _ in
-            [.response(200, headers: [("Connection", "X-Internal"), ("X-Internal", "secret"), ("Keep-Alive", "timeout=1"),
-                                      ("Proxy-Authenticate", "Basic"), ("X-Public", "yes")], body: Array("ok".utf8))]
+            [
+                .response(
+                    200,
+                    headers: [
+                        ("Connection", "X-Internal"), ("X-Internal", "secret"), ("Keep-Alive", "timeout=1"),
+                        ("Proxy-Authenticate", "Basic"), ("X-Public", "yes"),
+                    ],
+                    body: Array("ok".utf8)
+                )
+            ]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let response = try proxy.exchange("GET /h HTTP/1.1\r\nHost: app.test\r\n\r\n")
@@ -220,7 +267,11 @@ final class ForwardingTests: XCTestCase {
 
     func testUpstreamClosingMidBodyCutsTheClientOff() throws {
         let upstream = try ScriptedUpstream { _ in
-            [.send(Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8) + [UInt8](repeating: 65, count: 100)), .close]
+            [
+                .send(
+                    Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8) + [UInt8](repeating: 65, count: 100)
+                ), .close,
+            ]
         }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let c = try proxy.connect()
@@ -248,8 +299,11 @@ final class ForwardingTests: XCTestCase {
 
     func testStubsStillAnswerFirst() throws {
         let upstream = try ScriptedUpstream { _ in [.response(200, body: Array("upstream".utf8))] }
-        let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream),
-                                     stubs: #"{"request": {"path": "/stubbed"}, "response": {"body": "stub"}}"#)
+        let proxy = try ProxyHarness(
+            self,
+            upstream: upstreamURL(upstream),
+            stubs: #"{"request": {"path": "/stubbed"}, "response": {"body": "stub"}}"#
+        )
         XCTAssertEqual(try proxy.exchange("GET /stubbed HTTP/1.1\r\nHost: a\r\n\r\n").text, "stub")
         XCTAssertEqual(try proxy.exchange("GET /other HTTP/1.1\r\nHost: a\r\n\r\n").text, "upstream")
         XCTAssertEqual(upstream.requests.map(\.target), ["/other"])
@@ -268,6 +322,10 @@ final class ForwardingTests: XCTestCase {
         let seen = try XCTUnwrap(upstream.requests.first)
         XCTAssertEqual(seen.header("X-Via-Stub"), "1")
         XCTAssertNil(seen.header("X-Drop"))
-        XCTAssertEqual(try proxy.exchange("GET /elsewhere HTTP/1.1\r\nHost: a\r\n\r\n").status, 404, "no --proxy: near-miss 404")
+        XCTAssertEqual(
+            try proxy.exchange("GET /elsewhere HTTP/1.1\r\nHost: a\r\n\r\n").status,
+            404,
+            "no --proxy: near-miss 404"
+        )
     }
 }

@@ -14,8 +14,13 @@ struct ProxyHarness {
     let folder: URL
 
     /// `stubs`: a stub file's JSON (default none). `configure` adjusts the fallback rule.
-    init(_ test: XCTestCase, upstream: String?, stubs: String = "[]", caFile: String? = nil,
-         configure: (inout ProxyRule) -> Void = { _ in }) throws {
+    init(
+        _ test: XCTestCase,
+        upstream: String?,
+        stubs: String = "[]",
+        caFile: String? = nil,
+        configure: (inout ProxyRule) -> Void = { _ in }
+    ) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(stubs.utf8).write(to: folder.appendingPathComponent("stubs.json"))
@@ -48,7 +53,8 @@ struct ProxyHarness {
     func admin(_ method: String, _ path: String, _ body: String = "") throws -> (status: Int, json: [String: Any]) {
         let type = body.isEmpty ? "" : "Content-Type: application/json\r\n"
         let response = try exchange(
-            "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(type)Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(type)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         return (response.status, json)
     }
@@ -71,5 +77,7 @@ func endToEnd(_ headers: [(String, String)]) -> [String] {
 }
 
 /// "hello gzip" compressed (Python's gzip.compress, mtime 0): a real gzip member, CRC and all.
-let helloGzip: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57,
-                          0x48, 0xaf, 0xca, 0x2c, 0x00, 0x00, 0x19, 0x6a, 0xd2, 0xdf, 0x0a, 0x00, 0x00, 0x00]
+let helloGzip: [UInt8] = [
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57,
+    0x48, 0xaf, 0xca, 0x2c, 0x00, 0x00, 0x19, 0x6a, 0xd2, 0xdf, 0x0a, 0x00, 0x00, 0x00,
+]

@@ -14,7 +14,10 @@ import XCTest
 final class URLSessionTransportTests: XCTestCase {
     private func serve(through upstream: ScriptedUpstream, timeoutMilliseconds: Int64 = 5_000) throws -> HTTP1Server {
         var options = Engine.Options()
-        options.proxy = ProxyRule(upstream: try XCTUnwrap(UpstreamURL(upstreamURL(upstream))), timeoutMilliseconds: timeoutMilliseconds)
+        options.proxy = ProxyRule(
+            upstream: try XCTUnwrap(UpstreamURL(upstreamURL(upstream))),
+            timeoutMilliseconds: timeoutMilliseconds
+        )
         let engine = Engine(stubs: [], options: options)
         engine.upstream.value = try URLSessionTransport()
         var configuration = ServerConfiguration()
@@ -43,13 +46,17 @@ final class URLSessionTransportTests: XCTestCase {
 
     func testFoldedCookiesAreSplitAgain() throws {
         let cookies = ["a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/", "b=2"]
-        let upstream = try ScriptedUpstream { _ in [.response(200, headers: cookies.map { ("Set-Cookie", $0) }, body: [])] }
+        let upstream = try ScriptedUpstream { _ in
+            [.response(200, headers: cookies.map { ("Set-Cookie", $0) }, body: [])]
+        }
         let response = try get(try serve(through: upstream), "/c")
         XCTAssertEqual(response.headers.filter { $0.0.lowercased() == "set-cookie" }.map(\.1), cookies)
     }
 
     func testRedirectsAreNotFollowed() throws {
-        let upstream = try ScriptedUpstream { _ in [.response(302, "Found", headers: [("Location", "/elsewhere")], body: [])] }
+        let upstream = try ScriptedUpstream { _ in
+            [.response(302, "Found", headers: [("Location", "/elsewhere")], body: [])]
+        }
         let response = try get(try serve(through: upstream), "/r")
         XCTAssertEqual(response.status, 302)
         XCTAssertEqual(response.header("Location"), "/elsewhere")
@@ -72,11 +79,15 @@ final class URLSessionTransportTests: XCTestCase {
     }
 
     func testCookieSplittingKeepsExpiresDatesWhole() {
-        XCTAssertEqual(URLSessionTransport.splitCookies("a=1; expires=Wed, 21 Oct 2026 07:28:00 GMT, b=2; Path=/, c=3"),
-                       ["a=1; expires=Wed, 21 Oct 2026 07:28:00 GMT", "b=2; Path=/", "c=3"])
+        XCTAssertEqual(
+            URLSessionTransport.splitCookies("a=1; expires=Wed, 21 Oct 2026 07:28:00 GMT, b=2; Path=/, c=3"),
+            ["a=1; expires=Wed, 21 Oct 2026 07:28:00 GMT", "b=2; Path=/", "c=3"]
+        )
         XCTAssertEqual(URLSessionTransport.splitCookies("only=1"), ["only=1"])
         XCTAssertEqual(URLSessionTransport.splitCookies("a=x,y"), ["a=x,y"], "a comma not followed by name= stays")
-        XCTAssertEqual(URLSessionTransport.splitCookies("a=1; Expires = Thursday, 22-Oct-26 07:28:00 GMT,b=2"),
-                       ["a=1; Expires = Thursday, 22-Oct-26 07:28:00 GMT", "b=2"])
+        XCTAssertEqual(
+            URLSessionTransport.splitCookies("a=1; Expires = Thursday, 22-Oct-26 07:28:00 GMT,b=2"),
+            ["a=1; Expires = Thursday, 22-Oct-26 07:28:00 GMT", "b=2"]
+        )
     }
 }

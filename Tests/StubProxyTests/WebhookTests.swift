@@ -15,7 +15,8 @@ final class WebhookTests: XCTestCase {
         var calls: [Int: [String: Any]] = [:]
         for event in events.named("webhook") {
             guard let call = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
-                  let id = call["id"] as? Int else { continue }
+                let id = call["id"] as? Int
+            else { continue }
             calls[id] = call
         }
         return calls
@@ -32,13 +33,13 @@ final class WebhookTests: XCTestCase {
         let listener = try ScriptedUpstream { _ in [.response(204, "No Content")] }
         defer { listener.stop() }
         let stubs = """
-        [{"name": "order", "request": {"method": "POST", "path": "/orders/{id}"}, "response": {"status": 202},
-          "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/hooks/{{request.path.id}}?from={{request.method}}",
-                        "template": true, "delay": 400,
-                        "headers": {"X-Customer": "{{request.json./customer}}"},
-                        "body": {"order": "{{request.path.id}}", "customer": "{{request.json./customer}}",
-                                 "fixed": 1}}]}]
-        """
+            [{"name": "order", "request": {"method": "POST", "path": "/orders/{id}"}, "response": {"status": 202},
+              "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/hooks/{{request.path.id}}?from={{request.method}}",
+                            "template": true, "delay": 400,
+                            "headers": {"X-Customer": "{{request.json./customer}}"},
+                            "body": {"order": "{{request.path.id}}", "customer": "{{request.json./customer}}",
+                                     "fixed": 1}}]}]
+            """
         let harness = try ProxyHarness(self, upstream: nil, stubs: stubs)
         let events = try EventStreamReader(port: harness.server.port, target: "/__admin/events")
         defer { events.close() }
@@ -83,10 +84,10 @@ final class WebhookTests: XCTestCase {
         defer { listener.stop() }
         // Each call to /loop calls /loop again (on this server) and tells the listener.
         let stubs = """
-        [{"request": {"path": "/loop"}, "response": {"status": 200},
-          "webhooks": [{"url": "{{request.baseUrl}}/loop", "method": "GET", "template": true},
-                       {"url": "http://127.0.0.1:\(listener.port)/seen", "method": "GET"}]}]
-        """
+            [{"request": {"path": "/loop"}, "response": {"status": 200},
+              "webhooks": [{"url": "{{request.baseUrl}}/loop", "method": "GET", "template": true},
+                           {"url": "http://127.0.0.1:\(listener.port)/seen", "method": "GET"}]}]
+            """
         let harness = try ProxyHarness(self, upstream: nil, stubs: stubs)
         let events = try EventStreamReader(port: harness.server.port, target: "/__admin/events")
         defer { events.close() }
@@ -113,9 +114,9 @@ final class WebhookTests: XCTestCase {
         let refused = try XCTUnwrap(refusedLoopbackPort())
         defer { close(refused.descriptor) }
         let stubs = """
-        {"request": {"path": "/notify"}, "response": {"body": "ok"},
-         "webhooks": [{"url": "http://127.0.0.1:\(refused.port)/hook", "body": "x"}]}
-        """
+            {"request": {"path": "/notify"}, "response": {"body": "ok"},
+             "webhooks": [{"url": "http://127.0.0.1:\(refused.port)/hook", "body": "x"}]}
+            """
         let harness = try ProxyHarness(self, upstream: nil, stubs: stubs)
         let events = try EventStreamReader(port: harness.server.port, target: "/__admin/events")
         defer { events.close() }
@@ -133,10 +134,14 @@ final class WebhookTests: XCTestCase {
             request.target == "/hook" ? [.response(200)] : [.pause(milliseconds: 300), .response(201)]
         }
         defer { upstream.stop() }
-        let harness = try ProxyHarness(self, upstream: nil, stubs: """
-        {"request": {"path": "/create"}, "response": {"proxy": {"to": "http://127.0.0.1:\(upstream.port)"}},
-         "webhooks": [{"url": "http://127.0.0.1:\(upstream.port)/hook", "method": "GET"}]}
-        """)
+        let harness = try ProxyHarness(
+            self,
+            upstream: nil,
+            stubs: """
+                {"request": {"path": "/create"}, "response": {"proxy": {"to": "http://127.0.0.1:\(upstream.port)"}},
+                 "webhooks": [{"url": "http://127.0.0.1:\(upstream.port)/hook", "method": "GET"}]}
+                """
+        )
         let sent = Date()
         XCTAssertEqual(try harness.exchange("GET /create HTTP/1.1\r\nHost: a\r\n\r\n").status, 201)
         let both = upstream.waitForRequests(2, until: Date().addingTimeInterval(10))
@@ -147,9 +152,13 @@ final class WebhookTests: XCTestCase {
     func testAResetClearsTheCalls() throws {
         let listener = try ScriptedUpstream { _ in [.response(200)] }
         defer { listener.stop() }
-        let harness = try ProxyHarness(self, upstream: nil, stubs: """
-        {"request": {"path": "/a"}, "response": {}, "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/"}]}
-        """)
+        let harness = try ProxyHarness(
+            self,
+            upstream: nil,
+            stubs: """
+                {"request": {"path": "/a"}, "response": {}, "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/"}]}
+                """
+        )
         XCTAssertEqual(try harness.exchange("GET /a HTTP/1.1\r\nHost: a\r\n\r\n").status, 200)
         XCTAssertEqual(listener.waitForRequests(1, until: Date().addingTimeInterval(10)).count, 1)
         XCTAssertEqual(harness.engine.webhookLog.all.count, 1)

@@ -23,9 +23,14 @@ final class AdminErrorBoundTests: XCTestCase {
         XCTAssertEqual(answer.status, 400)
         XCTAssertLessThan(answer.body.utf8.count, 64 << 10, "a bounded answer")
         XCTAssertLessThan(seconds, 15, "answered in \(seconds) s")
-        let errors = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["errors"] as? [String])
+        let errors = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["errors"] as? [String]
+        )
         XCTAssertLessThanOrEqual(errors.count, 102)
-        XCTAssertTrue(errors.contains { $0.contains("stopped reading after 99 errors, before stub 100; fix these first") }, "\(errors.suffix(3))")
+        XCTAssertTrue(
+            errors.contains { $0.contains("stopped reading after 99 errors, before stub 100; fix these first") },
+            "\(errors.suffix(3))"
+        )
         XCTAssertEqual(try fetch(base + "/__admin/health").status, 200)
         server.signal(SIGTERM)
         XCTAssertEqual(server.exitStatus(), 0)
@@ -48,7 +53,11 @@ final class AdminErrorBoundTests: XCTestCase {
         let dir = folder(["mappings/keep.json": #"{"request": {"url": "/k"}, "response": {"status": 200}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--log", "quiet"])
         let base = try XCTUnwrap(server.baseURL())
-        let answer = try fetch(base + "/__admin/mappings", method: "POST", body: emptyObjects(megabytes: 10, wrapped: "mappings"))
+        let answer = try fetch(
+            base + "/__admin/mappings",
+            method: "POST",
+            body: emptyObjects(megabytes: 10, wrapped: "mappings")
+        )
         XCTAssertEqual(answer.status, 422, String(answer.body.prefix(300)))
         XCTAssertLessThan(answer.body.utf8.count, 128 << 10, "a bounded answer")
         XCTAssertTrue(answer.body.contains("stopped reading after 99 errors"), String(answer.body.suffix(300)))

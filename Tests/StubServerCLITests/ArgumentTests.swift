@@ -3,8 +3,15 @@ import XCTest
 
 final class ArgumentTests: XCTestCase {
     private func serve(_ arguments: [String]) throws -> ServingOptions {
-        try ServingOptions(ParsedArguments(arguments, command: "serve", options: ServingOptions.options, positionals: 0,
-                                           others: Commands.optionsByCommand))
+        try ServingOptions(
+            ParsedArguments(
+                arguments,
+                command: "serve",
+                options: ServingOptions.options,
+                positionals: 0,
+                others: Commands.optionsByCommand
+            )
+        )
     }
 
     func testDefaults() throws {
@@ -17,8 +24,10 @@ final class ArgumentTests: XCTestCase {
     }
 
     func testBothValueForms() throws {
-        let a = try serve(["--dir", "x", "--port=0", "--host", "::1", "--log=json", "--no-watch", "--verbose",
-                           "--port-file", "/tmp/p", "--delay=20", "--max-body", "1M", "--idle-timeout", "2.5"])
+        let a = try serve([
+            "--dir", "x", "--port=0", "--host", "::1", "--log=json", "--no-watch", "--verbose",
+            "--port-file", "/tmp/p", "--delay=20", "--max-body", "1M", "--idle-timeout", "2.5",
+        ])
         XCTAssertEqual(a.directory, "x")
         XCTAssertEqual(a.port, 0)
         XCTAssertEqual(a.host, "::1")
@@ -63,8 +72,15 @@ final class ArgumentTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains(fragment), "\(arguments): \(error)")
             }
         }
-        XCTAssertThrowsError(try ParsedArguments(["--port", "1"], command: "validate", options: ValidateCommand.options,
-                                                 positionals: 0, others: Commands.optionsByCommand)) { error in
+        XCTAssertThrowsError(
+            try ParsedArguments(
+                ["--port", "1"],
+                command: "validate",
+                options: ValidateCommand.options,
+                positionals: 0,
+                others: Commands.optionsByCommand
+            )
+        ) { error in
             XCTAssertEqual("\(error)", "--port applies to serve, not to validate")
         }
     }

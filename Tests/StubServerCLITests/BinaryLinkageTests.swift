@@ -8,7 +8,9 @@ import XCTest
 /// binary itself is checked: what it asks the loader for, and what it has mapped after it served
 /// templates that format dates.
 final class BinaryLinkageTests: XCTestCase {
-    static let forbidden = ["FoundationInternationalization", "_FoundationICU", "libicu", "FoundationNetworking", "/libFoundation.so"]
+    static let forbidden = [
+        "FoundationInternationalization", "_FoundationICU", "libicu", "FoundationNetworking", "/libFoundation.so",
+    ]
 
     func testTheBinaryNeedsNoInternationalizationLibrary() throws {
         let readelf = ["/usr/bin/readelf", "/bin/readelf"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -23,18 +25,23 @@ final class BinaryLinkageTests: XCTestCase {
         process.waitUntilExit()
         let needed = text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         for library in Self.forbidden {
-            XCTAssertFalse(needed.contains { $0.contains(library) }, "\(StubServerProcess.executable.path) needs \(library)")
+            XCTAssertFalse(
+                needed.contains { $0.contains(library) },
+                "\(StubServerProcess.executable.path) needs \(library)"
+            )
         }
     }
 
     /// After serving WireMock templates that format dates and a native stub, nothing of ICU is
     /// mapped into the process (a library loaded later, with dlopen, would show here too).
     func testServingDateTemplatesMapsNoInternationalizationLibrary() throws {
-        guard FileManager.default.fileExists(atPath: "/proc/self/maps") else { throw XCTSkip("no /proc on this system") }
+        guard FileManager.default.fileExists(atPath: "/proc/self/maps") else {
+            throw XCTSkip("no /proc on this system")
+        }
         let root = folder([
             "mappings/now.json": #"""
-                {"request": {"url": "/now"}, "response": {"body": "{{now}} {{now format='yyyy-MM-dd'}}", "transformers": ["response-template"]}}
-                """#,
+            {"request": {"url": "/now"}, "response": {"body": "{{now}} {{now format='yyyy-MM-dd'}}", "transformers": ["response-template"]}}
+            """#
         ])
         let server = try StubServerProcess(["--wiremock", root.path, "--port", "0", "--no-watch", "--log", "quiet"])
         let base = try XCTUnwrap(server.baseURL(), server.stderr)

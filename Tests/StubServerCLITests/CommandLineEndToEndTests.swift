@@ -8,10 +8,19 @@ import XCTest
 /// The built binary, run the way users and scripts run it.
 final class CommandLineEndToEndTests: XCTestCase {
     func testReadyLineServesAndStopsWithZeroOnSIGTERM() throws {
-        let dir = folder(["a.json": #"[{"name": "Hello", "request": {"path": "/hello"}, "response": {"body": {"hi": 1}}}, {"response": {"status": 204}}]"#])
+        let dir = folder([
+            "a.json":
+                #"[{"name": "Hello", "request": {"path": "/hello"}, "response": {"body": {"hi": 1}}}, {"response": {"status": 204}}]"#
+        ])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
         let ready = try XCTUnwrap(server.readyLine())
-        XCTAssertNotNil(ready.range(of: #"^stubserver listening on http://127\.0\.0\.1:[1-9][0-9]* \(2 stubs from .+\)$"#, options: .regularExpression), ready)
+        XCTAssertNotNil(
+            ready.range(
+                of: #"^stubserver listening on http://127\.0\.0\.1:[1-9][0-9]* \(2 stubs from .+\)$"#,
+                options: .regularExpression
+            ),
+            ready
+        )
         XCTAssertTrue(ready.hasSuffix("from \(dir.path))"), ready)
         let base = try XCTUnwrap(server.baseURL())
         let hello = try fetch(base + "/hello")
@@ -48,7 +57,9 @@ final class CommandLineEndToEndTests: XCTestCase {
     func testPortFileAndJSONLog() throws {
         let dir = folder(["a.json": #"{"name": "A", "request": {"path": "/a"}, "response": {}}"#])
         let portFile = dir.appendingPathComponent("port").path
-        let server = try StubServerProcess(["--dir=\(dir.path)", "--port=0", "--port-file=\(portFile)", "--log=json", "--no-watch"])
+        let server = try StubServerProcess([
+            "--dir=\(dir.path)", "--port=0", "--port-file=\(portFile)", "--log=json", "--no-watch",
+        ])
         let base = try XCTUnwrap(server.baseURL())
         let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertTrue(base.hasSuffix(":\(port)"))
@@ -69,13 +80,17 @@ final class CommandLineEndToEndTests: XCTestCase {
 
     /// A fault sends no status line: the log says which fault went out, never the stub's 200.
     func testFaultsAreLoggedAsFaults() throws {
-        let dir = folder(["a.json": #"{"name": "Broken", "request": {"path": "/reset"}, "response": {"fault": "reset"}}"#])
+        let dir = folder([
+            "a.json": #"{"name": "Broken", "request": {"path": "/reset"}, "response": {"fault": "reset"}}"#
+        ])
         for format in ["text", "json"] {
             let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", format])
             let base = try XCTUnwrap(server.baseURL())
             XCTAssertThrowsError(try fetch(base + "/reset"))
             server.waitFor("the fault's log line") { server.stdout.contains("/reset") }
-            let line = try XCTUnwrap(server.stdout.split(separator: "\n").first { $0.contains("/reset") }.map(String.init))
+            let line = try XCTUnwrap(
+                server.stdout.split(separator: "\n").first { $0.contains("/reset") }.map(String.init)
+            )
             if format == "text" {
                 XCTAssertTrue(line.contains("GET /reset FAULT reset \"Broken\""), line)
             } else {
@@ -96,8 +111,18 @@ final class CommandLineEndToEndTests: XCTestCase {
         let result = try runStubServer(["validate", "--dir", dir.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stdout.contains("bad-syntax.json:2:30: error: trailing comma before '}'"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("bad-keys.json:1:2: error: $.reqest: unknown key \"reqest\" in a stub; did you mean \"request\"?"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("bad-keys.json:1:39: error: $.response.status: expected an HTTP status from 100 to 599"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains(
+                "bad-keys.json:1:2: error: $.reqest: unknown key \"reqest\" in a stub; did you mean \"request\"?"
+            ),
+            result.stdout
+        )
+        XCTAssertTrue(
+            result.stdout.contains(
+                "bad-keys.json:1:39: error: $.response.status: expected an HTTP status from 100 to 599"
+            ),
+            result.stdout
+        )
         XCTAssertTrue(result.stdout.contains("3 errors in 2 files"), result.stdout)
     }
 
@@ -126,10 +151,18 @@ final class CommandLineEndToEndTests: XCTestCase {
     func testUsageErrorsExitTwoWithOneLineAndAHint() throws {
         let result = try runStubServer(["--prot", "0"])
         XCTAssertEqual(result.status, 2)
-        XCTAssertEqual(result.stderr, "stubserver: unknown option --prot (did you mean --port?)\nRun 'stubserver serve --help' for the usage.\n")
+        XCTAssertEqual(
+            result.stderr,
+            "stubserver: unknown option --prot (did you mean --port?)\nRun 'stubserver serve --help' for the usage.\n"
+        )
         let validate = try runStubServer(["validate", "--port", "1"])
         XCTAssertEqual(validate.status, 2)
-        XCTAssertTrue(validate.stderr.hasPrefix("stubserver: --port applies to serve, not to validate\nRun 'stubserver validate --help'"), validate.stderr)
+        XCTAssertTrue(
+            validate.stderr.hasPrefix(
+                "stubserver: --port applies to serve, not to validate\nRun 'stubserver validate --help'"
+            ),
+            validate.stderr
+        )
     }
 
     // Issue 11: the error message named `serve` but the command line rejected it.
@@ -179,16 +212,24 @@ final class CommandLineEndToEndTests: XCTestCase {
         let base = try XCTUnwrap(server.baseURL())
         XCTAssertEqual(try fetch(base + "/a").body, "one")
 
-        try Data(#"{"request": {"path": "/a"}, "response": {"body": "two"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "two"}}"#.utf8).write(
+            to: dir.appendingPathComponent("a.json")
+        )
         server.waitFor("the edit to be served", timeout: 5) { (try? fetch(base + "/a").body) == "two" }
 
-        try Data(#"{"request": {"path": "/a"}, "response": {"body": "three"}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "three"}"#.utf8).write(
+            to: dir.appendingPathComponent("a.json")
+        )
         server.waitFor("the reload error", timeout: 5) { server.stderr.contains("reload failed") }
         XCTAssertTrue(server.stderr.contains("a.json:1:"), server.stderr)
         XCTAssertEqual(try fetch(base + "/a").body, "two", "a broken edit keeps the last good stubs")
 
-        try Data(#"{"request": {"path": "/b"}, "response": {"body": "bee"}}"#.utf8).write(to: dir.appendingPathComponent("b.json"))
-        try Data(#"{"request": {"path": "/a"}, "response": {"body": "four"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        try Data(#"{"request": {"path": "/b"}, "response": {"body": "bee"}}"#.utf8).write(
+            to: dir.appendingPathComponent("b.json")
+        )
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "four"}}"#.utf8).write(
+            to: dir.appendingPathComponent("a.json")
+        )
         server.waitFor("the new file", timeout: 5) { (try? fetch(base + "/b").body) == "bee" }
         XCTAssertEqual(try fetch(base + "/a").body, "four")
 
@@ -200,25 +241,38 @@ final class CommandLineEndToEndTests: XCTestCase {
         let dir = folder(["a.json": #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet"])
         let base = try XCTUnwrap(server.baseURL())
-        try Data(#"{"request": {"path": "/a"}, "response": {"body": "two"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "two"}}"#.utf8).write(
+            to: dir.appendingPathComponent("a.json")
+        )
         // A control: a second server with watching on sees the same edit, so by the time it
         // does, the first one would have too if it were watching.
         let watching = try StubServerProcess(["--dir", dir.path, "--port", "0", "--log", "quiet"])
         let watchingBase = try XCTUnwrap(watching.baseURL())
-        try Data(#"{"request": {"path": "/a"}, "response": {"body": "three"}}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
-        watching.waitFor("the watching server to reload", timeout: 5) { (try? fetch(watchingBase + "/a").body) == "three" }
+        try Data(#"{"request": {"path": "/a"}, "response": {"body": "three"}}"#.utf8).write(
+            to: dir.appendingPathComponent("a.json")
+        )
+        watching.waitFor("the watching server to reload", timeout: 5) {
+            (try? fetch(watchingBase + "/a").body) == "three"
+        }
         XCTAssertEqual(try fetch(base + "/a").body, "one")
     }
 }
 
 final class CORSEndToEndTests: XCTestCase {
     func testCORSFlagAnswersPreflightsOverTheWire() throws {
-        let dir = folder(["a.json": #"{"request": {"path": "/api"}, "response": {"headers": {"X-Id": "1"}, "body": {}}}"#])
+        let dir = folder([
+            "a.json": #"{"request": {"path": "/api"}, "response": {"headers": {"X-Id": "1"}, "body": {}}}"#
+        ])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--cors"])
         let base = try XCTUnwrap(server.baseURL())
-        let preflight = try fetch(base + "/api", method: "OPTIONS", headers: [
-            "Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type",
-        ])
+        let preflight = try fetch(
+            base + "/api",
+            method: "OPTIONS",
+            headers: [
+                "Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-type",
+            ]
+        )
         XCTAssertEqual(preflight.status, 204)
         XCTAssertEqual(preflight.headers["access-control-allow-origin"], "http://localhost:5173")
         XCTAssertEqual(preflight.headers["access-control-allow-headers"], "content-type")
@@ -243,16 +297,22 @@ final class GlobalDelayEndToEndTests: XCTestCase {
     // Issue 11: with --delay, admin and preflight requests were delayed and logged as NO MATCH.
     func testGlobalDelayLeavesAdminAndPreflightAloneAndLogsThemAsWhatTheyAre() throws {
         let dir = folder(["a.json": #"{"request": {"path": "/d"}, "response": {"body": "ok"}}"#])
-        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--delay", "1500", "--cors"])
+        let server = try StubServerProcess([
+            "--dir", dir.path, "--port", "0", "--no-watch", "--delay", "1500", "--cors",
+        ])
         let base = try XCTUnwrap(server.baseURL())
         let started = Date()
         XCTAssertEqual(try fetch(base + "/__admin/health").status, 200)
-        let preflight = try fetch(base + "/d", method: "OPTIONS",
-                                  headers: ["Origin": "http://app.test", "Access-Control-Request-Method": "GET"])
+        let preflight = try fetch(
+            base + "/d",
+            method: "OPTIONS",
+            headers: ["Origin": "http://app.test", "Access-Control-Request-Method": "GET"]
+        )
         XCTAssertEqual(preflight.status, 204)
         XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "neither waited for the global delay")
         server.waitFor("the admin and preflight log lines") {
-            server.stdout.contains("GET /__admin/health 200 admin") && server.stdout.contains("OPTIONS /d 204 CORS preflight")
+            server.stdout.contains("GET /__admin/health 200 admin")
+                && server.stdout.contains("OPTIONS /d 204 CORS preflight")
         }
         XCTAssertFalse(server.stdout.contains("NO MATCH"), server.stdout)
         XCTAssertFalse(server.stdout.contains("(+1500ms delay)"), server.stdout)
@@ -272,12 +332,21 @@ final class AdminEndToEndTests: XCTestCase {
         let auth = ["Authorization": "Bearer t0k"]
         XCTAssertEqual(try fetch(base + "/__admin/requests").status, 401)
         XCTAssertEqual(try fetch(base + "/__admin/health").status, 200, "health probes need no token")
-        let added = try fetch(base + "/__admin/stubs", method: "POST", headers: auth,
-                              body: #"{"request": {"method": "GET", "path": "/v1/flags"}, "response": {"body": {"newCheckout": true}}}"#)
+        let added = try fetch(
+            base + "/__admin/stubs",
+            method: "POST",
+            headers: auth,
+            body: #"{"request": {"method": "GET", "path": "/v1/flags"}, "response": {"body": {"newCheckout": true}}}"#
+        )
         XCTAssertEqual(added.status, 201, added.body)
         XCTAssertEqual(try fetch(base + "/v1/flags").body, #"{"newCheckout":true}"#)
         _ = try fetch(base + "/v1/unknown")
-        let count = try fetch(base + "/__admin/requests/count", method: "POST", headers: auth, body: #"{"path": "/v1/flags"}"#)
+        let count = try fetch(
+            base + "/__admin/requests/count",
+            method: "POST",
+            headers: auth,
+            body: #"{"path": "/v1/flags"}"#
+        )
         XCTAssertEqual(count.body, #"{"count":1}"#)
         let unmatched = try fetch(base + "/__admin/requests/unmatched", headers: auth)
         XCTAssertTrue(unmatched.body.contains(#""path":"/v1/unknown""#), unmatched.body)
@@ -306,12 +375,18 @@ final class AdminEndToEndTests: XCTestCase {
         // Never logged: the request log and stderr do not carry it.
         _ = try fetch(base + "/__admin/requests", headers: ["Authorization": "Bearer \(token)"])
         XCTAssertFalse(server.stderr.contains(token), server.stderr)
-        XCTAssertEqual(server.stdout.components(separatedBy: token).count - 1, 3, "printed once, in two lines: \(server.stdout)")
+        XCTAssertEqual(
+            server.stdout.components(separatedBy: token).count - 1,
+            3,
+            "printed once, in two lines: \(server.stdout)"
+        )
     }
 
     func testAdminOpenRestoresTheOpenAdminAPIWithAWarning() throws {
         let dir = folder(["a.json": #"{"response": {}}"#])
-        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch", "--admin-open"])
+        let server = try StubServerProcess([
+            "--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch", "--admin-open",
+        ])
         let base = try XCTUnwrap(server.baseURL()).replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
         XCTAssertEqual(try fetch(base + "/__admin/requests").status, 200)
         XCTAssertFalse(server.stdout.contains("admin token:"))
@@ -320,7 +395,9 @@ final class AdminEndToEndTests: XCTestCase {
 
     func testAGivenTokenIsUsedAndNotPrinted() throws {
         let dir = folder(["a.json": #"{"response": {}}"#])
-        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch", "--admin-token", "mine-123"])
+        let server = try StubServerProcess([
+            "--dir", dir.path, "--port", "0", "--host", "0.0.0.0", "--no-watch", "--admin-token", "mine-123",
+        ])
         let base = try XCTUnwrap(server.baseURL()).replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
         XCTAssertEqual(try fetch(base + "/__admin/requests").status, 401)
         XCTAssertEqual(try fetch(base + "/__admin/requests", headers: ["Authorization": "Bearer mine-123"]).status, 200)
@@ -333,12 +410,19 @@ final class JournalMemoryTests: XCTestCase {
     /// memory stays flat however many large requests arrive.
     func testResidentSizeStaysFlatUnderManyLargeRequests() throws {
         let dir = folder(["a.json": #"{"request": {"method": "POST"}, "response": {"status": 204}}"#])
-        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet", "--journal", "50"])
+        let server = try StubServerProcess([
+            "--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet", "--journal", "50",
+        ])
         let base = try XCTUnwrap(server.baseURL())
         let body = String(repeating: "x", count: 512 * 1024)
         func residentKiB() -> Int {
-            guard let status = try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+            guard
+                let status = try? String(
+                    contentsOfFile: "/proc/\(server.process.processIdentifier)/status",
+                    encoding: .utf8
+                ),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            else { return 0 }
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
         for _ in 0..<100 { XCTAssertEqual(try fetch(base + "/upload", method: "POST", body: body).status, 204) }
@@ -346,6 +430,10 @@ final class JournalMemoryTests: XCTestCase {
         for _ in 0..<300 { XCTAssertEqual(try fetch(base + "/upload", method: "POST", body: body).status, 204) }
         let afterMore = residentKiB()
         guard afterFilling > 0 else { throw XCTSkip("no /proc on this system") }
-        XCTAssertLessThan(afterMore, afterFilling + 8 * 1024, "resident size grew from \(afterFilling) KiB to \(afterMore) KiB")
+        XCTAssertLessThan(
+            afterMore,
+            afterFilling + 8 * 1024,
+            "resident size grew from \(afterFilling) KiB to \(afterMore) KiB"
+        )
     }
 }

@@ -10,8 +10,10 @@ final class DescriptorExhaustionTests: XCTestCase {
         let dir = folder(["one.json": #"{"request": {"path": "/one"}, "response": {"body": "one"}}"#])
         // A long idle timeout: without eviction, nothing new would be accepted for two minutes.
         let limit = 64
-        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--idle-timeout", "120"],
-                                           openFileLimit: limit)
+        let server = try StubServerProcess(
+            ["--dir", dir.path, "--port", "0", "--idle-timeout", "120"],
+            openFileLimit: limit
+        )
         let base = try XCTUnwrap(server.baseURL())
         let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
 

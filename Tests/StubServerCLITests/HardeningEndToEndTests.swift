@@ -22,8 +22,14 @@ final class HardeningEndToEndTests: XCTestCase {
     // Row 8: two links to the folder itself hung startup and validate; one loaded every stub 41 times.
     func testLinkLoopsLoadEachFileOnce() throws {
         let dir = folder(["one.json": #"{"request": {"path": "/one"}, "response": {"body": "1"}}"#])
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("x").path, withDestinationPath: ".")
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("y").path, withDestinationPath: dir.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("x").path,
+            withDestinationPath: "."
+        )
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("y").path,
+            withDestinationPath: dir.path
+        )
         let run = try runStubServer(["validate", "--dir", dir.path])
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("1 stub in 1 file, no errors"), run.stdout)
@@ -39,7 +45,7 @@ final class HardeningEndToEndTests: XCTestCase {
         let big = dir.appendingPathComponent("__files/big.bin")
         XCTAssertTrue(FileManager.default.createFile(atPath: big.path, contents: nil))
         let handle = try FileHandle(forWritingTo: big)
-        try handle.truncate(atOffset: 1 << 30) // sparse: no gigabyte is written
+        try handle.truncate(atOffset: 1 << 30)  // sparse: no gigabyte is written
         try handle.close()
         let run = try runStubServer(["validate", "--dir", dir.path])
         XCTAssertEqual(run.status, 1)

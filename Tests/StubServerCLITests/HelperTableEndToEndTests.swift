@@ -26,7 +26,9 @@ final class HelperTableEndToEndTests: XCTestCase {
     func testGlobalResponseTemplatingTemplatesMappingsWithoutTransformers() throws {
         let mapping = #"{"request": {"urlPath": "/g"}, "response": {"body": "{{request.query.name}} {{upper 'x'}}"}}"#
         let dir = folder(["mappings/g.json": mapping])
-        for (flags, expected) in [([String](), "{{request.query.name}} {{upper 'x'}}"), (["--global-response-templating"], "n X")] {
+        for (flags, expected) in [
+            ([String](), "{{request.query.name}} {{upper 'x'}}"), (["--global-response-templating"], "n X"),
+        ] {
             let server = try StubServerProcess(["--wiremock", dir.path, "--port", "0"] + flags)
             let base = try XCTUnwrap(server.baseURL(), server.stdout + server.stderr)
             XCTAssertEqual(try fetch(base + "/g?name=n").body, expected, "flags \(flags)")

@@ -47,15 +47,22 @@ final class ImportBoundsTests: XCTestCase {
         let dir = folder(["spec.yaml": spec])
         let out = dir.appendingPathComponent("stubs").path
         let started = Date()
-        let imported = try runStubServer(["import", "openapi", dir.appendingPathComponent("spec.yaml").path, "--out", out])
+        let imported = try runStubServer([
+            "import", "openapi", dir.appendingPathComponent("spec.yaml").path, "--out", out,
+        ])
         let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(imported.status, 0, imported.stderr)
         XCTAssertLessThan(seconds, 15, "imported in \(seconds) s")
         XCTAssertLessThan(try size(out), 4 << 20, "bounded bodies")
         XCTAssertTrue(imported.stderr.contains("spec.yaml:11:"), imported.stderr)
-        XCTAssertTrue(imported.stderr.contains("the sample was cut: minLength 2000000000 is more than the 1048576 bytes"),
-                      imported.stderr)
-        XCTAssertTrue(imported.stderr.contains("the sample was cut: minItems 1000 needs more than the 100000 values"), imported.stderr)
+        XCTAssertTrue(
+            imported.stderr.contains("the sample was cut: minLength 2000000000 is more than the 1048576 bytes"),
+            imported.stderr
+        )
+        XCTAssertTrue(
+            imported.stderr.contains("the sample was cut: minItems 1000 needs more than the 100000 values"),
+            imported.stderr
+        )
     }
 
     // Item 10: one body over 64 MiB made the import write nothing ("this is a bug in stubserver").
@@ -68,14 +75,19 @@ final class ImportBoundsTests: XCTestCase {
             """
         }
         let big = String(repeating: "x", count: (64 << 20) + 1)
-        let har = #"{"log": {"version": "1.2", "entries": ["# + entry("/big", big) + "," + entry("/small", "small") + "]}}"
+        let har =
+            #"{"log": {"version": "1.2", "entries": ["# + entry("/big", big) + "," + entry("/small", "small") + "]}}"
         let dir = folder(["capture.har": har])
         let out = dir.appendingPathComponent("stubs").path
         // Reading 64 MiB of JSON takes a debug build a while on a busy machine.
-        let imported = try StubServerProcess(["import", "har", dir.appendingPathComponent("capture.har").path, "--out", out])
+        let imported = try StubServerProcess([
+            "import", "har", dir.appendingPathComponent("capture.har").path, "--out", out,
+        ])
         XCTAssertEqual(imported.exitStatus(timeout: 180), 0, imported.stderr)
-        XCTAssertTrue((imported.stdout + imported.stderr).contains("response body over the 64 MiB a body file may hold"),
-                      imported.stdout + imported.stderr)
+        XCTAssertTrue(
+            (imported.stdout + imported.stderr).contains("response body over the 64 MiB a body file may hold"),
+            imported.stdout + imported.stderr
+        )
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["get-small.json"])
     }
 }

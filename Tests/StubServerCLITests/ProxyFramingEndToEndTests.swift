@@ -4,10 +4,18 @@ import XCTest
 
 /// The proxy's upstream connections through the binary users run (issue 38, items 1 and 6).
 final class ProxyFramingEndToEndTests: XCTestCase {
-    private func serve(proxyingTo upstream: ScriptedUpstream, _ extra: [String] = []) throws -> (StubServerProcess, Int) {
-        let server = try StubServerProcess(["--dir", folder([:]).path, "--port", "0", "--log", "quiet",
-                                            "--proxy", "http://127.0.0.1:\(upstream.port)"] + extra)
-        addTeardownBlock { server.signal(SIGTERM); _ = server.exitStatus() }
+    private func serve(proxyingTo upstream: ScriptedUpstream, _ extra: [String] = []) throws -> (StubServerProcess, Int)
+    {
+        let server = try StubServerProcess(
+            [
+                "--dir", folder([:]).path, "--port", "0", "--log", "quiet",
+                "--proxy", "http://127.0.0.1:\(upstream.port)",
+            ] + extra
+        )
+        addTeardownBlock {
+            server.signal(SIGTERM)
+            _ = server.exitStatus()
+        }
         let base = try XCTUnwrap(server.baseURL(), server.stderr)
         let port = try XCTUnwrap(base.split(separator: ":").last.flatMap { Int($0) }, base)
         return (server, port)
@@ -20,7 +28,12 @@ final class ProxyFramingEndToEndTests: XCTestCase {
         let (_, port) = try serve(proxyingTo: upstream)
         var answered = 0
         for testCase in OverframedUpstream.cases {
-            let problems = try OverframedUpstream.check(testCase, proxyPort: port, upstream: upstream, answeredBefore: answered)
+            let problems = try OverframedUpstream.check(
+                testCase,
+                proxyPort: port,
+                upstream: upstream,
+                answeredBefore: answered
+            )
             XCTAssertEqual(problems, [], testCase.name)
             answered += 5
         }

@@ -28,18 +28,26 @@ final class ReDoSProbeBinaryTests: XCTestCase {
             let response = try c.readResponse(timeoutMilliseconds: 10_000)
             times.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
             XCTAssertEqual(response.status, 404)
-            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], response.text)
+            let report = try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+                response.text
+            )
             let mismatches = (report["closest"] as? [[String: Any]])?.first?["mismatches"] as? [[String: Any]]
             XCTAssertEqual(mismatches?.first?["condition"] as? String, "header.\(header)", response.text)
-            XCTAssertTrue((mismatches?.first?["aborted"] as? String)?.hasPrefix("gave up after 1000000 backtracking steps") ?? false,
-                          response.text)
+            XCTAssertTrue(
+                (mismatches?.first?["aborted"] as? String)?.hasPrefix("gave up after 1000000 backtracking steps")
+                    ?? false,
+                response.text
+            )
         }
         return times
     }
 
     private func assertBounded(_ times: [Double], _ what: String) {
         let sorted = times.sorted()
-        print("ReDoS probe (\(what)): median \(sorted[sorted.count / 2]) ms, max \(sorted.last!) ms over \(times.count) requests")
+        print(
+            "ReDoS probe (\(what)): median \(sorted[sorted.count / 2]) ms, max \(sorted.last!) ms over \(times.count) requests"
+        )
         // The budget bounds a request to one budget's worth of steps here (the near-miss report
         // reuses the verdict): milliseconds in release, well under a second in a debug build
         // on a loaded machine. 5 s is the generous correctness bound.
@@ -64,24 +72,30 @@ final class ReDoSProbeBinaryTests: XCTestCase {
     }
 
     func testTheProbeIsBoundedWithANativeBacktrackingStub() throws {
-        let dir = folder(["stubs.json": """
+        let dir = folder([
+            "stubs.json": """
             {"name": "guarded", "request": {"path": "/token", "headers": {"X-Token": {"matches": "\(Self.pattern)"}}},
              "response": {"body": "ok"}}
-            """])
+            """
+        ])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet"])
         let port = try port(server)
         server.waitFor("the load warning naming the construct") {
-            server.stderr.contains("uses a negative look-ahead (?!...) (at character 6), which needs the backtracking engine")
+            server.stderr.contains(
+                "uses a negative look-ahead (?!...) (at character 6), which needs the backtracking engine"
+            )
         }
         assertBounded(try probe(port, path: "/token", header: "X-Token", count: 10), "native")
         try assertJournaled(port, stub: "guarded")
     }
 
     func testTheProbeIsBoundedWithAWireMockBacktrackingMapping() throws {
-        let dir = folder(["mappings/guarded.json": """
+        let dir = folder([
+            "mappings/guarded.json": """
             {"name": "guarded", "request": {"urlPath": "/token", "headers": {"X-Token": {"matches": "\(Self.pattern)"}}},
              "response": {"status": 200, "body": "ok"}}
-            """])
+            """
+        ])
         let server = try StubServerProcess(["--wiremock", dir.path, "--port", "0", "--no-watch", "--log", "quiet"])
         let port = try port(server)
         assertBounded(try probe(port, path: "/token", header: "X-Token", count: 10), "wiremock")

@@ -8,7 +8,13 @@ final class RecordingSignalTests: XCTestCase {
     private func upstream() throws -> ScriptedUpstream {
         try ScriptedUpstream { request in
             if request.target == "/slow" { return [.hang] }
-            return [.response(200, headers: [("Content-Type", "application/json")], body: Array(#"{"at":"\#(request.target)"}"#.utf8))]
+            return [
+                .response(
+                    200,
+                    headers: [("Content-Type", "application/json")],
+                    body: Array(#"{"at":"\#(request.target)"}"#.utf8)
+                )
+            ]
         }
     }
 
@@ -20,21 +26,29 @@ final class RecordingSignalTests: XCTestCase {
         let upstream = try upstream()
         defer { upstream.stop() }
         let out = folder([:])
-        let server = try StubServerProcess(["record", "--proxy", "http://127.0.0.1:\(upstream.port)", "--out", out.path,
-                                            "--port", "0", "--log", "quiet"])
+        let server = try StubServerProcess([
+            "record", "--proxy", "http://127.0.0.1:\(upstream.port)", "--out", out.path,
+            "--port", "0", "--log", "quiet",
+        ])
         let base = try XCTUnwrap(server.baseURL())
         for path in ["/a", "/b", "/c"] { XCTAssertEqual(try fetch(base + path).status, 200) }
         server.signal(SIGHUP)
         XCTAssertEqual(server.exitStatus(), 0, server.stderr)
-        XCTAssertEqual(try stubFiles(in: out), ["get-a.json", "get-b.json", "get-c.json"], server.stdout + server.stderr)
+        XCTAssertEqual(
+            try stubFiles(in: out),
+            ["get-a.json", "get-b.json", "get-c.json"],
+            server.stdout + server.stderr
+        )
     }
 
     func testASecondCtrlCWritesWhatIsCompleteAndAbandonsWhatIsInFlight() throws {
         let upstream = try upstream()
         defer { upstream.stop() }
         let out = folder([:])
-        let server = try StubServerProcess(["record", "--proxy", "http://127.0.0.1:\(upstream.port)", "--out", out.path,
-                                            "--port", "0", "--log", "quiet"])
+        let server = try StubServerProcess([
+            "record", "--proxy", "http://127.0.0.1:\(upstream.port)", "--out", out.path,
+            "--port", "0", "--log", "quiet",
+        ])
         let base = try XCTUnwrap(server.baseURL())
         let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
         for path in ["/a", "/b"] { XCTAssertEqual(try fetch(base + path).status, 200) }
@@ -44,8 +58,12 @@ final class RecordingSignalTests: XCTestCase {
 
         server.signal(SIGINT)
         server.waitFor("the stopping message") { server.stderr.contains("press Ctrl-C again") }
-        XCTAssertTrue(server.stderr.contains("press Ctrl-C again to write what is recorded now and abandon the requests still in flight"),
-                      server.stderr)
+        XCTAssertTrue(
+            server.stderr.contains(
+                "press Ctrl-C again to write what is recorded now and abandon the requests still in flight"
+            ),
+            server.stderr
+        )
         XCTAssertTrue(try stubFiles(in: out).isEmpty, "written before the second Ctrl-C")
         server.signal(SIGINT)
         XCTAssertEqual(server.exitStatus(), 130, server.stderr)

@@ -13,17 +13,23 @@ final class SymlinkContainmentTests: XCTestCase {
             """
         let dir = folder(["mappings/f.json": mapping, "__files/inside.txt": "inside\n"])
         let outside = folder(["secret.txt": "the secret\n"])
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("__files/link.txt").path,
-                                                   withDestinationPath: outside.appendingPathComponent("secret.txt").path)
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("__files/out").path,
-                                                   withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("__files/link.txt").path,
+            withDestinationPath: outside.appendingPathComponent("secret.txt").path
+        )
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("__files/out").path,
+            withDestinationPath: outside.path
+        )
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0"])
         let base = try XCTUnwrap(server.baseURL())
 
         let inside = try fetch(base + "/f?f=inside.txt")
         XCTAssertEqual(inside.status, 200)
         XCTAssertEqual(inside.body, "inside\n")
-        for name in ["link.txt", "out/secret.txt", "../../\(outside.lastPathComponent)/secret.txt", outside.path + "/secret.txt"] {
+        for name in [
+            "link.txt", "out/secret.txt", "../../\(outside.lastPathComponent)/secret.txt", outside.path + "/secret.txt",
+        ] {
             let query = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
             let answer = try fetch(base + "/f?f=" + query)
             XCTAssertEqual(answer.status, 500, name)
@@ -43,15 +49,22 @@ final class SymlinkContainmentTests: XCTestCase {
         defer { upstream.stop() }
         let out = folder([:])
         let elsewhere = folder([:])
-        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("__files").path,
-                                                   withDestinationPath: elsewhere.path)
-        let server = try StubServerProcess(["record", "--proxy", "http://127.0.0.1:\(upstream.port)", "--out", out.path,
-                                            "--port", "0", "--log", "quiet"])
+        try FileManager.default.createSymbolicLink(
+            atPath: out.appendingPathComponent("__files").path,
+            withDestinationPath: elsewhere.path
+        )
+        let server = try StubServerProcess([
+            "record", "--proxy", "http://127.0.0.1:\(upstream.port)", "--out", out.path,
+            "--port", "0", "--log", "quiet",
+        ])
         let base = try XCTUnwrap(server.baseURL())
         XCTAssertEqual(try fetch(base + "/logo.png").status, 200)
         server.signal(SIGINT)
         XCTAssertEqual(server.exitStatus(), 1, server.stderr)
-        XCTAssertTrue(server.stderr.contains("outside \(out.path), through a symbolic link; nothing was written"), server.stderr)
+        XCTAssertTrue(
+            server.stderr.contains("outside \(out.path), through a symbolic link; nothing was written"),
+            server.stderr
+        )
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["__files"])
     }

@@ -7,10 +7,10 @@ import XCTest
 /// all of Foundation, passed. Zones come from the zone database (`TZDIR`) instead.
 final class TemplateDatesEndToEndTests: XCTestCase {
     static let mapping = #"""
-    {"request": {"urlPath": "/now"},
-     "response": {"transformers": ["response-template"],
-                  "body": "{{now}}|{{now timezone='Europe/London' format='yyyy-MM-dd HH:mm z'}}|{{now format='epoch'}}|{{now timezone='UTC' offset='-1 days' format='yyyy-MM-dd'}}"}}
-    """#
+        {"request": {"urlPath": "/now"},
+         "response": {"transformers": ["response-template"],
+                      "body": "{{now}}|{{now timezone='Europe/London' format='yyyy-MM-dd HH:mm z'}}|{{now format='epoch'}}|{{now timezone='UTC' offset='-1 days' format='yyyy-MM-dd'}}"}}
+        """#
 
     func testNowRendersInTheBinaryAndValidateAcceptsIt() throws {
         let dir = folder(["mappings/now.json": Self.mapping])
@@ -21,9 +21,15 @@ final class TemplateDatesEndToEndTests: XCTestCase {
         let before = Int(Date().timeIntervalSince1970 * 1000)
         let parts = try fetch(base + "/now").body.split(separator: "|").map(String.init)
         XCTAssertEqual(parts.count, 4, parts.joined(separator: "|"))
-        XCTAssertNotNil(parts[0].range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"#, options: .regularExpression), parts[0])
+        XCTAssertNotNil(
+            parts[0].range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"#, options: .regularExpression),
+            parts[0]
+        )
         if FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Europe/London") {
-            XCTAssertNotNil(parts[1].range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d (GMT|BST)$"#, options: .regularExpression), parts[1])
+            XCTAssertNotNil(
+                parts[1].range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d (GMT|BST)$"#, options: .regularExpression),
+                parts[1]
+            )
         }
         XCTAssertLessThan(abs((Int(parts[2]) ?? 0) - before), 60_000, parts[2])
         XCTAssertEqual(parts[3].count, 10, parts[3])
@@ -38,7 +44,8 @@ final class TemplateDatesEndToEndTests: XCTestCase {
             throw XCTSkip("no zone database at /usr/share/zoneinfo to copy a file from")
         }
         try utc.write(to: zones.appendingPathComponent("Test_Zone"))
-        let good = #"{"request": {"urlPath": "/z"}, "response": {"transformers": ["response-template"], "#
+        let good =
+            #"{"request": {"urlPath": "/z"}, "response": {"transformers": ["response-template"], "#
             + #""body": "{{now timezone='Test_Zone' format='z'}}"}}"#
         let dir = folder(["mappings/z.json": good])
         let server = try StubServerProcess(["--wiremock", dir.path, "--port", "0"], environment: ["TZDIR": zones.path])

@@ -5,7 +5,8 @@ import XCTest
 /// The README's tour, replayed with curl against the bundled `stubs/` folder served by the
 /// built binary: the commands a new user copies must work as written.
 final class TourTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// (command, expected status) pairs from the README's tour block.
     func tourCommands() throws -> [(String, Int)] {
@@ -16,7 +17,10 @@ final class TourTests: XCTestCase {
         var pending: String?
         for line in lines {
             if line.hasPrefix("## ") { break }
-            if line.hasPrefix("curl ") { pending = String(line); continue }
+            if line.hasPrefix("curl ") {
+                pending = String(line)
+                continue
+            }
             if line.hasPrefix("# → "), let command = pending {
                 let status = Int(line.dropFirst(4).prefix(3))!
                 pairs.append((command, status))
@@ -27,16 +31,23 @@ final class TourTests: XCTestCase {
     }
 
     func testTheTourWorksAsWritten() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") || FileManager.default.isExecutableFile(atPath: "/bin/curl") else {
+        guard
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+                || FileManager.default.isExecutableFile(atPath: "/bin/curl")
+        else {
             throw XCTSkip("curl is not installed")
         }
         let commands = try tourCommands()
         XCTAssertGreaterThanOrEqual(commands.count, 12)
-        let server = try StubServerProcess(["--dir", "stubs", "--port", "0", "--no-watch", "--log", "quiet"], workingDirectory: Self.root)
+        let server = try StubServerProcess(
+            ["--dir", "stubs", "--port", "0", "--no-watch", "--log", "quiet"],
+            workingDirectory: Self.root
+        )
         let base = try XCTUnwrap(server.baseURL())
         let address = String(base.dropFirst("http://".count))
         for (command, expected) in commands {
-            let runnable = command.replacingOccurrences(of: "localhost:8080", with: address) + " -s -o /dev/null -w '%{http_code}'"
+            let runnable =
+                command.replacingOccurrences(of: "localhost:8080", with: address) + " -s -o /dev/null -w '%{http_code}'"
             let shell = Process()
             shell.executableURL = URL(fileURLWithPath: "/bin/sh")
             shell.arguments = ["-c", runnable]
@@ -50,12 +61,23 @@ final class TourTests: XCTestCase {
     }
 
     func testTourBodiesSayWhatTheReadmeSays() throws {
-        let server = try StubServerProcess(["--dir", "stubs", "--port", "0", "--no-watch", "--log", "quiet"], workingDirectory: Self.root)
+        let server = try StubServerProcess(
+            ["--dir", "stubs", "--port", "0", "--no-watch", "--log", "quiet"],
+            workingDirectory: Self.root
+        )
         let base = try XCTUnwrap(server.baseURL())
-        let taken = try fetch(base + "/v1/register", method: "POST", headers: ["Content-Type": "application/json"], body: #"{"username":"swift-senpai"}"#)
+        let taken = try fetch(
+            base + "/v1/register",
+            method: "POST",
+            headers: ["Content-Type": "application/json"],
+            body: #"{"username":"swift-senpai"}"#
+        )
         XCTAssertEqual(taken.body, #"{"error_code":"E001","message":"Username already exists"}"#)
         let truncated = try fetch(base + "/v1/weather/forecast?location=broken")
-        XCTAssertNil(try? JSONSerialization.jsonObject(with: Data(truncated.body.utf8)), "the truncated body must not parse")
+        XCTAssertNil(
+            try? JSONSerialization.jsonObject(with: Data(truncated.body.utf8)),
+            "the truncated body must not parse"
+        )
         let forecast = try fetch(base + "/v1/weather/forecast?location=tokyo")
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(forecast.body.utf8)))
         XCTAssertEqual(forecast.headers["content-type"], "application/json")
@@ -68,13 +90,20 @@ final class TourTests: XCTestCase {
 /// folder), the curls against the imported stubs, and the check of the bundled stubs.
 final class OpenAPITourTests: XCTestCase {
     func testStartFromYourOpenAPIFileWorksAsWritten() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") || FileManager.default.isExecutableFile(atPath: "/bin/curl") else {
+        guard
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+                || FileManager.default.isExecutableFile(atPath: "/bin/curl")
+        else {
             throw XCTSkip("curl is not installed")
         }
         let readme = try String(contentsOf: TourTests.root.appendingPathComponent("README.md"), encoding: .utf8)
         let start = try XCTUnwrap(readme.range(of: "## Start from your OpenAPI file"))
-        let lines = readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.hasPrefix("## ") }
-        let commands = lines.filter { $0.hasPrefix("swift run stubserver ") }.map { String($0.dropFirst("swift run stubserver ".count)) }
+        let lines = readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix {
+            !$0.hasPrefix("## ")
+        }
+        let commands = lines.filter { $0.hasPrefix("swift run stubserver ") }.map {
+            String($0.dropFirst("swift run stubserver ".count))
+        }
         XCTAssertEqual(commands.count, 3)
         let out = folder([:]).appendingPathComponent("my-stubs").path
         // import openapi ... --out my-stubs
@@ -84,7 +113,10 @@ final class OpenAPITourTests: XCTestCase {
         let expectedSummary = try XCTUnwrap(lines.first { $0.hasPrefix("# my-stubs: ") }).dropFirst("# my-stubs".count)
         XCTAssertEqual(imported.stdout, out + expectedSummary + "\n")
         // validate --dir stubs --openapi docs/stubs.openapi.yaml
-        let validated = try StubServerProcess(commands[2].split(separator: " ").map(String.init), workingDirectory: TourTests.root)
+        let validated = try StubServerProcess(
+            commands[2].split(separator: " ").map(String.init),
+            workingDirectory: TourTests.root
+        )
         XCTAssertEqual(validated.exitStatus(), 0, validated.stdout)
         let expectedCheck = try XCTUnwrap(lines.first { $0.hasPrefix("# stubs: ") }).dropFirst(2)
         XCTAssertTrue(validated.stdout.hasSuffix(expectedCheck + "\n"), validated.stdout)
@@ -92,7 +124,10 @@ final class OpenAPITourTests: XCTestCase {
         var pairs: [(String, Int)] = []
         var pending: String?
         for line in lines {
-            if line.hasPrefix("curl ") { pending = String(line); continue }
+            if line.hasPrefix("curl ") {
+                pending = String(line)
+                continue
+            }
             if line.hasPrefix("# → "), let command = pending, let status = Int(line.dropFirst(4).prefix(3)) {
                 pairs.append((command, status))
                 pending = nil
@@ -104,7 +139,11 @@ final class OpenAPITourTests: XCTestCase {
         for (command, expected) in pairs {
             let shell = Process()
             shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-            shell.arguments = ["-c", command.replacingOccurrences(of: "localhost:8080", with: address) + " -s -o /dev/null -w '%{http_code}'"]
+            shell.arguments = [
+                "-c",
+                command.replacingOccurrences(of: "localhost:8080", with: address)
+                    + " -s -o /dev/null -w '%{http_code}'",
+            ]
             let pipe = Pipe()
             shell.standardOutput = pipe
             try shell.run()

@@ -15,7 +15,8 @@ final class WebhookEndToEndTests: XCTestCase {
         var calls: [Int: [String: Any]] = [:]
         for event in events.named("webhook") {
             guard let call = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
-                  let id = call["id"] as? Int else { continue }
+                let id = call["id"] as? Int
+            else { continue }
             calls[id] = call
         }
         return calls
@@ -34,20 +35,26 @@ final class WebhookEndToEndTests: XCTestCase {
         defer { listener.stop() }
         let refused = try XCTUnwrap(refusedLoopbackPort())
         defer { close(refused.descriptor) }
-        let dir = folder(["stubs.json": """
-        [{"name": "order", "request": {"method": "POST", "path": "/orders/{id}"}, "response": {"status": 202},
-          "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/hooks/{{request.path.id}}", "template": true,
-                        "delay": 300, "body": {"order": "{{request.path.id}}", "note": "{{request.json./note}}"}},
-                       {"url": "http://127.0.0.1:\(refused.port)/nobody", "method": "PUT"}]}]
-        """])
+        let dir = folder([
+            "stubs.json": """
+            [{"name": "order", "request": {"method": "POST", "path": "/orders/{id}"}, "response": {"status": 202},
+              "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/hooks/{{request.path.id}}", "template": true,
+                            "delay": 300, "body": {"order": "{{request.path.id}}", "note": "{{request.json./note}}"}},
+                           {"url": "http://127.0.0.1:\(refused.port)/nobody", "method": "PUT"}]}]
+            """
+        ])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--log", "quiet"])
         defer { server.signal(SIGTERM) }
         let base = try XCTUnwrap(server.baseURL())
         let events = try EventStreamReader(port: Self.port(base), target: "/__admin/events")
         defer { events.close() }
         let sent = Date()
-        let answer = try fetch(base + "/orders/7", method: "POST", headers: ["Content-Type": "application/json"],
-                               body: #"{"note": "ring \"twice\""}"#)
+        let answer = try fetch(
+            base + "/orders/7",
+            method: "POST",
+            headers: ["Content-Type": "application/json"],
+            body: #"{"note": "ring \"twice\""}"#
+        )
         XCTAssertEqual(answer.status, 202)
         let early = listener.waitForRequests(1, until: sent.addingTimeInterval(0.2))
         XCTAssertEqual(early.count, 0, "not before the delay")

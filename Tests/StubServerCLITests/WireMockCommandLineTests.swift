@@ -28,9 +28,11 @@ final class WireMockCommandLineTests: XCTestCase {
             server.stderr.contains("without 1 mapping that has errors")
         }
         let mappings = dir.path + "/mappings/"
-        for line in ["a-broken.json:2:30: error: trailing comma before '}'",
-                     "a-broken.json:2:30: skipped: $: the file is not valid JSON",
-                     "c-missing-body.json:1:60: warning: $.response.bodyFileName"] {
+        for line in [
+            "a-broken.json:2:30: error: trailing comma before '}'",
+            "a-broken.json:2:30: skipped: $: the file is not valid JSON",
+            "c-missing-body.json:1:60: warning: $.response.bodyFileName",
+        ] {
             XCTAssertTrue(server.stderr.contains(mappings + line), server.stderr)
         }
         let base = try XCTUnwrap(server.baseURL())
@@ -51,7 +53,8 @@ final class WireMockCommandLineTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         let skipped = "\(dir.path)/mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON"
         XCTAssertTrue(result.stdout.contains(skipped), result.stdout)
-        let summary = "\(dir.path): 1 error in 1 file; serve would skip 1 mapping (listed above) and serve 2 stubs; "
+        let summary =
+            "\(dir.path): 1 error in 1 file; serve would skip 1 mapping (listed above) and serve 2 stubs; "
             + "fix them and run validate again\n"
         XCTAssertTrue(result.stdout.hasSuffix(summary), result.stdout)
     }

@@ -62,7 +62,9 @@ final class WireMockRealFoldersTests: XCTestCase {
             let name = String(root.path.dropFirst(folder.path.count + 1))
             let failures = try check(root, name: name, tally: &tally)
             if let known = Self.knownFailures[corpus + "/" + name] {
-                let outcome = failures.isEmpty ? "now passes; remove it from knownFailures"
+                let outcome =
+                    failures.isEmpty
+                    ? "now passes; remove it from knownFailures"
                     : failures.joined(separator: "; ")
                 print("known failure (\(known)) in \(corpus)/\(name): " + outcome)
             } else {
@@ -72,11 +74,13 @@ final class WireMockRealFoldersTests: XCTestCase {
         XCTAssertGreaterThan(tally.roots, 0, "no root found in \(folder.path)")
         let reasons = tally.reasons.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }
         let why = reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")"
-        print("""
-        WireMock corpus \(corpus): \(tally.roots) roots, \(tally.mappingFiles) mapping files, \
-        \(tally.stubs) stubs served, \(tally.skipped) mappings skipped\(why), \
-        \(tally.samples) sampled requests answered as mapped
-        """)
+        print(
+            """
+            WireMock corpus \(corpus): \(tally.roots) roots, \(tally.mappingFiles) mapping files, \
+            \(tally.stubs) stubs served, \(tally.skipped) mappings skipped\(why), \
+            \(tally.samples) sampled requests answered as mapped
+            """
+        )
     }
 
     /// Serves one root and checks it; returns what went wrong.
@@ -84,7 +88,8 @@ final class WireMockRealFoldersTests: XCTestCase {
         var failures: [String] = []
         let server = try StubServerProcess(["--wiremock", root.path, "--port", "0", "--no-watch", "--log", "quiet"])
         guard let ready = server.readyLine(), ready.hasPrefix("stubserver listening on "),
-              let base = server.baseURL() else {
+            let base = server.baseURL()
+        else {
             _ = server.exitStatus()
             let fatal = server.stderr.split(separator: "\n").first { $0.contains("Fatal error") }
             return ["did not start: " + (fatal.map(String.init) ?? String(server.stderr.suffix(600)))]
@@ -106,13 +111,16 @@ final class WireMockRealFoldersTests: XCTestCase {
         tally.skipped += skippedCount
         for line in skippedLines { tally.reasons[Self.reason(line), default: 0] += 1 }
         let sampler = WireMockRootSampler(root: root)
-        let files = FileManager.default.enumerator(atPath: root.appendingPathComponent("mappings").path)?
+        let files =
+            FileManager.default.enumerator(atPath: root.appendingPathComponent("mappings").path)?
             .compactMap { $0 as? String } ?? []
         tally.mappingFiles += files.filter { $0.lowercased().hasSuffix(".json") }.count
-        let skippedFiles = Set(skippedLines.compactMap { line -> String? in
-            guard let range = line.range(of: root.path + "/") else { return nil }
-            return String(line[range.upperBound...].prefix { $0 != ":" })
-        })
+        let skippedFiles = Set(
+            skippedLines.compactMap { line -> String? in
+                guard let range = line.range(of: root.path + "/") else { return nil }
+                return String(line[range.upperBound...].prefix { $0 != ":" })
+            }
+        )
         let port = Int(base.split(separator: ":").last ?? "") ?? 0
         for sample in sampler.samples(limit: 8, skippedFiles: skippedFiles) {
             let response = try send(sample.target, port: port)
@@ -129,8 +137,10 @@ final class WireMockRealFoldersTests: XCTestCase {
                     failures.append("\(what): the body is not the mapping's jsonBody")
                 }
             } else if response.body != expected {
-                failures.append("\(what): the body (\(response.body.count) bytes) is not the mapping's "
-                                + "(\(expected.count))")
+                failures.append(
+                    "\(what): the body (\(response.body.count) bytes) is not the mapping's "
+                        + "(\(expected.count))"
+                )
             }
         }
         server.signal(SIGTERM)

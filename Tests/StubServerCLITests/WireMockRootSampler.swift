@@ -47,7 +47,8 @@ struct WireMockRootSampler {
             .sorted()
         for file in files {
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else {
                 unreadable.append(file)
                 continue
             }
@@ -71,13 +72,17 @@ struct WireMockRootSampler {
         let request = m.request
         let method = request["method"] as? String ?? "ANY"
         guard method == "GET" || method == "ANY", Set(request.keys).isSubset(of: ["method", "url", "urlPath"]),
-              m.node["requiredScenarioState"] == nil, m.node["scenarioName"] == nil else { return nil }
+            m.node["requiredScenarioState"] == nil, m.node["scenarioName"] == nil
+        else { return nil }
         guard let target = (request["url"] ?? request["urlPath"]) as? String, target.hasPrefix("/"),
-              !target.contains(" "), !target.contains("#"),
-              request["urlPath"] == nil || !target.contains("?") else { return nil }
+            !target.contains(" "), !target.contains("#"),
+            request["urlPath"] == nil || !target.contains("?")
+        else { return nil }
         let response = m.response
-        let plain: Set<String> = ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body",
-                                  "bodyFileName", "transformers"]
+        let plain: Set<String> = [
+            "status", "statusMessage", "headers", "body", "jsonBody", "base64Body",
+            "bodyFileName", "transformers",
+        ]
         guard Set(response.keys).isSubset(of: plain) else { return nil }
         let status = Mapping.integer(response["status"]) ?? 200
         guard !competitors(of: m, target: target) else { return nil }
@@ -90,7 +95,10 @@ struct WireMockRootSampler {
         }
     }
 
-    private enum Body { case bytes([UInt8]), dynamic, missing }
+    private enum Body {
+        case bytes([UInt8])
+        case dynamic, missing
+    }
 
     private func expectedBody(_ response: [String: Any], templated: Bool) -> (Body, Bool) {
         func checked(_ bytes: [UInt8]) -> Body {
@@ -135,11 +143,13 @@ struct WireMockRootSampler {
         if let pattern = request["urlPattern"] as? String { return matchesWhole(pattern, target) }
         if let pattern = request["urlPathPattern"] as? String { return matchesWhole(pattern, path) }
         if let template = request["urlPathTemplate"] as? String {
-            let regex = "^" + NSRegularExpression.escapedPattern(for: template)
+            let regex =
+                "^"
+                + NSRegularExpression.escapedPattern(for: template)
                 .replacingOccurrences(of: #"\\\{[^/]*?\\\}"#, with: "[^/]+", options: .regularExpression) + "$"
             return matchesWhole(regex, path)
         }
-        return true // no URL condition: any URL
+        return true  // no URL condition: any URL
     }
 
     /// Java's `matches()`: the whole value. A pattern ICU cannot compile counts as a match

@@ -22,8 +22,14 @@ final class AdminProtectionTests: XCTestCase {
     }
 
     /// One request with exactly these header lines (Host included: the test chooses it).
-    func send(_ server: HTTP1Server, _ method: String, _ target: String, host: String? = nil, _ headers: [String] = [],
-              body: String = "") throws -> WireResponse {
+    func send(
+        _ server: HTTP1Server,
+        _ method: String,
+        _ target: String,
+        host: String? = nil,
+        _ headers: [String] = [],
+        body: String = ""
+    ) throws -> WireResponse {
         let c = try WireConnection(port: server.port)
         var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(server.port)")\r\n"
         for header in headers { text += header + "\r\n" }
@@ -36,7 +42,13 @@ final class AdminProtectionTests: XCTestCase {
 
     func testACrossSiteSimpleRequestCannotAddAStub() throws {
         let (server, engine) = try serve()
-        let refused = try send(server, "POST", "/__admin/stubs", ["Origin: http://evil.example", "Content-Type: text/plain"], body: pwn)
+        let refused = try send(
+            server,
+            "POST",
+            "/__admin/stubs",
+            ["Origin: http://evil.example", "Content-Type: text/plain"],
+            body: pwn
+        )
         XCTAssertEqual(refused.status, 403, refused.text)
         XCTAssertTrue(refused.text.contains("--admin-origin http://evil.example"), refused.text)
         XCTAssertNil(refused.header("Access-Control-Allow-Origin"))
@@ -50,7 +62,13 @@ final class AdminProtectionTests: XCTestCase {
         let listed = try send(server, "GET", "/__admin/requests").text
         XCTAssertTrue(listed.contains(#""refused":"cross-site request from http://evil.example""#), listed)
         // Verification counts what the app sent: a page's refused attempt does not count.
-        let count = try send(server, "POST", "/__admin/requests/count", ["Content-Type: application/json"], body: #"{"method": "POST"}"#)
+        let count = try send(
+            server,
+            "POST",
+            "/__admin/requests/count",
+            ["Content-Type: application/json"],
+            body: #"{"method": "POST"}"#
+        )
         XCTAssertEqual(count.text, #"{"count":0}"#)
     }
 
@@ -61,7 +79,13 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(refused.status, 415, refused.text)
         XCTAssertTrue(refused.text.contains("Content-Type: application/json"), refused.text)
         XCTAssertEqual(engine.catalog.count, 0)
-        let accepted = try send(server, "POST", "/__admin/stubs", ["Content-Type: application/json; charset=utf-8"], body: pwn)
+        let accepted = try send(
+            server,
+            "POST",
+            "/__admin/stubs",
+            ["Content-Type: application/json; charset=utf-8"],
+            body: pwn
+        )
         XCTAssertEqual(accepted.status, 201, "scripts that send JSON and no Origin are unaffected")
     }
 
@@ -71,17 +95,31 @@ final class AdminProtectionTests: XCTestCase {
         let form = ["Content-Type: application/x-www-form-urlencoded"]
         XCTAssertEqual(try send(server, "POST", "/__admin/reset", form, body: "a=b").status, 415)
         XCTAssertEqual(try send(server, "POST", "/__admin/reset", form).status, 415, "an empty form is still a form")
-        XCTAssertEqual(try send(server, "POST", "/__admin/reset", ["Origin: http://evil.example"] + form, body: "a=b").status, 403)
-        XCTAssertEqual(try send(server, "POST", "/__admin/reset", ["Content-Type: multipart/form-data; boundary=x"], body: "--x--").status, 415)
+        XCTAssertEqual(
+            try send(server, "POST", "/__admin/reset", ["Origin: http://evil.example"] + form, body: "a=b").status,
+            403
+        )
+        XCTAssertEqual(
+            try send(server, "POST", "/__admin/reset", ["Content-Type: multipart/form-data; boundary=x"], body: "--x--")
+                .status,
+            415
+        )
         XCTAssertTrue(engine.journal.entries.contains { $0.path == "/recorded" }, "nothing was reset")
-        XCTAssertEqual(try send(server, "POST", "/__admin/reset").status, 200, "no body and no type: curl -X POST still works")
+        XCTAssertEqual(
+            try send(server, "POST", "/__admin/reset").status,
+            200,
+            "no body and no type: curl -X POST still works"
+        )
     }
 
     func testAReboundHostReadsNothing() throws {
         let (server, engine) = try serve()
         _ = try send(server, "GET", "/secret", ["Authorization: Bearer app-token"])
         let rebound = "attacker.example:\(server.port)"
-        for path in ["/__admin/requests", "/__admin/stubs", "/__admin/events", "/__admin/ui", "/__admin/ui/app.js", "/__admin/health"] {
+        for path in [
+            "/__admin/requests", "/__admin/stubs", "/__admin/events", "/__admin/ui", "/__admin/ui/app.js",
+            "/__admin/health",
+        ] {
             let response = try send(server, "GET", path, host: rebound)
             XCTAssertEqual(response.status, 403, path)
             XCTAssertFalse(response.text.contains("app-token"), path)
@@ -97,8 +135,11 @@ final class AdminProtectionTests: XCTestCase {
     func testHostsThatAreThisMachineAreAnswered() throws {
         let (server, _) = try serve(AdminProtection(allowedHosts: ["mac.local", ".dev.test"]))
         let port = server.port
-        for host in ["localhost:\(port)", "LOCALHOST", "localhost.", "app.localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)",
-                     "10.0.2.2:\(port)", "192.168.1.20", "mac.local:\(port)", "Mac.Local", "a.dev.test", "dev.test"] {
+        for host in [
+            "localhost:\(port)", "LOCALHOST", "localhost.", "app.localhost:\(port)", "127.0.0.1:\(port)",
+            "[::1]:\(port)",
+            "10.0.2.2:\(port)", "192.168.1.20", "mac.local:\(port)", "Mac.Local", "a.dev.test", "dev.test",
+        ] {
             XCTAssertEqual(try send(server, "GET", "/__admin/health", host: host).status, 200, host)
         }
         for host in ["localhost.attacker.example", "127.0.0.1.nip.io", "mac.local.evil", "evildev.test", "0x7f.1"] {
@@ -110,18 +151,36 @@ final class AdminProtectionTests: XCTestCase {
     /// origin (and a browser that says cross-site without an Origin).
     func testEveryStateChangingRouteRefusesACrossSiteOrigin() throws {
         let (server, engine) = try serve()
-        let added = try send(server, "POST", "/__admin/stubs", ["Content-Type: application/json"],
-                             body: #"{"request": {"path": "/keep"}, "response": {}}"#)
+        let added = try send(
+            server,
+            "POST",
+            "/__admin/stubs",
+            ["Content-Type: application/json"],
+            body: #"{"request": {"path": "/keep"}, "response": {}}"#
+        )
         XCTAssertEqual(added.status, 201, added.text)
         let id = try XCTUnwrap(engine.catalog.stubs.first?.id)
         _ = try send(server, "GET", "/recorded")
-        let routes = (AdminAPI.routes + WireMockAdmin.routes).filter { !["GET", "HEAD", "OPTIONS"].contains($0.method) }
+        let routes = (AdminAPI.routes + WireMockAdmin.routes).filter {
+            !["GET", "HEAD", "OPTIONS"].contains($0.method)
+        }
         XCTAssertGreaterThan(routes.count, 25)
         for route in routes {
-            let path = route.path.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "s")
-            for headers in [["Origin: http://evil.example"], ["Origin: null"], ["Origin: http://127.0.0.1:1"],
-                            ["Sec-Fetch-Site: cross-site"], ["Sec-Fetch-Site: same-site"]] {
-                let response = try send(server, route.method, path, headers + ["Content-Type: application/json"], body: "{}")
+            let path = route.path.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(
+                of: "{name}",
+                with: "s"
+            )
+            for headers in [
+                ["Origin: http://evil.example"], ["Origin: null"], ["Origin: http://127.0.0.1:1"],
+                ["Sec-Fetch-Site: cross-site"], ["Sec-Fetch-Site: same-site"],
+            ] {
+                let response = try send(
+                    server,
+                    route.method,
+                    path,
+                    headers + ["Content-Type: application/json"],
+                    body: "{}"
+                )
                 XCTAssertEqual(response.status, 403, "\(route.method) \(path) \(headers)")
             }
         }
@@ -133,28 +192,52 @@ final class AdminProtectionTests: XCTestCase {
     func testTheServersOwnOriginAndNamedOriginsMayChangeThings() throws {
         let (server, _) = try serve(AdminProtection(allowedOrigins: ["http://localhost:3000/"]))
         let json = ["Content-Type: application/json"]
-        let own = try send(server, "POST", "/__admin/scenarios/reset", ["Origin: http://127.0.0.1:\(server.port)"] + json)
+        let own = try send(
+            server,
+            "POST",
+            "/__admin/scenarios/reset",
+            ["Origin: http://127.0.0.1:\(server.port)"] + json
+        )
         XCTAssertEqual(own.status, 200, "the inspector's page is same-origin")
-        let viaName = try send(server, "POST", "/__admin/scenarios/reset", host: "localhost:\(server.port)",
-                               ["Origin: http://localhost:\(server.port)", "Sec-Fetch-Site: same-origin"] + json)
+        let viaName = try send(
+            server,
+            "POST",
+            "/__admin/scenarios/reset",
+            host: "localhost:\(server.port)",
+            ["Origin: http://localhost:\(server.port)", "Sec-Fetch-Site: same-origin"] + json
+        )
         XCTAssertEqual(viaName.status, 200)
-        XCTAssertEqual(try send(server, "POST", "/__admin/scenarios/reset", ["Origin: http://localhost:3000"] + json).status, 200)
-        XCTAssertEqual(try send(server, "POST", "/__admin/scenarios/reset", ["Origin: http://localhost:3001"] + json).status, 403)
+        XCTAssertEqual(
+            try send(server, "POST", "/__admin/scenarios/reset", ["Origin: http://localhost:3000"] + json).status,
+            200
+        )
+        XCTAssertEqual(
+            try send(server, "POST", "/__admin/scenarios/reset", ["Origin: http://localhost:3001"] + json).status,
+            403
+        )
         // Reading needs no origin check (another origin cannot read the answer without CORS).
         XCTAssertEqual(try send(server, "GET", "/__admin/requests", ["Origin: http://evil.example"]).status, 200)
     }
 
     func testTheAdminAPISendsNoCORSHeadersEvenWithCors() throws {
         let (server, _) = try serve(cors: true)
-        let preflight = try send(server, "OPTIONS", "/__admin/stubs",
-                                 ["Origin: http://evil.example", "Access-Control-Request-Method: POST",
-                                  "Access-Control-Request-Headers: content-type"])
+        let preflight = try send(
+            server,
+            "OPTIONS",
+            "/__admin/stubs",
+            [
+                "Origin: http://evil.example", "Access-Control-Request-Method: POST",
+                "Access-Control-Request-Headers: content-type",
+            ]
+        )
         XCTAssertNil(preflight.header("Access-Control-Allow-Origin"), "no preflight is granted to the admin API")
         XCTAssertNil(preflight.header("Access-Control-Allow-Methods"))
         let read = try send(server, "GET", "/__admin/requests", ["Origin: http://evil.example"])
         XCTAssertNil(read.header("Access-Control-Allow-Origin"), "another origin cannot read the journal")
         // The stubs get them: that is what --cors is for.
-        XCTAssertNotNil(try send(server, "GET", "/x", ["Origin: http://app.example"]).header("Access-Control-Allow-Origin"))
+        XCTAssertNotNil(
+            try send(server, "GET", "/x", ["Origin: http://app.example"]).header("Access-Control-Allow-Origin")
+        )
     }
 
     func testATokenIsNeededByEveryClientAndNeverJournaled() throws {
@@ -167,14 +250,23 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(try send(server, "GET", "/__admin/health").status, 200)
         XCTAssertEqual(try send(server, "GET", "/__admin/health", host: "attacker.example").status, 403)
         let session = try send(server, "GET", "/__admin/ui/session").text
-        XCTAssertTrue(session.contains(#""tokenRequired":true"#) && session.contains(#""authenticated":false"#), session)
+        XCTAssertTrue(
+            session.contains(#""tokenRequired":true"#) && session.contains(#""authenticated":false"#),
+            session
+        )
         // A cross-site page that somehow holds the token is still refused, and the journal keeps
         // that a token was sent, not the token.
-        let stolen = try send(server, "POST", "/__admin/reset",
-                              ["Authorization: Bearer s3cret", "Origin: http://evil.example", "Content-Type: application/json"])
+        let stolen = try send(
+            server,
+            "POST",
+            "/__admin/reset",
+            ["Authorization: Bearer s3cret", "Origin: http://evil.example", "Content-Type: application/json"]
+        )
         XCTAssertEqual(stolen.status, 403)
         let entry = try XCTUnwrap(engine.journal.entries.last)
         XCTAssertEqual(entry.headers["Authorization"], "(not kept)")
-        XCTAssertFalse(try send(server, "GET", "/__admin/requests", ["Authorization: Bearer s3cret"]).text.contains("s3cret"))
+        XCTAssertFalse(
+            try send(server, "GET", "/__admin/requests", ["Authorization: Bearer s3cret"]).text.contains("s3cret")
+        )
     }
 }

@@ -8,8 +8,11 @@ import XCTest
 /// Regression tests for the findings of the adversarial probe (issue 10), each over real
 /// sockets the way the finding was seen: the server must answer, stay up and stay bounded.
 final class HardeningTests: XCTestCase {
-    private func serve(_ json: String, options: Engine.Options = .init(),
-                       _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (HTTP1Server, Engine) {
+    private func serve(
+        _ json: String,
+        options: Engine.Options = .init(),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> (HTTP1Server, Engine) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hardening-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(json.utf8).write(to: folder.appendingPathComponent("stubs.json"))
@@ -49,13 +52,25 @@ final class HardeningTests: XCTestCase {
         let (server, _) = try serve("[]")
         for offset in ["+106751991167301d", "+9223372036854775807s", "-9223372036854775807s", "+36601d"] {
             let c = try WireConnection(port: server.port)
-            c.send(request("POST", "/__admin/stubs", body: #"{"request": {"path": "/t"}, "response": {"template": true, "body": "{{now \#(offset)}}"}}"#))
+            c.send(
+                request(
+                    "POST",
+                    "/__admin/stubs",
+                    body: #"{"request": {"path": "/t"}, "response": {"template": true, "body": "{{now \#(offset)}}"}}"#
+                )
+            )
             let response = try c.readResponse()
             XCTAssertEqual(response.status, 400, offset)
             XCTAssertTrue(response.text.contains("at most 100 years"), response.text)
         }
         let c = try WireConnection(port: server.port)
-        c.send(request("POST", "/__admin/stubs", body: #"{"request": {"path": "/t"}, "response": {"template": true, "body": "{{now +36600d}}"}}"#))
+        c.send(
+            request(
+                "POST",
+                "/__admin/stubs",
+                body: #"{"request": {"path": "/t"}, "response": {"template": true, "body": "{{now +36600d}}"}}"#
+            )
+        )
         XCTAssertEqual(try c.readResponse().status, 201)
         c.send(request("GET", "/t"))
         let served = try c.readResponse()
@@ -124,10 +139,12 @@ final class HardeningTests: XCTestCase {
 
     // Row 9: /x/%2e%2e/ping decoded to /x/../ping.
     func testPercentEncodedDotSegmentsAreResolvedBeforeMatching() throws {
-        let (server, _) = try serve(#"""
-        [{"name": "ping", "request": {"path": "/ping"}, "response": {"body": "ping"}},
-         {"name": "under x", "request": {"path": "/x/{p}/ping"}, "response": {"body": "x"}}]
-        """#)
+        let (server, _) = try serve(
+            #"""
+            [{"name": "ping", "request": {"path": "/ping"}, "response": {"body": "ping"}},
+             {"name": "under x", "request": {"path": "/x/{p}/ping"}, "response": {"body": "x"}}]
+            """#
+        )
         let c = try WireConnection(port: server.port)
         for target in ["/x/%2e%2e/ping", "/x/%2E./ping", "/x/.%2e/ping", "/a/b/%2e%2e/%2e%2e/ping"] {
             c.send(request("GET", target))
@@ -139,7 +156,8 @@ final class HardeningTests: XCTestCase {
     func testTheBearerSchemeIsCaseInsensitive() throws {
         let (server, _) = try serve("[]", options: .init(adminToken: "s3cret"))
         let c = try WireConnection(port: server.port)
-        for header in ["Authorization: bearer s3cret", "Authorization: BEARER s3cret", "Authorization: Bearer  s3cret"] {
+        for header in ["Authorization: bearer s3cret", "Authorization: BEARER s3cret", "Authorization: Bearer  s3cret"]
+        {
             c.send(request("GET", "/__admin/stubs", headers: [header]))
             XCTAssertEqual(try c.readResponse().status, 200, header)
         }
@@ -152,7 +170,9 @@ final class HardeningTests: XCTestCase {
     // Row 11: a 32 MiB JSON array against a `json` condition took 1.3 GB and seconds.
     func testAHugeJSONBodyIsNotParsedForMatchingOrReports() throws {
         #if os(Linux)
-        let (server, _) = try serve(#"{"request": {"method": "POST", "path": "/items", "body": {"json": {"a": 1}}}, "response": {"body": "ok"}}"#) {
+        let (server, _) = try serve(
+            #"{"request": {"method": "POST", "path": "/items", "body": {"json": {"a": 1}}}, "response": {"body": "ok"}}"#
+        ) {
             $0.limits.maxBodyBytes = 64 << 20
         }
         var body = [UInt8]("[".utf8)
@@ -161,7 +181,12 @@ final class HardeningTests: XCTestCase {
         body += Array("1]".utf8)
         let before = peakResidentMiB()
         let c = try WireConnection(port: server.port)
-        c.send(Array("POST /items HTTP/1.1\r\nHost: h\r\nAccept: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        c.send(
+            Array(
+                "POST /items HTTP/1.1\r\nHost: h\r\nAccept: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                    .utf8
+            ) + body
+        )
         let response = try c.readResponse(timeoutMilliseconds: 20_000)
         XCTAssertEqual(response.status, 404)
         XCTAssertTrue(response.text.contains("limit"), response.text)
@@ -178,12 +203,20 @@ final class HardeningTests: XCTestCase {
     func testTenThousandRuntimeStubsAddedOneByOne() throws {
         let (server, engine) = try serve("[]")
         let c = try WireConnection(port: server.port)
-        var sent = 0, answered = 0
+        var sent = 0
+        var answered = 0
         // Pipelined in batches, answers read as they come: the cost is the server's, not the
         // round trips'.
         while answered < 10_000 {
             while sent < min(answered + 100, 10_000) {
-                c.send(request("POST", "/__admin/stubs", body: #"{"request": {"method": "GET", "path": "/r/\#(sent)"}, "response": {"body": "\#(sent)"}}"#))
+                c.send(
+                    request(
+                        "POST",
+                        "/__admin/stubs",
+                        body:
+                            #"{"request": {"method": "GET", "path": "/r/\#(sent)"}, "response": {"body": "\#(sent)"}}"#
+                    )
+                )
                 sent += 1
             }
             XCTAssertEqual(try c.readResponse(timeoutMilliseconds: 30_000).status, 201)
@@ -194,7 +227,10 @@ final class HardeningTests: XCTestCase {
         c.send(request("GET", "/r/10000", headers: ["Accept: application/json"]))
         let miss = try c.readResponse()
         XCTAssertEqual(miss.status, 404)
-        XCTAssertTrue(miss.text.contains("/r/9999") || miss.text.contains("/r/1000"), "close stubs are still found: \(miss.text.prefix(300))")
+        XCTAssertTrue(
+            miss.text.contains("/r/9999") || miss.text.contains("/r/1000"),
+            "close stubs are still found: \(miss.text.prefix(300))"
+        )
         // The report, computed off the loop for a catalog this size, is the one the journal keeps.
         let journaled = try XCTUnwrap(engine.journal.entries.last?.nearMiss)
         XCTAssertEqual(journaled.candidates.count, 3)
@@ -219,7 +255,11 @@ final class HardeningTests: XCTestCase {
         for reader in readers {
             let head = String(decoding: reader.readUntil(suffix: "\r\n\r\n"), as: UTF8.self)
             XCTAssertTrue(head.contains("Transfer-Encoding: chunked"), head)
-            XCTAssertGreaterThan(reader.discardUntil(suffix: "]}\r\n0\r\n\r\n"), 24_000_000, "the whole journal arrives")
+            XCTAssertGreaterThan(
+                reader.discardUntil(suffix: "]}\r\n0\r\n\r\n"),
+                24_000_000,
+                "the whole journal arrives"
+            )
         }
         // Built whole, each reader's document took about 2.5 times its 24 MB (nodes, then bytes).
         XCTAssertLessThan(peakResidentMiB() - before, 80, "four readers of a 24 MB journal did not each build it whole")
@@ -246,6 +286,7 @@ final class HardeningTests: XCTestCase {
 /// The process's peak resident set (VmHWM), in MiB.
 func peakResidentMiB() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
     return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
 }

@@ -18,7 +18,13 @@ final class InspectorAccessTests: XCTestCase {
         return (server, engine)
     }
 
-    func send(_ server: HTTP1Server, _ method: String, _ target: String, headers: [String] = [], body: String? = nil) throws -> WireResponse {
+    func send(
+        _ server: HTTP1Server,
+        _ method: String,
+        _ target: String,
+        headers: [String] = [],
+        body: String? = nil
+    ) throws -> WireResponse {
         let c = try WireConnection(port: server.port)
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
         for header in headers { text += header + "\r\n" }
@@ -29,21 +35,38 @@ final class InspectorAccessTests: XCTestCase {
 
     func testThePageAndItsAssetsAreServedWithAStrictPolicy() throws {
         let (server, _) = try serve(token: nil)
-        for (path, type) in [("/__admin/ui", "text/html"), ("/__admin/ui/app.js", "text/javascript"), ("/__admin/ui/app.css", "text/css")] {
+        for (path, type) in [
+            ("/__admin/ui", "text/html"), ("/__admin/ui/app.js", "text/javascript"),
+            ("/__admin/ui/app.css", "text/css"),
+        ] {
             let response = try send(server, "GET", path)
             XCTAssertEqual(response.status, 200, path)
             XCTAssertTrue(response.header("Content-Type")?.hasPrefix(type) == true, path)
             let policy = try XCTUnwrap(response.header("Content-Security-Policy"), path)
-            XCTAssertTrue(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("connect-src 'self'"), policy)
+            XCTAssertTrue(
+                policy.contains("default-src 'none'") && policy.contains("script-src 'self'")
+                    && policy.contains("connect-src 'self'"),
+                policy
+            )
             XCTAssertFalse(policy.contains("unsafe-inline"), "no inline script or style is allowed")
             XCTAssertEqual(response.header("X-Content-Type-Options"), "nosniff")
             // Nothing names another origin: the page loads only from this server.
-            XCTAssertFalse(response.text.contains("http://") || response.text.contains("https://") || response.text.contains("//cdn"), path)
+            XCTAssertFalse(
+                response.text.contains("http://") || response.text.contains("https://")
+                    || response.text.contains("//cdn"),
+                path
+            )
         }
         let page = try send(server, "GET", "/__admin/ui").text
-        XCTAssertFalse(page.contains("<script>") || page.contains(" style=") || page.contains(" onclick="), "no inline script or style in the page")
+        XCTAssertFalse(
+            page.contains("<script>") || page.contains(" style=") || page.contains(" onclick="),
+            "no inline script or style in the page"
+        )
         XCTAssertTrue(page.contains(#"<script src="ui/app.js" defer></script>"#))
-        XCTAssertTrue(page.contains(#"<link rel="icon" href="data:,">"#), "no favicon request reaches the stubs (and the journal)")
+        XCTAssertTrue(
+            page.contains(#"<link rel="icon" href="data:,">"#),
+            "no favicon request reaches the stubs (and the journal)"
+        )
         let slash = try send(server, "GET", "/__admin/ui/")
         XCTAssertEqual(slash.status, 308)
         XCTAssertEqual(slash.header("Location"), "../ui", "relative, so it survives a proxy's path prefix")
@@ -57,13 +80,21 @@ final class InspectorAccessTests: XCTestCase {
         let (server, _) = try serve(token: "s3cret")
         XCTAssertEqual(try send(server, "GET", "/__admin/ui").status, 200, "the login must load without the token")
         XCTAssertEqual(try send(server, "GET", "/__admin/ui/app.js").status, 200)
-        for path in ["/__admin/requests", "/__admin/stubs", "/__admin/scenarios", "/__admin/events", "/__admin/requests/1"] {
+        for path in [
+            "/__admin/requests", "/__admin/stubs", "/__admin/scenarios", "/__admin/events", "/__admin/requests/1",
+        ] {
             XCTAssertEqual(try send(server, "GET", path).status, 401, path)
         }
         let session = try send(server, "GET", "/__admin/ui/session")
-        XCTAssertTrue(session.text.contains(#""tokenRequired":true"#) && session.text.contains(#""authenticated":false"#), session.text)
+        XCTAssertTrue(
+            session.text.contains(#""tokenRequired":true"#) && session.text.contains(#""authenticated":false"#),
+            session.text
+        )
         // Scripts keep using the Bearer header.
-        XCTAssertEqual(try send(server, "GET", "/__admin/requests", headers: ["Authorization: Bearer s3cret"]).status, 200)
+        XCTAssertEqual(
+            try send(server, "GET", "/__admin/requests", headers: ["Authorization: Bearer s3cret"]).status,
+            200
+        )
     }
 
     /// The page checks a typed token with `session`; no route sets a cookie, and the event
@@ -80,7 +111,11 @@ final class InspectorAccessTests: XCTestCase {
             XCTAssertNil(try send(server, "GET", path, headers: [auth]).header("Set-Cookie"), path)
         }
         for path in ["/__admin/ui/login", "/__admin/ui/logout"] {
-            XCTAssertEqual(try send(server, "POST", path, headers: [auth]).status, 404, "no cookie login any more: \(path)")
+            XCTAssertEqual(
+                try send(server, "POST", path, headers: [auth]).status,
+                404,
+                "no cookie login any more: \(path)"
+            )
         }
         let stream = try EventStreamReader(port: server.port, target: "/__admin/events", headers: [auth])
         XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty })

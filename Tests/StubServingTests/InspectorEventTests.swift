@@ -9,9 +9,13 @@ import XCTest
 /// `Last-Event-ID`, gaps said out loud, heartbeats, slow readers dropped, streams counted and
 /// ended on stop.
 final class InspectorEventTests: XCTestCase {
-    static let stubs = #"[{"name": "Hello", "request": {"method": "GET", "path": "/hello"}, "response": {"body": "hi"}}]"#
+    static let stubs =
+        #"[{"name": "Hello", "request": {"method": "GET", "path": "/hello"}, "response": {"body": "hi"}}]"#
 
-    func serve(_ options: Engine.Options = .init(), _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (HTTP1Server, Engine) {
+    func serve(
+        _ options: Engine.Options = .init(),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> (HTTP1Server, Engine) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(Self.stubs.utf8).write(to: folder.appendingPathComponent("stubs.json"))
@@ -27,8 +31,12 @@ final class InspectorEventTests: XCTestCase {
     }
 
     /// `count` requests on one keep-alive connection, answered one by one.
-    static func fire(_ port: Int, _ count: Int, pauseMicroseconds: UInt32 = 0,
-                     path: (Int) -> String = { $0 % 3 == 0 ? "/nothing/\($0)" : "/hello?n=\($0)" }) throws {
+    static func fire(
+        _ port: Int,
+        _ count: Int,
+        pauseMicroseconds: UInt32 = 0,
+        path: (Int) -> String = { $0 % 3 == 0 ? "/nothing/\($0)" : "/hello?n=\($0)" }
+    ) throws {
         let c = try WireConnection(port: port)
         for i in 0..<count {
             if pauseMicroseconds > 0 { usleep(pauseMicroseconds) }
@@ -74,7 +82,11 @@ final class InspectorEventTests: XCTestCase {
     func testLastEventIDReplaysWhatThePageMissedAndSinceZeroEverything() throws {
         let (server, _) = try serve()
         try Self.fire(server.port, 5)
-        let resumed = try EventStreamReader(port: server.port, target: "/__admin/events?since=0", headers: ["Last-Event-ID: 2"])
+        let resumed = try EventStreamReader(
+            port: server.port,
+            target: "/__admin/events?since=0",
+            headers: ["Last-Event-ID: 2"]
+        )
         XCTAssertTrue(resumed.wait { $0.entryIDs.count == 3 })
         XCTAssertEqual(resumed.entryIDs, [3, 4, 5], "Last-Event-ID wins over since=")
         let everything = try EventStreamReader(port: server.port, target: "/__admin/events?since=0")
@@ -106,12 +118,19 @@ final class InspectorEventTests: XCTestCase {
             received += stream.entryIDs
             stream.close()
             // As a browser does: reconnect with the last id it got.
-            stream = try EventStreamReader(port: server.port, target: "/__admin/events?since=0", headers: ["Last-Event-ID: \(received.last ?? 0)"])
+            stream = try EventStreamReader(
+                port: server.port,
+                target: "/__admin/events?since=0",
+                headers: ["Last-Event-ID: \(received.last ?? 0)"]
+            )
         }
-        XCTAssertTrue(stream.wait(timeoutMilliseconds: 30_000) { received.count + $0.entryIDs.count >= 200 }, "\(received.count) + \(stream.entryIDs.count)")
+        XCTAssertTrue(
+            stream.wait(timeoutMilliseconds: 30_000) { received.count + $0.entryIDs.count >= 200 },
+            "\(received.count) + \(stream.entryIDs.count)"
+        )
         received += stream.entryIDs
         XCTAssertEqual(received, Array(1...200), "every entry once, in order")
-        stream.wait(timeoutMilliseconds: 200) { _ in false } // anything more would arrive now
+        stream.wait(timeoutMilliseconds: 200) { _ in false }  // anything more would arrive now
         XCTAssertEqual(stream.entryIDs.last, 200, "and nothing after")
         XCTAssertEqual(engine.journal.lastID, 200)
     }
@@ -150,7 +169,9 @@ final class InspectorEventTests: XCTestCase {
         options.events.heartbeatMilliseconds = 100
         let (server, _) = try serve(options)
         let stream = try EventStreamReader(port: server.port, target: "/__admin/events")
-        XCTAssertTrue(stream.wait(timeoutMilliseconds: 3_000) { $0.events.filter { $0.comment == "keep-alive" }.count >= 2 })
+        XCTAssertTrue(
+            stream.wait(timeoutMilliseconds: 3_000) { $0.events.filter { $0.comment == "keep-alive" }.count >= 2 }
+        )
     }
 
     func testTheStreamIsCountedAndEndedWhenTheServerStops() async throws {
@@ -171,7 +192,9 @@ final class InspectorEventTests: XCTestCase {
         let stream = try EventStreamReader(port: server.port, target: "/__admin/events")
         XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty })
         stream.close()
-        XCTAssertTrue(eventually { engine.journal.listenerCount == 0 && engine.openFeeds.value == 0 && server.streamCount == 0 })
+        XCTAssertTrue(
+            eventually { engine.journal.listenerCount == 0 && engine.openFeeds.value == 0 && server.streamCount == 0 }
+        )
     }
 
     func testStreamsAreBounded() throws {

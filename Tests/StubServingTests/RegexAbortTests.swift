@@ -39,10 +39,12 @@ final class RegexAbortTests: XCTestCase {
     static let crafted = String(repeating: "a", count: 40) + "!"
 
     func testAnAbortedMatchIsNoMatchAndIsReportedWhereItHappened() throws {
-        let server = try serve("""
+        let server = try serve(
+            """
             [{"name": "guarded", "request": {"path": "/login", "headers": {"X-Token": {"matches": "^(a+)+(?!b)$"}}},
               "response": {"body": "guarded"}}]
-            """)
+            """
+        )
         // A value the pattern decides within the budget still matches.
         XCTAssertEqual(try get(server, "/login", "X-Token: aaaa\r\n").text, "guarded")
 
@@ -56,12 +58,18 @@ final class RegexAbortTests: XCTestCase {
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         let mismatches = ((report["closest"] as? [[String: Any]])?.first?["mismatches"] as? [[String: Any]]) ?? []
         XCTAssertEqual(mismatches.first?["condition"] as? String, "header.X-Token")
-        XCTAssertEqual(mismatches.first?["aborted"] as? String,
-                       "gave up after \(BacktrackingRegex.defaultBudget) backtracking steps on a value of 41 characters")
+        XCTAssertEqual(
+            mismatches.first?["aborted"] as? String,
+            "gave up after \(BacktrackingRegex.defaultBudget) backtracking steps on a value of 41 characters"
+        )
 
         let text = try get(server, "/login", "X-Token: \(Self.crafted)\r\n").text
-        XCTAssertTrue(text.contains("header.X-Token: expected matches /^(a+)+(?!b)$/, got \"\(Self.crafted)\" (aborted: gave up after"),
-                      text)
+        XCTAssertTrue(
+            text.contains(
+                "header.X-Token: expected matches /^(a+)+(?!b)$/, got \"\(Self.crafted)\" (aborted: gave up after"
+            ),
+            text
+        )
 
         let unmatched = try json(server, "/__admin/requests/unmatched")
         let entries = try XCTUnwrap(unmatched["requests"] as? [[String: Any]])
@@ -79,16 +87,20 @@ final class RegexAbortTests: XCTestCase {
 
     /// Another stub answers; the journal still says that a better-ranked one gave up.
     func testAnAbortBeforeAnotherStubAnswersIsJournaled() throws {
-        let server = try serve("""
+        let server = try serve(
+            """
             [{"name": "guarded", "priority": 1, "request": {"path": "/login", "headers": {"X-Token": {"matches": "^(a+)+(?!b)$"}}},
               "response": {"body": "guarded"}},
              {"name": "fallback", "priority": 9, "request": {"path": "/login"}, "response": {"body": "fallback"}}]
-            """)
+            """
+        )
         XCTAssertEqual(try get(server, "/login", "X-Token: \(Self.crafted)\r\n").text, "fallback")
         XCTAssertEqual(try get(server, "/login", "X-Token: aa\r\n").text, "guarded")
         let listing = try json(server, "/__admin/requests")
         let entries = try XCTUnwrap(listing["requests"] as? [[String: Any]])
-        let crafted = try XCTUnwrap(entries.first { ($0["headers"] as? [String: [String]])?["X-Token"]?.first == Self.crafted })
+        let crafted = try XCTUnwrap(
+            entries.first { ($0["headers"] as? [String: [String]])?["X-Token"]?.first == Self.crafted }
+        )
         XCTAssertEqual((crafted["stub"] as? [String: Any])?["name"] as? String, "fallback")
         let aborted = try XCTUnwrap(crafted["regexAborted"] as? [[String: Any]])
         XCTAssertEqual((aborted.first?["stub"] as? [String: Any])?["name"] as? String, "guarded")
@@ -111,7 +123,8 @@ final class RegexAbortTests: XCTestCase {
         let reasons = ((entry["regexAborted"] as? [[String: Any]]) ?? []).compactMap { $0["reason"] as? String }
         XCTAssertEqual(reasons.count, 8)
         // Four matches' budgets make the request's (the fourth may find a few steps missing).
-        let own = reasons.filter { $0.hasPrefix("gave up after \(BacktrackingRegex.defaultBudget) backtracking steps") }.count
+        let own = reasons.filter { $0.hasPrefix("gave up after \(BacktrackingRegex.defaultBudget) backtracking steps") }
+            .count
         let spent = reasons.filter { $0.contains("the request's budget of \(RegexBudgetLog.requestBudget)") }.count
         XCTAssertTrue((3...4).contains(own), "\(reasons)")
         XCTAssertEqual(own + spent, 8, "\(reasons)")

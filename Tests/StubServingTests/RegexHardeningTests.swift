@@ -74,15 +74,24 @@ final class RegexHardeningTests: XCTestCase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("regex-warned-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try Data(#"[{"request": {"pathPattern": "/(a+)\\1"}, "response": {}}, {"request": {"pathPattern": "/(a\\2"}, "response": {}}]"#.utf8)
-            .write(to: folder.appendingPathComponent("s.json"))
+        try Data(
+            #"[{"request": {"pathPattern": "/(a+)\\1"}, "response": {}}, {"request": {"pathPattern": "/(a\\2"}, "response": {}}]"#
+                .utf8
+        )
+        .write(to: folder.appendingPathComponent("s.json"))
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.stubs.count, 1)
         XCTAssertEqual(result.errors.count, 1)
-        XCTAssertTrue(result.errors.first?.description.contains("invalid regular expression") ?? false, "\(result.errors)")
+        XCTAssertTrue(
+            result.errors.first?.description.contains("invalid regular expression") ?? false,
+            "\(result.errors)"
+        )
         let warnings = result.problems.filter { $0.severity == .warning }.map(\.description)
         XCTAssertEqual(warnings.count, 1, "\(warnings)")
-        XCTAssertTrue(warnings.first?.contains(#"uses a back-reference \1 (at character 5), which needs the backtracking engine"#) ?? false,
-                      "\(warnings)")
+        XCTAssertTrue(
+            warnings.first?.contains(#"uses a back-reference \1 (at character 5), which needs the backtracking engine"#)
+                ?? false,
+            "\(warnings)"
+        )
     }
 }

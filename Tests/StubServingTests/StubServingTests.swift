@@ -8,7 +8,11 @@ import XCTest
 /// The stub engine behind the real HTTP server, in process, checked on the wire with a raw
 /// socket: what each realistic-network feature actually sends.
 final class StubServingTests: XCTestCase {
-    private func serve(_ json: String, cors: Bool = false, _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (HTTP1Server, Engine) {
+    private func serve(
+        _ json: String,
+        cors: Bool = false,
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> (HTTP1Server, Engine) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stubserving-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(json.utf8).write(to: folder.appendingPathComponent("stubs.json"))
@@ -61,7 +65,9 @@ final class StubServingTests: XCTestCase {
     }
 
     func testHangHoldsTheConnectionOthersStillServed() throws {
-        let (server, _) = try serve(#"[{"request": {"path": "/h"}, "response": {"fault": "hang"}}, {"request": {"path": "/ok"}, "response": {"body": "ok"}}]"#)
+        let (server, _) = try serve(
+            #"[{"request": {"path": "/h"}, "response": {"fault": "hang"}}, {"request": {"path": "/ok"}, "response": {"body": "ok"}}]"#
+        )
         let hung = try WireConnection(port: server.port)
         hung.send(get("/h"))
         XCTAssertTrue(hung.staysSilent(milliseconds: 300))
@@ -75,7 +81,9 @@ final class StubServingTests: XCTestCase {
     }
 
     func testDribbleKeepsFramingAndTakesItsTime() throws {
-        let (server, _) = try serve(#"{"request": {"path": "/d"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": 400}}}"#)
+        let (server, _) = try serve(
+            #"{"request": {"path": "/d"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": 400}}}"#
+        )
         let c = try WireConnection(port: server.port)
         let started = Date()
         c.send(get("/d") + get("/d").replacingOccurrences(of: "\r\n\r\n", with: "\r\nConnection: close\r\n\r\n"))
@@ -87,7 +95,9 @@ final class StubServingTests: XCTestCase {
     }
 
     func testAThousandDelayedRequestsOccupyNoThreads() throws {
-        let (server, _) = try serve(#"[{"request": {"path": "/slow"}, "response": {"delay": 1500, "body": "late"}}, {"request": {"path": "/fast"}, "response": {"body": "fast"}}]"#)
+        let (server, _) = try serve(
+            #"[{"request": {"path": "/slow"}, "response": {"delay": 1500, "body": "late"}}, {"request": {"path": "/fast"}, "response": {"body": "fast"}}]"#
+        )
         let threadsBefore = Self.threadCount()
         var connections: [WireConnection] = []
         for _ in 0..<1000 {
@@ -99,13 +109,19 @@ final class StubServingTests: XCTestCase {
         let started = Date()
         probe.send(get("/fast"))
         XCTAssertEqual(try probe.readResponse().text, "fast")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "a fast request is not held up by a thousand delayed ones")
+        XCTAssertLessThan(
+            Date().timeIntervalSince(started),
+            1.0,
+            "a fast request is not held up by a thousand delayed ones"
+        )
         XCTAssertLessThanOrEqual(Self.threadCount(), threadsBefore + 2, "delays are timers, not threads")
         for c in connections { XCTAssertEqual(try c.readResponse(timeoutMilliseconds: 10_000).text, "late") }
     }
 
     func testTemplatedResponseOverTheWireUsesTheAddressTheClientUsed() throws {
-        let (server, _) = try serve(#"{"request": {"path": "/orders/{id}"}, "response": {"template": true, "status": 201, "headers": {"Location": "{{request.baseUrl}}/orders/{{request.path.id}}"}, "body": {"id": "{{request.path.id}}"}}}"#)
+        let (server, _) = try serve(
+            #"{"request": {"path": "/orders/{id}"}, "response": {"template": true, "status": 201, "headers": {"Location": "{{request.baseUrl}}/orders/{{request.path.id}}"}, "body": {"id": "{{request.path.id}}"}}}"#
+        )
         let c = try WireConnection(port: server.port)
         c.send("POST /orders/7 HTTP/1.1\r\nHost: 10.0.2.2:8080\r\nContent-Length: 0\r\n\r\n")
         let response = try c.readResponse()
@@ -127,7 +143,8 @@ final class StubServingTests: XCTestCase {
 
     static func threadCount() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
+        else { return 0 }
         return Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
     }
 }

@@ -62,7 +62,9 @@ import Testing
         #expect(CivilDateTime(localSeconds: 2_147_483_648).description == "2038-01-19T03:14:08")
         #expect(CivilDateTime(localSeconds: 4_102_444_800).description == "2100-01-01T00:00:00")
         #expect(CivilDateTime(localSeconds: -2_203_891_200).description == "1900-03-01T00:00:00")
-        #expect(CivilDateTime(year: 2038, month: 1, day: 19, hour: 3, minute: 14, second: 8).localSeconds == 2_147_483_648)
+        #expect(
+            CivilDateTime(year: 2038, month: 1, day: 19, hour: 3, minute: 14, second: 8).localSeconds == 2_147_483_648
+        )
     }
 
     @Test func monthArithmeticClampsTheDay() {

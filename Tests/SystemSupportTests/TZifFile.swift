@@ -28,11 +28,14 @@ struct TZifFile {
             var out: [UInt8] = []
             for transition in transitions { out += be(transition.at, timeSize) }
             for transition in transitions { out.append(UInt8(transition.type)) }
-            for (i, type) in types.enumerated() { out += be(type.seconds, 4) + [type.isDST ? 1 : 0, UInt8(nameIndex[i])] }
+            for (i, type) in types.enumerated() {
+                out += be(type.seconds, 4) + [type.isDST ? 1 : 0, UInt8(nameIndex[i])]
+            }
             return out + names
         }
         if version == 0 {
-            return header(0, transitions: transitions.count, types: types.count, characters: names.count) + block(timeSize: 4)
+            return header(0, transitions: transitions.count, types: types.count, characters: names.count)
+                + block(timeSize: 4)
         }
         let empty = header(version, transitions: 0, types: 1, characters: 1) + [0, 0, 0, 0, 0, 0, 0]
         return empty + header(version, transitions: transitions.count, types: types.count, characters: names.count)

@@ -13,7 +13,10 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("zones-\(UUID().uuidString)")
         for (name, bytes) in files {
             let file = folder.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try Data(bytes).write(to: file)
         }
         return folder.path
@@ -28,7 +31,10 @@ import Testing
         let utc = try ZoneDatabase.rules(for: "UTC", directory: "/nonexistent")
         #expect(offset(utc, 0) == "0 UTC")
         #expect(offset(utc, 4_102_444_800) == "0 UTC")
-        #expect(try ZoneDatabase.rules(for: "GMT", directory: "/nonexistent").offset(atEpochSeconds: 0).abbreviation == "GMT")
+        #expect(
+            try ZoneDatabase.rules(for: "GMT", directory: "/nonexistent").offset(atEpochSeconds: 0).abbreviation
+                == "GMT"
+        )
     }
 
     @Test(.enabled(if: systemDatabase)) func londonAcrossBothChangesOf2024() throws {
@@ -60,9 +66,14 @@ import Testing
     }
 
     @Test func aFileWithOnlyAFooterIsItsRule() throws {
-        let cet = TZifFile(types: [.init(seconds: 3600, isDST: false, name: "CET")], footer: "CET-1CEST,M3.5.0,M10.5.0/3")
-        let sydney = TZifFile(types: [.init(seconds: 36_000, isDST: false, name: "AEST")],
-                              footer: "AEST-10AEDT,M10.1.0,M4.1.0/3")
+        let cet = TZifFile(
+            types: [.init(seconds: 3600, isDST: false, name: "CET")],
+            footer: "CET-1CEST,M3.5.0,M10.5.0/3"
+        )
+        let sydney = TZifFile(
+            types: [.init(seconds: 36_000, isDST: false, name: "AEST")],
+            footer: "AEST-10AEDT,M10.1.0,M4.1.0/3"
+        )
         let numeric = TZifFile(types: [.init(seconds: -10_800, isDST: false, name: "-03")], footer: "<-03>3")
         let folder = try database(["Test/CET": cet.bytes, "Test/Sydney": sydney.bytes, "Test/Minus3": numeric.bytes])
         let paris = try ZoneDatabase.rules(for: "Test/CET", directory: folder)
@@ -78,8 +89,10 @@ import Testing
     }
 
     @Test func versionOneFilesAndTablesBeforeTheFooter() throws {
-        var file = TZifFile(transitions: [(at: 1_000, type: 1), (at: 2_000, type: 0)],
-                            types: [.init(seconds: 0, isDST: false, name: "AAA"), .init(seconds: 7200, isDST: true, name: "BBB")])
+        var file = TZifFile(
+            transitions: [(at: 1_000, type: 1), (at: 2_000, type: 0)],
+            types: [.init(seconds: 0, isDST: false, name: "AAA"), .init(seconds: 7200, isDST: true, name: "BBB")]
+        )
         file.version = 0
         var later = file
         later.version = UInt8(ascii: "3")
@@ -131,9 +144,15 @@ import Testing
     }
 
     @Test func corruptFilesAreErrorsThatSayWhat() throws {
-        let good = TZifFile(transitions: [(at: 1_000, type: 0)], types: [.init(seconds: 3600, isDST: false, name: "ONE")],
-                            footer: "ONE-1").bytes
-        var badIndex = TZifFile(transitions: [(at: 1_000, type: 0)], types: [.init(seconds: 0, isDST: false, name: "X")])
+        let good = TZifFile(
+            transitions: [(at: 1_000, type: 0)],
+            types: [.init(seconds: 3600, isDST: false, name: "ONE")],
+            footer: "ONE-1"
+        ).bytes
+        var badIndex = TZifFile(
+            transitions: [(at: 1_000, type: 0)],
+            types: [.init(seconds: 0, isDST: false, name: "X")]
+        )
         badIndex.transitions = [(at: 1_000, type: 5)]
         var unordered = TZifFile(types: [.init(seconds: 0, isDST: false, name: "XYZ")])
         unordered.transitions = [(at: 2_000, type: 0), (at: 1_000, type: 0)]

@@ -25,7 +25,10 @@ public final class EventStreamReader {
 
     public init(port: Int, target: String, headers: [String] = [], receiveBuffer: Int32? = nil) throws {
         connection = try WireConnection(port: port, receiveBuffer: receiveBuffer)
-        connection.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n")
+        connection.send(
+            "GET \(target) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n"
+                + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+        )
     }
 
     /// Entry events (those with an id), in arrival order.

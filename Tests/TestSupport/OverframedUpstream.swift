@@ -15,7 +15,9 @@ public enum OverframedUpstream {
     }
 
     /// The response a reused connection would deliver to the wrong request.
-    public static let smuggled = Array("HTTP/1.1 200 OK\r\nX-Answer: smuggled\r\nContent-Length: 8\r\n\r\nsmuggled".utf8)
+    public static let smuggled = Array(
+        "HTTP/1.1 200 OK\r\nX-Answer: smuggled\r\nContent-Length: 8\r\n\r\nsmuggled".utf8
+    )
 
     public static let cases: [Case] = [
         Case(name: "a body longer than its Content-Length", method: "GET", path: "/extra"),
@@ -45,13 +47,22 @@ public enum OverframedUpstream {
         case "/extra":
             return [.send(head("200 OK", "Content-Length: 2\r\n") + Array("ok".utf8) + smuggled)]
         case "/cl-te":
-            return [.send(head("200 OK", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n") + Array("0\r\n\r\n".utf8) + smuggled)]
+            return [
+                .send(
+                    head("200 OK", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n") + Array("0\r\n\r\n".utf8)
+                        + smuggled
+                )
+            ]
         case "/cl-te-later":
             // The chunked body ends; what a Content-Length reader would still count comes later.
-            return [.send(head("200 OK", "Content-Length: 90\r\nTransfer-Encoding: chunked\r\n") + Array("0\r\n\r\n".utf8)),
-                    .pause(milliseconds: 20), .send(smuggled)]
+            return [
+                .send(head("200 OK", "Content-Length: 90\r\nTransfer-Encoding: chunked\r\n") + Array("0\r\n\r\n".utf8)),
+                .pause(milliseconds: 20), .send(smuggled),
+            ]
         case "/chunked-extra":
-            return [.send(head("200 OK", "Transfer-Encoding: chunked\r\n") + Array("2\r\nok\r\n0\r\n\r\n".utf8) + smuggled)]
+            return [
+                .send(head("200 OK", "Transfer-Encoding: chunked\r\n") + Array("2\r\nok\r\n0\r\n\r\n".utf8) + smuggled)
+            ]
         case "/head":
             return [.send(head("200 OK", "Content-Length: \(smuggled.count)\r\n") + smuggled)]
         case "/204":
@@ -59,18 +70,32 @@ public enum OverframedUpstream {
         case "/304":
             return [.send(head("304 Not Modified", "") + smuggled)]
         case "/100":
-            return [.send(Array("HTTP/1.1 100 Continue\r\n\r\nbody".utf8) + head("200 OK", "Content-Length: 2\r\n") + Array("ok".utf8))]
+            return [
+                .send(
+                    Array("HTTP/1.1 100 Continue\r\n\r\nbody".utf8) + head("200 OK", "Content-Length: 2\r\n")
+                        + Array("ok".utf8)
+                )
+            ]
         case "/two-lengths":
             return [.send(head("200 OK", "Content-Length: 2\r\nContent-Length: 10\r\n") + Array("ok".utf8) + smuggled)]
         case "/until-close":
             return [.send(head("200 OK", "Connection: keep-alive\r\n") + Array("ok".utf8)), .close]
         case "/idle-bytes":
-            return [.send(head("200 OK", "Content-Length: 2\r\n") + Array("ok".utf8)), .pause(milliseconds: 20), .send(smuggled)]
+            return [
+                .send(head("200 OK", "Content-Length: 2\r\n") + Array("ok".utf8)), .pause(milliseconds: 20),
+                .send(smuggled),
+            ]
         case "/idle-close":
-            return [.send(head("200 OK", "Content-Length: 2\r\n") + Array("ok".utf8)), .pause(milliseconds: 20), .close]
+            return [
+                .send(head("200 OK", "Content-Length: 2\r\n") + Array("ok".utf8)), .pause(milliseconds: 20), .close,
+            ]
         default:
             let body = Array("answer to \(path)".utf8)
-            return [.send(Array("HTTP/1.1 200 OK\r\nX-Answer: \(path)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)]
+            return [
+                .send(
+                    Array("HTTP/1.1 200 OK\r\nX-Answer: \(path)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+                )
+            ]
         }
     }
 
@@ -79,8 +104,12 @@ public enum OverframedUpstream {
     /// the case's request its own or a 502. Returns what went wrong, empty when nothing did.
     /// `answeredBefore`: requests the upstream answered before this call (it waits for the
     /// upstream to finish each script, so bytes sent after a response are there first).
-    public static func check(_ testCase: Case, proxyPort port: Int, upstream: ScriptedUpstream,
-                             answeredBefore: Int = 0) throws -> [String] {
+    public static func check(
+        _ testCase: Case,
+        proxyPort port: Int,
+        upstream: ScriptedUpstream,
+        answeredBefore: Int = 0
+    ) throws -> [String] {
         var problems: [String] = []
         let client = try WireConnection(port: port)
         defer { client.close() }
@@ -90,13 +119,17 @@ public enum OverframedUpstream {
             let response = try client.readResponse(timeoutMilliseconds: 10_000, isHead: method == "HEAD")
             // Each request reaches the upstream once (a retry goes only where none arrived).
             answered += 1
-            if !upstream.waitUntilAnswered(answered) { problems.append("\(path): the upstream did not finish its script") }
+            if !upstream.waitUntilAnswered(answered) {
+                problems.append("\(path): the upstream did not finish its script")
+            }
             return response
         }
         func expectOwn(_ path: String) throws {
             let response = try ask("GET", path)
             let own = response.header("X-Answer") == path && response.text == "answer to \(path)"
-            if !own { problems.append("\(path) got \(response.status) \(response.header("X-Answer") ?? "-") \(response.text)") }
+            if !own {
+                problems.append("\(path) got \(response.status) \(response.header("X-Answer") ?? "-") \(response.text)")
+            }
         }
         try expectOwn("/v/0")
         let answer = try ask(testCase.method, testCase.path)

@@ -19,7 +19,9 @@ public final class ScriptedUpstream: @unchecked Sendable {
         public let connection: Int
 
         public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-        public func values(_ name: String) -> [String] { headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1) }
+        public func values(_ name: String) -> [String] {
+            headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
+        }
         public var names: [String] { headers.map(\.0) }
     }
 
@@ -59,7 +61,9 @@ public final class ScriptedUpstream: @unchecked Sendable {
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             _ = WireConnection.systemClose(fd)
@@ -149,7 +153,10 @@ public final class ScriptedUpstream: @unchecked Sendable {
                 open.append(fd)
                 return accepted
             }
-            guard let index else { _ = WireConnection.systemClose(fd); return }
+            guard let index else {
+                _ = WireConnection.systemClose(fd)
+                return
+            }
             Thread.detachNewThread { [self] in serve(fd, connection: index) }
         }
     }
@@ -206,7 +213,13 @@ public final class ScriptedUpstream: @unchecked Sendable {
         }
         let body = Array(buffer[0..<length])
         buffer.removeFirst(length)
-        return Request(method: String(parts[0]), target: String(parts[1]), headers: headers, body: body, connection: connection)
+        return Request(
+            method: String(parts[0]),
+            target: String(parts[1]),
+            headers: headers,
+            body: body,
+            connection: connection
+        )
     }
 
     private func fill(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
@@ -221,7 +234,9 @@ public final class ScriptedUpstream: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             #else
             let n = bytes.withUnsafeBytes { Darwin.send(fd, $0.baseAddress! + offset, bytes.count - offset, 0) }
             #endif
@@ -241,8 +256,13 @@ public final class ScriptedUpstream: @unchecked Sendable {
 extension ScriptedUpstream.Step {
     /// A whole response: status line, the fields as given (casing and repeats kept), the body
     /// with a Content-Length unless a field frames it already.
-    public static func response(_ status: Int, _ reason: String = "OK", headers: [(String, String)] = [], body: [UInt8] = [],
-                                contentLength: Bool = true) -> ScriptedUpstream.Step {
+    public static func response(
+        _ status: Int,
+        _ reason: String = "OK",
+        headers: [(String, String)] = [],
+        body: [UInt8] = [],
+        contentLength: Bool = true
+    ) -> ScriptedUpstream.Step {
         var text = "HTTP/1.1 \(status) \(reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if contentLength { text += "Content-Length: \(body.count)\r\n" }

@@ -27,17 +27,24 @@ public final class StubServerProcess: @unchecked Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stubserver")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "stubserver"
+        )
     }
 
     /// `environment` is added to this process's (a test's own `TZDIR`, say). `openFileLimit`
     /// runs the binary under `ulimit -n` (soft and hard, so it cannot raise it): for tests of
     /// what happens when descriptors run out.
-    public init(_ arguments: [String], workingDirectory: URL? = nil, environment extra: [String: String] = [:],
-                openFileLimit: Int? = nil) throws {
+    public init(
+        _ arguments: [String],
+        workingDirectory: URL? = nil,
+        environment extra: [String: String] = [:],
+        openFileLimit: Int? = nil
+    ) throws {
         if let openFileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
+            process.arguments =
+                ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
         } else {
             process.executableURL = Self.executable
             process.arguments = arguments
@@ -47,7 +54,8 @@ public final class StubServerProcess: @unchecked Sendable {
         environment["NO_COLOR"] = "1"
         environment.merge(extra) { _, new in new }
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -56,11 +64,15 @@ public final class StubServerProcess: @unchecked Sendable {
         // thread sanitizer, leaving a test waiting for output that had been written.)
         Self.startReader(out.fileHandleForReading) { [weak self] text in
             guard let self else { return }
-            self.lock.lock(); if let text { self.stdoutText += text } else { self.readersAtEnd += 1 }; self.lock.unlock()
+            self.lock.lock()
+            if let text { self.stdoutText += text } else { self.readersAtEnd += 1 }
+            self.lock.unlock()
         }
         Self.startReader(err.fileHandleForReading) { [weak self] text in
             guard let self else { return }
-            self.lock.lock(); if let text { self.stderrText += text } else { self.readersAtEnd += 1 }; self.lock.unlock()
+            self.lock.lock()
+            if let text { self.stderrText += text } else { self.readersAtEnd += 1 }
+            self.lock.unlock()
         }
     }
 
@@ -72,7 +84,10 @@ public final class StubServerProcess: @unchecked Sendable {
         let thread = Thread {
             while true {
                 let data = handle.availableData
-                if data.isEmpty { append(nil); return }
+                if data.isEmpty {
+                    append(nil)
+                    return
+                }
                 append(String(decoding: data, as: UTF8.self))
             }
         }
@@ -80,16 +95,32 @@ public final class StubServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
     }
 
-    public var stdout: String { lock.lock(); defer { lock.unlock() }; return stdoutText }
-    public var stderr: String { lock.lock(); defer { lock.unlock() }; return stderrText }
+    public var stdout: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return stdoutText
+    }
+    public var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return stderrText
+    }
 
     /// Polls until `condition` holds or the deadline passes.
     @discardableResult
-    public func waitFor(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
-                 _ condition: () -> Bool) -> Bool {
+    public func waitFor(
+        _ what: String,
+        timeout: TimeInterval = 20,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        _ condition: () -> Bool
+    ) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition() { return true }
@@ -108,18 +139,23 @@ public final class StubServerProcess: @unchecked Sendable {
     /// The base URL from the ready line.
     public func baseURL(file: StaticString = #filePath, line: UInt = #line) -> String? {
         guard let ready = readyLine(file: file, line: line),
-              let start = ready.range(of: "http://"), let end = ready.range(of: " (") else { return nil }
+            let start = ready.range(of: "http://"), let end = ready.range(of: " (")
+        else { return nil }
         return String(ready[start.lowerBound..<end.lowerBound])
     }
 
     /// Waits for exit and returns the status.
     public func exitStatus(timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> Int32? {
-        guard waitFor("the process to exit", timeout: timeout, file: file, line: line, { !process.isRunning }) else { return nil }
+        guard waitFor("the process to exit", timeout: timeout, file: file, line: line, { !process.isRunning }) else {
+            return nil
+        }
         // Until both pipes reach their end: what the process wrote last has then been read (a
         // quiet spell of a few milliseconds was not enough on a loaded machine).
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            lock.lock(); let done = readersAtEnd == 2; lock.unlock()
+            lock.lock()
+            let done = readersAtEnd == 2
+            lock.unlock()
             if done { break }
             Thread.sleep(forTimeInterval: 0.01)
         }
@@ -130,14 +166,23 @@ public final class StubServerProcess: @unchecked Sendable {
 }
 
 /// Runs the binary to completion (validate, --help, usage errors).
-public func runStubServer(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32?, stdout: String, stderr: String) {
+public func runStubServer(
+    _ arguments: [String],
+    file: StaticString = #filePath,
+    line: UInt = #line
+) throws -> (status: Int32?, stdout: String, stderr: String) {
     let p = try StubServerProcess(arguments)
     let status = p.exitStatus(file: file, line: line)
     return (status, p.stdout, p.stderr)
 }
 
 /// A plain HTTP exchange with URLSession (what an app would use).
-public func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> (status: Int, headers: [String: String], body: String) {
+public func fetch(
+    _ url: String,
+    method: String = "GET",
+    headers: [String: String] = [:],
+    body: String? = nil
+) throws -> (status: Int, headers: [String: String], body: String) {
     var request = URLRequest(url: URL(string: url)!)
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -173,7 +218,10 @@ extension XCTestCase {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubserver-cli-\(UUID().uuidString)")
         for (name, contents) in files {
             let file = url.appendingPathComponent(name)
-            try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try! FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try! Data(contents.utf8).write(to: file)
         }
         if files.isEmpty { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }

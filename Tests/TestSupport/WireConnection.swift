@@ -8,7 +8,10 @@ import Foundation
 /// A blocking TCP client for tests that need exact bytes on the wire: malformed requests,
 /// pipelining, half-sent requests, resets. Every read has a deadline (poll), never a sleep.
 public final class WireConnection {
-    public enum Failure: Error { case connect(Int32), timeout }
+    public enum Failure: Error {
+        case connect(Int32)
+        case timeout
+    }
 
     public let fd: Int32
     private var buffer: [UInt8] = []
@@ -60,7 +63,9 @@ public final class WireConnection {
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             #else
             let n = bytes.withUnsafeBytes { Darwin.send(fd, $0.baseAddress! + offset, bytes.count - offset, 0) }
             #endif
@@ -78,7 +83,10 @@ public final class WireConnection {
         guard poll(&p, 1, timeoutMilliseconds) > 0 else { return true }
         var chunk = [UInt8](repeating: 0, count: Swift.min(max, 65_536))
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n > 0 { buffer += chunk[0..<n]; return true }
+        if n > 0 {
+            buffer += chunk[0..<n]
+            return true
+        }
         if n < 0 && errno == ECONNRESET { sawReset = true }
         return false
     }
@@ -175,7 +183,9 @@ public final class WireConnection {
         }
         while true {
             let sizeText = try line().split(separator: ";").first.map(String.init) ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { throw Failure.timeout }
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw Failure.timeout
+            }
             if size == 0 {
                 while try !line().isEmpty {}
                 return body
@@ -225,7 +235,8 @@ public final class WireConnection {
 
     public static func find(_ needle: [UInt8], in hay: [UInt8], from start: Int = 0) -> Int? {
         guard hay.count >= needle.count, start <= hay.count - needle.count else { return nil }
-        for i in start...(hay.count - needle.count) where hay[i] == needle[0] && hay[i..<(i + needle.count)].elementsEqual(needle) {
+        for i in start...(hay.count - needle.count)
+        where hay[i] == needle[0] && hay[i..<(i + needle.count)].elementsEqual(needle) {
             return i
         }
         return nil

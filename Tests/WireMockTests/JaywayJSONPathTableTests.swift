@@ -37,8 +37,11 @@ final class JaywayJSONPathTableTests: XCTestCase {
             default:
                 XCTFail("\(row.path) (\(row.note)): expected \(row.expected), got \(result)")
             }
-            XCTAssertEqual(result.isPresentAndNotEmpty, Self.presentAndNotEmpty(row.expected),
-                           "\(row.path) (\(row.note))")
+            XCTAssertEqual(
+                result.isPresentAndNotEmpty,
+                Self.presentAndNotEmpty(row.expected),
+                "\(row.path) (\(row.note))"
+            )
         }
     }
 
@@ -75,7 +78,8 @@ final class JaywayJSONPathTableTests: XCTestCase {
             let present = try fetch(base + "/row/\(i)/present", method: "POST", headers: headers, body: row.document)
             XCTAssertEqual(present.status, Self.presentAndNotEmpty(row.expected) ? 200 : 404, label)
             if present.status == 200, Self.template(row.path) != nil, case .json(let expected) = row.expected,
-               let text = Self.scalarText(expected) {
+                let text = Self.scalarText(expected)
+            {
                 XCTAssertEqual(present.body, text, "\(label): the jsonPath helper")
             }
             if case .json = row.expected {

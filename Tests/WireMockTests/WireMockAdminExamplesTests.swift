@@ -22,9 +22,11 @@ final class WireMockAdminExamplesTests: XCTestCase {
 
     func testEveryExampleIsWalked() async throws {
         let folder = try WireMockHarness.corpus("admin-examples")
-        let walked: Set<String> = ["by-metadata-request.yaml", "health.yaml", "logged-request.yaml", "near-misses.yaml", "record-spec.yaml",
-                                   "recorded-stub-mappings.yaml", "request-pattern.yaml", "request.yaml", "requests.yaml", "serve-events.yaml",
-                                   "snapshot-spec.yaml", "stub-mapping-no-id.yaml", "stub-mapping-with-id.yaml", "stub-mappings.yaml"]
+        let walked: Set<String> = [
+            "by-metadata-request.yaml", "health.yaml", "logged-request.yaml", "near-misses.yaml", "record-spec.yaml",
+            "recorded-stub-mappings.yaml", "request-pattern.yaml", "request.yaml", "requests.yaml", "serve-events.yaml",
+            "snapshot-spec.yaml", "stub-mapping-no-id.yaml", "stub-mapping-with-id.yaml", "stub-mappings.yaml",
+        ]
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)), walked)
 
         let h = try WireMockHarness(self, mappings: [:])
@@ -39,12 +41,18 @@ final class WireMockAdminExamplesTests: XCTestCase {
         XCTAssertEqual(thing.header("Content-Type"), "text/plain")
         let recorded = try await h.json("POST", "/__admin/mappings/import", try example("recorded-stub-mappings.yaml"))
         XCTAssertEqual(recorded.status, 200)
-        XCTAssertEqual(try h.send("GET", "/recordables/123").text, "{\n  \"message\": \"Congratulations on your first recording!\"\n}")
+        XCTAssertEqual(
+            try h.send("GET", "/recordables/123").text,
+            "{\n  \"message\": \"Congratulations on your first recording!\"\n}"
+        )
         // A listing as WireMock writes one ({"meta", "mappings"}) imports too; its equalToXml
         // mapping loads and never matches (XML is not supported).
         let listing = try await h.json("POST", "/__admin/mappings/import", try example("stub-mappings.yaml"))
         XCTAssertEqual(listing.status, 200)
-        XCTAssertEqual(try h.send("GET", "/search?q=things", headers: [("Accept", "application/json")]).text, #"["thing1","thing2"]"#)
+        XCTAssertEqual(
+            try h.send("GET", "/search?q=things", headers: [("Accept", "application/json")]).text,
+            #"["thing1","thing2"]"#
+        )
         XCTAssertEqual(try h.send("POST", "/some/things", body: "<stuff />").status, 404)
 
         // Finding requests by a pattern, and mappings by metadata.
@@ -52,7 +60,11 @@ final class WireMockAdminExamplesTests: XCTestCase {
         _ = try h.send("POST", "/resource", headers: [("Content-Type", "application/xml")], body: "<a/>")
         let count = try await h.json("POST", "/__admin/requests/count", pattern)
         XCTAssertEqual(object(count.json)["count"] as? Int, 1)
-        let byMetadata = try await h.json("POST", "/__admin/mappings/find-by-metadata", try example("by-metadata-request.yaml"))
+        let byMetadata = try await h.json(
+            "POST",
+            "/__admin/mappings/find-by-metadata",
+            try example("by-metadata-request.yaml")
+        )
         XCTAssertEqual(byMetadata.status, 200)
         XCTAssertEqual(object(object(byMetadata.json)["meta"])["total"] as? Int, 0)
 
@@ -66,22 +78,38 @@ final class WireMockAdminExamplesTests: XCTestCase {
         XCTAssertTrue(try keys(example("logged-request.yaml")).isSubset(of: Set(logged.keys)), "\(logged.keys)")
         let found = object(try await h.json("POST", "/__admin/requests/find", pattern).json)
         let listed = try XCTUnwrap((found["requests"] as? [[String: Any]])?.first)
-        let requestsExample = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(example("requests.yaml").utf8)) as? [String: Any])?["requests"] as? [[String: Any]])
+        let requestsExample = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(example("requests.yaml").utf8)) as? [String: Any])?["requests"]
+                as? [[String: Any]]
+        )
         XCTAssertTrue(Set(requestsExample[0].keys).isSubset(of: Set(listed.keys)), "\(listed.keys)")
         let health = object(try await h.json("GET", "/__admin/health").json)
         XCTAssertEqual(Set(health.keys), try keys(example("health.yaml")))
         XCTAssertEqual(health["status"] as? String, "healthy")
 
-        let nearMiss = object(try await h.json("POST", "/__admin/near-misses/request", try example("logged-request.yaml")).json)
+        let nearMiss = object(
+            try await h.json("POST", "/__admin/near-misses/request", try example("logged-request.yaml")).json
+        )
         XCTAssertNotNil(nearMiss["nearMisses"] as? [Any])
-        let nearMissExample = try XCTUnwrap(object(try JSONSerialization.jsonObject(with: Data(example("near-misses.yaml").utf8)))["nearMisses"] as? [[String: Any]])
-        let byPattern = object(try await h.json("POST", "/__admin/near-misses/request-pattern", #"{"url": "/almostmatch", "method": "GET"}"#).json)
+        let nearMissExample = try XCTUnwrap(
+            object(try JSONSerialization.jsonObject(with: Data(example("near-misses.yaml").utf8)))["nearMisses"]
+                as? [[String: Any]]
+        )
+        let byPattern = object(
+            try await h.json(
+                "POST",
+                "/__admin/near-misses/request-pattern",
+                #"{"url": "/almostmatch", "method": "GET"}"#
+            ).json
+        )
         let first = try XCTUnwrap((byPattern["nearMisses"] as? [[String: Any]])?.first)
         XCTAssertEqual(Set(first.keys), Set(nearMissExample[0].keys))
 
         // Recording and snapshots are WireMock features stubserver does its own way: refused
         // with where to look.
-        for (path, file) in [("/__admin/recordings/start", "record-spec.yaml"), ("/__admin/recordings/snapshot", "snapshot-spec.yaml")] {
+        for (path, file) in [
+            ("/__admin/recordings/start", "record-spec.yaml"), ("/__admin/recordings/snapshot", "snapshot-spec.yaml"),
+        ] {
             let answer = try await h.json("POST", path, try example(file))
             XCTAssertEqual(answer.status, 501, file)
             let message = ((object(answer.json)["errors"] as? [[String: Any]])?.first?["title"] as? String) ?? ""

@@ -10,12 +10,19 @@ final class WireMockBacktrackingTests: XCTestCase {
     static let crafted = String(repeating: "a", count: 40) + "!"
 
     func testBacktrackingPatternsLoadAndMatchAsJavaDoes() throws {
-        let h = try WireMockHarness(self, mappings: [
-            "lookahead.json": #"{"request": {"urlPathPattern": "/api/(?!internal/).+", "method": "GET"}, "response": {"body": "public"}}"#,
-            "lookbehind.json": #"{"request": {"urlPattern": "/price/(?<=/price/)\\d+(?<!0)"}, "response": {"body": "price"}}"#,
-            "backref.json": #"{"request": {"urlPath": "/pair", "queryParameters": {"p": {"matches": "(\\w+)-\\1"}}}, "response": {"body": "pair"}}"#,
-            "atomic.json": #"{"request": {"urlPath": "/atomic", "headers": {"X-Id": {"matches": "(?>\\d+)[A-Z]++"}}}, "response": {"body": "atomic"}}"#,
-        ])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "lookahead.json":
+                    #"{"request": {"urlPathPattern": "/api/(?!internal/).+", "method": "GET"}, "response": {"body": "public"}}"#,
+                "lookbehind.json":
+                    #"{"request": {"urlPattern": "/price/(?<=/price/)\\d+(?<!0)"}, "response": {"body": "price"}}"#,
+                "backref.json":
+                    #"{"request": {"urlPath": "/pair", "queryParameters": {"p": {"matches": "(\\w+)-\\1"}}}, "response": {"body": "pair"}}"#,
+                "atomic.json":
+                    #"{"request": {"urlPath": "/atomic", "headers": {"X-Id": {"matches": "(?>\\d+)[A-Z]++"}}}, "response": {"body": "atomic"}}"#,
+            ]
+        )
         XCTAssertEqual(h.load.stubs.count, 4)
         XCTAssertEqual(h.load.warnings.count, 0, "WireMock folders use them as a matter of course: \(h.load.warnings)")
         XCTAssertEqual(try h.send("GET", "/api/users").text, "public")
@@ -30,10 +37,15 @@ final class WireMockBacktrackingTests: XCTestCase {
 
     /// `doesNotMatch` and `not` must not turn a match that gave up into a match.
     func testAnAbortIsNoMatchWhicheverWayTheMatcherReads() throws {
-        let h = try WireMockHarness(self, mappings: [
-            "negated.json": #"{"request": {"urlPath": "/negated", "headers": {"X-Token": {"doesNotMatch": "^(a+)+(?!b)$"}}}, "response": {"body": "negated"}}"#,
-            "not.json": #"{"request": {"urlPath": "/not", "headers": {"X-Token": {"not": {"matches": "^(a+)+(?!b)$"}}}}, "response": {"body": "not"}}"#,
-        ])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "negated.json":
+                    #"{"request": {"urlPath": "/negated", "headers": {"X-Token": {"doesNotMatch": "^(a+)+(?!b)$"}}}, "response": {"body": "negated"}}"#,
+                "not.json":
+                    #"{"request": {"urlPath": "/not", "headers": {"X-Token": {"not": {"matches": "^(a+)+(?!b)$"}}}}, "response": {"body": "not"}}"#,
+            ]
+        )
         XCTAssertEqual(try h.send("GET", "/negated", headers: [("X-Token", "b")]).text, "negated")
         XCTAssertEqual(try h.send("GET", "/negated", headers: [("X-Token", "aaa")]).status, 404)
         XCTAssertEqual(try h.send("GET", "/negated", headers: [("X-Token", Self.crafted)]).status, 404)
@@ -43,13 +55,16 @@ final class WireMockBacktrackingTests: XCTestCase {
 
     /// A template's `regexExtract` that gives up renders its default, and the journal says so.
     func testATemplateRegexThatGivesUpIsJournaled() async throws {
-        let h = try WireMockHarness(self, mappings: [
-            "extract.json": #"""
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "extract.json": #"""
                 {"name": "extract", "request": {"urlPath": "/extract"},
                  "response": {"body": "[{{regexExtract request.query.t '^(a+)+(?!b)$' default='none'}}]",
                               "transformers": ["response-template"]}}
-                """#,
-        ])
+                """#
+            ]
+        )
         XCTAssertEqual(try h.send("GET", "/extract?t=aaaa").text, "[aaaa]")
         XCTAssertEqual(try h.send("GET", "/extract?t=\(Self.crafted)").text, "[none]")
         let listing = try await h.json("GET", "/__admin/requests", headers: ["X-Stubserver-Dialect": "native"])

@@ -19,7 +19,8 @@ struct WireMockHarness {
 
     /// The shared corpora (`../shared/corpora/wiremock`), or a skip with a message.
     static func corpus(_ relative: String) throws -> URL {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let folder = root.appendingPathComponent("../shared/corpora/wiremock/\(relative)").standardizedFileURL
         guard FileManager.default.fileExists(atPath: folder.path) else {
             throw XCTSkip("the WireMock corpus is not here (\(folder.path)); see ../shared/corpora/README.md")
@@ -33,7 +34,11 @@ struct WireMockHarness {
         options.folderFormat = .wiremock
         options.wiremock.adminDialect = .wiremock
         configure(&options)
-        let load = StubLoader(directory: folder.path, format: .wiremock, globalTemplating: options.wiremock.globalTemplating).load()
+        let load = StubLoader(
+            directory: folder.path,
+            format: .wiremock,
+            globalTemplating: options.wiremock.globalTemplating
+        ).load()
         XCTAssertEqual(load.errors, [], "\(folder.path) loads")
         let engine = Engine(stubs: load.stubs, options: options)
         var configuration = ServerConfiguration()
@@ -47,8 +52,12 @@ struct WireMockHarness {
     }
 
     /// Serves mapping files written for the test (`name` to JSON), with `__files` if given.
-    init(_ test: XCTestCase, mappings: [String: String], files: [String: [UInt8]] = [:],
-         configure: (inout Engine.Options) -> Void = { _ in }) throws {
+    init(
+        _ test: XCTestCase,
+        mappings: [String: String],
+        files: [String: [UInt8]] = [:],
+        configure: (inout Engine.Options) -> Void = { _ in }
+    ) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-\(UUID().uuidString)")
         try Self.write(mappings, files, into: folder)
         test.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
@@ -58,21 +67,35 @@ struct WireMockHarness {
     static func write(_ mappings: [String: String], _ files: [String: [UInt8]], into folder: URL) throws {
         for (name, json) in mappings {
             let url = folder.appendingPathComponent("mappings/\(name)")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try Data(json.utf8).write(to: url)
         }
         for (name, bytes) in files {
             let url = folder.appendingPathComponent("__files/\(name)")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try Data(bytes).write(to: url)
         }
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("mappings"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("mappings"),
+            withIntermediateDirectories: true
+        )
     }
 
     var baseURL: String { server.baseURL }
 
     /// One request on a fresh connection; the whole response.
-    func send(_ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: String = "") throws -> WireResponse {
+    func send(
+        _ method: String = "GET",
+        _ target: String,
+        headers: [(String, String)] = [],
+        body: String = ""
+    ) throws -> WireResponse {
         let connection = try WireConnection(port: server.port)
         defer { connection.close() }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n"
@@ -83,7 +106,12 @@ struct WireMockHarness {
     }
 
     /// The admin API (or anything) as JSON over URLSession, as a WireMock client calls it.
-    func json(_ method: String, _ path: String, _ body: String? = nil, headers: [String: String] = [:]) async throws -> (status: Int, json: Any?) {
+    func json(
+        _ method: String,
+        _ path: String,
+        _ body: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, json: Any?) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -93,6 +121,8 @@ struct WireMockHarness {
         }
         let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+        return (
+            status, data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        )
     }
 }

@@ -27,10 +27,17 @@ final class WireMockImportTests: XCTestCase {
         return (server, result)
     }
 
-    func get(_ server: HTTP1Server, _ target: String, method: String = "GET", headers: [(String, String)] = [], body: String = "") throws -> WireResponse {
+    func get(
+        _ server: HTTP1Server,
+        _ target: String,
+        method: String = "GET",
+        headers: [(String, String)] = [],
+        body: String = ""
+    ) throws -> WireResponse {
         let c = try WireConnection(port: server.port)
         defer { c.close() }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+        var head =
+            "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         c.send(head + "\r\n" + body)
         return try c.readResponse()
@@ -45,15 +52,29 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(try get(server, "/remote-load/1", method: "PUT").text, "Remote load 1")
         // Issue 29: `url` is exact, query included; the import answered ?x=1 too (404 under --wiremock).
         XCTAssertEqual(try get(server, "/remote-load/1?x=1", method: "PUT").status, 404)
-        XCTAssertEqual(try get(server, "/remote-load/2", headers: [("Accept", "text/plain")]).header("Content-Type"), "text/plain")
-        XCTAssertEqual(try get(server, "/image-file").body, Array(try Data(contentsOf: remote.appendingPathComponent("__files/favicon3.png"))))
+        XCTAssertEqual(
+            try get(server, "/remote-load/2", headers: [("Accept", "text/plain")]).header("Content-Type"),
+            "text/plain"
+        )
+        XCTAssertEqual(
+            try get(server, "/image-file").body,
+            Array(try Data(contentsOf: remote.appendingPathComponent("__files/favicon3.png")))
+        )
         XCTAssertEqual(try get(server, "/todo/items").text, "<items><item>Buy milk</item></items>")
-        XCTAssertEqual(try get(server, "/todo/items", method: "POST", body: "Cancel newspaper subscription").status, 201)
-        XCTAssertEqual(try get(server, "/todo/items").body, Array(try Data(contentsOf: remote.appendingPathComponent("__files/body.xml"))))
+        XCTAssertEqual(
+            try get(server, "/todo/items", method: "POST", body: "Cancel newspaper subscription").status,
+            201
+        )
+        XCTAssertEqual(
+            try get(server, "/todo/items").body,
+            Array(try Data(contentsOf: remote.appendingPathComponent("__files/body.xml")))
+        )
 
         let (jsonServer, _) = try importAndServe(try WireMockHarness.corpus("wiremock-tests/test-file-root"))
-        XCTAssertEqual(try get(jsonServer, "/testjsonmapping").text,
-                       #"{"bignumber":1234567890.12,"integer_as_float":2.0,"array":[1,2,3],"integer":2,"key":"value"}"#)
+        XCTAssertEqual(
+            try get(jsonServer, "/testjsonmapping").text,
+            #"{"bignumber":1234567890.12,"integer_as_float":2.0,"array":[1,2,3],"integer":2,"key":"value"}"#
+        )
         let (multi, multiResult) = try importAndServe(try WireMockHarness.corpus("wiremock-tests/multi-stub"))
         XCTAssertEqual(multiResult.mappingCount, 4)
         XCTAssertEqual(try get(multi, "/multi/3").status, 200)
@@ -67,16 +88,22 @@ final class WireMockImportTests: XCTestCase {
     func testWhatCannotBeSaidIsListed() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try WireMockHarness.write(["m.json": #"""
-            {"mappings": [
-              {"request": {"method": "GET", "url": "/search?q=a%20b&page=2"}, "response": {"status": 200, "statusMessage": "Fine", "body": "found"}},
-              {"request": {"method": {"noneOf": ["DELETE"]}, "urlPath": "/x", "bodyPatterns": [{"matchesJsonPath": "$.a"}]},
-               "response": {"delayDistribution": {"type": "lognormal", "median": 80, "sigma": 0.4}, "fault": "MALFORMED_RESPONSE_CHUNK"}},
-              {"request": {"urlPathTemplate": "/users/{id}", "cookies": {"s": {"equalTo": "1"}}, "basicAuthCredentials": {"username": "u", "password": "p"}},
-               "response": {"body": "user {{request.path.id}} via {{request.method}}", "transformers": ["response-template"], "headers": {"X-Id": "{{randomValue type='UUID'}}"}}},
-              {"request": {"urlPath": "/t"}, "response": {"body": "{{#each request.query.a}}x{{/each}}", "transformers": ["response-template"]}}
-            ]}
-            """#], [:], into: folder)
+        try WireMockHarness.write(
+            [
+                "m.json": #"""
+                {"mappings": [
+                  {"request": {"method": "GET", "url": "/search?q=a%20b&page=2"}, "response": {"status": 200, "statusMessage": "Fine", "body": "found"}},
+                  {"request": {"method": {"noneOf": ["DELETE"]}, "urlPath": "/x", "bodyPatterns": [{"matchesJsonPath": "$.a"}]},
+                   "response": {"delayDistribution": {"type": "lognormal", "median": 80, "sigma": 0.4}, "fault": "MALFORMED_RESPONSE_CHUNK"}},
+                  {"request": {"urlPathTemplate": "/users/{id}", "cookies": {"s": {"equalTo": "1"}}, "basicAuthCredentials": {"username": "u", "password": "p"}},
+                   "response": {"body": "user {{request.path.id}} via {{request.method}}", "transformers": ["response-template"], "headers": {"X-Id": "{{randomValue type='UUID'}}"}}},
+                  {"request": {"urlPath": "/t"}, "response": {"body": "{{#each request.query.a}}x{{/each}}", "transformers": ["response-template"]}}
+                ]}
+                """#
+            ],
+            [:],
+            into: folder
+        )
         let result = WireMockImporter.plan(folder: folder.path)
         let notes = result.notes.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") }
         let expected = [
@@ -89,7 +116,9 @@ final class WireMockImportTests: XCTestCase {
             "mappings/m.json:6:92: approximated: $.mappings[2].response.transformers: WireMock HTML-escapes {{...}} output",
             "mappings/m.json:7:110: dropped: $.mappings[3].response.transformers: the template uses tags without a native variable",
         ]
-        for fragment in expected { XCTAssertTrue(notes.contains { $0.contains(fragment) }, "\(fragment)\n in \(notes.joined(separator: "\n"))") }
+        for fragment in expected {
+            XCTAssertTrue(notes.contains { $0.contains(fragment) }, "\(fragment)\n in \(notes.joined(separator: "\n"))")
+        }
         XCTAssertEqual(notes.count, expected.count, notes.joined(separator: "\n"))
 
         let out = folder.appendingPathComponent("out")
@@ -98,7 +127,16 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(load.errors, [])
         let engine = Engine(stubs: load.stubs)
         func answer(_ target: String, _ headers: [(String, String)] = []) throws -> OutgoingResponse? {
-            try engine.handle(IncomingRequest.make(method: "GET", target: target, headers: HeaderFields([("Host", "x")] + headers), body: [], peer: "", authority: "x")).response
+            try engine.handle(
+                IncomingRequest.make(
+                    method: "GET",
+                    target: target,
+                    headers: HeaderFields([("Host", "x")] + headers),
+                    body: [],
+                    peer: "",
+                    authority: "x"
+                )
+            ).response
         }
         // `url` stays exact: this query, in this order, and nothing else (as WireMock compares it).
         let found = try answer("/search?q=a%20b&page=2")
@@ -106,7 +144,11 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(try answer("/search?page=2&q=a%20b")?.prepared.status, 404)
         XCTAssertEqual(try answer("/search?q=a%20b&page=2&x=1")?.prepared.status, 404)
         let user = try answer("/users/7", [("Cookie", "s=1"), ("Authorization", "Basic dTpw")])
-        XCTAssertEqual(user.map { String(decoding: $0.prepared.body, as: UTF8.self) }, "user 7 via GET", "the template converted")
+        XCTAssertEqual(
+            user.map { String(decoding: $0.prepared.body, as: UTF8.self) },
+            "user 7 via GET",
+            "the template converted"
+        )
         XCTAssertEqual(user?.prepared.headers["X-Id"]?.count, 36)
         // Nothing written is replaced: a second import beside the first gets new names.
         let again = WireMockImporter.plan(folder: folder.path, existing: StubFolderWriter.existingNames(in: out.path))
@@ -118,12 +160,22 @@ final class WireMockImportTests: XCTestCase {
     func testAHeaderNameNoRequestCanCarryIsDroppedNotWritten() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try WireMockHarness.write(["m.json": #"""
-            {"request": {"urlPath": "/h", "headers": {"Acc\u00e9pt": {"contains": "json"}, "X-Ok": {"equalTo": "1"}}}, "response": {"body": "h"}}
-            """#], [:], into: folder)
+        try WireMockHarness.write(
+            [
+                "m.json": #"""
+                {"request": {"urlPath": "/h", "headers": {"Acc\u00e9pt": {"contains": "json"}, "X-Ok": {"equalTo": "1"}}}, "response": {"body": "h"}}
+                """#
+            ],
+            [:],
+            into: folder
+        )
         let result = WireMockImporter.plan(folder: folder.path)
-        XCTAssertEqual(result.notes.map(\.description).map { $0.replacingOccurrences(of: folder.path + "/", with: "") },
-                       [#"mappings/m.json:1:58: dropped: $.request.headers.Accépt: "Accépt" is not a valid header name, so no request carries it; the condition is not written"#])
+        XCTAssertEqual(
+            result.notes.map(\.description).map { $0.replacingOccurrences(of: folder.path + "/", with: "") },
+            [
+                #"mappings/m.json:1:58: dropped: $.request.headers.Accépt: "Accépt" is not a valid header name, so no request carries it; the condition is not written"#
+            ]
+        )
         let out = folder.appendingPathComponent("out")
         try StubFolderWriter.write(result.plan, into: out.path)
         let load = StubLoader(directory: out.path).load()
@@ -138,20 +190,36 @@ final class WireMockImportTests: XCTestCase {
     func testTemplatePathsWithoutAPlainNativeNameStayText() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try WireMockHarness.write([
-            "a.json": #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.id}{/each}}", "transformers": ["response-template"]}}"#,
-            "b.json": #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.other}}", "transformers": ["response-template"]}}"#,
-            "c.json": #"{"request": {"urlPathTemplate": "/teams/{id}"}, "response": {"body": "team {{request.path.id}}", "transformers": ["response-template"]}}"#,
-        ], [:], into: folder)
+        try WireMockHarness.write(
+            [
+                "a.json":
+                    #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.id}{/each}}", "transformers": ["response-template"]}}"#,
+                "b.json":
+                    #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.other}}", "transformers": ["response-template"]}}"#,
+                "c.json":
+                    #"{"request": {"urlPathTemplate": "/teams/{id}"}, "response": {"body": "team {{request.path.id}}", "transformers": ["response-template"]}}"#,
+            ],
+            [:],
+            into: folder
+        )
         let result = WireMockImporter.plan(folder: folder.path)
-        XCTAssertEqual(result.notes.filter { $0.description.contains("plain text") }.count, 2, result.notes.map(\.description).joined(separator: "\n"))
+        XCTAssertEqual(
+            result.notes.filter { $0.description.contains("plain text") }.count,
+            2,
+            result.notes.map(\.description).joined(separator: "\n")
+        )
         let out = folder.appendingPathComponent("out")
         try StubFolderWriter.write(result.plan, into: out.path)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.count, 3)
-        let team = try XCTUnwrap(result.plan.stubFiles.first { String(decoding: $0.bytes, as: UTF8.self).contains("/teams/") })
-        XCTAssertTrue(String(decoding: team.bytes, as: UTF8.self).contains("team {{request.path.id}}"), "a captured name still converts")
+        let team = try XCTUnwrap(
+            result.plan.stubFiles.first { String(decoding: $0.bytes, as: UTF8.self).contains("/teams/") }
+        )
+        XCTAssertTrue(
+            String(decoding: team.bytes, as: UTF8.self).contains("team {{request.path.id}}"),
+            "a captured name still converts"
+        )
     }
 
     /// Found by the wiremock fuzz target: a `url` or `urlPath` with a '%' not followed by two
@@ -160,16 +228,26 @@ final class WireMockImportTests: XCTestCase {
     func testAPathNoRequestCanCarryIsSkipped() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try WireMockHarness.write(["m.json": #"""
-            {"mappings": [{"request": {"url": "/a%q?x=%zz"}, "response": {}}, {"request": {"urlPath": "/b%"}, "response": {}},
-                          {"request": {"url": "/c?q=%zz"}, "response": {"body": "c"}}]}
-            """#], [:], into: folder)
+        try WireMockHarness.write(
+            [
+                "m.json": #"""
+                {"mappings": [{"request": {"url": "/a%q?x=%zz"}, "response": {}}, {"request": {"urlPath": "/b%"}, "response": {}},
+                              {"request": {"url": "/c?q=%zz"}, "response": {"body": "c"}}]}
+                """#
+            ],
+            [:],
+            into: folder
+        )
         let result = WireMockImporter.plan(folder: folder.path)
         let notes = result.notes.map(\.description).map { $0.replacingOccurrences(of: folder.path + "/", with: "") }
-        XCTAssertEqual(notes.filter { $0.contains("skipped") }, [
-            "mappings/m.json:1:35: skipped: $.mappings[0].request.url: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
-            "mappings/m.json:1:91: skipped: $.mappings[1].request.urlPath: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
-        ], notes.joined(separator: "\n"))
+        XCTAssertEqual(
+            notes.filter { $0.contains("skipped") },
+            [
+                "mappings/m.json:1:35: skipped: $.mappings[0].request.url: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
+                "mappings/m.json:1:91: skipped: $.mappings[1].request.urlPath: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
+            ],
+            notes.joined(separator: "\n")
+        )
         XCTAssertEqual(result.mappingCount, 1)
         let out = folder.appendingPathComponent("out")
         try StubFolderWriter.write(result.plan, into: out.path)
@@ -182,10 +260,16 @@ final class WireMockImportTests: XCTestCase {
     func testTemplateSegmentsAreWrittenEscaped() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try WireMockHarness.write(["m.json": #"""
-            {"request": {"method": "GET", "urlPathTemplate": "/user*/{id}/caf%C3%A9/{kind}", "pathParameters": {"kind": {"equalTo": "a*{b}%"}}},
-             "response": {"body": "{{request.path.id}}", "transformers": ["response-template"]}}
-            """#], [:], into: folder)
+        try WireMockHarness.write(
+            [
+                "m.json": #"""
+                {"request": {"method": "GET", "urlPathTemplate": "/user*/{id}/caf%C3%A9/{kind}", "pathParameters": {"kind": {"equalTo": "a*{b}%"}}},
+                 "response": {"body": "{{request.path.id}}", "transformers": ["response-template"]}}
+                """#
+            ],
+            [:],
+            into: folder
+        )
         let result = WireMockImporter.plan(folder: folder.path)
         XCTAssertEqual(result.mappingCount, 1)
         let written = String(decoding: result.plan.stubFiles[0].bytes, as: UTF8.self)
@@ -195,8 +279,14 @@ final class WireMockImportTests: XCTestCase {
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         let engine = Engine(stubs: load.stubs)
-        let request = try IncomingRequest.make(method: "GET", target: "/user*/7/caf%C3%A9/a*%7Bb%7D%25", headers: HeaderFields([("Host", "x")]),
-                                               body: [], peer: "", authority: "x")
+        let request = try IncomingRequest.make(
+            method: "GET",
+            target: "/user*/7/caf%C3%A9/a*%7Bb%7D%25",
+            headers: HeaderFields([("Host", "x")]),
+            body: [],
+            peer: "",
+            authority: "x"
+        )
         XCTAssertEqual(engine.handle(request).response.map { String(decoding: $0.prepared.body, as: UTF8.self) }, "7")
     }
 }
@@ -206,28 +296,34 @@ final class WireMockWebhookImportTests: XCTestCase {
     func testWebhooksBecomeNativeWebhooksAndWhatHasNoNativeFormIsListed() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-src-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try WireMockHarness.write([
-            "a.json": """
-            {"request": {"urlPathTemplate": "/orders/{id}"}, "response": {"status": 202},
-             "serveEventListeners": [{"name": "webhook", "parameters": {
-               "method": "PUT", "url": "http://127.0.0.1:9/hooks/{{originalRequest.path.id}}?who={{parameters.who}}",
-               "who": "shop", "headers": {"X-Method": "{{{originalRequest.method}}}"},
-               "body": "order {{{originalRequest.path.id}}}",
-               "delay": {"type": "uniform", "lower": 10, "upper": 20}}}]}
-            """,
-            "b.json": """
-            {"request": {"url": "/b"}, "response": {},
-             "postServeActions": {"webhook": {"url": "http://127.0.0.1:9/b", "body": "dropped with GET"}}}
-            """,
-            "c.json": """
-            {"request": {"url": "/c"}, "response": {},
-             "serveEventListeners": [{"name": "webhook", "parameters": {
-               "method": "POST", "url": "http://127.0.0.1:9/c", "body": "{{jsonPath originalRequest.body '$.id'}}"}}]}
-            """,
-        ], [:], into: folder)
+        try WireMockHarness.write(
+            [
+                "a.json": """
+                {"request": {"urlPathTemplate": "/orders/{id}"}, "response": {"status": 202},
+                 "serveEventListeners": [{"name": "webhook", "parameters": {
+                   "method": "PUT", "url": "http://127.0.0.1:9/hooks/{{originalRequest.path.id}}?who={{parameters.who}}",
+                   "who": "shop", "headers": {"X-Method": "{{{originalRequest.method}}}"},
+                   "body": "order {{{originalRequest.path.id}}}",
+                   "delay": {"type": "uniform", "lower": 10, "upper": 20}}}]}
+                """,
+                "b.json": """
+                {"request": {"url": "/b"}, "response": {},
+                 "postServeActions": {"webhook": {"url": "http://127.0.0.1:9/b", "body": "dropped with GET"}}}
+                """,
+                "c.json": """
+                {"request": {"url": "/c"}, "response": {},
+                 "serveEventListeners": [{"name": "webhook", "parameters": {
+                   "method": "POST", "url": "http://127.0.0.1:9/c", "body": "{{jsonPath originalRequest.body '$.id'}}"}}]}
+                """,
+            ],
+            [:],
+            into: folder
+        )
         let result = WireMockImporter.plan(folder: folder.path)
         let notes = result.notes.map(\.description)
-        let getBody = notes.contains { $0.contains("b.json") && $0.contains("dropped") && $0.contains("no body with GET") }
+        let getBody = notes.contains {
+            $0.contains("b.json") && $0.contains("dropped") && $0.contains("no body with GET")
+        }
         XCTAssertTrue(getBody, "\(notes)")
         let helper = "$.serveEventListeners[0].parameters: a webhook whose templates"
         XCTAssertTrue(notes.contains { $0.contains("c.json") && $0.contains(helper) }, "\(notes)")
@@ -236,9 +332,11 @@ final class WireMockWebhookImportTests: XCTestCase {
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.map(\.webhooks.count).sorted(), [0, 1, 1])
-        let a = try XCTUnwrap(result.plan.stubFiles.first { file in
-            String(decoding: file.bytes, as: UTF8.self).contains("/orders/")
-        })
+        let a = try XCTUnwrap(
+            result.plan.stubFiles.first { file in
+                String(decoding: file.bytes, as: UTF8.self).contains("/orders/")
+            }
+        )
         let written = try JSONSerialization.jsonObject(with: Data(a.bytes))
         let stub = (written as? [[String: Any]])?.first ?? written as? [String: Any]
         let webhook = try XCTUnwrap((stub?["webhooks"] as? [[String: Any]])?.first)

@@ -12,24 +12,27 @@ import XCTest
 final class WireMockLenienceTests: XCTestCase {
     /// Jackson's coercions: numbers and booleans written as strings, strings as numbers.
     func testJacksonCoercionsAreRead() throws {
-        let harness = try WireMockHarness(self, mappings: [
-            "coerced.json": """
-            {"priority": "1", "request": {"method": "GET", "url": "/coerced"},
-             "response": {"status": "201", "fixedDelayMilliseconds": "100", "body": 42}}
-            """,
-            "lower.json": #"{"priority": 2, "request": {"url": "/coerced"}, "response": {"status": 500}}"#,
-            "flags.json": """
-            {"request": {"urlPath": "/flags", "headers": {"X-Mode": {"equalTo": "LOUD", "caseInsensitive": "true"}},
-                         "queryParameters": {"gone": {"absent": "true"}}},
-             "response": {"status": 200, "body": "flags"}}
-            """,
-            "json.json": """
-            {"request": {"url": "/json", "method": "POST",
-                         "bodyPatterns": [{"equalToJson": {"a": [1, 2]},
-                                           "ignoreArrayOrder": "true", "ignoreExtraElements": "TRUE"}]},
-             "response": {"status": 200, "body": "json"}}
-            """,
-        ])
+        let harness = try WireMockHarness(
+            self,
+            mappings: [
+                "coerced.json": """
+                {"priority": "1", "request": {"method": "GET", "url": "/coerced"},
+                 "response": {"status": "201", "fixedDelayMilliseconds": "100", "body": 42}}
+                """,
+                "lower.json": #"{"priority": 2, "request": {"url": "/coerced"}, "response": {"status": 500}}"#,
+                "flags.json": """
+                {"request": {"urlPath": "/flags", "headers": {"X-Mode": {"equalTo": "LOUD", "caseInsensitive": "true"}},
+                             "queryParameters": {"gone": {"absent": "true"}}},
+                 "response": {"status": 200, "body": "flags"}}
+                """,
+                "json.json": """
+                {"request": {"url": "/json", "method": "POST",
+                             "bodyPatterns": [{"equalToJson": {"a": [1, 2]},
+                                               "ignoreArrayOrder": "true", "ignoreExtraElements": "TRUE"}]},
+                 "response": {"status": 200, "body": "json"}}
+                """,
+            ]
+        )
         XCTAssertEqual(harness.load.problems, [])
         let started = Date()
         let coerced = try harness.send("GET", "/coerced")
@@ -39,8 +42,12 @@ final class WireMockLenienceTests: XCTestCase {
         let loud = [("X-Mode", "loud")]
         XCTAssertEqual(try harness.send("GET", "/flags", headers: loud).text, "flags", "caseInsensitive \"true\"")
         XCTAssertEqual(try harness.send("GET", "/flags?gone=1", headers: loud).status, 404, "absent \"true\"")
-        let json = try harness.send("POST", "/json", headers: [("Content-Type", "application/json")],
-                                    body: #"{"a": [2, 1], "b": 3}"#)
+        let json = try harness.send(
+            "POST",
+            "/json",
+            headers: [("Content-Type", "application/json")],
+            body: #"{"a": [2, 1], "b": 3}"#
+        )
         XCTAssertEqual(json.text, "json", "ignoreArrayOrder/ignoreExtraElements as strings")
     }
 
@@ -54,7 +61,8 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertTrue(result.isServable)
         XCTAssertEqual(result.stubs.count, 1)
         XCTAssertEqual(result.skipped.map(\.jsonPath), ["$"])
-        let expected = "mappings/bad.json:1:1: skipped: $: $.response.status: "
+        let expected =
+            "mappings/bad.json:1:1: skipped: $: $.response.status: "
             + "expected an HTTP status from 100 to 599, found the string \"two hundred\""
         XCTAssertTrue(result.skipped[0].description.hasSuffix(expected), result.skipped[0].description)
     }
@@ -77,12 +85,17 @@ final class WireMockLenienceTests: XCTestCase {
         XCTAssertTrue(result.isServable)
         let skipped = result.skipped.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") }
         XCTAssertEqual(skipped.count, 2, "\(skipped)")
-        XCTAssertEqual(skipped.first,
-                       "mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON: trailing comma before '}'")
-        let several = "mappings/c-several.json:3:3: skipped: $.mappings[1]: "
+        XCTAssertEqual(
+            skipped.first,
+            "mappings/a-broken.json:2:30: skipped: $: the file is not valid JSON: trailing comma before '}'"
+        )
+        let several =
+            "mappings/c-several.json:3:3: skipped: $.mappings[1]: "
             + "$.mappings[1].response.fault: expected one of"
-        XCTAssertTrue(skipped.last?.hasPrefix(several) == true,
-                      "\(skipped)")
+        XCTAssertTrue(
+            skipped.last?.hasPrefix(several) == true,
+            "\(skipped)"
+        )
         let syntax = "a-broken.json:2:30: error: trailing comma"
         XCTAssertTrue(result.errors.contains { $0.description.contains(syntax) }, "\(result.errors)")
         let engine = Engine(stubs: result.stubs)
@@ -106,11 +119,14 @@ final class WireMockLenienceTests: XCTestCase {
     /// one under an id of its own. An id with spaces around it is read as Jackson reads it.
     func testDuplicateIDsBothServeAndTheLaterAnswers() throws {
         let id = "4bc8f3c5-3c9f-48b0-8bd9-dbadc10f3463"
-        let harness = try WireMockHarness(self, mappings: [
-            "a.json": #"{"id": "\#(id)\n", "request": {"url": "/same"}, "response": {"body": "a"}}"#,
-            "b.json": #"{"id": "\#(id)", "request": {"url": "/same"}, "response": {"body": "b"}}"#,
-            "c.json": #"{"id": "\#(id)", "priority": 1, "request": {"url": "/first"}, "response": {"body": "c"}}"#,
-        ])
+        let harness = try WireMockHarness(
+            self,
+            mappings: [
+                "a.json": #"{"id": "\#(id)\n", "request": {"url": "/same"}, "response": {"body": "a"}}"#,
+                "b.json": #"{"id": "\#(id)", "request": {"url": "/same"}, "response": {"body": "b"}}"#,
+                "c.json": #"{"id": "\#(id)", "priority": 1, "request": {"url": "/first"}, "response": {"body": "c"}}"#,
+            ]
+        )
         XCTAssertTrue(harness.load.isServable)
         XCTAssertEqual(harness.load.stubs.count, 3)
         XCTAssertEqual(Set(harness.load.stubs.map(\.id)).count, 3, "each keeps an id of its own")
@@ -126,20 +142,29 @@ final class WireMockLenienceTests: XCTestCase {
     /// A missing `bodyFileName` is a warning at load; the requests the mapping answers get
     /// WireMock's 500 ("Not found in blob store"), the others are served.
     func testMissingBodyFileFailsOnlyItsRequests() throws {
-        let harness = try WireMockHarness(self, mappings: [
-            "missing.json": """
-            {"request": {"url": "/missing"},
-             "response": {"status": 200, "bodyFileName": "user-1.json", "headers": {"X-Kept": "no"}}}
-            """,
-            "present.json": #"{"request": {"url": "/present"}, "response": {"bodyFileName": "here.json"}}"#,
-        ], files: ["here.json": Array("here".utf8)])
+        let harness = try WireMockHarness(
+            self,
+            mappings: [
+                "missing.json": """
+                {"request": {"url": "/missing"},
+                 "response": {"status": 200, "bodyFileName": "user-1.json", "headers": {"X-Kept": "no"}}}
+                """,
+                "present.json": #"{"request": {"url": "/present"}, "response": {"bodyFileName": "here.json"}}"#,
+            ],
+            files: ["here.json": Array("here".utf8)]
+        )
         XCTAssertTrue(harness.load.isServable)
         XCTAssertEqual(harness.load.skipped, [])
-        XCTAssertTrue(harness.load.warnings.contains {
-            $0.description.contains("mappings/missing.json:2:46: warning: $.response.bodyFileName: "
-                                    + "bodyFileName \"user-1.json\" does not exist")
-                && $0.message.contains("requests this mapping answers get 500")
-        }, "\(harness.load.warnings)")
+        XCTAssertTrue(
+            harness.load.warnings.contains {
+                $0.description.contains(
+                    "mappings/missing.json:2:46: warning: $.response.bodyFileName: "
+                        + "bodyFileName \"user-1.json\" does not exist"
+                )
+                    && $0.message.contains("requests this mapping answers get 500")
+            },
+            "\(harness.load.warnings)"
+        )
         let missing = try harness.send("GET", "/missing")
         XCTAssertEqual(missing.status, 500)
         XCTAssertTrue(missing.text.hasPrefix("Not found in blob store: user-1.json\n"), missing.text)
@@ -158,9 +183,14 @@ final class WireMockLenienceTests: XCTestCase {
             """
         let harness = try WireMockHarness(self, mappings: ["dup.json": mapping])
         XCTAssertTrue(harness.load.isServable)
-        XCTAssertTrue(harness.load.warnings.contains {
-            $0.description.contains("mappings/dup.json:2:76: warning: $.response.jsonBody.filters: \"filters\" is written twice")
-        }, "\(harness.load.warnings)")
+        XCTAssertTrue(
+            harness.load.warnings.contains {
+                $0.description.contains(
+                    "mappings/dup.json:2:76: warning: $.response.jsonBody.filters: \"filters\" is written twice"
+                )
+            },
+            "\(harness.load.warnings)"
+        )
         XCTAssertEqual(try harness.send("GET", "/filters").text, #"{"filters":["new"],"cases":[]}"#)
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-dup-\(UUID().uuidString)")
@@ -177,11 +207,14 @@ final class WireMockLenienceTests: XCTestCase {
     /// `"pathParameters": {}` (WireMock writes it into every mapping it saves) is nothing to
     /// check, whatever the URL.
     func testEmptyPathParametersAreAccepted() throws {
-        let harness = try WireMockHarness(self, mappings: [
-            "saved.json": """
-            {"request": {"url": "/", "pathParameters": {}, "formParameters": {}}, "response": {"body": "home"}}
-            """,
-        ])
+        let harness = try WireMockHarness(
+            self,
+            mappings: [
+                "saved.json": """
+                {"request": {"url": "/", "pathParameters": {}, "formParameters": {}}, "response": {"body": "home"}}
+                """
+            ]
+        )
         XCTAssertEqual(harness.load.problems, [])
         XCTAssertEqual(try harness.send("GET", "/").text, "home")
     }
@@ -196,8 +229,14 @@ final class WireMockLenienceTests: XCTestCase {
     }
 
     private func answer(_ engine: Engine, _ target: String) throws -> PreparedResponse {
-        let request = try IncomingRequest.make(method: "GET", target: target, headers: HeaderFields(), body: [],
-                                               peer: "", authority: "x")
+        let request = try IncomingRequest.make(
+            method: "GET",
+            target: target,
+            headers: HeaderFields(),
+            body: [],
+            peer: "",
+            authority: "x"
+        )
         return try XCTUnwrap(engine.handle(request).response?.prepared)
     }
 }

@@ -13,21 +13,48 @@ final class WireMockMatchingTests: XCTestCase {
         ("urlPattern", #"{"urlPattern": "/pattern/[0-9]+\\?x=.*"}"#),
         ("urlPath", #"{"urlPath": "/path/only"}"#),
         ("urlPathPattern", #"{"urlPathPattern": "/users/[a-z]+/orders"}"#),
-        ("template", #"{"urlPathTemplate": "/contacts/{contactId}/addresses/{addressId}", "pathParameters": {"contactId": {"equalTo": "12"}, "addressId": {"matches": "[0-9]+"}}}"#),
-        ("query", #"{"urlPath": "/q", "queryParameters": {"search": {"equalTo": "Swift", "caseInsensitive": true}, "page": {"matches": "[0-9]+"}, "debug": {"absent": true}}}"#),
-        ("queryExact", #"{"urlPath": "/q-exact", "queryParameters": {"id": {"hasExactly": [{"equalTo": "1"}, {"equalTo": "2"}]}}}"#),
+        (
+            "template",
+            #"{"urlPathTemplate": "/contacts/{contactId}/addresses/{addressId}", "pathParameters": {"contactId": {"equalTo": "12"}, "addressId": {"matches": "[0-9]+"}}}"#
+        ),
+        (
+            "query",
+            #"{"urlPath": "/q", "queryParameters": {"search": {"equalTo": "Swift", "caseInsensitive": true}, "page": {"matches": "[0-9]+"}, "debug": {"absent": true}}}"#
+        ),
+        (
+            "queryExact",
+            #"{"urlPath": "/q-exact", "queryParameters": {"id": {"hasExactly": [{"equalTo": "1"}, {"equalTo": "2"}]}}}"#
+        ),
         ("queryIncludes", #"{"urlPath": "/q-includes", "queryParameters": {"id": {"includes": [{"equalTo": "3"}]}}}"#),
-        ("headers", #"{"urlPath": "/h", "headers": {"x-api-key": {"equalTo": "k1"}, "Accept": {"contains": "json"}, "X-Trace": {"doesNotContain": "debug"}}}"#),
+        (
+            "headers",
+            #"{"urlPath": "/h", "headers": {"x-api-key": {"equalTo": "k1"}, "Accept": {"contains": "json"}, "X-Trace": {"doesNotContain": "debug"}}}"#
+        ),
         ("cookies", #"{"urlPath": "/c", "cookies": {"session": {"matches": "s-[0-9]+"}}}"#),
         ("basicAuth", #"{"urlPath": "/auth", "basicAuthCredentials": {"username": "ann", "password": "s3cret"}}"#),
         ("bodyEqual", #"{"urlPath": "/b/equal", "bodyPatterns": [{"equalTo": "hello", "caseInsensitive": true}]}"#),
-        ("bodyJson", #"{"urlPath": "/b/json", "bodyPatterns": [{"equalToJson": {"name": "ann", "tags": ["a", "b"]}}]}"#),
-        ("bodyJsonLoose", #"{"urlPath": "/b/json-loose", "bodyPatterns": [{"equalToJson": "{\"tags\": [\"b\", \"a\"]}", "ignoreArrayOrder": true, "ignoreExtraElements": true}]}"#),
-        ("bodyJsonUnit", #"{"urlPath": "/b/json-unit", "bodyPatterns": [{"equalToJson": {"id": "${json-unit.any-number}", "name": "${json-unit.any-string}", "code": "${json-unit.regex}[A-Z]{3}", "at": "${json-unit.ignore}"}}]}"#),
+        (
+            "bodyJson",
+            #"{"urlPath": "/b/json", "bodyPatterns": [{"equalToJson": {"name": "ann", "tags": ["a", "b"]}}]}"#
+        ),
+        (
+            "bodyJsonLoose",
+            #"{"urlPath": "/b/json-loose", "bodyPatterns": [{"equalToJson": "{\"tags\": [\"b\", \"a\"]}", "ignoreArrayOrder": true, "ignoreExtraElements": true}]}"#
+        ),
+        (
+            "bodyJsonUnit",
+            #"{"urlPath": "/b/json-unit", "bodyPatterns": [{"equalToJson": {"id": "${json-unit.any-number}", "name": "${json-unit.any-string}", "code": "${json-unit.regex}[A-Z]{3}", "at": "${json-unit.ignore}"}}]}"#
+        ),
         ("jsonPath", #"{"urlPath": "/b/path", "bodyPatterns": [{"matchesJsonPath": "$.items[?(@.price > 10)]"}]}"#),
-        ("jsonPathNested", #"{"urlPath": "/b/path-nested", "bodyPatterns": [{"matchesJsonPath": {"expression": "$.user.name", "equalTo": "ann"}}, {"matchesJsonPath": {"expression": "$.user", "equalToJson": {"name": "ann", "age": 3}}}]}"#),
+        (
+            "jsonPathNested",
+            #"{"urlPath": "/b/path-nested", "bodyPatterns": [{"matchesJsonPath": {"expression": "$.user.name", "equalTo": "ann"}}, {"matchesJsonPath": {"expression": "$.user", "equalToJson": {"name": "ann", "age": 3}}}]}"#
+        ),
         ("binary", #"{"urlPath": "/b/binary", "bodyPatterns": [{"binaryEqualTo": "AAEC/w=="}]}"#),
-        ("logic", #"{"urlPath": "/b/logic", "bodyPatterns": [{"and": [{"contains": "a"}, {"or": [{"contains": "x"}, {"contains": "y"}]}, {"not": {"contains": "z"}}]}]}"#),
+        (
+            "logic",
+            #"{"urlPath": "/b/logic", "bodyPatterns": [{"and": [{"contains": "a"}, {"or": [{"contains": "x"}, {"contains": "y"}]}, {"not": {"contains": "z"}}]}]}"#
+        ),
         ("doesNotMatch", #"{"urlPath": "/b/not-match", "bodyPatterns": [{"doesNotMatch": ".*secret.*"}]}"#),
         ("numbers", #"{"urlPath": "/n", "queryParameters": {"age": {"greaterThanEqualNumber": 18}}}"#),
         ("oneOf", #"{"urlPath": "/methods", "method": {"oneOf": ["PUT", "PATCH"]}}"#),
@@ -40,7 +67,10 @@ final class WireMockMatchingTests: XCTestCase {
         let mappings = Self.patterns.map { name, request in
             #"{"name": "\#(name)", "request": \#(request), "response": {"body": "\#(name)"}}"#
         }
-        return try WireMockHarness(self, mappings: ["all.json": #"{"mappings": ["# + mappings.joined(separator: ",") + "]}"])
+        return try WireMockHarness(
+            self,
+            mappings: ["all.json": #"{"mappings": ["# + mappings.joined(separator: ",") + "]}"]
+        )
     }
 
     /// (method, target, headers, body, expected mapping or nil for 404)
@@ -118,37 +148,62 @@ final class WireMockMatchingTests: XCTestCase {
 
     /// Priority first (1 is highest, default 5); among equals the most recently added wins.
     func testPriorityAndTheTieRule() async throws {
-        let h = try WireMockHarness(self, mappings: ["a.json": #"""
-            {"mappings": [
-              {"request": {"urlPath": "/tie"}, "response": {"body": "first"}},
-              {"request": {"urlPath": "/tie"}, "response": {"body": "second"}},
-              {"priority": 1, "request": {"urlPattern": "/prio.*"}, "response": {"body": "high"}},
-              {"request": {"urlPath": "/prio"}, "response": {"body": "default"}}
-            ]}
-            """#])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "a.json": #"""
+                {"mappings": [
+                  {"request": {"urlPath": "/tie"}, "response": {"body": "first"}},
+                  {"request": {"urlPath": "/tie"}, "response": {"body": "second"}},
+                  {"priority": 1, "request": {"urlPattern": "/prio.*"}, "response": {"body": "high"}},
+                  {"request": {"urlPath": "/prio"}, "response": {"body": "default"}}
+                ]}
+                """#
+            ]
+        )
         XCTAssertEqual(try h.send("GET", "/tie").text, "second", "the later of two equals")
         XCTAssertEqual(try h.send("GET", "/prio").text, "high", "priority 1 beats a more specific priority 5")
-        let created = try await h.json("POST", "/__admin/mappings", #"{"request": {"urlPath": "/tie"}, "response": {"body": "runtime"}}"#)
+        let created = try await h.json(
+            "POST",
+            "/__admin/mappings",
+            #"{"request": {"urlPath": "/tie"}, "response": {"body": "runtime"}}"#
+        )
         XCTAssertEqual(created.status, 201)
         XCTAssertEqual(try h.send("GET", "/tie").text, "runtime", "added at run time: the most recent")
-        _ = try await h.json("POST", "/__admin/mappings", #"{"request": {"urlPath": "/tie"}, "response": {"body": "newer"}}"#)
+        _ = try await h.json(
+            "POST",
+            "/__admin/mappings",
+            #"{"request": {"urlPath": "/tie"}, "response": {"body": "newer"}}"#
+        )
         XCTAssertEqual(try h.send("GET", "/tie").text, "newer")
-        _ = try await h.json("POST", "/__admin/mappings", #"{"priority": 6, "request": {"urlPath": "/tie"}, "response": {"body": "low"}}"#)
+        _ = try await h.json(
+            "POST",
+            "/__admin/mappings",
+            #"{"priority": 6, "request": {"urlPath": "/tie"}, "response": {"body": "low"}}"#
+        )
         XCTAssertEqual(try h.send("GET", "/tie").text, "newer", "recency does not beat priority")
     }
 
     /// Scenarios start in "Started"; a mapping without requiredScenarioState matches in any
     /// state and may still move the scenario on.
     func testScenarios() throws {
-        let h = try WireMockHarness(self, mappings: ["s.json": #"""
-            {"mappings": [
-              {"scenarioName": "flow", "requiredScenarioState": "Started", "newScenarioState": "two", "request": {"urlPath": "/step"}, "response": {"body": "1"}},
-              {"scenarioName": "flow", "requiredScenarioState": "two", "newScenarioState": "three", "request": {"urlPath": "/step"}, "response": {"body": "2"}},
-              {"scenarioName": "flow", "requiredScenarioState": "three", "request": {"urlPath": "/step"}, "response": {"body": "3"}},
-              {"scenarioName": "flow", "newScenarioState": "Started", "request": {"urlPath": "/restart"}, "response": {"body": "again"}}
-            ]}
-            """#])
-        XCTAssertEqual(try ["/step", "/step", "/step", "/step"].map { try h.send("GET", $0).text }, ["1", "2", "3", "3"])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "s.json": #"""
+                {"mappings": [
+                  {"scenarioName": "flow", "requiredScenarioState": "Started", "newScenarioState": "two", "request": {"urlPath": "/step"}, "response": {"body": "1"}},
+                  {"scenarioName": "flow", "requiredScenarioState": "two", "newScenarioState": "three", "request": {"urlPath": "/step"}, "response": {"body": "2"}},
+                  {"scenarioName": "flow", "requiredScenarioState": "three", "request": {"urlPath": "/step"}, "response": {"body": "3"}},
+                  {"scenarioName": "flow", "newScenarioState": "Started", "request": {"urlPath": "/restart"}, "response": {"body": "again"}}
+                ]}
+                """#
+            ]
+        )
+        XCTAssertEqual(
+            try ["/step", "/step", "/step", "/step"].map { try h.send("GET", $0).text },
+            ["1", "2", "3", "3"]
+        )
         XCTAssertEqual(try h.send("GET", "/restart").text, "again")
         XCTAssertEqual(try h.send("GET", "/step").text, "1")
     }

@@ -8,15 +8,21 @@ import XCTest
 /// body forms, delays, dribbling, the four faults, proxying, and response templates.
 final class WireMockResponseTests: XCTestCase {
     func testStatusMessageHeadersAndBodies() throws {
-        let h = try WireMockHarness(self, mappings: ["r.json": #"""
-            {"mappings": [
-              {"request": {"urlPath": "/teapot"}, "response": {"status": 418, "statusMessage": "I'm a little teapot", "headers": {"Set-Cookie": ["a=1", "b=2"], "X-One": "1"}, "body": "short and stout"}},
-              {"request": {"urlPath": "/b64"}, "response": {"base64Body": "AAEC/w=="}},
-              {"request": {"urlPath": "/json"}, "response": {"jsonBody": [1, {"a": "b"}], "headers": {"Content-Type": "application/json"}}},
-              {"request": {"urlPath": "/file"}, "response": {"bodyFileName": "nested/data.bin"}},
-              {"request": {"urlPath": "/empty"}, "response": {"status": 204}}
-            ]}
-            """#], files: ["nested/data.bin": [9, 8, 7]])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "r.json": #"""
+                {"mappings": [
+                  {"request": {"urlPath": "/teapot"}, "response": {"status": 418, "statusMessage": "I'm a little teapot", "headers": {"Set-Cookie": ["a=1", "b=2"], "X-One": "1"}, "body": "short and stout"}},
+                  {"request": {"urlPath": "/b64"}, "response": {"base64Body": "AAEC/w=="}},
+                  {"request": {"urlPath": "/json"}, "response": {"jsonBody": [1, {"a": "b"}], "headers": {"Content-Type": "application/json"}}},
+                  {"request": {"urlPath": "/file"}, "response": {"bodyFileName": "nested/data.bin"}},
+                  {"request": {"urlPath": "/empty"}, "response": {"status": 204}}
+                ]}
+                """#
+            ],
+            files: ["nested/data.bin": [9, 8, 7]]
+        )
         let teapot = try h.send("GET", "/teapot")
         XCTAssertEqual(teapot.statusLine, "HTTP/1.1 418 I'm a little teapot")
         XCTAssertEqual(teapot.headers.filter { $0.0 == "Set-Cookie" }.map(\.1), ["a=1", "b=2"])
@@ -29,14 +35,19 @@ final class WireMockResponseTests: XCTestCase {
     }
 
     func testDelaysAndDribbling() throws {
-        let h = try WireMockHarness(self, mappings: ["d.json": #"""
-            {"mappings": [
-              {"request": {"urlPath": "/fixed"}, "response": {"fixedDelayMilliseconds": 200, "body": "late"}},
-              {"request": {"urlPath": "/uniform"}, "response": {"delayDistribution": {"type": "uniform", "lower": 100, "upper": 150}, "body": "u"}},
-              {"request": {"urlPath": "/lognormal"}, "response": {"delayDistribution": {"type": "lognormal", "median": 50, "sigma": 0.1, "maxValue": 200}, "body": "l"}},
-              {"request": {"urlPath": "/dribble"}, "response": {"chunkedDribbleDelay": {"numberOfChunks": 4, "totalDuration": 400}, "body": "0123456789abcdef"}}
-            ]}
-            """#])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "d.json": #"""
+                {"mappings": [
+                  {"request": {"urlPath": "/fixed"}, "response": {"fixedDelayMilliseconds": 200, "body": "late"}},
+                  {"request": {"urlPath": "/uniform"}, "response": {"delayDistribution": {"type": "uniform", "lower": 100, "upper": 150}, "body": "u"}},
+                  {"request": {"urlPath": "/lognormal"}, "response": {"delayDistribution": {"type": "lognormal", "median": 50, "sigma": 0.1, "maxValue": 200}, "body": "l"}},
+                  {"request": {"urlPath": "/dribble"}, "response": {"chunkedDribbleDelay": {"numberOfChunks": 4, "totalDuration": 400}, "body": "0123456789abcdef"}}
+                ]}
+                """#
+            ]
+        )
         for (path, least) in [("/fixed", 0.2), ("/uniform", 0.1), ("/lognormal", 0.02), ("/dribble", 0.3)] {
             let started = Date()
             let response = try h.send("GET", path)
@@ -47,14 +58,19 @@ final class WireMockResponseTests: XCTestCase {
     }
 
     func testFaults() throws {
-        let h = try WireMockHarness(self, mappings: ["f.json": #"""
-            {"mappings": [
-              {"request": {"urlPath": "/empty"}, "response": {"fault": "EMPTY_RESPONSE"}},
-              {"request": {"urlPath": "/reset"}, "response": {"fault": "CONNECTION_RESET_BY_PEER"}},
-              {"request": {"urlPath": "/random"}, "response": {"fault": "RANDOM_DATA_THEN_CLOSE"}},
-              {"request": {"urlPath": "/chunk"}, "response": {"fault": "MALFORMED_RESPONSE_CHUNK"}}
-            ]}
-            """#])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "f.json": #"""
+                {"mappings": [
+                  {"request": {"urlPath": "/empty"}, "response": {"fault": "EMPTY_RESPONSE"}},
+                  {"request": {"urlPath": "/reset"}, "response": {"fault": "CONNECTION_RESET_BY_PEER"}},
+                  {"request": {"urlPath": "/random"}, "response": {"fault": "RANDOM_DATA_THEN_CLOSE"}},
+                  {"request": {"urlPath": "/chunk"}, "response": {"fault": "MALFORMED_RESPONSE_CHUNK"}}
+                ]}
+                """#
+            ]
+        )
         func raw(_ path: String) throws -> (bytes: [UInt8], closed: Bool, reset: Bool) {
             let c = try WireConnection(port: h.server.port)
             c.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -79,11 +95,16 @@ final class WireMockResponseTests: XCTestCase {
             [.response(200, headers: [("X-Upstream", "yes")], body: Array("from upstream \(request.target)".utf8))]
         }
         addTeardownBlock { upstream.stop() }
-        let h = try WireMockHarness(self, mappings: ["p.json": #"""
-            {"request": {"urlPathPattern": "/api/.*"},
-             "response": {"proxyBaseUrl": "http://127.0.0.1:\#(upstream.port)/base", "proxyUrlPrefixToRemove": "/api",
-                          "additionalProxyRequestHeaders": {"X-Added": "1"}, "removeProxyRequestHeaders": ["X-Secret"]}}
-            """#])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "p.json": #"""
+                {"request": {"urlPathPattern": "/api/.*"},
+                 "response": {"proxyBaseUrl": "http://127.0.0.1:\#(upstream.port)/base", "proxyUrlPrefixToRemove": "/api",
+                              "additionalProxyRequestHeaders": {"X-Added": "1"}, "removeProxyRequestHeaders": ["X-Secret"]}}
+                """#
+            ]
+        )
         let response = try h.send("GET", "/api/users?id=3", headers: [("X-Secret", "s"), ("X-Kept", "k")])
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.text, "from upstream /base/users?id=3")
@@ -109,7 +130,10 @@ final class WireMockResponseTests: XCTestCase {
             ("{{regexExtract request.body '[0-9]+'}}", "/t", [], "order 42 of 7", "42"),
             ("{{#if request.query.flag}}on{{else}}off{{/if}}", "/t", [], "", "off"),
             ("{{#unless request.query.flag}}no flag{{/unless}}", "/t", [], "", "no flag"),
-            ("{{#each (jsonPath request.body '$.ids')}}<{{this}}>{{/each}}", "/t", [], #"{"ids": [1, 2, 3]}"#, "<1><2><3>"),
+            (
+                "{{#each (jsonPath request.body '$.ids')}}<{{this}}>{{/each}}", "/t", [], #"{"ids": [1, 2, 3]}"#,
+                "<1><2><3>"
+            ),
             ("{{#eq request.method 'POST'}}post{{/eq}}", "/t", [], "", "post"),
             ("{{request.body}}", "/t", [], "<b>&\"", "&lt;b&gt;&amp;&quot;"),
             ("{{{request.body}}}", "/t", [], "<b>", "<b>"),
@@ -117,7 +141,10 @@ final class WireMockResponseTests: XCTestCase {
         let mappings = cases.enumerated().map { i, c in
             #"{"request": {"urlPathPattern": "/t.*", "headers": {"X-Case": {"equalTo": "\#(i)"}}}, "response": {"body": \#(JSONSerializer.quoted(c.template)), "transformers": ["response-template"]}}"#
         }
-        let h = try WireMockHarness(self, mappings: ["t.json": #"{"mappings": ["# + mappings.joined(separator: ",") + "]}"])
+        let h = try WireMockHarness(
+            self,
+            mappings: ["t.json": #"{"mappings": ["# + mappings.joined(separator: ",") + "]}"]
+        )
         for (i, c) in cases.enumerated() {
             let response = try h.send("POST", c.target, headers: c.headers + [("X-Case", "\(i)")], body: c.body)
             XCTAssertEqual(response.text, c.expected, c.template)
@@ -125,15 +152,21 @@ final class WireMockResponseTests: XCTestCase {
     }
 
     func testTemplatedHeadersDatesRandomValuesAndFileNames() throws {
-        let h = try WireMockHarness(self, mappings: ["t.json": #"""
-            {"mappings": [
-              {"request": {"urlPathTemplate": "/files/{name}"},
-               "response": {"bodyFileName": "{{request.path.name}}.txt", "headers": {"X-Name": "{{request.path.name}}"}, "transformers": ["response-template"]}},
-              {"request": {"urlPath": "/now"},
-               "response": {"body": "{{now format='yyyy'}}|{{now offset='1 days' format='epoch'}}|{{randomValue length=6 type='NUMERIC'}}", "transformers": ["response-template"]}},
-              {"request": {"urlPath": "/static"}, "response": {"body": "{{request.path}}"}}
-            ]}
-            """#], files: ["a.txt": Array("file a for {{request.method}}".utf8), "b.txt": Array("file b".utf8)])
+        let h = try WireMockHarness(
+            self,
+            mappings: [
+                "t.json": #"""
+                {"mappings": [
+                  {"request": {"urlPathTemplate": "/files/{name}"},
+                   "response": {"bodyFileName": "{{request.path.name}}.txt", "headers": {"X-Name": "{{request.path.name}}"}, "transformers": ["response-template"]}},
+                  {"request": {"urlPath": "/now"},
+                   "response": {"body": "{{now format='yyyy'}}|{{now offset='1 days' format='epoch'}}|{{randomValue length=6 type='NUMERIC'}}", "transformers": ["response-template"]}},
+                  {"request": {"urlPath": "/static"}, "response": {"body": "{{request.path}}"}}
+                ]}
+                """#
+            ],
+            files: ["a.txt": Array("file a for {{request.method}}".utf8), "b.txt": Array("file b".utf8)]
+        )
         // The files were read when the folder loaded: answering never reads the disk.
         try FileManager.default.removeItem(at: h.folder.appendingPathComponent("__files"))
         let a = try h.send("GET", "/files/a")

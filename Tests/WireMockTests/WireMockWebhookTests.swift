@@ -12,23 +12,28 @@ final class WireMockWebhookTests: XCTestCase {
         let listener = try ScriptedUpstream { _ in [.response(200, body: Array("thanks".utf8))] }
         defer { listener.stop() }
         // The webhook's body as a JSON string's contents.
-        let hookBody = #"{\"id\": \"{{jsonPath originalRequest.body '$.id'}}\", \"status\": \"{{parameters.outcome}}\"}"#
+        let hookBody =
+            #"{\"id\": \"{{jsonPath originalRequest.body '$.id'}}\", \"status\": \"{{parameters.outcome}}\"}"#
         let mapping = """
-        {"request": {"urlPath": "/payments", "method": "POST"},
-         "response": {"status": 201, "jsonBody": {"accepted": true}},
-         "serveEventListeners": [{"name": "webhook", "parameters": {
-           "method": "{{jsonPath originalRequest.body '$.callbackMethod'}}",
-           "url": "http://127.0.0.1:\(listener.port)/callback/{{jsonPath originalRequest.body '$.id'}}",
-           "headers": {"Content-Type": "application/json", "X-Source": "{{originalRequest.headers.X-Source}}"},
-           "body": "\(hookBody)",
-           "outcome": "SUCCESS",
-           "delay": {"type": "uniform", "lower": 300, "upper": 400}}}]}
-        """
+            {"request": {"urlPath": "/payments", "method": "POST"},
+             "response": {"status": 201, "jsonBody": {"accepted": true}},
+             "serveEventListeners": [{"name": "webhook", "parameters": {
+               "method": "{{jsonPath originalRequest.body '$.callbackMethod'}}",
+               "url": "http://127.0.0.1:\(listener.port)/callback/{{jsonPath originalRequest.body '$.id'}}",
+               "headers": {"Content-Type": "application/json", "X-Source": "{{originalRequest.headers.X-Source}}"},
+               "body": "\(hookBody)",
+               "outcome": "SUCCESS",
+               "delay": {"type": "uniform", "lower": 300, "upper": 400}}}]}
+            """
         let harness = try WireMockHarness(self, mappings: ["payment.json": mapping])
         XCTAssertEqual(harness.load.warnings, [])
         let sent = Date()
-        let answer = try harness.send("POST", "/payments", headers: [("X-Source", "app")],
-                                      body: #"{"id": "p-7", "callbackMethod": "PUT"}"#)
+        let answer = try harness.send(
+            "POST",
+            "/payments",
+            headers: [("X-Source", "app")],
+            body: #"{"id": "p-7", "callbackMethod": "PUT"}"#
+        )
         XCTAssertEqual(answer.status, 201)
         let early = listener.waitForRequests(1, until: sent.addingTimeInterval(0.25))
         XCTAssertEqual(early.count, 0, "not before the delay")
@@ -46,20 +51,23 @@ final class WireMockWebhookTests: XCTestCase {
         let listener = try ScriptedUpstream { _ in [.response(202)] }
         defer { listener.stop() }
         let url = "http://127.0.0.1:\(listener.port)"
-        let harness = try WireMockHarness(self, mappings: [
-            // WireMock 2's array form, base64 body.
-            "array.json": """
-            {"request": {"url": "/array"}, "response": {"status": 200},
-             "postServeActions": [{"name": "webhook", "parameters": {"method": "POST", "url": "\(url)/array",
-                                   "base64Body": "aGVsbG8="}}]}
-            """,
-            // The older object form; GET sends no body, as in WireMock.
-            "object.json": """
-            {"request": {"url": "/object"}, "response": {"status": 200},
-             "postServeActions": {"webhook": {"url": "\(url)/object?path={{originalRequest.path}}", "body": "dropped",
-                                              "delay": {"type": "fixed", "milliseconds": 10}}}}
-            """,
-        ])
+        let harness = try WireMockHarness(
+            self,
+            mappings: [
+                // WireMock 2's array form, base64 body.
+                "array.json": """
+                {"request": {"url": "/array"}, "response": {"status": 200},
+                 "postServeActions": [{"name": "webhook", "parameters": {"method": "POST", "url": "\(url)/array",
+                                       "base64Body": "aGVsbG8="}}]}
+                """,
+                // The older object form; GET sends no body, as in WireMock.
+                "object.json": """
+                {"request": {"url": "/object"}, "response": {"status": 200},
+                 "postServeActions": {"webhook": {"url": "\(url)/object?path={{originalRequest.path}}", "body": "dropped",
+                                                  "delay": {"type": "fixed", "milliseconds": 10}}}}
+                """,
+            ]
+        )
         XCTAssertEqual(harness.load.warnings, [])
         XCTAssertEqual(try harness.send("GET", "/array").status, 200)
         XCTAssertEqual(try harness.send("GET", "/object").status, 200)
@@ -75,10 +83,15 @@ final class WireMockWebhookTests: XCTestCase {
     }
 
     func testAMappingWithABrokenWebhookStillServes() throws {
-        let harness = try WireMockHarness(self, mappings: ["m.json": """
-        {"request": {"url": "/a"}, "response": {"body": "served"},
-         "serveEventListeners": [{"name": "webhook", "parameters": {"url": "{{#if}}"}}, {"name": "audit-log"}]}
-        """])
+        let harness = try WireMockHarness(
+            self,
+            mappings: [
+                "m.json": """
+                {"request": {"url": "/a"}, "response": {"body": "served"},
+                 "serveEventListeners": [{"name": "webhook", "parameters": {"url": "{{#if}}"}}, {"name": "audit-log"}]}
+                """
+            ]
+        )
         XCTAssertTrue(harness.load.isServable)
         let warnings = harness.load.warnings.map(\.description)
         let template = "$.serveEventListeners[0].parameters.url: template:"

@@ -22,7 +22,10 @@ extension EventLoop {
             var session: TLSSession?
             if exchange.endpoint.tls {
                 do {
-                    session = try TLSSession(context: exchange.client.trust.context().get(), host: exchange.endpoint.host)
+                    session = try TLSSession(
+                        context: exchange.client.trust.context().get(),
+                        host: exchange.endpoint.host
+                    )
                 } catch {
                     Posix.close(fd)
                     exchange.answer(.failure(error))
@@ -30,8 +33,15 @@ extension EventLoop {
                 }
             }
             nextConnectionID += 1
-            let upstream = UpstreamConnection(id: nextConnectionID, fd: fd, endpoint: exchange.endpoint, address: address, loop: self,
-                                              connecting: inProgress, tls: session)
+            let upstream = UpstreamConnection(
+                id: nextConnectionID,
+                fd: fd,
+                endpoint: exchange.endpoint,
+                address: address,
+                loop: self,
+                connecting: inProgress,
+                tls: session
+            )
             do {
                 try selector.add(fd, [])
             } catch {
@@ -52,7 +62,10 @@ extension EventLoop {
     }
 
     func settleUpstream(_ upstream: UpstreamConnection) {
-        if upstream.isClosed { removeUpstream(upstream); return }
+        if upstream.isClosed {
+            removeUpstream(upstream)
+            return
+        }
         let wanted = upstream.interest
         guard wanted != upstream.registeredInterest else { return }
         do {

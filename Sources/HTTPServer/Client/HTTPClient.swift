@@ -13,7 +13,9 @@ package struct ClientEndpoint: Hashable, Sendable, CustomStringConvertible {
         self.port = port
         self.tls = tls
     }
-    package var description: String { host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }
 
 /// An outgoing request: sent as given (the caller decides every header; the client adds only
@@ -109,8 +111,12 @@ package final class HTTPClient: Sendable {
         self.init(server: server, trust: trust, maxIdlePerEndpoint: maxIdlePerEndpoint, resolve: ClientSockets.resolve)
     }
 
-    init(server: HTTP1Server, trust: TLSTrust = TLSTrust(), maxIdlePerEndpoint: Int = 32,
-         resolve: @escaping @Sendable (String, Int) -> Result<[SocketAddress], SocketError>) {
+    init(
+        server: HTTP1Server,
+        trust: TLSTrust = TLSTrust(),
+        maxIdlePerEndpoint: Int = 32,
+        resolve: @escaping @Sendable (String, Int) -> Result<[SocketAddress], SocketError>
+    ) {
         self.server = server
         self.trust = trust
         self.maxIdlePerEndpoint = maxIdlePerEndpoint
@@ -120,11 +126,21 @@ package final class HTTPClient: Sendable {
     /// Sends `request`; `completion` is called once, on an event loop, with the response head
     /// (the body then streams) or why there is none.
     @discardableResult
-    package func send(_ request: ClientRequest, to endpoint: ClientEndpoint, timeoutMilliseconds: Int64,
-                      completion: @escaping @Sendable (Result<ClientResponse, ClientFailure>) -> Void) -> ClientTask {
+    package func send(
+        _ request: ClientRequest,
+        to endpoint: ClientEndpoint,
+        timeoutMilliseconds: Int64,
+        completion: @escaping @Sendable (Result<ClientResponse, ClientFailure>) -> Void
+    ) -> ClientTask {
         let task = ClientTask()
-        let exchange = UpstreamExchange(request: request, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds,
-                                        completion: completion, task: task, client: self)
+        let exchange = UpstreamExchange(
+            request: request,
+            endpoint: endpoint,
+            timeoutMilliseconds: timeoutMilliseconds,
+            completion: completion,
+            task: task,
+            client: self
+        )
         guard let loop = pickLoop() else {
             completion(.failure(.connect("the server is not running")))
             return task
@@ -166,7 +182,10 @@ package final class HTTPClient: Sendable {
         guard !loops.isEmpty else { return nil }
         let me = Posix.currentThreadID()
         if let mine = loops.first(where: { $0.threadID == me }) { return mine }
-        let n = next.withLock { n -> Int in defer { n &+= 1 }; return n }
+        let n = next.withLock { n -> Int in
+            defer { n &+= 1 }
+            return n
+        }
         return loops[n % loops.count]
     }
 
@@ -176,7 +195,9 @@ package final class HTTPClient: Sendable {
 
     private func cachedAddresses(_ endpoint: ClientEndpoint) -> [SocketAddress]? {
         names.withLock { cache in
-            guard let entry = cache[endpoint.host], entry.until > Posix.monotonicMilliseconds(), !entry.addresses.isEmpty else { return nil }
+            guard let entry = cache[endpoint.host], entry.until > Posix.monotonicMilliseconds(),
+                !entry.addresses.isEmpty
+            else { return nil }
             return entry.addresses.map { address in
                 var address = address
                 address.setPort(endpoint.port)
@@ -206,8 +227,14 @@ final class UpstreamExchange: Sendable {
     /// A request that may be sent again when a reused connection turns out closed.
     var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(request.method) }
 
-    init(request: ClientRequest, endpoint: ClientEndpoint, timeoutMilliseconds: Int64,
-         completion: @escaping @Sendable (Result<ClientResponse, ClientFailure>) -> Void, task: ClientTask, client: HTTPClient) {
+    init(
+        request: ClientRequest,
+        endpoint: ClientEndpoint,
+        timeoutMilliseconds: Int64,
+        completion: @escaping @Sendable (Result<ClientResponse, ClientFailure>) -> Void,
+        task: ClientTask,
+        client: HTTPClient
+    ) {
         self.request = request
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
@@ -226,7 +253,10 @@ final class UpstreamExchange: Sendable {
     }
 
     func answer(_ result: Result<ClientResponse, ClientFailure>) {
-        let first = state.withLock { s -> Bool in defer { s.answered = true }; return !s.answered }
+        let first = state.withLock { s -> Bool in
+            defer { s.answered = true }
+            return !s.answered
+        }
         if first { completion(result) }
     }
 }

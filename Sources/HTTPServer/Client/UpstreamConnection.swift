@@ -12,7 +12,7 @@ final class UpstreamConnection {
     let endpoint: ClientEndpoint
     /// The address it connected to: where a request retried after it turned out closed goes.
     let address: SocketAddress
-    unowned(unsafe) let loop: EventLoop // unchecked, as `Connection.loop` is: the loop outlives it
+    unowned(unsafe) let loop: EventLoop  // unchecked, as `Connection.loop` is: the loop outlives it
     var phase: Phase
     var registeredInterest: Interest = []
     private var parser = ResponseParser()
@@ -38,7 +38,15 @@ final class UpstreamConnection {
     /// Used before: a closed-while-idle surprise is retried once for idempotent requests.
     private var reused = false
 
-    init(id: UInt64, fd: Int32, endpoint: ClientEndpoint, address: SocketAddress, loop: EventLoop, connecting: Bool, tls: TLSSession?) {
+    init(
+        id: UInt64,
+        fd: Int32,
+        endpoint: ClientEndpoint,
+        address: SocketAddress,
+        loop: EventLoop,
+        connecting: Bool,
+        tls: TLSSession?
+    ) {
         self.id = id
         self.fd = fd
         self.endpoint = endpoint
@@ -83,20 +91,32 @@ final class UpstreamConnection {
         }
         var request: [UInt8]
         do {
-            request = try RequestHeadEncoder(unsafeValues: .replaceWithSpace).encode(method: exchange.request.method,
-                                                                                     target: exchange.request.target, headers: headers)
+            request = try RequestHeadEncoder(unsafeValues: .replaceWithSpace).encode(
+                method: exchange.request.method,
+                target: exchange.request.target,
+                headers: headers
+            )
         } catch {
             fail(.response("the request cannot be sent: \(error)"), retry: false)
             return
         }
         request += body
-        if tls == nil { outbound = request; sent = 0 } else { plaintext = request }
+        if tls == nil {
+            outbound = request
+            sent = 0
+        } else {
+            plaintext = request
+        }
         parser.expectResponse(toMethod: exchange.request.method)
         // Every exchange gets its deadline, on a pooled connection too: one once ran on the
         // timer left from the connection's previous exchange, and after that had fired (the
         // connection idle for longer than the timeout) it had none and waited for ever.
         armTimer(at: loop.now + exchange.timeoutMilliseconds)
-        let task = exchange.task, mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
+        let task = exchange.task
+        let mailbox = loop.mailbox
+        let id = self.id
+        let fd = self.fd
+        let loop = self.loop
         task.whenCancelled { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
         switch phase {
         case .connecting:
@@ -125,7 +145,12 @@ final class UpstreamConnection {
             let error = ClientSockets.connectionError(fd)
             guard error == 0 else {
                 // Refused: the name's next address, if it has one.
-                if let exchange, let next = exchange.nextAddress() { self.exchange = nil; close(); loop.connect(exchange, to: next); return }
+                if let exchange, let next = exchange.nextAddress() {
+                    self.exchange = nil
+                    close()
+                    loop.connect(exchange, to: next)
+                    return
+                }
                 fail(.connect("\(endpoint): \(Posix.errorDescription(error))"), retry: false)
                 return
             }
@@ -193,7 +218,10 @@ final class UpstreamConnection {
 
     /// Response bytes (plaintext): parsed now, or kept until the rest of a head arrives.
     func receive(_ bytes: UnsafeRawBufferPointer) {
-        if phase == .idle { close(); return } // bytes nobody asked for: the stream is off
+        if phase == .idle {
+            close()
+            return
+        }  // bytes nobody asked for: the stream is off
         if pending.isEmpty {
             let used = bytes.withMemoryRebound(to: UInt8.self) { parse($0) }
             if used < bytes.count, !isClosed { pending.append(contentsOf: bytes[used...]) }
@@ -223,7 +251,12 @@ final class UpstreamConnection {
     /// upstream sent more than the response it owed (a body longer than its Content-Length, a
     /// body on a HEAD or 204 answer): those bytes would be read as the next request's response,
     /// so the connection closes instead of going back to the pool.
-    private func handle(_ event: ResponseParser.Event, input: UnsafeBufferPointer<UInt8>, base: Int = 0, unread: Int = 0) {
+    private func handle(
+        _ event: ResponseParser.Event,
+        input: UnsafeBufferPointer<UInt8>,
+        base: Int = 0,
+        unread: Int = 0
+    ) {
         switch event {
         case .needMore, .informational:
             return
@@ -249,14 +282,23 @@ final class UpstreamConnection {
         case .end:
             if let whole = held {
                 held = nil
-                exchange?.answer(.success(ClientResponse(head: whole.head, body: .complete(whole.body), milliseconds: whole.milliseconds)))
+                exchange?.answer(
+                    .success(
+                        ClientResponse(head: whole.head, body: .complete(whole.body), milliseconds: whole.milliseconds)
+                    )
+                )
             }
             stream?.finish()
             stream = nil
             let reusable = (head?.connectionReusable ?? false) && unread == 0
             exchange?.task.done()
             exchange = nil
-            if reusable && !loop.isStopping { phase = .idle; loop.poolUpstream(self) } else { close() }
+            if reusable && !loop.isStopping {
+                phase = .idle
+                loop.poolUpstream(self)
+            } else {
+                close()
+            }
         case .failure(let error):
             fail(.response("\(endpoint): \(error.reason)"), retry: error.kind == .noResponse && reused)
         }
@@ -271,7 +313,10 @@ final class UpstreamConnection {
         guard let (received, milliseconds, early) = held else { return }
         held = nil
         let stream = BodyStream(length: { if case .length(let n) = received.framing { n } else { nil } }())
-        let mailbox = loop.mailbox, id = self.id, fd = self.fd, loop = self.loop
+        let mailbox = loop.mailbox
+        let id = self.id
+        let fd = self.fd
+        let loop = self.loop
         stream.onWritable { mailbox.post(.task { loop.resumeUpstream(id: id, fd: fd) }) }
         stream.onCancel { mailbox.post(.task { loop.cancelUpstream(id: id, fd: fd) }) }
         self.stream = stream

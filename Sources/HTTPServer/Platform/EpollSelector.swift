@@ -40,9 +40,14 @@ final class EpollSelector: Selector {
         }
         for i in 0..<Int(count) {
             let flags = ready[i].events
-            events.append(ReadyEvent(fd: ready[i].fd, readable: flags & (cstub_epollin | cstub_epollrdhup) != 0,
-                                     writable: flags & cstub_epollout != 0,
-                                     failed: flags & (cstub_epollerr | cstub_epollhup) != 0))
+            events.append(
+                ReadyEvent(
+                    fd: ready[i].fd,
+                    readable: flags & (cstub_epollin | cstub_epollrdhup) != 0,
+                    writable: flags & cstub_epollout != 0,
+                    failed: flags & (cstub_epollerr | cstub_epollhup) != 0
+                )
+            )
         }
     }
 

@@ -15,8 +15,10 @@ final class KqueueSelector: Selector {
     }
 
     func add(_ fd: Int32, _ interest: Interest) throws(SocketError) {
-        try apply([Self.change(fd, EVFILT_READ, EV_ADD | (interest.contains(.read) ? EV_ENABLE : EV_DISABLE)),
-                   Self.change(fd, EVFILT_WRITE, EV_ADD | (interest.contains(.write) ? EV_ENABLE : EV_DISABLE))])
+        try apply([
+            Self.change(fd, EVFILT_READ, EV_ADD | (interest.contains(.read) ? EV_ENABLE : EV_DISABLE)),
+            Self.change(fd, EVFILT_WRITE, EV_ADD | (interest.contains(.write) ? EV_ENABLE : EV_DISABLE)),
+        ])
     }
 
     func change(_ fd: Int32, from old: Interest, to new: Interest) throws(SocketError) {
@@ -35,7 +37,10 @@ final class KqueueSelector: Selector {
 
     func wait(timeoutMilliseconds: Int32, into events: inout [ReadyEvent]) throws(SocketError) {
         events.removeAll(keepingCapacity: true)
-        var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
+        var timeout = timespec(
+            tv_sec: Int(timeoutMilliseconds / 1000),
+            tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000
+        )
         let count = try Posix.retryingEINTR("kevent") {
             received.withUnsafeMutableBufferPointer { buffer in
                 withUnsafePointer(to: &timeout) { t in
@@ -46,8 +51,14 @@ final class KqueueSelector: Selector {
         for i in 0..<Int(count) {
             let e = received[i]
             let failed = e.flags & UInt16(EV_ERROR) != 0
-            events.append(ReadyEvent(fd: Int32(e.ident), readable: e.filter == Int16(EVFILT_READ),
-                                     writable: e.filter == Int16(EVFILT_WRITE), failed: failed))
+            events.append(
+                ReadyEvent(
+                    fd: Int32(e.ident),
+                    readable: e.filter == Int16(EVFILT_READ),
+                    writable: e.filter == Int16(EVFILT_WRITE),
+                    failed: failed
+                )
+            )
         }
     }
 

@@ -24,7 +24,7 @@ enum LibC {
     static let ipprotoIPv6 = Int32(IPPROTO_IPV6)
     #else
     static let sockStream = SOCK_STREAM
-    static let msgNoSignal: Int32 = 0 // Darwin has no MSG_NOSIGNAL: SO_NOSIGPIPE is set per socket
+    static let msgNoSignal: Int32 = 0  // Darwin has no MSG_NOSIGNAL: SO_NOSIGPIPE is set per socket
     static let ipprotoTCP = IPPROTO_TCP
     static let ipprotoIPv6 = IPPROTO_IPV6
     #endif

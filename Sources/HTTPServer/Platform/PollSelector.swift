@@ -35,12 +35,20 @@ final class PollSelector: Selector {
     func wait(timeoutMilliseconds: Int32, into events: inout [ReadyEvent]) throws(SocketError) {
         events.removeAll(keepingCapacity: true)
         let count = try Posix.retryingEINTR("poll") {
-            descriptors.withUnsafeMutableBufferPointer { Posix.pollFunction($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
+            descriptors.withUnsafeMutableBufferPointer {
+                Posix.pollFunction($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
+            }
         }
         guard count > 0 else { return }
         for d in descriptors where d.revents != 0 {
-            events.append(ReadyEvent(fd: d.fd, readable: d.revents & Int16(POLLIN) != 0, writable: d.revents & Int16(POLLOUT) != 0,
-                                     failed: d.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0))
+            events.append(
+                ReadyEvent(
+                    fd: d.fd,
+                    readable: d.revents & Int16(POLLIN) != 0,
+                    writable: d.revents & Int16(POLLOUT) != 0,
+                    failed: d.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
+                )
+            )
         }
     }
 

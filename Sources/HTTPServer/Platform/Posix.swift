@@ -205,9 +205,9 @@ extension Posix {
     /// The calling thread's identity, to tell whether code runs on a given event loop.
     static func currentThreadID() -> UInt {
         #if canImport(Glibc)
-        UInt(pthread_self()) // pthread_t is an unsigned long
+        UInt(pthread_self())  // pthread_t is an unsigned long
         #else
-        UInt(bitPattern: pthread_self()) // a pointer on Darwin and Musl
+        UInt(bitPattern: pthread_self())  // a pointer on Darwin and Musl
         #endif
     }
 }

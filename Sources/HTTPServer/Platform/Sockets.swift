@@ -117,7 +117,9 @@ struct SocketAddress: CustomStringConvertible {
                 raw.storeBytes(of: a, as: sockaddr_in.self)
             }
         }
-        address.length = socklen_t(family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        address.length = socklen_t(
+            family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
+        )
         return address
     }
 
@@ -234,7 +236,7 @@ enum Sockets {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
             case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .outOfDescriptors
-            default: return .retry // ECONNABORTED, EPROTO, EPERM (firewall): the next one may work
+            default: return .retry  // ECONNABORTED, EPROTO, EPERM (firewall): the next one may work
             }
         }
     }
@@ -335,7 +337,8 @@ enum ClientSockets {
         hints.ai_socktype = LibC.sockStream
         var result: UnsafeMutablePointer<addrinfo>?
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard getaddrinfo(bare, String(port), &hints, &result) == 0, let info = result, let sa = info.pointee.ai_addr else { return nil }
+        guard getaddrinfo(bare, String(port), &hints, &result) == 0, let info = result, let sa = info.pointee.ai_addr
+        else { return nil }
         defer { freeaddrinfo(info) }
         var address = SocketAddress()
         address.length = info.pointee.ai_addrlen

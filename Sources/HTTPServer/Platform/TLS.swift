@@ -13,11 +13,12 @@ package final class TLSContext: @unchecked Sendable {
     /// is unusable.
     package init(caFile: String?) throws(ClientFailure) {
         var error = [CChar](repeating: 0, count: 512)
-        let made: OpaquePointer? = if let caFile {
-            caFile.withCString { ctls_context_new($0, &error, error.count) }
-        } else {
-            ctls_context_new(nil, &error, error.count)
-        }
+        let made: OpaquePointer? =
+            if let caFile {
+                caFile.withCString { ctls_context_new($0, &error, error.count) }
+            } else {
+                ctls_context_new(nil, &error, error.count)
+            }
         guard let made else { throw .connect(Self.text(error)) }
         raw = made
     }

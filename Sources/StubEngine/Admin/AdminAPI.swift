@@ -14,10 +14,13 @@ struct AdminAPI {
     /// Reloading reads the folder; adding or replacing stubs may read body files.
     static func mayReadDisk(_ request: IncomingRequest) -> Bool {
         // WireMock's mappings may name body files; saving writes the folder.
-        if request.path.hasPrefix("/__admin/mappings"), request.method == "POST" || request.method == "PUT" { return true }
+        if request.path.hasPrefix("/__admin/mappings"), request.method == "POST" || request.method == "PUT" {
+            return true
+        }
         return switch request.method {
-        case "POST": request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
-            || request.path.hasSuffix("/recordings/stop")
+        case "POST":
+            request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
+                || request.path.hasSuffix("/recordings/stop")
         case "PUT": request.path.contains("/stubs/")
         default: false
         }
@@ -27,32 +30,36 @@ struct AdminAPI {
     /// health check and an orchestrator's probe call it without secrets, and it says only that
     /// the server is up, how many stubs it has and its version.
     static func isHealthProbe(_ request: IncomingRequest) -> Bool {
-        (request.method == "GET" || request.method == "HEAD") && (request.path == "/__admin/health" || request.path == "/__admin/health/")
+        (request.method == "GET" || request.method == "HEAD")
+            && (request.path == "/__admin/health" || request.path == "/__admin/health/")
     }
 
     static func claims(_ path: String) -> Bool {
-        path.hasPrefix(prefix) && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
+        path.hasPrefix(prefix)
+            && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
     }
 
     /// Method and path pattern (`*` is one segment or, last, the rest) of every route, for
     /// 404 and 405 answers.
-    static let routes: [(method: String, path: String)] = [
-        ("GET", "/__admin/health"),
-        ("GET", "/__admin/stubs"), ("POST", "/__admin/stubs"), ("DELETE", "/__admin/stubs"),
-        ("GET", "/__admin/stubs/{id}"), ("PUT", "/__admin/stubs/{id}"), ("DELETE", "/__admin/stubs/{id}"),
-        ("POST", "/__admin/reload"), ("POST", "/__admin/reset"),
-        ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"),
-        ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
-        ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
-        ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
-        ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
-        ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
-    ] + RecordingRoutes.routes
+    static let routes: [(method: String, path: String)] =
+        [
+            ("GET", "/__admin/health"),
+            ("GET", "/__admin/stubs"), ("POST", "/__admin/stubs"), ("DELETE", "/__admin/stubs"),
+            ("GET", "/__admin/stubs/{id}"), ("PUT", "/__admin/stubs/{id}"), ("DELETE", "/__admin/stubs/{id}"),
+            ("POST", "/__admin/reload"), ("POST", "/__admin/reset"),
+            ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"),
+            ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
+            ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
+            ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
+            ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
+            ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
+        ] + RecordingRoutes.routes
 
     /// Answers a request that `AdminProtection` let through (`AdminResponder` checks first).
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
         if InspectorRoutes.claims(request.path) { return InspectorRoutes(engine: engine).handle(request) }
-        let path = request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
+        let path =
+            request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
         if speaksWireMock(request, rest: rest) { return WireMockAdmin(engine: engine).handle(request, rest: rest) }
         // With the journal off, "no requests" would read as "never called": say it is off instead.
@@ -91,7 +98,9 @@ struct AdminAPI {
         default:
             break
         }
-        if rest.hasPrefix("/recordings/"), let answer = RecordingRoutes(engine: engine).handle(request, rest: rest) { return answer }
+        if rest.hasPrefix("/recordings/"), let answer = RecordingRoutes(engine: engine).handle(request, rest: rest) {
+            return answer
+        }
         if rest.hasPrefix("/stubs/") {
             let id = String(rest.dropFirst("/stubs/".count))
             switch request.method {
@@ -107,7 +116,10 @@ struct AdminAPI {
             // Too many digits for a number is an id no entry has: 404, as for any other.
             guard let entry = Int(idText).flatMap({ engine.journal.entry(id: $0) }) else {
                 let id = StubProblem.bounded(String(idText))
-                return Self.error(404, "no journal entry \(id): the journal keeps the last \(engine.journal.capacity) requests")
+                return Self.error(
+                    404,
+                    "no journal entry \(id): the journal keeps the last \(engine.journal.capacity) requests"
+                )
             }
             return Self.json(200, AdminJSON.entry(entry))
         }
@@ -117,22 +129,28 @@ struct AdminAPI {
         }
         let allowed = Self.routes.filter { $0.path == path }.map(\.method)
         if !allowed.isEmpty { return methodNotAllowed(request, allowed: allowed) }
-        return Self.json(404, .object([
-            ("error", .string("no admin route \(request.method) \(request.path)")),
-            ("routes", .array(Self.routes.map { .string("\($0.method) \($0.path)") })),
-            ("wiremockRoutes", .array(WireMockAdmin.routes.map { .string("\($0.method) \($0.path)") })),
-        ]))
+        return Self.json(
+            404,
+            .object([
+                ("error", .string("no admin route \(request.method) \(request.path)")),
+                ("routes", .array(Self.routes.map { .string("\($0.method) \($0.path)") })),
+                ("wiremockRoutes", .array(WireMockAdmin.routes.map { .string("\($0.method) \($0.path)") })),
+            ])
+        )
     }
 
     // MARK: Routes
 
     private func health() -> OutgoingResponse {
-        Self.json(200, .object([
-            ("status", .string("ok")),
-            ("stubs", .number(engine.catalog.count)),
-            ("uptimeSeconds", .number(Date().timeIntervalSince(engine.startedAt), decimals: 3)),
-            ("version", .string(engine.options.version)),
-        ]))
+        Self.json(
+            200,
+            .object([
+                ("status", .string("ok")),
+                ("stubs", .number(engine.catalog.count)),
+                ("uptimeSeconds", .number(Date().timeIntervalSince(engine.startedAt), decimals: 3)),
+                ("version", .string(engine.options.version)),
+            ])
+        )
     }
 
     private func listStubs() -> OutgoingResponse {
@@ -178,19 +196,38 @@ struct AdminAPI {
     }
 
     private func reload() -> OutgoingResponse {
-        guard let directory = engine.options.directory else { return Self.error(400, "this engine has no stub folder to reload") }
+        guard let directory = engine.options.directory else {
+            return Self.error(400, "this engine has no stub folder to reload")
+        }
         let options = engine.options
-        let result = StubLoader(directory: directory, format: options.folderFormat, strict: options.strict,
-                                globalTemplating: options.wiremock.globalTemplating).load()
+        let result = StubLoader(
+            directory: directory,
+            format: options.folderFormat,
+            strict: options.strict,
+            globalTemplating: options.wiremock.globalTemplating
+        ).load()
         guard result.isServable else {
-            return Self.json(400, .object([
-                ("error", .string("the stub folder has \(result.errors.count) error(s); still serving the last good stubs")),
-                ("errors", .array(StubProblem.reported(result.errors).map { .string($0) })),
-            ]))
+            return Self.json(
+                400,
+                .object([
+                    (
+                        "error",
+                        .string(
+                            "the stub folder has \(result.errors.count) error(s); still serving the last good stubs"
+                        )
+                    ),
+                    ("errors", .array(StubProblem.reported(result.errors).map { .string($0) })),
+                ])
+            )
         }
         engine.replace(with: result.stubs)
-        return Self.json(200, .object([("stubs", .number(result.stubs.count)),
-                                       ("warnings", .array(result.warnings.map { .string($0.description) }))]))
+        return Self.json(
+            200,
+            .object([
+                ("stubs", .number(result.stubs.count)),
+                ("warnings", .array(result.warnings.map { .string($0.description) })),
+            ])
+        )
     }
 
     private func listRequests(_ request: IncomingRequest) -> OutgoingResponse {
@@ -224,7 +261,11 @@ struct AdminAPI {
     private func speaksWireMock(_ request: IncomingRequest, rest: String) -> Bool {
         if WireMockAdmin.isOwnRoute(rest) { return true }
         // WireMock's record spec names its upstream targetBaseUrl; ours says "to".
-        if rest == "/recordings/start", request.body.count < 65_536, (try? JSONParser.parse(request.body))?["targetBaseUrl"] != nil { return true }
+        if rest == "/recordings/start", request.body.count < 65_536,
+            (try? JSONParser.parse(request.body))?["targetBaseUrl"] != nil
+        {
+            return true
+        }
         guard AdminDialects.isShared(request.method, rest) else { return false }
         return AdminDialects.choose(request, rest: rest, default: engine.options.wiremock.adminDialect) == .wiremock
     }
@@ -237,16 +278,22 @@ struct AdminAPI {
         let scenarios: [JSONNode] = engine.scenarios.map { scenario in
             var states = [ScenarioRule.initialState]
             for rule in known where rule.name == scenario.name {
-                for state in [rule.when, rule.then].compactMap({ $0 }) where !states.contains(state) { states.append(state) }
+                for state in [rule.when, rule.then].compactMap({ $0 }) where !states.contains(state) {
+                    states.append(state)
+                }
             }
             if !states.contains(scenario.state) { states.append(scenario.state) }
-            return .object([("id", .string(scenario.name)), ("name", .string(scenario.name)), ("state", .string(scenario.state)),
-                            ("states", .array(states.map { .string($0) })), ("possibleStates", .array(states.map { .string($0) }))])
+            return .object([
+                ("id", .string(scenario.name)), ("name", .string(scenario.name)), ("state", .string(scenario.state)),
+                ("states", .array(states.map { .string($0) })), ("possibleStates", .array(states.map { .string($0) })),
+            ])
         }
         let sequences: [JSONNode] = engine.sequences.map { sequence in
-            .object([("id", .string(sequence.stub.id)), ("name", .string(sequence.stub.name)),
-                     ("next", .number(sequence.next)), ("responses", .number(sequence.stub.responses.count)),
-                     ("afterLast", .string(sequence.stub.afterLast.rawValue))])
+            .object([
+                ("id", .string(sequence.stub.id)), ("name", .string(sequence.stub.name)),
+                ("next", .number(sequence.next)), ("responses", .number(sequence.stub.responses.count)),
+                ("afterLast", .string(sequence.stub.afterLast.rawValue)),
+            ])
         }
         return Self.json(200, .object([("scenarios", .array(scenarios)), ("sequences", .array(sequences))]))
     }
@@ -266,7 +313,10 @@ struct AdminAPI {
     }
 
     private func methodNotAllowed(_ request: IncomingRequest, allowed: [String]) -> OutgoingResponse {
-        var response = Self.error(405, "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))")
+        var response = Self.error(
+            405,
+            "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))"
+        )
         response.prepared = response.prepared.adding(HeaderFields([("Allow", allowed.joined(separator: ", "))]))
         return response
     }
@@ -283,10 +333,13 @@ struct AdminAPI {
 
     static func problems(_ problems: [StubProblem]) -> OutgoingResponse {
         let errors = problems.filter { $0.severity == .error }
-        return json(400, .object([
-            ("error", .string(errors.first.map(\.reportedDescription) ?? "invalid stub")),
-            ("errors", .array(StubProblem.reported(errors).map { .string($0) })),
-        ]))
+        return json(
+            400,
+            .object([
+                ("error", .string(errors.first.map(\.reportedDescription) ?? "invalid stub")),
+                ("errors", .array(StubProblem.reported(errors).map { .string($0) })),
+            ])
+        )
     }
 
     static func error(_ status: Int, _ message: String) -> OutgoingResponse {
@@ -294,6 +347,10 @@ struct AdminAPI {
     }
 
     static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
-        OutgoingResponse(status: status, headers: HeaderFields([("Content-Type", "application/json")]), body: JSONSerializer.bytes(node))
+        OutgoingResponse(
+            status: status,
+            headers: HeaderFields([("Content-Type", "application/json")]),
+            body: JSONSerializer.bytes(node)
+        )
     }
 }

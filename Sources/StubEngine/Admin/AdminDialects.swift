@@ -18,18 +18,24 @@ enum AdminDialects {
     static func isShared(_ method: String, _ rest: String) -> Bool {
         switch (method, rest) {
         case ("GET", "/health"), ("POST", "/reset"), ("GET", "/requests"), ("DELETE", "/requests"),
-             ("POST", "/requests/find"), ("POST", "/requests/count"), ("GET", "/requests/unmatched"):
+            ("POST", "/requests/find"), ("POST", "/requests/count"), ("GET", "/requests/unmatched"):
             return true
         default:
-            return rest.hasPrefix("/requests/") && !["/requests/remove", "/requests/reset", "/requests/remove-by-metadata"].contains(rest)
+            return rest.hasPrefix("/requests/")
+                && !["/requests/remove", "/requests/reset", "/requests/remove-by-metadata"].contains(rest)
                 && !rest.hasPrefix("/requests/unmatched/")
         }
     }
 
     static func choose(_ request: IncomingRequest, rest: String, default fallback: AdminDialect) -> AdminDialect {
-        if let said = request.headers["X-Stubserver-Dialect"]?.lowercased(), let dialect = AdminDialect(rawValue: said) { return dialect }
+        if let said = request.headers["X-Stubserver-Dialect"]?.lowercased(), let dialect = AdminDialect(rawValue: said)
+        {
+            return dialect
+        }
         if request.headers.contains("X-Stubserver-UI") { return .native }
-        if rest.hasPrefix("/requests/"), !rest.hasPrefix("/requests/find"), !rest.hasPrefix("/requests/count"), rest != "/requests/unmatched" {
+        if rest.hasPrefix("/requests/"), !rest.hasPrefix("/requests/find"), !rest.hasPrefix("/requests/count"),
+            rest != "/requests/unmatched"
+        {
             // Digits are a journal id, ours, even too many for a number (then none is found).
             let id = rest.dropFirst("/requests/".count)
             return !id.isEmpty && id.utf8.allSatisfy { (0x30...0x39).contains($0) } ? .native : .wiremock
@@ -40,11 +46,15 @@ enum AdminDialects {
         return fallback
     }
 
-    static let wiremockWords: Set<String> = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "pathParameters",
-                                             "queryParameters", "bodyPatterns", "cookies", "basicAuthCredentials", "formParameters",
-                                             "customMatcher", "multipartPatterns", "clientIp", "scheme", "port",
-                                             "equalTo", "doesNotContain", "doesNotMatch", "equalToJson", "matchesJsonPath", "binaryEqualTo"]
-    static let nativeWords: Set<String> = ["path", "pathPattern", "query", "body", "equals", "present", "json", "jsonEquals", "form"]
+    static let wiremockWords: Set<String> = [
+        "url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "pathParameters",
+        "queryParameters", "bodyPatterns", "cookies", "basicAuthCredentials", "formParameters",
+        "customMatcher", "multipartPatterns", "clientIp", "scheme", "port",
+        "equalTo", "doesNotContain", "doesNotMatch", "equalToJson", "matchesJsonPath", "binaryEqualTo",
+    ]
+    static let nativeWords: Set<String> = [
+        "path", "pathPattern", "query", "body", "equals", "present", "json", "jsonEquals", "form",
+    ]
 
     /// Which dialect a request pattern is written in, from its keys (and its header matchers'
     /// operators); nil when it uses only words both share (`method`, `headers` with `contains`).

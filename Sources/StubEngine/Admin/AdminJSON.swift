@@ -34,7 +34,10 @@ enum AdminJSON {
     static func entry(_ e: JournalEntry) -> JSONNode {
         var members: [(String, JSONNode)] = [
             ("id", .number(e.id)),
-            ("receivedAt", .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: true))),
+            (
+                "receivedAt",
+                .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: true))
+            ),
             ("method", .string(e.method)),
             ("path", .string(e.path)),
             ("target", .string(e.target)),
@@ -42,7 +45,9 @@ enum AdminJSON {
             ("headers", grouped(e.headers.map { ($0.name, $0.value) })),
         ]
         members += body(e.body, size: e.bodySize)
-        members.append(("stub", e.stubID.map { .object([("id", .string($0)), ("name", .string(e.stubName ?? ""))]) } ?? .null))
+        members.append(
+            ("stub", e.stubID.map { .object([("id", .string($0)), ("name", .string(e.stubName ?? ""))]) } ?? .null)
+        )
         members.append(("status", e.status.map { .number($0) } ?? .null))
         members.append(("durationMs", .number(e.durationMilliseconds, decimals: 3)))
         if let proxy = e.proxy {
@@ -96,7 +101,9 @@ enum AdminJSON {
     /// A regex match that gave up: the stub and condition it belonged to, the pattern, why.
     static func aborted(_ abort: RegexAbort) -> JSONNode {
         var fields: [(String, JSONNode)] = []
-        if let id = abort.stubID { fields.append(("stub", .object([("id", .string(id)), ("name", .string(abort.stubName ?? ""))]))) }
+        if let id = abort.stubID {
+            fields.append(("stub", .object([("id", .string(id)), ("name", .string(abort.stubName ?? ""))])))
+        }
         if let condition = abort.condition { fields.append(("condition", .string(condition))) }
         fields.append(("pattern", .string(abort.pattern)))
         fields.append(("reason", .string(abort.reason)))
@@ -117,19 +124,28 @@ enum AdminJSON {
 
     /// The closest stubs of a near-miss report, as in the 404's JSON body, each with its id.
     static func closest(_ report: NearMissReport) -> JSONNode {
-        .array(report.candidates.map { candidate in
-            .object([
-                ("id", .string(candidate.id)),
-                ("name", .string(candidate.name)),
-                ("source", .string(candidate.source)),
-                ("mismatches", .array(candidate.mismatches.map { m in
-                    var fields: [(String, JSONNode)] = [("condition", .string(m.condition)), ("expected", .string(m.expected)),
-                                                        ("actual", .string(m.actual))]
-                    if let aborted = m.aborted { fields.append(("aborted", .string(aborted))) }
-                    return .object(fields)
-                })),
-            ])
-        })
+        .array(
+            report.candidates.map { candidate in
+                .object([
+                    ("id", .string(candidate.id)),
+                    ("name", .string(candidate.name)),
+                    ("source", .string(candidate.source)),
+                    (
+                        "mismatches",
+                        .array(
+                            candidate.mismatches.map { m in
+                                var fields: [(String, JSONNode)] = [
+                                    ("condition", .string(m.condition)), ("expected", .string(m.expected)),
+                                    ("actual", .string(m.actual)),
+                                ]
+                                if let aborted = m.aborted { fields.append(("aborted", .string(aborted))) }
+                                return .object(fields)
+                            }
+                        )
+                    ),
+                ])
+            }
+        )
     }
 
     /// Name to array of values, in first-seen order; names as received.

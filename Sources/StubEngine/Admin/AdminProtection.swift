@@ -37,7 +37,12 @@ package struct AdminProtection: Sendable {
     /// and its server lives on a random loopback port for one test.
     package var checksHost = true
 
-    package init(token: String? = nil, allowedHosts: [String] = [], allowedOrigins: [String] = [], checksHost: Bool = true) {
+    package init(
+        token: String? = nil,
+        allowedHosts: [String] = [],
+        allowedOrigins: [String] = [],
+        checksHost: Bool = true
+    ) {
         self.token = token
         self.allowedHosts = allowedHosts.map { $0.lowercased() }
         self.allowedOrigins = allowedOrigins.map { Self.normalizedOrigin($0) }
@@ -160,7 +165,8 @@ package struct AdminProtection: Sendable {
             return false  // `null` (a sandboxed frame, a file) or another scheme: never ours
         }
         let originAuthority = String(normalized.dropFirst(scheme.count + 3))
-        return Self.withoutDefaultPort(originAuthority, scheme: scheme) == Self.withoutDefaultPort(authority, scheme: scheme)
+        return Self.withoutDefaultPort(originAuthority, scheme: scheme)
+            == Self.withoutDefaultPort(authority, scheme: scheme)
     }
 
     /// Lowercased, without a trailing slash: `Origin` never has one, a flag's value might.
@@ -181,7 +187,8 @@ package struct AdminProtection: Sendable {
         guard let contentType = request.headers["Content-Type"] else {
             return request.body.isEmpty ? nil : "no Content-Type"
         }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
+        let mediaType =
+            contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
         if mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) {
             return nil
         }

@@ -10,7 +10,8 @@ struct RecordingRoutes {
     let engine: Engine
 
     static let routes: [(method: String, path: String)] = [
-        ("POST", "/__admin/recordings/start"), ("POST", "/__admin/recordings/stop"), ("GET", "/__admin/recordings/status"),
+        ("POST", "/__admin/recordings/start"), ("POST", "/__admin/recordings/stop"),
+        ("GET", "/__admin/recordings/status"),
     ]
 
     /// nil when the path is not one of these routes.
@@ -31,14 +32,22 @@ struct RecordingRoutes {
             return AdminAPI.error(400, "the body is not JSON: \(error)")
         }
         let allowed: Set<String> = ["to", "out", "include", "exclude", "keepSecrets", "keepHeaders", "requestHeaders"]
-        guard let members = body.members else { return AdminAPI.error(400, "expected an object like {\"to\": \"https://staging.example.com\"}") }
+        guard let members = body.members else {
+            return AdminAPI.error(400, "expected an object like {\"to\": \"https://staging.example.com\"}")
+        }
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            return AdminAPI.error(400, "unknown key \"\(unknown.key)\"; the keys are \(allowed.sorted().joined(separator: ", "))")
+            return AdminAPI.error(
+                400,
+                "unknown key \"\(unknown.key)\"; the keys are \(allowed.sorted().joined(separator: ", "))"
+            )
         }
         var settings = RecordingSettings(output: "")
         if let to = body["to"] {
             guard let text = to.string, let url = UpstreamURL(text) else {
-                return AdminAPI.error(400, "\"to\" must be an http or https URL without query, such as \"https://staging.example.com/api\"")
+                return AdminAPI.error(
+                    400,
+                    "\"to\" must be an http or https URL without query, such as \"https://staging.example.com/api\""
+                )
             }
             var rule = engine.fallbackProxy.value ?? ProxyRule(upstream: url)
             rule.upstream = url
@@ -51,8 +60,12 @@ struct RecordingRoutes {
         for (key, target) in [("include", \RecordingSettings.include), ("exclude", \RecordingSettings.exclude)] {
             guard let value = body[key] else { continue }
             guard let texts = value.elements?.compactMap(\.string), texts.count == value.elements?.count,
-                  case let globs = texts.compactMap(PathGlob.init), globs.count == texts.count else {
-                return AdminAPI.error(400, "\"\(key)\" must be an array of path globs starting with /, such as [\"/api/**\"]")
+                case let globs = texts.compactMap(PathGlob.init), globs.count == texts.count
+            else {
+                return AdminAPI.error(
+                    400,
+                    "\"\(key)\" must be an array of path globs starting with /, such as [\"/api/**\"]"
+                )
             }
             settings[keyPath: target] = globs
         }
@@ -62,13 +75,16 @@ struct RecordingRoutes {
         }
         if let names = body["keepHeaders"] {
             guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count,
-                  list.allSatisfy(HTTPToken.isToken) else {
+                list.allSatisfy(HTTPToken.isToken)
+            else {
                 return AdminAPI.error(400, "\"keepHeaders\" must be an array of header names")
             }
             settings.keptHeaders = Set(list.map { $0.lowercased() })
         }
         if let names = body["requestHeaders"] {
-            guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count, list.allSatisfy(HTTPToken.isToken) else {
+            guard let list = names.elements?.compactMap(\.string), list.count == names.elements?.count,
+                list.allSatisfy(HTTPToken.isToken)
+            else {
                 return AdminAPI.error(400, "\"requestHeaders\" must be an array of header names")
             }
             settings.requestHeaders = list
@@ -86,31 +102,47 @@ struct RecordingRoutes {
     private func output(_ node: JSONNode?) -> Result<String, Engine.RecordingError> {
         let directory = engine.options.directory
         guard let node else {
-            guard let directory else { return .failure(.cannotWrite("this server has no stub folder: give \"out\", an absolute path")) }
+            guard let directory else {
+                return .failure(.cannotWrite("this server has no stub folder: give \"out\", an absolute path"))
+            }
             return .success(directory)
         }
-        guard let text = node.string, !text.isEmpty else { return .failure(.cannotWrite("\"out\" must be a folder path")) }
+        guard let text = node.string, !text.isEmpty else {
+            return .failure(.cannotWrite("\"out\" must be a folder path"))
+        }
         if text.hasPrefix("/") {
             guard directory == nil else {
-                return .failure(.cannotWrite("\"out\" must be a folder inside the stub folder (\(directory!)), relative to it"))
+                return .failure(
+                    .cannotWrite("\"out\" must be a folder inside the stub folder (\(directory!)), relative to it")
+                )
             }
             return .success(text)
         }
-        guard !text.split(separator: "/").contains("..") else { return .failure(.cannotWrite("\"out\" may not leave the stub folder (no ..)")) }
+        guard !text.split(separator: "/").contains("..") else {
+            return .failure(.cannotWrite("\"out\" may not leave the stub folder (no ..)"))
+        }
         return .success((directory ?? FileManager.default.currentDirectoryPath) + "/" + text)
     }
 
     private func stop() -> OutgoingResponse {
         do {
             let report = try engine.stopRecording()
-            return AdminAPI.json(200, .object([
-                ("written", .array(report.written.map(JSONNode.string))),
-                ("out", .string(report.output)),
-                ("stubs", .number(report.stubCount)),
-                ("exchanges", .number(report.exchangeCount)),
-                ("skipped", .array(report.skipped.map(JSONNode.string))),
-                ("droppedSecrets", .object(report.droppedSecrets.sorted { $0.key < $1.key }.map { ($0.key, JSONNode.number($0.value)) })),
-            ]))
+            return AdminAPI.json(
+                200,
+                .object([
+                    ("written", .array(report.written.map(JSONNode.string))),
+                    ("out", .string(report.output)),
+                    ("stubs", .number(report.stubCount)),
+                    ("exchanges", .number(report.exchangeCount)),
+                    ("skipped", .array(report.skipped.map(JSONNode.string))),
+                    (
+                        "droppedSecrets",
+                        .object(
+                            report.droppedSecrets.sorted { $0.key < $1.key }.map { ($0.key, JSONNode.number($0.value)) }
+                        )
+                    ),
+                ])
+            )
         } catch {
             return AdminAPI.error(error == .notRecording ? 409 : 500, error.description)
         }

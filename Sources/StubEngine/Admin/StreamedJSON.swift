@@ -8,11 +8,18 @@ import SystemSupport
 enum StreamedJSON {
     /// Items are encoded on a queue of their own, off the event loops, in batches of about
     /// 16 KiB, each written when the stream has room.
-    static func list<Item: Sendable>(_ key: String, _ items: [Item],
-                                     encode: @escaping @Sendable (Item) -> JSONNode) -> OutgoingResponse {
+    static func list<Item: Sendable>(
+        _ key: String,
+        _ items: [Item],
+        encode: @escaping @Sendable (Item) -> JSONNode
+    ) -> OutgoingResponse {
         let stream = BodyStream()
         ListProducer(stream: stream, key: key, items: items, encode: encode).start()
-        let head = PreparedResponse(status: 200, headers: HeaderFields([("Content-Type", "application/json")]), streamLength: nil)
+        let head = PreparedResponse(
+            status: 200,
+            headers: HeaderFields([("Content-Type", "application/json")]),
+            streamLength: nil
+        )
         return OutgoingResponse(head, delivery: .stream(stream))
     }
 }
@@ -56,8 +63,11 @@ private final class ListProducer<Item: Sendable>: Sendable {
             if done { batch += Array("]}".utf8) }
             next.value = done ? items.count + 1 : index
             let room = stream.write(batch)
-            if done { stream.finish(); return }
-            if !room { return } // onWritable brings us back
+            if done {
+                stream.finish()
+                return
+            }
+            if !room { return }  // onWritable brings us back
         }
     }
 }

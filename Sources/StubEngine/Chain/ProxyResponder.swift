@@ -7,13 +7,25 @@ import SystemSupport
 enum ProxyResponder {
     /// `before` sees the pending answer before the request leaves (the recorder follows it
     /// there: a transport may complete it at once).
-    static func forward(_ request: IncomingRequest, rule: ProxyRule, transport: (any UpstreamTransport)?, stub: Stub?,
-                        recorded: Bool = false, before: ((PendingResponse) -> Void)? = nil) -> Outcome {
+    static func forward(
+        _ request: IncomingRequest,
+        rule: ProxyRule,
+        transport: (any UpstreamTransport)?,
+        stub: Stub?,
+        recorded: Bool = false,
+        before: ((PendingResponse) -> Void)? = nil
+    ) -> Outcome {
         let report = ProxyReport(upstream: rule.upstream.description, recorded: recorded)
         guard let transport else {
             report.record(status: 502, milliseconds: nil, error: "no transport to upstreams")
-            return Outcome(response: ForwardingRules.failure(status: 502, upstream: rule.upstream, reason: "this server has no transport to upstreams"),
-                           kind: .proxied(report, stub: stub))
+            return Outcome(
+                response: ForwardingRules.failure(
+                    status: 502,
+                    upstream: rule.upstream,
+                    reason: "this server has no transport to upstreams"
+                ),
+                kind: .proxied(report, stub: stub)
+            )
         }
         let pending = PendingResponse()
         before?(pending)
@@ -32,7 +44,12 @@ final class UnmatchedResponder: FallbackResponder {
     let recorder: Recorder
     let nearMiss: NearMissResponder
 
-    init(proxy: Locked<ProxyRule?>, transport: Locked<(any UpstreamTransport)?>, recorder: Recorder, nearMiss: NearMissResponder) {
+    init(
+        proxy: Locked<ProxyRule?>,
+        transport: Locked<(any UpstreamTransport)?>,
+        recorder: Recorder,
+        nearMiss: NearMissResponder
+    ) {
         self.proxy = proxy
         self.transport = transport
         self.recorder = recorder
@@ -46,7 +63,8 @@ final class UnmatchedResponder: FallbackResponder {
         }
         rule.setHeaders.append(("Accept-Encoding", "identity"))
         let recorder = self.recorder
-        return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil, recorded: true) { pending in
+        return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil, recorded: true)
+        { pending in
             recorder.capture(facts.request, settings: recording, pending: pending)
         }
     }

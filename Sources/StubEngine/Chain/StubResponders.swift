@@ -9,8 +9,12 @@ final class StubMatchResponder: Responder {
     let upstream: Locked<(any UpstreamTransport)?>
     let maximumRenderedBytes: Int
 
-    init(state: Locked<EngineState>, fallbackBaseURL: Locked<String>, upstream: Locked<(any UpstreamTransport)?>,
-         maximumRenderedBytes: Int) {
+    init(
+        state: Locked<EngineState>,
+        fallbackBaseURL: Locked<String>,
+        upstream: Locked<(any UpstreamTransport)?>,
+        maximumRenderedBytes: Int
+    ) {
         self.state = state
         self.fallbackBaseURL = fallbackBaseURL
         self.upstream = upstream
@@ -36,7 +40,12 @@ final class StubMatchResponder: Responder {
         let response: Int
     }
 
-    private func answer(_ response: StubResponse, _ stub: Stub, _ captures: [String: String], _ facts: RequestFacts) -> Outcome {
+    private func answer(
+        _ response: StubResponse,
+        _ stub: Stub,
+        _ captures: [String: String],
+        _ facts: RequestFacts
+    ) -> Outcome {
         if let compute = response.computed {
             return Outcome(pending: compute(facts.request, captures), kind: .stub(stub))
         }
@@ -49,8 +58,12 @@ final class StubMatchResponder: Responder {
             }
             return outcome
         }
-        let context = TemplateContext(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL.value,
-                                      maximumRenderedBytes: maximumRenderedBytes)
+        let context = TemplateContext(
+            facts: facts,
+            captures: captures,
+            fallbackBaseURL: fallbackBaseURL.value,
+            maximumRenderedBytes: maximumRenderedBytes
+        )
         guard stub.mayBacktrack else { return Outcome(response: response.makeResponse(context), kind: .stub(stub)) }
         // A template's regex (`regexExtract`) may backtrack too: one that gives up is recorded.
         let budget = facts.regexBudget()
@@ -71,10 +84,14 @@ final class StubMatchResponder: Responder {
     private func choose(_ facts: RequestFacts) -> Choice? {
         while true {
             let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
-            let found = catalog.bestMatch(facts, eligible: catalog.isStateful ? { stub in
-                guard let rule = stub.scenario, let when = rule.when else { return true }
-                return (scenarios[rule.name] ?? ScenarioRule.initialState) == when
-            } : nil)
+            let found = catalog.bestMatch(
+                facts,
+                eligible: catalog.isStateful
+                    ? { stub in
+                        guard let rule = stub.scenario, let when = rule.when else { return true }
+                        return (scenarios[rule.name] ?? ScenarioRule.initialState) == when
+                    } : nil
+            )
             guard let (stub, captures) = found else {
                 // The fallback reports against exactly what this request was matched against.
                 facts.unmatched = (catalog, scenarios)
@@ -119,7 +136,12 @@ final class NearMissResponder: FallbackResponder {
         // The matching's regex budget goes along: its verdicts, its aborts, what is left of it.
         let budget = catalog.mayBacktrack ? facts.regexBudget() : nil
         Self.queue.async {
-            let report = NearMissReport.build(for: RequestFacts(request), in: catalog, scenarioStates: scenarios, budget: budget)
+            let report = NearMissReport.build(
+                for: RequestFacts(request),
+                in: catalog,
+                scenarioStates: scenarios,
+                budget: budget
+            )
             box.value = report
             pending.complete(report.response(for: request))
         }

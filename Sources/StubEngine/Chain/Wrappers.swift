@@ -20,16 +20,28 @@ final class JournalRecorder: ResponderWrapper {
         switch outcome.reply {
         case .now(let response):
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-            journal.record(facts.request, outcome.kind, answer: response, durationMilliseconds: elapsed + Double(response.delayMilliseconds),
-                           regexAborts: regexLog?.aborts ?? [])
+            journal.record(
+                facts.request,
+                outcome.kind,
+                answer: response,
+                durationMilliseconds: elapsed + Double(response.delayMilliseconds),
+                regexAborts: regexLog?.aborts ?? []
+            )
         case .later(let pending):
             // Recorded when the answer exists (or with no status, if the client left first); a
             // near-miss report made off the loop has added its aborts by then.
-            let journal = self.journal, request = facts.request, kind = outcome.kind
+            let journal = self.journal
+            let request = facts.request
+            let kind = outcome.kind
             pending.observe { response in
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-                journal.record(request, kind, response, durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
-                               regexAborts: regexLog?.aborts ?? [])
+                journal.record(
+                    request,
+                    kind,
+                    response,
+                    durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
+                    regexAborts: regexLog?.aborts ?? []
+                )
             }
         }
         return outcome
@@ -87,7 +99,8 @@ final class CORSResponder: Responder, ResponderWrapper {
         case .now(let response):
             outcome.reply = .now(policy.decorate(response, for: facts.request))
         case .later(let pending):
-            let policy = self.policy, request = facts.request
+            let policy = self.policy
+            let request = facts.request
             pending.adjust { $0 = policy.decorate($0, for: request) }
         }
         return outcome

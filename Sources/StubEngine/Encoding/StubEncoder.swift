@@ -39,9 +39,10 @@ package enum StubEncoder {
             switch key {
             case "host": return canonicalMatcher(value)
             case "query", "headers": return mapValues(value, canonicalMatcher)
-            case "body": return reordered(value, StubFormat.bodyMatcherKeys) { key, operand in
-                key == "form" ? mapValues(operand, canonicalMatcher) : operand
-            }
+            case "body":
+                return reordered(value, StubFormat.bodyMatcherKeys) { key, operand in
+                    key == "form" ? mapValues(operand, canonicalMatcher) : operand
+                }
             default: return value
             }
         }
@@ -64,18 +65,27 @@ package enum StubEncoder {
 
     private static func mapValues(_ node: JSONNode, _ transform: (JSONNode) -> JSONNode) -> JSONNode {
         guard let members = node.members else { return node }
-        return JSONNode(.object(members.map { JSONNode.Member(key: $0.key, keyPosition: $0.keyPosition, value: transform($0.value)) }))
+        return JSONNode(
+            .object(
+                members.map { JSONNode.Member(key: $0.key, keyPosition: $0.keyPosition, value: transform($0.value)) }
+            )
+        )
     }
 
     /// Comment keys (`$schema`, `_...`) first as written, then `order`, then anything else as
     /// written (the loader reports unknown keys; the encoder does not drop them).
-    private static func reordered(_ node: JSONNode, _ order: [String],
-                                  _ transform: (String, JSONNode) -> JSONNode = { $1 }) -> JSONNode {
+    private static func reordered(
+        _ node: JSONNode,
+        _ order: [String],
+        _ transform: (String, JSONNode) -> JSONNode = { $1 }
+    ) -> JSONNode {
         guard let members = node.members else { return node }
         var result = members.filter { DecodingContext.isComment($0.key) }
         for key in order {
             if let member = members.last(where: { $0.key == key }) {
-                result.append(JSONNode.Member(key: key, keyPosition: member.keyPosition, value: transform(key, member.value)))
+                result.append(
+                    JSONNode.Member(key: key, keyPosition: member.keyPosition, value: transform(key, member.value))
+                )
             }
         }
         result += members.filter { !DecodingContext.isComment($0.key) && !order.contains($0.key) }

@@ -15,7 +15,8 @@ package struct CORSPolicy: Sendable {
     /// A 204 for `OPTIONS` with `Origin` and `Access-Control-Request-Method`; nil otherwise.
     func preflight(_ request: IncomingRequest) -> OutgoingResponse? {
         guard request.method == "OPTIONS", request.headers.contains("Origin"),
-              let requested = request.headers["Access-Control-Request-Method"] else { return nil }
+            let requested = request.headers["Access-Control-Request-Method"]
+        else { return nil }
         var headers = allowOrigin(request)
         let methods = Self.methods.contains(requested) ? Self.methods : "\(requested), \(Self.methods)"
         headers.add("Access-Control-Allow-Methods", methods)

@@ -50,8 +50,14 @@ package final class Engine: Sendable {
         /// The WireMock dialect: its admin API's place, templating, shutdown (docs/wiremock.md).
         package var wiremock = WireMockOptions()
 
-        package init(cors: CORSPolicy? = nil, journalCapacity: Int = 1000, adminToken: String? = nil,
-                    directory: String? = nil, version: String = "dev", globalDelayMilliseconds: Int = 0) {
+        package init(
+            cors: CORSPolicy? = nil,
+            journalCapacity: Int = 1000,
+            adminToken: String? = nil,
+            directory: String? = nil,
+            version: String = "dev",
+            globalDelayMilliseconds: Int = 0
+        ) {
             self.cors = cors
             self.journalCapacity = journalCapacity
             self.admin = AdminProtection(token: adminToken)
@@ -198,7 +204,10 @@ package final class Engine: Sendable {
         state.withLock { s in
             s.catalog.stubs.filter { $0.responses.count > 1 }.sorted { $0.rank < $1.rank }.map { stub in
                 let position = s.positions[stub.id] ?? 0
-                return (stub, stub.afterLast == .cycle ? position % stub.responses.count : min(position, stub.responses.count - 1))
+                return (
+                    stub,
+                    stub.afterLast == .cycle ? position % stub.responses.count : min(position, stub.responses.count - 1)
+                )
             }
         }
     }
@@ -223,19 +232,33 @@ package final class Engine: Sendable {
     private static func makeChain(_ engine: Engine, options: Options) -> ResponderChain {
         var wrappers: [any ResponderWrapper] = options.wrappers
         if engine.journal.isEnabled { wrappers.append(JournalRecorder(journal: engine.journal)) }
-        wrappers.append(WebhookDispatcher(log: engine.webhookLog, transport: engine.upstream,
-                                          fallbackBaseURL: engine.fallbackBaseURL))
+        wrappers.append(
+            WebhookDispatcher(
+                log: engine.webhookLog,
+                transport: engine.upstream,
+                fallbackBaseURL: engine.fallbackBaseURL
+            )
+        )
         wrappers.append(GlobalDelay(milliseconds: engine.globalDelay))
         var responders: [any Responder] = [AdminResponder(engine: engine)]
         if let cors = options.cors {
             wrappers.append(CORSResponder(policy: cors))
             responders.append(CORSResponder(policy: cors))
         }
-        responders.append(StubMatchResponder(state: engine.state, fallbackBaseURL: engine.fallbackBaseURL,
-                                             upstream: engine.upstream,
-                                             maximumRenderedBytes: engine.options.maximumRenderedBytes))
-        let fallback = UnmatchedResponder(proxy: engine.fallbackProxy, transport: engine.upstream, recorder: engine.recorder,
-                                          nearMiss: NearMissResponder(state: engine.state))
+        responders.append(
+            StubMatchResponder(
+                state: engine.state,
+                fallbackBaseURL: engine.fallbackBaseURL,
+                upstream: engine.upstream,
+                maximumRenderedBytes: engine.options.maximumRenderedBytes
+            )
+        )
+        let fallback = UnmatchedResponder(
+            proxy: engine.fallbackProxy,
+            transport: engine.upstream,
+            recorder: engine.recorder,
+            nearMiss: NearMissResponder(state: engine.state)
+        )
         return ResponderChain(wrappers: wrappers, responders: responders, fallback: fallback)
     }
 }

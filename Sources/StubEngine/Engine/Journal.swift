@@ -45,29 +45,65 @@ package final class Journal: Sendable {
 
     /// Why nothing can be listed, found or counted with the journal off: an error, never an
     /// empty list, so "never called" is not taken as checked.
-    package static let offMessage = "the journal is off (--journal 0), so no request was recorded: none can be listed, found or counted; give the journal a size to verify requests"
+    package static let offMessage =
+        "the journal is off (--journal 0), so no request was recorded: none can be listed, found or counted; give the journal a size to verify requests"
 
     /// `response` is nil when the client left before a promised answer came.
-    func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, durationMilliseconds: Double,
-                regexAborts: [RegexAbort] = []) {
+    func record(
+        _ request: IncomingRequest,
+        _ kind: OutcomeKind,
+        _ response: OutgoingResponse?,
+        durationMilliseconds: Double,
+        regexAborts: [RegexAbort] = []
+    ) {
         if let response {
-            record(request, kind, answer: response, durationMilliseconds: durationMilliseconds, regexAborts: regexAborts)
+            record(
+                request,
+                kind,
+                answer: response,
+                durationMilliseconds: durationMilliseconds,
+                regexAborts: regexAborts
+            )
         } else {
-            record(request, kind, status: nil, response: nil, durationMilliseconds: durationMilliseconds, regexAborts: regexAborts)
+            record(
+                request,
+                kind,
+                status: nil,
+                response: nil,
+                durationMilliseconds: durationMilliseconds,
+                regexAborts: regexAborts
+            )
         }
     }
 
     /// An answered request. The answer is borrowed: the recorder passes the outcome's own, and
     /// an optional parameter made it copy the response (retaining each of its fields) to wrap it.
-    func record(_ request: IncomingRequest, _ kind: OutcomeKind, answer: borrowing OutgoingResponse, durationMilliseconds: Double,
-                regexAborts: [RegexAbort] = []) {
+    func record(
+        _ request: IncomingRequest,
+        _ kind: OutcomeKind,
+        answer: borrowing OutgoingResponse,
+        durationMilliseconds: Double,
+        regexAborts: [RegexAbort] = []
+    ) {
         guard capacity > 0 else { return }
-        record(request, kind, status: answer.delivery.sendsStatusLine ? answer.prepared.status : nil,
-               response: JournalResponse(answer), durationMilliseconds: durationMilliseconds, regexAborts: regexAborts)
+        record(
+            request,
+            kind,
+            status: answer.delivery.sendsStatusLine ? answer.prepared.status : nil,
+            response: JournalResponse(answer),
+            durationMilliseconds: durationMilliseconds,
+            regexAborts: regexAborts
+        )
     }
 
-    private func record(_ request: IncomingRequest, _ kind: OutcomeKind, status: Int?, response: consuming JournalResponse?,
-                        durationMilliseconds: Double, regexAborts: [RegexAbort]) {
+    private func record(
+        _ request: IncomingRequest,
+        _ kind: OutcomeKind,
+        status: Int?,
+        response: consuming JournalResponse?,
+        durationMilliseconds: Double,
+        regexAborts: [RegexAbort]
+    ) {
         guard capacity > 0 else { return }
         let stub: Stub?
         let proxy: ProxyReport?
@@ -82,22 +118,37 @@ package final class Journal: Sendable {
         // in the inspector and by scripts, so it keeps that the header was there, not its value.
         var headers = request.headers
         if refusal != nil, headers.contains("Authorization") {
-            headers = HeaderFields(headers.map { ($0.name, $0.name.lowercased() == "authorization" ? "(not kept)" : $0.value) })
+            headers = HeaderFields(
+                headers.map { ($0.name, $0.name.lowercased() == "authorization" ? "(not kept)" : $0.value) }
+            )
         }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
         // Swapped into its slot, not copied: a copy would retain the entry and the local's
         // release let it go again. After the swap `slot` holds the entry the ring let go.
         var slot: JournalEntry? = JournalEntry(
-            id: 0, receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000), method: request.method,
-            path: request.path, target: request.target, queryItems: request.queryItems, headers: headers,
+            id: 0,
+            receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000),
+            method: request.method,
+            path: request.path,
+            target: request.target,
+            queryItems: request.queryItems,
+            headers: headers,
             // A request being recorded keeps its whole body: it is what the recording matches on.
             body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
-            bodySize: request.body.count, stubID: stub?.id, stubName: stub?.name,
-            status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-            proxy: proxy, response: response, peer: request.peer, refusal: refusal,
-            regexAborts: regexAborts)
+            bodySize: request.body.count,
+            stubID: stub?.id,
+            stubName: stub?.name,
+            status: status,
+            durationMilliseconds: durationMilliseconds,
+            nearMiss: nearMiss,
+            proxy: proxy,
+            response: response,
+            peer: request.peer,
+            refusal: refusal,
+            regexAborts: regexAborts
+        )
         let listeners = state.withLock { s -> [any JournalListener] in
             slot!.id = s.nextID
             s.nextID += 1
@@ -131,7 +182,9 @@ package final class Journal: Sendable {
             // Ids are consecutive in the ring, so the slot follows from the distance to the newest.
             let distance = s.nextID - 1 - id
             guard capacity > 0, id > 0, distance >= 0, distance < capacity else { return nil }
-            guard let entry = s.entries[(s.next - 1 - distance + capacity * 2) % capacity], entry.id == id else { return nil }
+            guard let entry = s.entries[(s.next - 1 - distance + capacity * 2) % capacity], entry.id == id else {
+                return nil
+            }
             return entry
         }
     }

@@ -9,15 +9,48 @@ package struct JournalEntry: Sendable {
     package internal(set) var id: Int
     private let parts: Parts
 
-    init(id: Int, receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
-                 headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
-                 durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
-                 peer: String = "", refusal: String? = nil, regexAborts: [RegexAbort] = []) {
+    init(
+        id: Int,
+        receivedAtMilliseconds: Int,
+        method: String,
+        path: String,
+        target: String,
+        queryItems: [QueryItem],
+        headers: HeaderFields,
+        body: [UInt8],
+        bodySize: Int,
+        stubID: String?,
+        stubName: String?,
+        status: Int?,
+        durationMilliseconds: Double,
+        nearMiss: NearMissReport?,
+        proxy: ProxyReport?,
+        response: JournalResponse?,
+        peer: String = "",
+        refusal: String? = nil,
+        regexAborts: [RegexAbort] = []
+    ) {
         self.id = id
-        parts = Parts(receivedAtMilliseconds: receivedAtMilliseconds, method: method, path: path, target: target,
-                      queryItems: queryItems, headers: headers, body: body, bodySize: bodySize, stubID: stubID,
-                      stubName: stubName, status: status, durationMilliseconds: durationMilliseconds, nearMiss: nearMiss,
-                      proxy: proxy, response: response, peer: peer, refusal: refusal, regexAborts: regexAborts)
+        parts = Parts(
+            receivedAtMilliseconds: receivedAtMilliseconds,
+            method: method,
+            path: path,
+            target: target,
+            queryItems: queryItems,
+            headers: headers,
+            body: body,
+            bodySize: bodySize,
+            stubID: stubID,
+            stubName: stubName,
+            status: status,
+            durationMilliseconds: durationMilliseconds,
+            nearMiss: nearMiss,
+            proxy: proxy,
+            response: response,
+            peer: peer,
+            refusal: refusal,
+            regexAborts: regexAborts
+        )
     }
 
     /// Milliseconds since 1970.
@@ -61,8 +94,17 @@ package struct JournalEntry: Sendable {
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
     var request: IncomingRequest {
-        IncomingRequest(method: method, target: target, path: path, rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
-                        queryItems: queryItems, headers: headers, body: body, peer: peer, authority: headers["Host"])
+        IncomingRequest(
+            method: method,
+            target: target,
+            path: path,
+            rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
+            queryItems: queryItems,
+            headers: headers,
+            body: body,
+            peer: peer,
+            authority: headers["Host"]
+        )
     }
 
     private final class Parts: Sendable {
@@ -85,10 +127,26 @@ package struct JournalEntry: Sendable {
         let refusal: String?
         let regexAborts: [RegexAbort]
 
-        init(receivedAtMilliseconds: Int, method: String, path: String, target: String, queryItems: [QueryItem],
-             headers: HeaderFields, body: [UInt8], bodySize: Int, stubID: String?, stubName: String?, status: Int?,
-             durationMilliseconds: Double, nearMiss: NearMissReport?, proxy: ProxyReport?, response: JournalResponse?,
-             peer: String, refusal: String?, regexAborts: [RegexAbort]) {
+        init(
+            receivedAtMilliseconds: Int,
+            method: String,
+            path: String,
+            target: String,
+            queryItems: [QueryItem],
+            headers: HeaderFields,
+            body: [UInt8],
+            bodySize: Int,
+            stubID: String?,
+            stubName: String?,
+            status: Int?,
+            durationMilliseconds: Double,
+            nearMiss: NearMissReport?,
+            proxy: ProxyReport?,
+            response: JournalResponse?,
+            peer: String,
+            refusal: String?,
+            regexAborts: [RegexAbort]
+        ) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
             self.method = method
             self.path = path

@@ -10,20 +10,32 @@ import HTTP1
 package struct StubProblems: Error, Sendable, CustomStringConvertible {
     package let problems: [StubProblem]
     package init(problems: [StubProblem]) { self.problems = problems }
-    package var description: String { problems.filter { $0.severity == .error }.map(\.description).joined(separator: "\n") }
+    package var description: String {
+        problems.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")
+    }
 }
 
 extension Engine {
     /// Decodes stub JSON (one stub, an array, or `{"stubs": [...]}`) as runtime stubs, exactly as
     /// a file is decoded. `ids` reuses ids (a replacement); otherwise each stub gets a new one.
-    package func decodeRuntimeStubs(_ json: [UInt8], ids: [String]? = nil, label: String = "request body") -> Result<[Stub], StubProblems> {
-        let directory = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
-        var context = DecodingContext(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
-                                      bodyFiles: BodyFileReader(root: directory),
-                                      makeSource: { index in
-                                          let given = ids.flatMap { index < $0.count ? $0[index] : nil }
-                                          return .runtime(id: given ?? UUID().uuidString.lowercased())
-                                      })
+    package func decodeRuntimeStubs(
+        _ json: [UInt8],
+        ids: [String]? = nil,
+        label: String = "request body"
+    ) -> Result<[Stub], StubProblems> {
+        let directory = URL(
+            fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath,
+            isDirectory: true
+        )
+        var context = DecodingContext(
+            displayPath: label,
+            fileURL: directory.appendingPathComponent("runtime.json"),
+            bodyFiles: BodyFileReader(root: directory),
+            makeSource: { index in
+                let given = ids.flatMap { index < $0.count ? $0[index] : nil }
+                return .runtime(id: given ?? UUID().uuidString.lowercased())
+            }
+        )
         // A body that is an array is decoded as it is read, so one of ten million `{}` stops
         // after the first errors instead of being parsed whole first.
         context.errorLimit = StubProblem.decodingErrorLimit
@@ -59,23 +71,48 @@ extension Engine {
     /// for one request: how code-computed responses answer (StubKit's closure responders), so a
     /// mistake in one gets the same message a file would. `captures` are the path's `{name}`s,
     /// for templates.
-    package func renderResponse(json: [UInt8], for request: IncomingRequest, captures: [String: String],
-                                label: String) -> Result<OutgoingResponse, StubProblems> {
+    package func renderResponse(
+        json: [UInt8],
+        for request: IncomingRequest,
+        captures: [String: String],
+        label: String
+    ) -> Result<OutgoingResponse, StubProblems> {
         let node: JSONNode
         do {
             node = try JSONParser.parse(json, rejectDuplicateKeys: true)
         } catch {
-            return .failure(StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)]))
+            return .failure(
+                StubProblems(problems: [
+                    StubProblem(.error, file: label, position: error.position, message: error.message)
+                ])
+            )
         }
-        let directory = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
-        var context = DecodingContext(displayPath: label, fileURL: directory.appendingPathComponent("runtime.json"),
-                                      bodyFiles: BodyFileReader(root: directory))
+        let directory = URL(
+            fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath,
+            isDirectory: true
+        )
+        var context = DecodingContext(
+            displayPath: label,
+            fileURL: directory.appendingPathComponent("runtime.json"),
+            bodyFiles: BodyFileReader(root: directory)
+        )
         let response = ResponseDecoder.decodeResponse(&context, node, "$", pathParameters: Set(captures.keys))
         if response?.proxy != nil {
-            context.error("$.proxy", node["proxy"], "a response computed in code cannot proxy; give the stub a \"proxy\" response instead")
+            context.error(
+                "$.proxy",
+                node["proxy"],
+                "a response computed in code cannot proxy; give the stub a \"proxy\" response instead"
+            )
         }
         guard let response, !context.hasErrors else { return .failure(StubProblems(problems: context.problems)) }
-        return .success(response.makeResponse(TemplateContext(facts: RequestFacts(request), captures: captures,
-                                                              fallbackBaseURL: fallbackBaseURL.value)))
+        return .success(
+            response.makeResponse(
+                TemplateContext(
+                    facts: RequestFacts(request),
+                    captures: captures,
+                    fallbackBaseURL: fallbackBaseURL.value
+                )
+            )
+        )
     }
 }

@@ -22,10 +22,13 @@ package final class StubFolderWatcher: @unchecked Sendable {
 
     /// `onChange` runs on the watcher's thread after each detected change; `onUnreadable` when
     /// the folder first cannot be listed (once until it can be again).
-    package init(loader: StubLoader, interval: TimeInterval = 0.25,
-                fingerprint: (@Sendable () throws -> [String: String])? = nil,
-                onUnreadable: @escaping @Sendable (_ why: String) -> Void = { _ in },
-                onChange: @escaping @Sendable () -> Void) {
+    package init(
+        loader: StubLoader,
+        interval: TimeInterval = 0.25,
+        fingerprint: (@Sendable () throws -> [String: String])? = nil,
+        onUnreadable: @escaping @Sendable (_ why: String) -> Void = { _ in },
+        onChange: @escaping @Sendable () -> Void
+    ) {
         self.fingerprint = fingerprint ?? { try loader.fingerprint() }
         self.interval = interval
         self.onUnreadable = onUnreadable
@@ -34,11 +37,16 @@ package final class StubFolderWatcher: @unchecked Sendable {
 
     /// Starts the polling thread; a second call does nothing (it once started a second thread).
     package func start() {
-        guard started.withLock({ wasStarted in
-            defer { wasStarted = true }
-            return !wasStarted
-        }) else { return }
-        let fingerprint = self.fingerprint, interval = self.interval, onChange = self.onChange, stopped = self.stopped
+        guard
+            started.withLock({ wasStarted in
+                defer { wasStarted = true }
+                return !wasStarted
+            })
+        else { return }
+        let fingerprint = self.fingerprint
+        let interval = self.interval
+        let onChange = self.onChange
+        let stopped = self.stopped
         let onUnreadable = self.onUnreadable
         // nil when the folder could not be listed at start: the first good look then reloads.
         let initial = try? fingerprint()

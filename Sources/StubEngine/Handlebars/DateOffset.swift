@@ -21,9 +21,13 @@ struct DateOffset: Sendable, Equatable {
         let words = text.split(separator: " ")
         let unitWord = words.count == 2 ? words[1].lowercased() : ""
         let singular = unitWord.hasSuffix("s") ? String(unitWord.dropLast()) : unitWord
-        guard words.count == 2, let amount = Int(words[0]), abs(amount) <= 1_000_000, let unit = Unit(rawValue: singular) else {
-            throw HandlebarsHelperError(message: "offset='\(text)': write an amount and a unit, as in '3 days' or "
-                                        + "'-1 months' (seconds, minutes, hours, days, weeks, months, years)")
+        guard words.count == 2, let amount = Int(words[0]), abs(amount) <= 1_000_000,
+            let unit = Unit(rawValue: singular)
+        else {
+            throw HandlebarsHelperError(
+                message: "offset='\(text)': write an amount and a unit, as in '3 days' or "
+                    + "'-1 months' (seconds, minutes, hours, days, weeks, months, years)"
+            )
         }
         self.amount = amount
         self.unit = unit

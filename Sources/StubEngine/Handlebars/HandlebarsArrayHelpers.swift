@@ -22,8 +22,12 @@ enum HandlebarsArrayHelpers {
         }
     }
 
-    static func evaluate(_ helper: HandlebarsHelper, _ args: [HandlebarsValue], _ hash: (String) -> HandlebarsValue?,
-                         _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    static func evaluate(
+        _ helper: HandlebarsHelper,
+        _ args: [HandlebarsValue],
+        _ hash: (String) -> HandlebarsValue?,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         switch helper {
         case .arrayAdd:
             var items = elements(args[0])

@@ -19,7 +19,8 @@ struct HandlebarsDate: HandlebarsObject {
 /// the output format, an offset, a time zone, and the format `parseDate` reads.
 struct DateSettings: Sendable {
     enum Output: Sendable {
-        case iso, epochMilliseconds, unixSeconds, pattern(JavaDateFormat)
+        case iso, epochMilliseconds, unixSeconds
+        case pattern(JavaDateFormat)
     }
 
     var output: Output = .iso
@@ -58,7 +59,9 @@ struct DateSettings: Sendable {
             output = .iso
         }
         if let text = try a.literalHash("offset") {
-            do { offset = try DateOffset(text) } catch { throw HandlebarsHelperError(message: "\(name) \(error.message)") }
+            do { offset = try DateOffset(text) } catch {
+                throw HandlebarsHelperError(message: "\(name) \(error.message)")
+            }
         }
         let zoneName = try a.literalHash("timezone")
         let tz = try a.literalHash("tz")
@@ -66,13 +69,17 @@ struct DateSettings: Sendable {
             do {
                 timeZone = try ZoneDatabase.rules(for: zone)
             } catch {
-                throw HandlebarsHelperError(message: "\(name) timezone='\(zone)' is not a time zone the system knows: \(error.description)")
+                throw HandlebarsHelperError(
+                    message: "\(name) timezone='\(zone)' is not a time zone the system knows: \(error.description)"
+                )
             }
         }
     }
 
     /// Handlebars.java's `dateFormat` styles, as Java writes them in English.
-    static let styles = ["full": "EEEE, MMMM d, yyyy", "long": "MMMM d, yyyy", "medium": "MMM d, yyyy", "short": "M/d/yy"]
+    static let styles = [
+        "full": "EEEE, MMMM d, yyyy", "long": "MMMM d, yyyy", "medium": "MMM d, yyyy", "short": "M/d/yy",
+    ]
 
     func write(_ epochMilliseconds: Int) -> String {
         var milliseconds = epochMilliseconds
@@ -87,7 +94,11 @@ struct DateSettings: Sendable {
 }
 
 enum HandlebarsDateHelpers {
-    static func evaluate(_ helper: HandlebarsHelper, _ settings: DateSettings, _ args: [HandlebarsValue]) -> HandlebarsValue {
+    static func evaluate(
+        _ helper: HandlebarsHelper,
+        _ settings: DateSettings,
+        _ args: [HandlebarsValue]
+    ) -> HandlebarsValue {
         switch helper {
         case .now:
             return .string(settings.write(Int((Date().timeIntervalSince1970 * 1000).rounded(.down))))

@@ -71,7 +71,10 @@ struct HandlebarsExpressionReader {
         var current = ""
         while i < chars.count, chars[i] != "|" {
             if chars[i].isWhitespace {
-                if !current.isEmpty { names.append(current); current = "" }
+                if !current.isEmpty {
+                    names.append(current)
+                    current = ""
+                }
             } else {
                 current.append(chars[i])
             }
@@ -111,7 +114,10 @@ struct HandlebarsExpressionReader {
             let ch = chars[i]
             if ch == "[" {
                 // A literal segment: anything up to ].
-                while i < chars.count, chars[i] != "]" { text.append(chars[i]); i += 1 }
+                while i < chars.count, chars[i] != "]" {
+                    text.append(chars[i])
+                    i += 1
+                }
                 guard i < chars.count else { throw fail("[ in a path is not closed with ]") }
                 text.append("]")
                 i += 1
@@ -122,7 +128,9 @@ struct HandlebarsExpressionReader {
             i += 1
         }
         guard !text.isEmpty else { throw fail("unexpected \"\(c)\"") }
-        if let first = text.first, first.isNumber || (first == "-" && text.count > 1), let value = Double(text), value.isFinite {
+        if let first = text.first, first.isNumber || (first == "-" && text.count > 1), let value = Double(text),
+            value.isFinite
+        {
             return .number(text, value)
         }
         return .word(text)

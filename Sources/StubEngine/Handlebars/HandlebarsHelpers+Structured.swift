@@ -20,22 +20,28 @@ extension HandlebarsHelpers {
             try a.need(2, "a JSON value and a JSONPath, as in {{jsonRemove request.body '$.name'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
                 throw HandlebarsHelperError(
-                    message: "jsonRemove's path must be a quoted string (it is compiled when the stub loads)")
+                    message: "jsonRemove's path must be a quoted string (it is compiled when the stub loads)"
+                )
             }
             return .jsonPath(try compileJSONPath(source))
         case .arrayAdd, .arrayRemove:
             try a.need(helper == .arrayAdd ? 2 : 1, helper == .arrayAdd ? "a list and a value" : "a list")
             if let position = a.hash("position"), HandlebarsArguments.literal(position) != nil,
-               HandlebarsArrayHelpers.Position(.string(HandlebarsArguments.literal(position) ?? "")) == nil {
+                HandlebarsArrayHelpers.Position(.string(HandlebarsArguments.literal(position) ?? "")) == nil
+            {
                 throw HandlebarsHelperError(message: "\(helper.rawValue)'s position= is a number, 'start' or 'end'")
             }
         case .arrayJoin:
             try a.need(2, "a separator and a list, as in {{arrayJoin ',' (array 'a' 'b')}}")
         case .truncateDate:
-            try a.need(2, "a date and a truncation, as in "
-                       + "{{truncateDate (parseDate request.headers.Date) 'first day of month'}}")
+            try a.need(
+                2,
+                "a date and a truncation, as in "
+                    + "{{truncateDate (parseDate request.headers.Date) 'first day of month'}}"
+            )
             guard let name = HandlebarsArguments.literal(params[1]),
-                  let truncation = DateTruncation(rawValue: name) else {
+                let truncation = DateTruncation(rawValue: name)
+            else {
                 let names = DateTruncation.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 throw HandlebarsHelperError(message: "truncateDate's truncation is a quoted one of " + names)
             }
@@ -43,7 +49,8 @@ extension HandlebarsHelpers {
         case .systemValue:
             guard let key = try a.literalHash("key") else {
                 throw HandlebarsHelperError(
-                    message: "systemValue takes key='NAME', as in {{systemValue key='WIREMOCK_ENV'}}")
+                    message: "systemValue takes key='NAME', as in {{systemValue key='WIREMOCK_ENV'}}"
+                )
             }
             let type = try a.literalHash("type") ?? "ENVIRONMENT"
             guard type == "ENVIRONMENT" || type == "PROPERTY" else {
@@ -54,7 +61,8 @@ extension HandlebarsHelpers {
             try a.need(2, "an XML value and an expression, as in {{soapXPath request.body '/m:order/m:id/text()'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
                 throw HandlebarsHelperError(
-                    message: "soapXPath's expression must be a quoted string (it is compiled when the stub loads)")
+                    message: "soapXPath's expression must be a quoted string (it is compiled when the stub loads)"
+                )
             }
             return .xPath(try compileSOAPXPath(source))
         default:

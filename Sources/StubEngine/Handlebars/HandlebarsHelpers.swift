@@ -22,7 +22,8 @@ enum HandlebarsHelper: String, Sendable, CaseIterable {
     /// May open a block (`{{#eq a b}}...{{/eq}}`).
     var isBlock: Bool {
         switch self {
-        case .if, .unless, .each, .with, .eq, .ne, .neq, .gt, .gte, .lt, .lte, .and, .or, .not, .contains, .matches: true
+        case .if, .unless, .each, .with, .eq, .ne, .neq, .gt, .gte, .lt, .lte, .and, .or, .not, .contains, .matches:
+            true
         case .assign, .trim, .base64, .urlEncode, .upper, .lower, .capitalize: true
         case .formatJson, .formatXml, .parseJson, .jsonMerge, .jsonArrayAdd, .arrayJoin: true
         default: false
@@ -85,7 +86,9 @@ struct HandlebarsArguments {
     func literalHash(_ key: String) throws(HandlebarsHelperError) -> String? {
         guard let expression = hash(key) else { return nil }
         guard let text = Self.literal(expression) else {
-            throw HandlebarsHelperError(message: "\(helper.rawValue)'s \(key)= must be a quoted string (it is checked when the stub loads)")
+            throw HandlebarsHelperError(
+                message: "\(helper.rawValue)'s \(key)= must be a quoted string (it is checked when the stub loads)"
+            )
         }
         return text
     }
@@ -94,8 +97,11 @@ struct HandlebarsArguments {
 enum HandlebarsHelpers {
     /// Checks a call's arguments and compiles what can be compiled (a JSONPath, a regular
     /// expression, a date format, a time zone), so rendering never parses.
-    static func prepare(_ helper: HandlebarsHelper, params: [HandlebarsExpression],
-                        hash: [(String, HandlebarsExpression)]) throws(HandlebarsHelperError) -> HandlebarsCall {
+    static func prepare(
+        _ helper: HandlebarsHelper,
+        params: [HandlebarsExpression],
+        hash: [(String, HandlebarsExpression)]
+    ) throws(HandlebarsHelperError) -> HandlebarsCall {
         let a = HandlebarsArguments(helper: helper, params: params, hash: hash)
         var compiled: HandlebarsCompiledArgument?
         switch helper {
@@ -124,7 +130,9 @@ enum HandlebarsHelpers {
         case .jsonPath:
             try a.need(2, "a JSON value and an expression, as in {{jsonPath request.body '$.name'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
-                throw HandlebarsHelperError(message: "jsonPath's expression must be a quoted string (it is compiled when the stub loads)")
+                throw HandlebarsHelperError(
+                    message: "jsonPath's expression must be a quoted string (it is compiled when the stub loads)"
+                )
             }
             do {
                 compiled = .jsonPath(try JSONPath(source))
@@ -134,7 +142,9 @@ enum HandlebarsHelpers {
         case .xPath:
             try a.need(2, "an XML value and an expression, as in {{xPath request.body '/order/id/text()'}}")
             guard let source = HandlebarsArguments.literal(params[1]) else {
-                throw HandlebarsHelperError(message: "xPath's expression must be a quoted string (it is compiled when the stub loads)")
+                throw HandlebarsHelperError(
+                    message: "xPath's expression must be a quoted string (it is compiled when the stub loads)"
+                )
             }
             do {
                 compiled = .xPath(try XPathExpression(source))
@@ -150,13 +160,15 @@ enum HandlebarsHelpers {
             compiled = try randomValueSettings(a)
         case .randomInt, .randomDecimal:
             let number: (String) -> Bool = helper == .randomInt ? { Int($0) != nil } : { Double($0) != nil }
-            for key in ["lower", "upper"] where a.hash(key) != nil && HandlebarsArguments.literal(a.hash(key)).map(number) != true {
+            for key in ["lower", "upper"]
+            where a.hash(key) != nil && HandlebarsArguments.literal(a.hash(key)).map(number) != true {
                 throw HandlebarsHelperError(message: "\(helper.rawValue)'s \(key)= is a number")
             }
         case .array, .pickRandom, .hostname:
             break
-        case .formatJson, .formatXml, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd, .jsonRemove, .arrayAdd, .arrayRemove,
-             .arrayJoin, .truncateDate, .systemValue, .soapXPath:
+        case .formatJson, .formatXml, .toJson, .parseJson, .jsonMerge, .jsonArrayAdd, .jsonRemove, .arrayAdd,
+            .arrayRemove,
+            .arrayJoin, .truncateDate, .systemValue, .soapXPath:
             compiled = try prepareStructured(a)
         }
         switch helper {
@@ -168,7 +180,10 @@ enum HandlebarsHelpers {
 
     private static func compileRegex(_ a: HandlebarsArguments) throws(HandlebarsHelperError) -> CompiledRegex {
         guard let pattern = HandlebarsArguments.literal(a.params[1]) else {
-            throw HandlebarsHelperError(message: "\(a.helper.rawValue)'s regular expression must be a quoted string (it is compiled when the stub loads)")
+            throw HandlebarsHelperError(
+                message:
+                    "\(a.helper.rawValue)'s regular expression must be a quoted string (it is compiled when the stub loads)"
+            )
         }
         if a.helper == .regexExtract, a.params.count >= 3, HandlebarsArguments.literal(a.params[2]) == nil {
             throw HandlebarsHelperError(message: "regexExtract's variable name must be a quoted string")
@@ -176,22 +191,32 @@ enum HandlebarsHelpers {
         do {
             return try CompiledRegex(pattern)
         } catch let error as RegexSyntaxError {
-            throw HandlebarsHelperError(message: "\(a.helper.rawValue) '\(pattern)': \(error.message) (at character \(error.offset))")
+            throw HandlebarsHelperError(
+                message: "\(a.helper.rawValue) '\(pattern)': \(error.message) (at character \(error.offset))"
+            )
         } catch {
             throw HandlebarsHelperError(message: "\(a.helper.rawValue) '\(pattern)': \(error)")
         }
     }
 
-    private static func randomValueSettings(_ a: HandlebarsArguments) throws(HandlebarsHelperError) -> HandlebarsCompiledArgument {
+    private static func randomValueSettings(
+        _ a: HandlebarsArguments
+    ) throws(HandlebarsHelperError) -> HandlebarsCompiledArgument {
         let typeName = HandlebarsArguments.literal(a.hash("type")) ?? "ALPHANUMERIC"
         guard let kind = RandomValueKind(rawValue: typeName.uppercased()) else {
-            throw HandlebarsHelperError(message: "randomValue type='\(typeName)': the types are "
-                                        + RandomValueKind.allCases.map(\.rawValue).joined(separator: ", "))
+            throw HandlebarsHelperError(
+                message: "randomValue type='\(typeName)': the types are "
+                    + RandomValueKind.allCases.map(\.rawValue).joined(separator: ", ")
+            )
         }
         var length = 36
         if kind != .UUID {
-            guard let text = HandlebarsArguments.literal(a.hash("length")), let n = Int(text), (0...65_536).contains(n) else {
-                throw HandlebarsHelperError(message: "randomValue needs length=N (0 to 65536), as in {{randomValue length=12 type='ALPHANUMERIC'}}")
+            guard let text = HandlebarsArguments.literal(a.hash("length")), let n = Int(text), (0...65_536).contains(n)
+            else {
+                throw HandlebarsHelperError(
+                    message:
+                        "randomValue needs length=N (0 to 65536), as in {{randomValue length=12 type='ALPHANUMERIC'}}"
+                )
             }
             length = n
         }
@@ -200,8 +225,11 @@ enum HandlebarsHelpers {
 
     /// The variable a call or block sets, for the parser's check of names (`regexExtract`'s
     /// third argument, `formData`'s second, `val`'s `assign=`, `#assign`'s first).
-    static func assignedName(_ helper: HandlebarsHelper, _ params: [HandlebarsExpression],
-                             _ hash: [(String, HandlebarsExpression)]) -> String? {
+    static func assignedName(
+        _ helper: HandlebarsHelper,
+        _ params: [HandlebarsExpression],
+        _ hash: [(String, HandlebarsExpression)]
+    ) -> String? {
         switch helper {
         case .regexExtract: return params.count >= 3 ? HandlebarsArguments.literal(params[2]) : nil
         case .formData: return params.count >= 2 ? HandlebarsArguments.literal(params[1]) : nil
@@ -221,7 +249,9 @@ enum HandlebarsHelpers {
         for (key, expression) in call.hash where hashValues[key] == nil { hashValues[key] = r.evaluate(expression) }
         let hash: (String) -> HandlebarsValue? = { hashValues[$0] }
         switch call.helper {
-        case .if: return args[0].isTruthy ? (args.count > 1 ? args[1] : .bool(true)) : (args.count > 2 ? args[2] : .string(""))
+        case .if:
+            return args[0].isTruthy
+                ? (args.count > 1 ? args[1] : .bool(true)) : (args.count > 2 ? args[2] : .string(""))
         case .unless: return .bool(!args[0].isTruthy)
         case .each, .with: return args[0]
         case .eq, .ne, .neq, .gt, .gte, .lt, .lte, .and, .or, .not, .contains:
@@ -233,7 +263,9 @@ enum HandlebarsHelpers {
             return .bool(regex.matchesWhole(args[0].text))
         case .lookup: return args[0].member(args[1].text)
         case .range:
-            guard let from = args[0].integer, let to = args[1].integer, from <= to, to - from < 10_000 else { return .list([]) }
+            guard let from = args[0].integer, let to = args[1].integer, from <= to, to - from < 10_000 else {
+                return .list([])
+            }
             r.charge(to - from + 1)
             return .list((from...to).map { .number($0) })
         case .randomValue:
@@ -258,7 +290,8 @@ enum HandlebarsHelpers {
             return .string(HostName.own().first ?? "localhost")
         case .truncateDate:
             guard case .truncation(let truncation)? = call.compiled,
-                  let milliseconds = HandlebarsDateHelpers.parse(args[0], nil, zone: .utc) else { return .null }
+                let milliseconds = HandlebarsDateHelpers.parse(args[0], nil, zone: .utc)
+            else { return .null }
             return .object(HandlebarsDate(epochMilliseconds: truncation.apply(toEpochMilliseconds: milliseconds)))
         case .systemValue:
             guard case .systemValue(let value)? = call.compiled else { return .null }
@@ -285,15 +318,22 @@ enum HandlebarsHelpers {
             r.variables[args[0].text] = args.count > 1 ? .string(args[1].text) : .string("")
             return .string("")
         case .formData:
-            r.variables[args[1].text] = HandlebarsTextHelpers.formData(args[0].text, urlDecode: hash("urlDecode")?.isTruthy == true)
+            r.variables[args[1].text] = HandlebarsTextHelpers.formData(
+                args[0].text,
+                urlDecode: hash("urlDecode")?.isTruthy == true
+            )
             return .string("")
         default:
             return HandlebarsTextHelpers.evaluate(call.helper, args, hash, &r)
         }
     }
 
-    private static func jsonPath(_ path: JSONPath, _ source: HandlebarsValue, fallback: HandlebarsValue,
-                                 _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    private static func jsonPath(
+        _ path: JSONPath,
+        _ source: HandlebarsValue,
+        fallback: HandlebarsValue,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         let document: JSONNode?
         switch source {
         case .json(let node): document = node
@@ -317,8 +357,11 @@ enum HandlebarsHelpers {
         case .ne, .neq: return !args[0].equals(args[1])
         case .gt, .gte, .lt, .lte:
             let order: Int
-            if let a = args[0].numeric, let b = args[1].numeric { order = a < b ? -1 : (a > b ? 1 : 0) }
-            else { order = args[0].text < args[1].text ? -1 : (args[0].text > args[1].text ? 1 : 0) }
+            if let a = args[0].numeric, let b = args[1].numeric {
+                order = a < b ? -1 : (a > b ? 1 : 0)
+            } else {
+                order = args[0].text < args[1].text ? -1 : (args[0].text > args[1].text ? 1 : 0)
+            }
             switch helper {
             case .gt: return order > 0
             case .gte: return order >= 0
@@ -343,7 +386,10 @@ enum HandlebarsHelpers {
         case .ALPHABETIC: alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         case .NUMERIC: alphabet = Array("0123456789")
         case .HEXADECIMAL: alphabet = Array("0123456789abcdef")
-        case .ALPHANUMERIC_AND_SYMBOLS: alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+,-./:;<=>?@[]^_{|}~")
+        case .ALPHANUMERIC_AND_SYMBOLS:
+            alphabet = Array(
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+,-./:;<=>?@[]^_{|}~"
+            )
         }
         var generator = SystemRandomNumberGenerator()
         let text = String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })

@@ -9,8 +9,12 @@ import Foundation
 /// (compact JSON, as WireMock's `writeValueAsString`), so they can be assigned and passed on;
 /// input that is not the JSON a helper needs renders WireMock's `[ERROR: ...]` text.
 enum HandlebarsJSONHelpers {
-    static func evaluate(_ call: HandlebarsCall, _ args: [HandlebarsValue], _ hash: (String) -> HandlebarsValue?,
-                         _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    static func evaluate(
+        _ call: HandlebarsCall,
+        _ args: [HandlebarsValue],
+        _ hash: (String) -> HandlebarsValue?,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         switch call.helper {
         case .formatJson:
             return format(args[0], compact: hash("format")?.text == "compact", &r)
@@ -43,8 +47,12 @@ enum HandlebarsJSONHelpers {
         return .string(compact ? JSONSerializer.string(parsed) : JSONPrettyPrinter.jacksonString(parsed))
     }
 
-    static func merge(_ base: HandlebarsValue, _ other: HandlebarsValue, removeNulls: Bool,
-                      _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    static func merge(
+        _ base: HandlebarsValue,
+        _ other: HandlebarsValue,
+        removeNulls: Bool,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         guard let baseNode = parse(base, &r) else { return error("Base JSON is not valid JSON ('\(base.text)')") }
         guard let baseMembers = baseNode.members else {
             return error("Base JSON is not a JSON object ('\(base.text)')")
@@ -59,8 +67,11 @@ enum HandlebarsJSONHelpers {
     }
 
     /// Objects merge key by key, recursively; anything else in `other` replaces (arrays too).
-    private static func merged(_ base: [JSONNode.Member], _ other: [JSONNode.Member],
-                               _ removeNulls: Bool) -> [JSONNode.Member] {
+    private static func merged(
+        _ base: [JSONNode.Member],
+        _ other: [JSONNode.Member],
+        _ removeNulls: Bool
+    ) -> [JSONNode.Member] {
         var result = base
         for member in other {
             let index = result.firstIndex { $0.key == member.key }
@@ -85,13 +96,22 @@ enum HandlebarsJSONHelpers {
         let selected = select(path, document, &r)
         guard !selected.isEmpty else { return .string(JSONSerializer.string(document)) }
         let positions = Set(selected.map { PositionKey($0.position) })
-        return .string(JSONSerializer.string(rebuilt(document, &r) { child in
-            positions.contains(PositionKey(child.position)) ? nil : child
-        }))
+        return .string(
+            JSONSerializer.string(
+                rebuilt(document, &r) { child in
+                    positions.contains(PositionKey(child.position)) ? nil : child
+                }
+            )
+        )
     }
 
-    static func arrayAdd(_ array: HandlebarsValue, _ item: HandlebarsValue, _ call: HandlebarsCall,
-                         _ hash: (String) -> HandlebarsValue?, _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    static func arrayAdd(
+        _ array: HandlebarsValue,
+        _ item: HandlebarsValue,
+        _ call: HandlebarsCall,
+        _ hash: (String) -> HandlebarsValue?,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         guard let document = parse(array, &r) else { return error("Target JSON is not valid JSON ('\(array.text)')") }
         guard let itemNode = parse(item, &r) else { return error("Item to add is not valid JSON ('\(item.text)')") }
         let maxItems = hash("maxItems")?.integer
@@ -156,8 +176,11 @@ enum HandlebarsJSONHelpers {
     }
 
     /// The document with every value below the root passed through `change` (nil drops it).
-    private static func rebuilt(_ node: JSONNode, _ r: inout HandlebarsRenderer,
-                                _ change: (JSONNode) -> JSONNode?) -> JSONNode {
+    private static func rebuilt(
+        _ node: JSONNode,
+        _ r: inout HandlebarsRenderer,
+        _ change: (JSONNode) -> JSONNode?
+    ) -> JSONNode {
         r.charge(1)
         switch node.value {
         case .array(let elements):

@@ -59,12 +59,18 @@ struct HandlebarsParser {
                 i += 1
                 continue
             }
-            if !literal.isEmpty { out.append(.text(literal)); literal = "" }
+            if !literal.isEmpty {
+                out.append(.text(literal))
+                literal = ""
+            }
             let start = i
             let triple = i + 2 < text.count && text[i + 2] == "{"
             var j = i + (triple ? 3 : 2)
             var trimBefore = false
-            if j < text.count, text[j] == "~" { trimBefore = true; j += 1 }
+            if j < text.count, text[j] == "~" {
+                trimBefore = true
+                j += 1
+            }
             let isLongComment = j + 2 < text.count && text[j] == "!" && text[j + 1] == "-" && text[j + 2] == "-"
             let closer: [Character] = isLongComment ? ["-", "-", "}", "}"] : (triple ? ["}", "}", "}"] : ["}", "}"])
             guard let close = find(closer, from: j) else {
@@ -87,23 +93,43 @@ struct HandlebarsParser {
             } else if isLongComment || content.hasPrefix("!") {
                 kind = .comment
             } else if content.hasPrefix("#") {
-                kind = .open; content.removeFirst()
+                kind = .open
+                content.removeFirst()
             } else if content.hasPrefix("^") {
                 let rest = content.dropFirst().trimmingTagSpace()
-                if rest.isEmpty { kind = .elseTag; content = "" } else { kind = .inverseOpen; content = String(rest) }
+                if rest.isEmpty {
+                    kind = .elseTag
+                    content = ""
+                } else {
+                    kind = .inverseOpen
+                    content = String(rest)
+                }
             } else if content.hasPrefix("/") {
-                kind = .close; content.removeFirst()
+                kind = .close
+                content.removeFirst()
             } else if content.hasPrefix("&") {
-                kind = .raw; content.removeFirst()
+                kind = .raw
+                content.removeFirst()
             } else if content.hasPrefix(">") {
                 kind = .partial
             } else if content.trimmingTagSpace() == "else" || content.trimmingTagSpace().hasPrefix("else ") {
-                kind = .elseTag; content = String(content.trimmingTagSpace().dropFirst(4))
+                kind = .elseTag
+                content = String(content.trimmingTagSpace().dropFirst(4))
             } else {
                 kind = .value
             }
-            out.append(.tag(Tag(kind: kind, content: String(content.trimmingTagSpace()), offset: start, source: source,
-                                trimBefore: trimBefore, trimAfter: trimAfter)))
+            out.append(
+                .tag(
+                    Tag(
+                        kind: kind,
+                        content: String(content.trimmingTagSpace()),
+                        offset: start,
+                        source: source,
+                        trimBefore: trimBefore,
+                        trimAfter: trimAfter
+                    )
+                )
+            )
             i = end
         }
         if !literal.isEmpty { out.append(.text(literal)) }
@@ -141,7 +167,9 @@ struct HandlebarsParser {
                 case .value, .raw:
                     nodes.append(try valueNode(tag))
                 case .open, .inverseOpen:
-                    guard depth < Self.maximumDepth else { throw HandlebarsError(message: "blocks are nested too deeply", offset: tag.offset) }
+                    guard depth < Self.maximumDepth else {
+                        throw HandlebarsError(message: "blocks are nested too deeply", offset: tag.offset)
+                    }
                     nodes.append(try block(tag, depth: depth))
                 }
             }
@@ -163,9 +191,13 @@ struct HandlebarsParser {
 
     /// The warning for a name that is not a helper, when it is used as one.
     private func unknownHelper(_ name: String, argumentCount: Int) -> String? {
-        guard argumentCount > 0, HandlebarsHelper(rawValue: name) == nil, !name.contains("."), name != "this" else { return nil }
+        guard argumentCount > 0, HandlebarsHelper(rawValue: name) == nil, !name.contains("."), name != "this" else {
+            return nil
+        }
         var message = "unknown helper \"\(name)\""
-        if let near = Suggestion.closest(to: name, among: HandlebarsHelper.allCases.map(\.rawValue)) { message += " (did you mean \(near)?)" }
+        if let near = Suggestion.closest(to: name, among: HandlebarsHelper.allCases.map(\.rawValue)) {
+            message += " (did you mean \(near)?)"
+        }
         return message
     }
 
@@ -174,7 +206,10 @@ struct HandlebarsParser {
         var words = try reader.readAll()
         let blockParams = reader.blockParams
         guard case .word(let name)? = words.first else {
-            throw HandlebarsError(message: "a block starts with a helper name, as in {{#if request.query.debug}}", offset: tag.offset)
+            throw HandlebarsError(
+                message: "a block starts with a helper name, as in {{#if request.query.debug}}",
+                offset: tag.offset
+            )
         }
         words.removeFirst()
         let helper: HandlebarsHelper
@@ -214,10 +249,23 @@ struct HandlebarsParser {
                 closing = after
             } else {
                 // {{else if x}}: the rest is a block of its own that shares this one's end.
-                let chained = Tag(kind: .open, content: elseTag.content, offset: elseTag.offset, source: elseTag.source,
-                                  trimBefore: false, trimAfter: false)
+                let chained = Tag(
+                    kind: .open,
+                    content: elseTag.content,
+                    offset: elseTag.offset,
+                    source: elseTag.source,
+                    trimBefore: false,
+                    trimAfter: false
+                )
                 inverse = [try chainedBlock(chained, closing: name, depth: depth + 1)]
-                closing = Tag(kind: .close, content: name, offset: elseTag.offset, source: "/\(name)", trimBefore: false, trimAfter: false)
+                closing = Tag(
+                    kind: .close,
+                    content: name,
+                    offset: elseTag.offset,
+                    source: "/\(name)",
+                    trimBefore: false,
+                    trimAfter: false
+                )
             }
         }
         scopes.removeLast()
@@ -228,17 +276,34 @@ struct HandlebarsParser {
         guard closing.content == name else {
             throw HandlebarsError(message: "{{#\(name)}} is closed by {{/\(closing.content)}}", offset: closing.offset)
         }
-        return .block(HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: blockParams, body: body,
-                                      inverse: inverse, compiled: compiled))
+        return .block(
+            HandlebarsBlock(
+                helper: helper,
+                params: params,
+                hash: hash,
+                blockParams: blockParams,
+                body: body,
+                inverse: inverse,
+                compiled: compiled
+            )
+        )
     }
 
     /// `{{else if ...}}`: parsed as a block whose `{{/...}}` is the outer block's, consumed
     /// here (the outer block takes it as read).
-    private mutating func chainedBlock(_ tag: Tag, closing name: String, depth: Int) throws(HandlebarsError) -> HandlebarsNode {
+    private mutating func chainedBlock(
+        _ tag: Tag,
+        closing name: String,
+        depth: Int
+    ) throws(HandlebarsError) -> HandlebarsNode {
         var reader = HandlebarsExpressionReader(tag.content, offset: tag.offset)
         var words = try reader.readAll()
-        guard case .word(let inner)? = words.first, let helper = HandlebarsHelper(rawValue: inner), helper.isBlock else {
-            throw HandlebarsError(message: "{{else ...}} chains a block helper such as if, unless or eq", offset: tag.offset)
+        guard case .word(let inner)? = words.first, let helper = HandlebarsHelper(rawValue: inner), helper.isBlock
+        else {
+            throw HandlebarsError(
+                message: "{{else ...}} chains a block helper such as if, unless or eq",
+                offset: tag.offset
+            )
         }
         words.removeFirst()
         let (params, hash) = try arguments(words, tag: tag)
@@ -249,9 +314,25 @@ struct HandlebarsParser {
         if let elseTag = end, elseTag.kind == .elseTag {
             if !elseTag.content.isEmpty {
                 // Another {{else if ...}}: it consumes the shared close.
-                let next = Tag(kind: .open, content: elseTag.content, offset: elseTag.offset, source: elseTag.source, trimBefore: false, trimAfter: false)
+                let next = Tag(
+                    kind: .open,
+                    content: elseTag.content,
+                    offset: elseTag.offset,
+                    source: elseTag.source,
+                    trimBefore: false,
+                    trimAfter: false
+                )
                 inverse = [try chainedBlock(next, closing: name, depth: depth + 1)]
-                return .block(HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: [], body: body, inverse: inverse))
+                return .block(
+                    HandlebarsBlock(
+                        helper: helper,
+                        params: params,
+                        hash: hash,
+                        blockParams: [],
+                        body: body,
+                        inverse: inverse
+                    )
+                )
             }
             let (nodes, after) = try parseNodes(depth: depth)
             inverse = nodes
@@ -260,12 +341,18 @@ struct HandlebarsParser {
         guard let closing, closing.kind == .close, closing.content == name else {
             throw HandlebarsError(message: "{{else \(inner) ...}} is not closed with {{/\(name)}}", offset: tag.offset)
         }
-        return .block(HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: [], body: body, inverse: inverse))
+        return .block(
+            HandlebarsBlock(helper: helper, params: params, hash: hash, blockParams: [], body: body, inverse: inverse)
+        )
     }
 
     /// A block helper gets the values it reads when it renders (`{{#eq a}}` read a second value
     /// that was not there: a trap at the first request, from a template any admin client can post).
-    private static func checkBlockArguments(_ helper: HandlebarsHelper, _ params: [HandlebarsExpression], _ tag: Tag) throws(HandlebarsError) {
+    private static func checkBlockArguments(
+        _ helper: HandlebarsHelper,
+        _ params: [HandlebarsExpression],
+        _ tag: Tag
+    ) throws(HandlebarsError) {
         let needed: Int
         switch helper {
         case .eq, .ne, .neq, .gt, .gte, .lt, .lte, .contains, .matches: needed = 2
@@ -274,7 +361,10 @@ struct HandlebarsParser {
         default: needed = 1
         }
         guard params.count < needed else { return }
-        let example = needed == 2 ? "two values, as in {{#\(helper.rawValue) request.method 'POST'}}" : "a value, as in {{#\(helper.rawValue) request.query.debug}}"
+        let example =
+            needed == 2
+            ? "two values, as in {{#\(helper.rawValue) request.method 'POST'}}"
+            : "a value, as in {{#\(helper.rawValue) request.query.debug}}"
         throw HandlebarsError(message: "\(tag.source): \(helper.rawValue) takes \(example)", offset: tag.offset)
     }
 
@@ -296,18 +386,30 @@ struct HandlebarsParser {
 
     // MARK: Expressions
 
-    private mutating func expression(_ words: [HandlebarsExpressionReader.Word], tag: Tag) throws(HandlebarsError) -> HandlebarsExpression {
-        if words.count == 1, case .word(let name) = words[0], let helper = HandlebarsHelper(rawValue: name), !helper.needsArguments {
+    private mutating func expression(
+        _ words: [HandlebarsExpressionReader.Word],
+        tag: Tag
+    ) throws(HandlebarsError) -> HandlebarsExpression {
+        if words.count == 1, case .word(let name) = words[0], let helper = HandlebarsHelper(rawValue: name),
+            !helper.needsArguments
+        {
             return .call(try call(helper, [], tag: tag))
         }
         if words.count == 1 { return try operand(words[0], tag: tag) }
         guard case .word(let name) = words[0], let helper = HandlebarsHelper(rawValue: name) else {
-            throw HandlebarsError(message: "\(tag.source): expected a helper name before the arguments", offset: tag.offset)
+            throw HandlebarsError(
+                message: "\(tag.source): expected a helper name before the arguments",
+                offset: tag.offset
+            )
         }
         return .call(try call(helper, Array(words.dropFirst()), tag: tag))
     }
 
-    private mutating func call(_ helper: HandlebarsHelper, _ words: [HandlebarsExpressionReader.Word], tag: Tag) throws(HandlebarsError) -> HandlebarsCall {
+    private mutating func call(
+        _ helper: HandlebarsHelper,
+        _ words: [HandlebarsExpressionReader.Word],
+        tag: Tag
+    ) throws(HandlebarsError) -> HandlebarsCall {
         let (params, hash) = try arguments(words, tag: tag)
         if let variable = HandlebarsHelpers.assignedName(helper, params, hash) { assigned.insert(variable) }
         do {
@@ -317,23 +419,38 @@ struct HandlebarsParser {
         }
     }
 
-    private mutating func arguments(_ words: [HandlebarsExpressionReader.Word], tag: Tag) throws(HandlebarsError) -> ([HandlebarsExpression], [(String, HandlebarsExpression)]) {
+    private mutating func arguments(
+        _ words: [HandlebarsExpressionReader.Word],
+        tag: Tag
+    ) throws(HandlebarsError) -> ([HandlebarsExpression], [(String, HandlebarsExpression)]) {
         var params: [HandlebarsExpression] = []
         var hash: [(String, HandlebarsExpression)] = []
         for word in words {
-            if case .pair(let key, let value) = word { hash.append((key, try operand(value, tag: tag))) }
-            else { params.append(try operand(word, tag: tag)) }
+            if case .pair(let key, let value) = word {
+                hash.append((key, try operand(value, tag: tag)))
+            } else {
+                params.append(try operand(word, tag: tag))
+            }
         }
         return (params, hash)
     }
 
-    private mutating func operand(_ word: HandlebarsExpressionReader.Word, tag: Tag) throws(HandlebarsError) -> HandlebarsExpression {
+    private mutating func operand(
+        _ word: HandlebarsExpressionReader.Word,
+        tag: Tag
+    ) throws(HandlebarsError) -> HandlebarsExpression {
         switch word {
         case .string(let s): return .literal(.string(s))
         case .number(let text, let value): return .literal(.number(value, text: text))
-        case .pair: throw HandlebarsError(message: "\(tag.source): key=value only follows a helper's arguments", offset: tag.offset)
+        case .pair:
+            throw HandlebarsError(
+                message: "\(tag.source): key=value only follows a helper's arguments",
+                offset: tag.offset
+            )
         case .sub(let words):
-            guard case .word(let name)? = words.first else { throw HandlebarsError(message: "\(tag.source): ( ) holds a helper call", offset: tag.offset) }
+            guard case .word(let name)? = words.first else {
+                throw HandlebarsError(message: "\(tag.source): ( ) holds a helper call", offset: tag.offset)
+            }
             guard let helper = HandlebarsHelper(rawValue: name) else {
                 warnings.append("\(tag.source): unknown helper \"\(name)\" in ( ); it gives nothing")
                 return .literal(.null)
@@ -354,13 +471,18 @@ struct HandlebarsParser {
 
     private mutating func checkRoot(_ path: HandlebarsPath, tag: Tag) {
         guard contextDepth == 0, !path.isData, path.parents == 0, let root = path.segments.first else { return }
-        if knownRoots.contains(root) || assigned.contains(root) || scopes.contains(where: { $0.contains(root) }) { return }
+        if knownRoots.contains(root) || assigned.contains(root) || scopes.contains(where: { $0.contains(root) }) {
+            return
+        }
         if let helper = HandlebarsHelper(rawValue: root), helper.needsArguments {
             warnings.append("\(tag.source): \(root) needs arguments")
             return
         }
         var message = "\(tag.source): unknown variable or helper \"\(root)\" (it renders as nothing)"
-        if let near = Suggestion.closest(to: root, among: Array(knownRoots) + HandlebarsHelper.allCases.map(\.rawValue)) { message += "; did you mean \(near)?" }
+        if let near = Suggestion.closest(to: root, among: Array(knownRoots) + HandlebarsHelper.allCases.map(\.rawValue))
+        {
+            message += "; did you mean \(near)?"
+        }
         warnings.append(message)
     }
 }
@@ -369,7 +491,9 @@ private extension StringProtocol {
     /// A tag's content without the spaces and line breaks around it.
     func trimmingTagSpace() -> SubSequence {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
         return self[first...last]
     }
 }

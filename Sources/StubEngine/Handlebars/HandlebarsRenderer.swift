@@ -60,14 +60,21 @@ package struct HandlebarsRenderer {
                 if args[0].isTruthy { renderWith(args[0], block) } else { render(block.inverse) }
                 return
             }
-            guard !items.isEmpty else { render(block.inverse); return }
+            guard !items.isEmpty else {
+                render(block.inverse)
+                return
+            }
             for (i, item) in items.enumerated() {
                 steps += 1
                 if exhausted { return }
-                var frame: [String: HandlebarsValue] = ["@index": .number(i), "@first": .bool(i == 0), "@last": .bool(i == items.count - 1)]
+                var frame: [String: HandlebarsValue] = [
+                    "@index": .number(i), "@first": .bool(i == 0), "@last": .bool(i == items.count - 1),
+                ]
                 if let key = item.key { frame["@key"] = .string(key) }
                 if block.blockParams.count > 0 { frame[block.blockParams[0]] = item.value }
-                if block.blockParams.count > 1 { frame[block.blockParams[1]] = item.key.map { .string($0) } ?? .number(i) }
+                if block.blockParams.count > 1 {
+                    frame[block.blockParams[1]] = item.key.map { .string($0) } ?? .number(i)
+                }
                 contexts.append(item.value)
                 frames.append(frame)
                 render(block.body)
@@ -81,7 +88,9 @@ package struct HandlebarsRenderer {
             render(regex.matchesWhole(args[0].text) ? block.body : block.inverse)
         case let helper where helper.takesBodyAsArgument:
             let body = HandlebarsExpression.literal(.string(renderToText(block.body)))
-            let params = helper == .formatJson || helper == .formatXml || helper == .parseJson ? [body] + block.params : block.params + [body]
+            let params =
+                helper == .formatJson || helper == .formatXml || helper == .parseJson
+                ? [body] + block.params : block.params + [body]
             let call = HandlebarsCall(helper: helper, params: params, hash: block.hash, compiled: block.compiled)
             output += HandlebarsHelpers.evaluate(call, &self).text
         case .arrayJoin:
@@ -162,7 +171,9 @@ package struct HandlebarsRenderer {
         if path.isData {
             guard let name = path.segments.first else { return .null }
             if name == "root" { return walk(.null, path.segments.dropFirst(), fromRoot: true) }
-            for frame in frames.reversed() { if let value = frame["@" + name] { return walk(value, path.segments.dropFirst()) } }
+            for frame in frames.reversed() {
+                if let value = frame["@" + name] { return walk(value, path.segments.dropFirst()) }
+            }
             return .null
         }
         if path.parents > 0 {
@@ -181,7 +192,11 @@ package struct HandlebarsRenderer {
         return walk(.null, path.segments[...], fromRoot: true)
     }
 
-    private func walk(_ start: HandlebarsValue, _ segments: ArraySlice<String>, fromRoot: Bool = false) -> HandlebarsValue {
+    private func walk(
+        _ start: HandlebarsValue,
+        _ segments: ArraySlice<String>,
+        fromRoot: Bool = false
+    ) -> HandlebarsValue {
         var value = start
         var rest = segments
         if fromRoot {

@@ -9,8 +9,12 @@ import HTTP1
 /// them (`upper`, `capitalize`, `abbreviate`, `join`...) and WireMock's own (`trim`, `base64`,
 /// `urlEncode`, `math`, `array`, `pickRandom`, `size`, `formData`).
 enum HandlebarsTextHelpers {
-    static func evaluate(_ helper: HandlebarsHelper, _ args: [HandlebarsValue], _ hash: (String) -> HandlebarsValue?,
-                         _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    static func evaluate(
+        _ helper: HandlebarsHelper,
+        _ args: [HandlebarsValue],
+        _ hash: (String) -> HandlebarsValue?,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         switch helper {
         case .size:
             if case .string(let s) = args[0] { return .number(s.count) }
@@ -47,14 +51,20 @@ enum HandlebarsTextHelpers {
     }
 
     /// A helper over one text (also a block's rendered body: `{{#trim}}...{{/trim}}`).
-    static func transform(_ helper: HandlebarsHelper, _ text: String, _ rest: [String], _ hash: (String) -> HandlebarsValue?) -> String {
+    static func transform(
+        _ helper: HandlebarsHelper,
+        _ text: String,
+        _ rest: [String],
+        _ hash: (String) -> HandlebarsValue?
+    ) -> String {
         switch helper {
         case .upper: return text.uppercased()
         case .lower: return text.lowercased()
         case .capitalize:
             let fully = hash("fully")?.isTruthy == true
             return words(text) { word in
-                (word.first.map { String($0).uppercased() } ?? "") + (fully ? word.dropFirst().lowercased() : String(word.dropFirst()))
+                (word.first.map { String($0).uppercased() } ?? "")
+                    + (fully ? word.dropFirst().lowercased() : String(word.dropFirst()))
             }
         case .capitalizeFirst: return (text.first.map { String($0).uppercased() } ?? "") + text.dropFirst()
         case .trim: return text.trimmingSpaces()
@@ -105,8 +115,9 @@ enum HandlebarsTextHelpers {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "_"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "_"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: " "): out += "+"
             default:
@@ -119,7 +130,9 @@ enum HandlebarsTextHelpers {
 
     /// `{{join list ', '}}` or `{{join 'a' 'b' 'c' ', '}}`: the last argument separates.
     private static func join(_ args: [HandlebarsValue], prefix: String, suffix: String) -> String {
-        guard args.count > 1 else { return prefix + (args.first?.iterationItems?.map(\.value.text) ?? []).joined() + suffix }
+        guard args.count > 1 else {
+            return prefix + (args.first?.iterationItems?.map(\.value.text) ?? []).joined() + suffix
+        }
         let separator = args[args.count - 1].text
         var items: [String] = []
         for arg in args.dropLast() {
@@ -128,7 +141,11 @@ enum HandlebarsTextHelpers {
         return prefix + items.joined(separator: separator) + suffix
     }
 
-    private static func pickRandom(_ args: [HandlebarsValue], count: Int?, _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    private static func pickRandom(
+        _ args: [HandlebarsValue],
+        count: Int?,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         var items: [HandlebarsValue] = []
         for arg in args {
             if let list = arg.iterationItems { items += list.map(\.value) } else { items.append(arg) }
@@ -164,7 +181,11 @@ enum HandlebarsTextHelpers {
             let name = urlDecode ? PercentDecoding.decodeForm(parts[0]) : String(parts[0])
             let raw = parts.count > 1 ? parts[1] : ""
             let value = urlDecode ? PercentDecoding.decodeForm(raw) : String(raw)
-            if let i = fields.firstIndex(where: { $0.name == name }) { fields[i].values.append(value) } else { fields.append((name, [value])) }
+            if let i = fields.firstIndex(where: { $0.name == name }) {
+                fields[i].values.append(value)
+            } else {
+                fields.append((name, [value]))
+            }
         }
         return .object(FormDataModel(fields: fields))
     }
@@ -174,7 +195,12 @@ enum HandlebarsTextHelpers {
 struct FormDataModel: HandlebarsObject {
     let fields: [(name: String, values: [String])]
 
-    var text: String { "{" + fields.map { "\($0.name)=\($0.values.count == 1 ? $0.values[0] : "[" + $0.values.joined(separator: ", ") + "]")" }.joined(separator: ", ") + "}" }
+    var text: String {
+        "{"
+            + fields.map {
+                "\($0.name)=\($0.values.count == 1 ? $0.values[0] : "[" + $0.values.joined(separator: ", ") + "]")"
+            }.joined(separator: ", ") + "}"
+    }
 
     func member(_ name: String) -> HandlebarsValue {
         guard let field = fields.first(where: { $0.name == name }) else { return .null }

@@ -3,7 +3,11 @@
 /// several are a list of nodes (`name`, `text`, `attributes`), as WireMock's helper returns.
 /// A body that is not XML gives nothing.
 enum HandlebarsXMLHelpers {
-    static func evaluate(_ path: XPathExpression, _ source: HandlebarsValue, _ r: inout HandlebarsRenderer) -> HandlebarsValue {
+    static func evaluate(
+        _ path: XPathExpression,
+        _ source: HandlebarsValue,
+        _ r: inout HandlebarsRenderer
+    ) -> HandlebarsValue {
         guard let root = try? XMLReader.parse(source.text) else { return .string("") }
         let items = path.evaluate(root, limit: min(10_000, max(1, r.remainingSteps)))
         r.charge(items.count)
@@ -18,7 +22,9 @@ enum HandlebarsXMLHelpers {
     static func format(_ value: HandlebarsValue, compact: Bool, _ r: inout HandlebarsRenderer) -> HandlebarsValue {
         let text = value.text
         r.charge(text.utf8.count / 64)
-        guard let root = try? XMLReader.parse(text) else { return HandlebarsJSONHelpers.error("Input is not valid XML") }
+        guard let root = try? XMLReader.parse(text) else {
+            return HandlebarsJSONHelpers.error("Input is not valid XML")
+        }
         return .string(root.rewritten(indentWidth: compact ? nil : 4))
     }
 

@@ -35,11 +35,13 @@ extension JavaDateFormat {
         var reader = DateTextReader(Array(text))
         var fields = ParsedFields()
         guard reader.read("y", 4, abutting: true, into: &fields), reader.accept("-"),
-              reader.read("M", 2, abutting: true, into: &fields), reader.accept("-"),
-              reader.read("d", 2, abutting: true, into: &fields) else { return nil }
+            reader.read("M", 2, abutting: true, into: &fields), reader.accept("-"),
+            reader.read("d", 2, abutting: true, into: &fields)
+        else { return nil }
         if reader.accept("T") {
             guard reader.read("H", 2, abutting: true, into: &fields), reader.accept(":"),
-                  reader.read("m", 2, abutting: true, into: &fields) else { return nil }
+                reader.read("m", 2, abutting: true, into: &fields)
+            else { return nil }
             if reader.accept(":") {
                 guard reader.read("s", 2, abutting: true, into: &fields) else { return nil }
                 if reader.accept(".") || reader.accept(",") {
@@ -78,8 +80,16 @@ struct ParsedFields {
         }
         let year = isBC ? 1 - self.year : self.year
         guard (1...12).contains(month), (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
-        let local = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: min(second, 59))
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        let local = CivilDateTime(
+            year: year,
+            month: month,
+            day: day,
+            hour: hour,
+            minute: minute,
+            second: min(second, 59)
+        )
         let seconds = offsetSeconds.map { local.localSeconds - $0 } ?? zone.epochSeconds(forLocal: local)
         return seconds * 1000 + millisecond
     }
@@ -120,12 +130,16 @@ struct DateTextReader {
         return nil
     }
 
-    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                         "October", "November", "December"]
+    static let months = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October", "November", "December",
+    ]
     static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     /// The zone names RFC 822 dates use.
-    static let namedOffsets = ["GMT": 0, "UTC": 0, "UT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
-                               "MST": -7, "MDT": -6, "PST": -8, "PDT": -7]
+    static let namedOffsets = [
+        "GMT": 0, "UTC": 0, "UT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
+        "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+    ]
 
     mutating func read(_ letter: Character, _ count: Int, abutting: Bool, into fields: inout ParsedFields) -> Bool {
         switch letter {
@@ -175,10 +189,14 @@ struct DateTextReader {
     private mutating func zone(into fields: inout ParsedFields) -> Bool {
         for (name, hours) in Self.namedOffsets.sorted(by: { $0.key.count > $1.key.count }) where accept(name) {
             fields.offsetSeconds = hours * 3600
-            guard hours == 0, position < chars.count, chars[position] == "+" || chars[position] == "-" else { return true }
+            guard hours == 0, position < chars.count, chars[position] == "+" || chars[position] == "-" else {
+                return true
+            }
             break
         }
-        guard position < chars.count, chars[position] == "+" || chars[position] == "-" else { return fields.offsetSeconds != nil }
+        guard position < chars.count, chars[position] == "+" || chars[position] == "-" else {
+            return fields.offsetSeconds != nil
+        }
         let sign = chars[position] == "-" ? -1 : 1
         position += 1
         guard let hours = digits(maximum: 2), hours.value <= 18 else { return false }

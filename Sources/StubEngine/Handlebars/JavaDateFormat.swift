@@ -13,18 +13,30 @@ package struct JavaDateFormat: Sendable {
     /// `{{now}}` without a format: ISO 8601 to the second, `Z` for UTC.
     static let iso = try! JavaDateFormat("yyyy-MM-dd'T'HH:mm:ssXXX")
 
-    static let letters: Set<Character> = ["G", "y", "Y", "M", "L", "d", "D", "E", "u", "a", "H", "k", "K", "h", "m", "s", "S", "z", "Z", "X", "w", "W", "F"]
+    static let letters: Set<Character> = [
+        "G", "y", "Y", "M", "L", "d", "D", "E", "u", "a", "H", "k", "K", "h", "m", "s", "S", "z", "Z", "X", "w", "W",
+        "F",
+    ]
 
     init(_ pattern: String) throws(HandlebarsHelperError) {
         var tokens: [Token] = []
         let chars = Array(pattern)
         var i = 0
         var literal = ""
-        func flush() { if !literal.isEmpty { tokens.append(.literal(literal)); literal = "" } }
+        func flush() {
+            if !literal.isEmpty {
+                tokens.append(.literal(literal))
+                literal = ""
+            }
+        }
         while i < chars.count {
             let c = chars[i]
             if c == "'" {
-                if i + 1 < chars.count, chars[i + 1] == "'" { literal.append("'"); i += 2; continue }
+                if i + 1 < chars.count, chars[i + 1] == "'" {
+                    literal.append("'")
+                    i += 2
+                    continue
+                }
                 guard let close = chars[(i + 1)...].firstIndex(of: "'") else {
                     throw HandlebarsHelperError(message: "a quote in the date format is not closed")
                 }
@@ -50,7 +62,10 @@ package struct JavaDateFormat: Sendable {
         self.tokens = tokens
     }
 
-    private static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    private static let months = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ]
     private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
     /// The text of an instant (milliseconds since the Unix epoch) on `zone`'s clock, as
@@ -79,7 +94,8 @@ package struct JavaDateFormat: Sendable {
         case "Y":
             let weekYear = Self.week(t).year
             return n == 2 ? pad(weekYear % 100, 2) : pad(weekYear, n)
-        case "M", "L": return n >= 4 ? months[t.month - 1] : n == 3 ? String(months[t.month - 1].prefix(3)) : pad(t.month, n)
+        case "M", "L":
+            return n >= 4 ? months[t.month - 1] : n == 3 ? String(months[t.month - 1].prefix(3)) : pad(t.month, n)
         case "d": return pad(t.day, n)
         case "D": return pad(t.dayOfYear, n)
         case "E":

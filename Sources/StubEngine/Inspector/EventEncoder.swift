@@ -90,10 +90,15 @@ struct EventEncoder {
         let second = (epochMilliseconds - millisecond) / 1000
         if second != self.second {
             self.second = second
-            secondText = Array(DateFormats.rfc3339(epochMilliseconds: second * 1000, withMilliseconds: false).utf8.dropLast())
+            secondText = Array(
+                DateFormats.rfc3339(epochMilliseconds: second * 1000, withMilliseconds: false).utf8.dropLast()
+            )
         }
         out.append(contentsOf: secondText)
-        out += [UInt8(ascii: "."), digit(millisecond / 100), digit(millisecond / 10 % 10), digit(millisecond % 10), UInt8(ascii: "Z")]
+        out += [
+            UInt8(ascii: "."), digit(millisecond / 100), digit(millisecond / 10 % 10), digit(millisecond % 10),
+            UInt8(ascii: "Z"),
+        ]
     }
 
     /// Three decimals at most, trailing zeros dropped (`0.125`, `2.5`, `3`), as in the journal.
@@ -107,7 +112,10 @@ struct EventEncoder {
         var fraction = thousandths % 1000
         guard fraction > 0 else { return }
         var digits = 3
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
         out.append(UInt8(ascii: "."))
         let text = [fraction / 100, fraction / 10 % 10, fraction % 10].suffix(digits)
         for d in text { out.append(digit(d)) }

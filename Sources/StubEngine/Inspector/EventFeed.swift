@@ -65,16 +65,29 @@ final class EventFeed: JournalListener {
     private let flags = Locked(Flags())
     private let position: Locked<Position>
 
-    init(journal: Journal, webhooks: WebhookLog, stream: BodyStream, limits: EventFeedLimits, after cursor: Int,
-         reportsGaps: Bool, onEnd: @escaping @Sendable () -> Void) {
+    init(
+        journal: Journal,
+        webhooks: WebhookLog,
+        stream: BodyStream,
+        limits: EventFeedLimits,
+        after cursor: Int,
+        reportsGaps: Bool,
+        onEnd: @escaping @Sendable () -> Void
+    ) {
         self.journal = journal
         self.webhooks = webhooks
         self.stream = stream
         self.limits = limits
         self.maxBacklog = limits.maxBacklog ?? max(64, journal.capacity / 2)
         self.onEnd = onEnd
-        position = Locked(Position(cursor: cursor, clears: journal.clearCount, reportsGaps: reportsGaps,
-                                   webhookClears: webhooks.changes(after: Int.max).clears))
+        position = Locked(
+            Position(
+                cursor: cursor,
+                clears: journal.clearCount,
+                reportsGaps: reportsGaps,
+                webhookClears: webhooks.changes(after: Int.max).clears
+            )
+        )
     }
 
     /// Starts the stream: the preamble at once, then what the page missed, then live entries.
@@ -115,7 +128,11 @@ final class EventFeed: JournalListener {
         if blocked {
             guard journal.lastID - at.cursor > maxBacklog else { return }
             var farewell: [UInt8] = []
-            EventEncoder.append(event: "dropped", data: "{\"reason\":\"more than \(maxBacklog) requests behind\"}", to: &farewell)
+            EventEncoder.append(
+                event: "dropped",
+                data: "{\"reason\":\"more than \(maxBacklog) requests behind\"}",
+                to: &farewell
+            )
             end(sending: farewell)
             return
         }
@@ -127,7 +144,11 @@ final class EventFeed: JournalListener {
         }
         if at.reportsGaps, read.evictedThrough > at.cursor {
             // The ring overwrote entries this page never got: say which, then go on.
-            EventEncoder.append(event: "gap", data: "{\"after\":\(at.cursor),\"through\":\(read.evictedThrough)}", to: &out)
+            EventEncoder.append(
+                event: "gap",
+                data: "{\"after\":\(at.cursor),\"through\":\(read.evictedThrough)}",
+                to: &out
+            )
         }
         at.reportsGaps = true
         out.reserveCapacity(out.count + read.entries.count * 256)

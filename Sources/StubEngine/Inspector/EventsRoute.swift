@@ -19,7 +19,8 @@ extension AdminAPI {
         }
         let journal = engine.journal
         let newest = journal.lastID
-        let asked = request.headers["Last-Event-ID"].flatMap { Int($0.trimmingSpaces()) }
+        let asked =
+            request.headers["Last-Event-ID"].flatMap { Int($0.trimmingSpaces()) }
             ?? request.queryValues("since").first.flatMap { Int($0) }
         var cursor = newest
         var reportsGaps = true
@@ -30,12 +31,22 @@ extension AdminAPI {
             reportsGaps = !restarted && asked > 0
         }
         var preamble = Array("retry: \(limits.retryMilliseconds)\n\n".utf8)
-        EventEncoder.append(event: "hello", data: "{\"lastId\":\(newest),\"journal\":\(journal.capacity),\"restarted\":\(restarted)}", to: &preamble)
+        EventEncoder.append(
+            event: "hello",
+            data: "{\"lastId\":\(newest),\"journal\":\(journal.capacity),\"restarted\":\(restarted)}",
+            to: &preamble
+        )
 
         let stream = BodyStream(length: nil, isLongLived: true)
         let openFeeds = engine.openFeeds
-        let feed = EventFeed(journal: journal, webhooks: engine.webhookLog, stream: stream, limits: limits,
-                             after: cursor, reportsGaps: reportsGaps) {
+        let feed = EventFeed(
+            journal: journal,
+            webhooks: engine.webhookLog,
+            stream: stream,
+            limits: limits,
+            after: cursor,
+            reportsGaps: reportsGaps
+        ) {
             openFeeds.withLock { $0 -= 1 }
         }
         feed.start(preamble: preamble)
@@ -45,6 +56,9 @@ extension AdminAPI {
             // A buffering reverse proxy (nginx) would hold events back: ask it not to.
             ("X-Accel-Buffering", "no"),
         ])
-        return OutgoingResponse(PreparedResponse(status: 200, headers: headers, streamLength: nil), delivery: .stream(stream))
+        return OutgoingResponse(
+            PreparedResponse(status: 200, headers: headers, streamLength: nil),
+            delivery: .stream(stream)
+        )
     }
 }

@@ -41,7 +41,8 @@ struct InspectorRoutes {
         case ("GET", "/app.css"), ("HEAD", "/app.css"): return InspectorAssets.style
         case ("GET", "/session"): return session(request)
         default:
-            let allowed = ["", "/", "/app.js", "/app.css"].contains(rest) ? "GET, HEAD" : rest == "/session" ? "GET" : nil
+            let allowed =
+                ["", "/", "/app.js", "/app.css"].contains(rest) ? "GET, HEAD" : rest == "/session" ? "GET" : nil
             guard let allowed else { return AdminAPI.error(404, "no inspector route \(request.path)") }
             var response = AdminAPI.error(405, "\(request.method) is not allowed on \(request.path); use \(allowed)")
             response.prepared = response.prepared.adding(HeaderFields([("Allow", allowed)]))
@@ -54,12 +55,15 @@ struct InspectorRoutes {
     private func session(_ request: IncomingRequest) -> OutgoingResponse {
         let protection = engine.options.admin
         let authenticated = protection.token.map { AdminProtection.carries(request, token: $0) } ?? true
-        var response = AdminAPI.json(200, .object([
-            ("tokenRequired", .bool(protection.token != nil)),
-            ("authenticated", .bool(authenticated)),
-            ("journal", .number(engine.journal.capacity)),
-            ("version", .string(engine.options.version)),
-        ]))
+        var response = AdminAPI.json(
+            200,
+            .object([
+                ("tokenRequired", .bool(protection.token != nil)),
+                ("authenticated", .bool(authenticated)),
+                ("journal", .number(engine.journal.capacity)),
+                ("version", .string(engine.options.version)),
+            ])
+        )
         response.prepared = response.prepared.adding(HeaderFields([("Cache-Control", "no-store")]))
         return response
     }
@@ -70,7 +74,10 @@ struct InspectorRoutes {
 /// no other origin, no framing), no sniffing, no referrer.
 package enum InspectorAssets {
     static let securityHeaders: [(String, String)] = [
-        ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+        (
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        ),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
         ("X-Frame-Options", "DENY"),
@@ -80,13 +87,20 @@ package enum InspectorAssets {
     static let page = asset("text/html; charset=utf-8", InspectorPage.html)
     static let style = asset("text/css; charset=utf-8", InspectorStyle.css)
     /// The script in parts, one per area of the page (a Swift file each), in one strict scope.
-    static let script = asset("text/javascript; charset=utf-8", ([
-        "\"use strict\";\n(() => {", InspectorScriptCore.js, InspectorScriptRequests.js, InspectorScriptDetail.js,
-        InspectorScriptStubs.js, InspectorScriptActions.js, InspectorScriptWebhooks.js, "})();\n",
-    ]).joined(separator: "\n"))
+    static let script = asset(
+        "text/javascript; charset=utf-8",
+        ([
+            "\"use strict\";\n(() => {", InspectorScriptCore.js, InspectorScriptRequests.js, InspectorScriptDetail.js,
+            InspectorScriptStubs.js, InspectorScriptActions.js, InspectorScriptWebhooks.js, "})();\n",
+        ]).joined(separator: "\n")
+    )
 
     static func asset(_ type: String, _ text: String) -> OutgoingResponse {
-        OutgoingResponse(status: 200, headers: HeaderFields([("Content-Type", type)] + securityHeaders), body: Array(text.utf8))
+        OutgoingResponse(
+            status: 200,
+            headers: HeaderFields([("Content-Type", type)] + securityHeaders),
+            body: Array(text.utf8)
+        )
     }
 
     /// Bytes the page loads: page, script and style.

@@ -1,7 +1,11 @@
 /// Building JSON in code, for admin API answers and journal entries.
 extension JSONNode {
     package static func object(_ members: [(String, JSONNode)]) -> JSONNode {
-        JSONNode(.object(members.map { JSONNode.Member(key: $0.0, keyPosition: SourcePosition(line: 0, column: 0), value: $0.1) }))
+        JSONNode(
+            .object(
+                members.map { JSONNode.Member(key: $0.0, keyPosition: SourcePosition(line: 0, column: 0), value: $0.1) }
+            )
+        )
     }
 
     package static func array(_ elements: [JSONNode]) -> JSONNode { JSONNode(.array(elements)) }
@@ -9,7 +13,9 @@ extension JSONNode {
     package static func bool(_ b: Bool) -> JSONNode { JSONNode(.bool(b)) }
     package static let null = JSONNode(.null)
 
-    package static func number(_ n: Int) -> JSONNode { JSONNode(.number(JSONNumber(text: String(n), value: Double(n)))) }
+    package static func number(_ n: Int) -> JSONNode {
+        JSONNode(.number(JSONNumber(text: String(n), value: Double(n))))
+    }
 
     package static func number(_ d: Double, decimals: Int) -> JSONNode {
         var text = String(d.rounded(toPlaces: decimals))

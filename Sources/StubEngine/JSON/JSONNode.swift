@@ -8,7 +8,10 @@ import Foundation
 package struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
     package var line: Int
     package var column: Int
-    package init(line: Int, column: Int) { self.line = line; self.column = column }
+    package init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
     package var description: String { "\(line):\(column)" }
 }
 
@@ -17,7 +20,10 @@ package struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
 package struct JSONNumber: Sendable, Equatable {
     package let text: String
     package let value: Double
-    package init(text: String, value: Double) { self.text = text; self.value = value }
+    package init(text: String, value: Double) {
+        self.text = text
+        self.value = value
+    }
 }
 
 /// A parsed JSON value with object members in source order and the position of every value.

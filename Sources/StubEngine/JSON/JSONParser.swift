@@ -25,7 +25,11 @@ package struct JSONParser {
         package var maximumValues: Int
         package var maximumDepth: Int
 
-        package static let files = Limits(maximumBytes: .max, maximumValues: .max, maximumDepth: JSONParser.maximumDepth)
+        package static let files = Limits(
+            maximumBytes: .max,
+            maximumValues: .max,
+            maximumDepth: JSONParser.maximumDepth
+        )
         package static let requestBody = Limits(maximumBytes: 4 << 20, maximumValues: 200_000, maximumDepth: 128)
     }
 
@@ -43,10 +47,16 @@ package struct JSONParser {
         try parse(bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: .files)
     }
 
-    package static func parse(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false, limits: Limits) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(
+        _ bytes: [UInt8],
+        rejectDuplicateKeys: Bool = false,
+        limits: Limits
+    ) throws(JSONSyntaxError) -> JSONNode {
         guard bytes.count <= limits.maximumBytes else {
-            throw JSONSyntaxError(position: SourcePosition(line: 1, column: 1),
-                                  message: "\(bytes.count) bytes is over the \(limits.maximumBytes)-byte limit for JSON parsed here")
+            throw JSONSyntaxError(
+                position: SourcePosition(line: 1, column: 1),
+                message: "\(bytes.count) bytes is over the \(limits.maximumBytes)-byte limit for JSON parsed here"
+            )
         }
         var parser = JSONParser(bytes: bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: limits)
         return try parser.parseDocument()
@@ -57,9 +67,13 @@ package struct JSONParser {
     /// reader that gives up after its first problems then pays for what it read: ten million
     /// `{}` posted to the admin API took minutes and gigabytes to parse before one was looked
     /// at. nil when the document is not an array (parse it whole); false when `each` stopped.
-    package static func forEachElement(_ bytes: [UInt8], rejectDuplicateKeys: Bool = false,
-                                       _ each: (_ element: JSONNode, _ index: Int) -> Bool)
-        throws(JSONSyntaxError) -> Bool? {
+    package static func forEachElement(
+        _ bytes: [UInt8],
+        rejectDuplicateKeys: Bool = false,
+        _ each: (_ element: JSONNode, _ index: Int) -> Bool
+    )
+        throws(JSONSyntaxError) -> Bool?
+    {
         var parser = JSONParser(bytes: bytes, rejectDuplicateKeys: rejectDuplicateKeys, limits: .files)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "[") else { return nil }
@@ -86,7 +100,10 @@ package struct JSONParser {
         self.limits = limits
         self.rejectDuplicateKeys = rejectDuplicateKeys
         // A UTF-8 byte order mark is what some Windows editors write first; skip it.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
     }
 
     private var position: SourcePosition { SourcePosition(line: line, column: index - lineStart + 1) }
@@ -110,7 +127,10 @@ package struct JSONParser {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0D: index += 1
-            case 0x0A: index += 1; line += 1; lineStart = index
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
             default: return
             }
         }
@@ -132,9 +152,15 @@ package struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(start)
         case UInt8(ascii: "["): return try parseArray(start)
         case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), at: start)
-        case UInt8(ascii: "t"): try expectLiteral("true"); return JSONNode(.bool(true), at: start)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return JSONNode(.bool(false), at: start)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return JSONNode(.null, at: start)
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return JSONNode(.bool(true), at: start)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return JSONNode(.bool(false), at: start)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return JSONNode(.null, at: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return JSONNode(.number(try parseNumber()), at: start)
         case UInt8(ascii: "'"):
@@ -142,7 +168,9 @@ package struct JSONParser {
         case UInt8(ascii: "]"), UInt8(ascii: "}"):
             throw fail("unexpected \(describeCurrent()); expected a value (is there a trailing comma before it?)")
         default:
-            throw fail("unexpected \(describeCurrent()); expected a value (object, array, string, number, true, false or null)")
+            throw fail(
+                "unexpected \(describeCurrent()); expected a value (object, array, string, number, true, false or null)"
+            )
         }
     }
 
@@ -167,13 +195,16 @@ package struct JSONParser {
         var seen = Set<String>()
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-            index += 1; depth -= 1
+            index += 1
+            depth -= 1
             return JSONNode(.object([]), at: start)
         }
         while true {
             skipWhitespace()
             let keyPosition = position
-            guard index < bytes.count else { throw fail("unexpected end of file inside the object that starts at \(start)") }
+            guard index < bytes.count else {
+                throw fail("unexpected end of file inside the object that starts at \(start)")
+            }
             guard bytes[index] == UInt8(ascii: "\"") else {
                 if bytes[index] == UInt8(ascii: "}") { throw fail("trailing comma before '}'") }
                 throw fail("expected a key in double quotes, found \(describeCurrent())")
@@ -191,9 +222,17 @@ package struct JSONParser {
             let value = try parseValue()
             members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
             skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of file; the object that starts at \(start) is not closed") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            guard index < bytes.count else {
+                throw fail("unexpected end of file; the object that starts at \(start) is not closed")
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                break
+            }
             throw fail("expected ',' or '}' after the value of \"\(key)\", found \(describeCurrent())")
         }
         depth -= 1
@@ -211,8 +250,10 @@ package struct JSONParser {
 
     /// The elements of the array at `index`, each handed to `each` as soon as it is parsed;
     /// false from `each` stops there (the rest is not read) and is returned.
-    private mutating func parseElements(_ start: SourcePosition,
-                                        _ each: (JSONNode) -> Bool) throws(JSONSyntaxError) -> Bool {
+    private mutating func parseElements(
+        _ start: SourcePosition,
+        _ each: (JSONNode) -> Bool
+    ) throws(JSONSyntaxError) -> Bool {
         try enter()
         index += 1
         skipWhitespace()
@@ -226,9 +267,17 @@ package struct JSONParser {
             if index < bytes.count && bytes[index] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
             guard each(try parseValue()) else { return false }
             skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of file; the array that starts at \(start) is not closed") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            guard index < bytes.count else {
+                throw fail("unexpected end of file; the array that starts at \(start) is not closed")
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                break
+            }
             throw fail("expected ',' or ']' in the array, found \(describeCurrent())")
         }
         depth -= 1
@@ -240,7 +289,9 @@ package struct JSONParser {
         index += 1
         var out: [UInt8] = []
         while true {
-            guard index < bytes.count else { throw fail("unexpected end of file inside the string that starts at \(start)") }
+            guard index < bytes.count else {
+                throw fail("unexpected end of file inside the string that starts at \(start)")
+            }
             let b = bytes[index]
             switch b {
             case UInt8(ascii: "\""):
@@ -263,7 +314,9 @@ package struct JSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try parseHex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw fail("a \\u escape for a high surrogate must be followed by a low surrogate")
                         }
                         index += 2
@@ -312,14 +365,19 @@ package struct JSONParser {
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits(_ p: inout JSONParser) -> Int {
             let s = p.index
-            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
+                p.index += 1
+            }
             return p.index - s
         }
         let intStart = index
         let intDigits = digits(&self)
         guard intDigits > 0 else { throw fail("a number needs digits after '-'") }
         if intDigits > 1 && bytes[intStart] == UInt8(ascii: "0") {
-            throw fail("numbers must not have leading zeros", at: SourcePosition(line: line, column: intStart - lineStart + 1))
+            throw fail(
+                "numbers must not have leading zeros",
+                at: SourcePosition(line: line, column: intStart - lineStart + 1)
+            )
         }
         if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
             index += 1
@@ -327,7 +385,9 @@ package struct JSONParser {
         }
         if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
             index += 1
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+                index += 1
+            }
             guard digits(&self) > 0 else { throw fail("a number needs digits in its exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)

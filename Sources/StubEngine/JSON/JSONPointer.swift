@@ -15,9 +15,12 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     package init?(_ text: String) {
         guard Self.problem(in: text) == nil else { return nil }
         description = text
-        tokens = text.isEmpty ? [] : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            String($0).replacing("~1", with: "/").replacing("~0", with: "~")
-        }
+        tokens =
+            text.isEmpty
+            ? []
+            : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+                String($0).replacing("~1", with: "/").replacing("~0", with: "~")
+            }
     }
 
     /// Why `text` is not a JSON pointer, or nil when it is one.

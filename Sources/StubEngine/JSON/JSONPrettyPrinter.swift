@@ -15,8 +15,14 @@ package enum JSONPrettyPrinter {
     private static func write(_ node: JSONNode, indent: Int, into out: inout [UInt8]) {
         switch node.value {
         case .array(let elements):
-            if elements.isEmpty { out += Array("[]".utf8); return }
-            if let inline = inlineScalars(elements) { out += inline; return }
+            if elements.isEmpty {
+                out += Array("[]".utf8)
+                return
+            }
+            if let inline = inlineScalars(elements) {
+                out += inline
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (i, element) in elements.enumerated() {
                 out += i == 0 ? [0x0A] : Array(",\n".utf8)
@@ -27,7 +33,10 @@ package enum JSONPrettyPrinter {
             pad(indent, &out)
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out += Array("{}".utf8); return }
+            if members.isEmpty {
+                out += Array("{}".utf8)
+                return
+            }
             writeMembers(members, level: indent, separator: ": ", into: &out) { value, level, out in
                 write(value, indent: level, into: &out)
             }
@@ -53,8 +62,13 @@ package enum JSONPrettyPrinter {
 
     /// The object layout both printers share: `{`, one member a line a level deeper (`key`,
     /// the separator, the value as `value` writes it at that level), `}` back at `level`.
-    private static func writeMembers(_ members: [JSONNode.Member], level: Int, separator: String, into out: inout [UInt8],
-                                     value: (JSONNode, Int, inout [UInt8]) -> Void) {
+    private static func writeMembers(
+        _ members: [JSONNode.Member],
+        level: Int,
+        separator: String,
+        into out: inout [UInt8],
+        value: (JSONNode, Int, inout [UInt8]) -> Void
+    ) {
         out.append(UInt8(ascii: "{"))
         for (i, member) in members.enumerated() {
             out += i == 0 ? [0x0A] : Array(",\n".utf8)

@@ -24,7 +24,8 @@ struct JSONPathEvaluator {
         while position < segments.count {
             guard !current.isEmpty, budget >= 0, !failed else { return [] }
             if case .descendants = segments[position], position + 1 < segments.count,
-               case .filter(let filter) = segments[position + 1] {
+                case .filter(let filter) = segments[position + 1]
+            {
                 current = scan(current, filter, last: position + 2 == segments.count)
                 position += 2
                 continue

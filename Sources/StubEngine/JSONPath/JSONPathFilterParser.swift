@@ -61,10 +61,14 @@ extension JSONPathParser {
         for (text, op) in JSONPathFilter.Operator.spellings {
             let symbols = Array(text.unicodeScalars)
             guard index + symbols.count <= scalars.count,
-                  Array(scalars[index..<index + symbols.count]) == symbols else { continue }
+                Array(scalars[index..<index + symbols.count]) == symbols
+            else { continue }
             // A word operator must stand alone: `@.size` is a path, not `@.` `size`.
             if let after = peek(symbols.count), text.first!.isLetter,
-               after.properties.isAlphabetic || ("0"..."9").contains(after) { continue }
+                after.properties.isAlphabetic || ("0"..."9").contains(after)
+            {
+                continue
+            }
             index += symbols.count
             return op
         }

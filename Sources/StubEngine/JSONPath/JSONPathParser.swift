@@ -121,8 +121,9 @@ struct JSONPathParser {
     static func finished(_ parsed: [JSONPath.Segment]) -> [JSONPath.Segment] {
         var segments = mergingLastNames(parsed)
         guard case .descendants? = segments.first, case .function? = segments.last,
-              let call = segments.firstIndex(where: { if case .function = $0 { true } else { false } }),
-              case .function(let function) = segments[call] else { return segments }
+            let call = segments.firstIndex(where: { if case .function = $0 { true } else { false } }),
+            case .function(let function) = segments[call]
+        else { return segments }
         let scan = JSONPath(source: "", segments: mergingLastNames(Array(segments[..<call])))
         let inverted = JSONPathFunction(name: function.name, arguments: [.path(scan)])
         segments.replaceSubrange(...call, with: [.function(inverted)])

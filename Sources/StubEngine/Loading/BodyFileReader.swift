@@ -23,13 +23,22 @@ struct BodyFileReader: Sendable {
     }
 
     func read(_ relative: String, from stubFile: URL) -> Result<[UInt8], Failure> {
-        if relative.isEmpty { return .failure(Failure(message: "bodyFile is empty; give a path relative to this stub file")) }
+        if relative.isEmpty {
+            return .failure(Failure(message: "bodyFile is empty; give a path relative to this stub file"))
+        }
         if relative.hasPrefix("/") {
-            return .failure(Failure(message: "bodyFile must be relative to the stub file's folder, not absolute (\"\(relative)\")"))
+            return .failure(
+                Failure(message: "bodyFile must be relative to the stub file's folder, not absolute (\"\(relative)\")")
+            )
         }
         let candidate = stubFile.deletingLastPathComponent().appendingPathComponent(relative).standardizedFileURL
         guard containment.holdsByName(candidate) else {
-            return .failure(Failure(message: "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"))
+            return .failure(
+                Failure(
+                    message:
+                        "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"
+                )
+            )
         }
         guard let found = FileStatus(path: candidate.path) else {
             let message = "bodyFile \"\(relative)\" does not exist (looked for \(candidate.path))"
@@ -52,7 +61,12 @@ struct BodyFileReader: Sendable {
         }
         let size = status.size
         guard size <= Self.maximumBytes else {
-            return .failure(Failure(message: "bodyFile \"\(relative)\" is \(size) bytes, over the \(Self.maximumBytes / (1 << 20)) MiB limit for body files (bodies are held in memory)"))
+            return .failure(
+                Failure(
+                    message:
+                        "bodyFile \"\(relative)\" is \(size) bytes, over the \(Self.maximumBytes / (1 << 20)) MiB limit for body files (bodies are held in memory)"
+                )
+            )
         }
         guard let data = FileManager.default.contents(atPath: resolved.path) else {
             return .failure(Failure(message: "bodyFile \"\(relative)\" cannot be read (check its permissions)"))

@@ -38,8 +38,10 @@ extension ContentTypes {
     }
 
     private static let extensionByType: [String: String] = {
-        var map = ["application/javascript": "js", "application/x-javascript": "js", "text/xml": "xml",
-                   "image/vnd.microsoft.icon": "ico", "text/json": "json"]
+        var map = [
+            "application/javascript": "js", "application/x-javascript": "js", "text/xml": "xml",
+            "image/vnd.microsoft.icon": "ico", "text/json": "json",
+        ]
         // Sorted so that of two spellings (`jpg`, `jpeg`; `htm`, `html`) the choice is stable:
         // the shorter, then the alphabetically first... except HTML, written `html` everywhere.
         for (ext, type) in byExtension.sorted(by: { ($0.key.count, $0.key) < ($1.key.count, $1.key) }) {
@@ -68,7 +70,8 @@ package enum MediaTypes {
 
     /// Whether a documented media type (possibly a wildcard, `image/*`, `*/*`) covers an actual one.
     package static func covers(_ documented: String, _ actual: String) -> Bool {
-        let pattern = essence(documented), value = essence(actual)
+        let pattern = essence(documented)
+        let value = essence(actual)
         if pattern == value || pattern == "*/*" || pattern == "*" { return true }
         if pattern.hasSuffix("/*") { return value.hasPrefix(pattern.dropLast()) }
         return false

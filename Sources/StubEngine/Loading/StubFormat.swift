@@ -1,15 +1,24 @@
 /// The keys of the stub format (docs/stub-format.md), in the contract's order: what the decoders
 /// accept and the order the encoder writes them in.
 package enum StubFormat {
-    package static let stubKeys = ["name", "priority", "request", "response", "responses", "after", "scenario",
-                                   "webhooks"]
+    package static let stubKeys = [
+        "name", "priority", "request", "response", "responses", "after", "scenario",
+        "webhooks",
+    ]
     package static let requestKeys = ["method", "path", "pathPattern", "host", "query", "rawQuery", "headers", "body"]
-    package static let responseKeys = ["status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble", "proxy"]
+    package static let responseKeys = [
+        "status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble", "proxy",
+    ]
     package static let proxyKeys = ["to", "stripPrefix", "headers", "removeHeaders", "preserveHost", "timeoutMs"]
     package static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
-    package static let bodyMatcherKeys = ["json", "jsonEquals", "jsonPointer", "equals", "contains", "matches", "form", "caseInsensitive"]
+    package static let bodyMatcherKeys = [
+        "json", "jsonEquals", "jsonPointer", "equals", "contains", "matches", "form", "caseInsensitive",
+    ]
     /// A matcher object inside a `json` pattern or a `jsonPointer` entry: an object with only these keys.
-    package static let jsonMatcherKeys = ["equals", "contains", "matches", "present", "absent", "greaterThan", "atLeast", "lessThan", "atMost", "caseInsensitive"]
+    package static let jsonMatcherKeys = [
+        "equals", "contains", "matches", "present", "absent", "greaterThan", "atLeast", "lessThan", "atMost",
+        "caseInsensitive",
+    ]
     package static let scenarioKeys = ["name", "when", "then"]
     package static let delayRangeKeys = ["min", "max"]
     package static let dribbleKeys = ["chunks", "durationMs"]

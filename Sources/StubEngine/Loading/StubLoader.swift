@@ -18,8 +18,13 @@ package struct StubLoadResult: Sendable {
     /// Every error belongs to a skipped mapping: the rest of the folder serves.
     private let servesWithoutSkipped: Bool
 
-    package init(stubs: [Stub], problems: [StubProblem], fileCount: Int, skipped: [SkippedMapping] = [],
-                 servesWithoutSkipped: Bool = false) {
+    package init(
+        stubs: [Stub],
+        problems: [StubProblem],
+        fileCount: Int,
+        skipped: [SkippedMapping] = [],
+        servesWithoutSkipped: Bool = false
+    ) {
         self.stubs = stubs
         self.problems = problems
         self.fileCount = fileCount
@@ -52,7 +57,12 @@ package struct StubLoader: Sendable {
     /// A WireMock folder's responses are all templates (`--global-response-templating`).
     package let globalTemplating: Bool
 
-    package init(directory: String, format: StubFolderFormat = .native, strict: Bool = false, globalTemplating: Bool = false) {
+    package init(
+        directory: String,
+        format: StubFolderFormat = .native,
+        strict: Bool = false,
+        globalTemplating: Bool = false
+    ) {
         self.displayName = directory
         self.directory = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
         self.format = format
@@ -65,28 +75,62 @@ package struct StubLoader: Sendable {
     package static let maximumBodyFileBytes = BodyFileReader.maximumBytes
 
     package func load() -> StubLoadResult {
-        let result = format == .wiremock
-            ? WireMockFolderLoader(directory: directory, displayName: displayName, globalTemplating: globalTemplating).load()
+        let result =
+            format == .wiremock
+            ? WireMockFolderLoader(directory: directory, displayName: displayName, globalTemplating: globalTemplating)
+                .load()
             : loadStubFiles()
         // --strict: every warning an error, and no mapping skipped: any error refuses the folder.
         guard strict, !result.warnings.isEmpty || !result.skipped.isEmpty else { return result }
         let problems = result.problems.map(\.asError)
-        return StubLoadResult(stubs: result.stubs, problems: problems, fileCount: result.fileCount,
-                              skipped: result.skipped)
+        return StubLoadResult(
+            stubs: result.stubs,
+            problems: problems,
+            fileCount: result.fileCount,
+            skipped: result.skipped
+        )
     }
 
     private func loadStubFiles() -> StubLoadResult {
         guard let status = FileStatus(path: directory.path) else {
-            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
-                message: "the stub folder does not exist; create it or pass --dir with the folder that holds your stub files")], fileCount: 0)
+            return StubLoadResult(
+                stubs: [],
+                problems: [
+                    StubProblem(
+                        .error,
+                        file: displayName,
+                        message:
+                            "the stub folder does not exist; create it or pass --dir with the folder that holds your stub files"
+                    )
+                ],
+                fileCount: 0
+            )
         }
         guard status.kind == .directory else {
-            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
-                message: "is a file, not a folder; pass --dir with the folder that holds your stub files")], fileCount: 0)
+            return StubLoadResult(
+                stubs: [],
+                problems: [
+                    StubProblem(
+                        .error,
+                        file: displayName,
+                        message: "is a file, not a folder; pass --dir with the folder that holds your stub files"
+                    )
+                ],
+                fileCount: 0
+            )
         }
         guard FileManager.default.isReadableFile(atPath: directory.path) else {
-            return StubLoadResult(stubs: [], problems: [StubProblem(.error, file: displayName,
-                message: "the stub folder cannot be read (no permission)")], fileCount: 0)
+            return StubLoadResult(
+                stubs: [],
+                problems: [
+                    StubProblem(
+                        .error,
+                        file: displayName,
+                        message: "the stub folder cannot be read (no permission)"
+                    )
+                ],
+                fileCount: 0
+            )
         }
         let (files, failures) = listStubFiles()
         let bodyFiles = BodyFileReader(root: directory)
@@ -94,8 +138,11 @@ package struct StubLoader: Sendable {
         // A folder that cannot be listed (out of descriptors, say) is an error, not an empty
         // folder: a reload then keeps the last good stubs instead of serving none.
         var problems = failures.map { failure in
-            StubProblem(.error, file: failure.path.isEmpty ? displayName : displayPath(failure.path),
-                        message: "cannot be listed: \(SystemErrors.message(failure.code))")
+            StubProblem(
+                .error,
+                file: failure.path.isEmpty ? displayName : displayPath(failure.path),
+                message: "cannot be listed: \(SystemErrors.message(failure.code))"
+            )
         }
         for relative in files {
             let url = directory.appendingPathComponent(relative)
@@ -155,6 +202,14 @@ package struct StubLoader: Sendable {
 extension StubProblem {
     /// The same problem as an error (`--strict`).
     var asError: StubProblem {
-        severity == .error ? self : StubProblem(.error, file: file, position: position, jsonPath: jsonPath, message: message + " (an error with --strict)")
+        severity == .error
+            ? self
+            : StubProblem(
+                .error,
+                file: file,
+                position: position,
+                jsonPath: jsonPath,
+                message: message + " (an error with --strict)"
+            )
     }
 }

@@ -12,7 +12,13 @@ package struct StubProblem: Error, Sendable, Equatable, CustomStringConvertible 
     package let jsonPath: String?
     package let message: String
 
-    package init(_ severity: Severity, file: String, position: SourcePosition? = nil, jsonPath: String? = nil, message: String) {
+    package init(
+        _ severity: Severity,
+        file: String,
+        position: SourcePosition? = nil,
+        jsonPath: String? = nil,
+        message: String
+    ) {
         self.severity = severity
         self.file = file
         self.position = position

@@ -22,12 +22,18 @@ extension JSONCondition {
     /// `body.user.name: expected "a", got "b"` instead of printing both documents. `path` is the
     /// place of `value`, written in `style` (`$.items[2]`, or `/items/2` below a pointer); nil
     /// when the condition holds.
-    package func firstDifference(for value: JSONNode?, at path: String, style: JSONDifference.PathStyle = .jsonPath) -> JSONDifference? {
+    package func firstDifference(
+        for value: JSONNode?,
+        at path: String,
+        style: JSONDifference.PathStyle = .jsonPath
+    ) -> JSONDifference? {
         switch self {
         case .matcher(let matcher):
-            return matcher.holds(for: value) ? nil : JSONDifference(path: path, expected: matcher.description, actual: Self.describe(value))
+            return matcher.holds(for: value)
+                ? nil : JSONDifference(path: path, expected: matcher.description, actual: Self.describe(value))
         case .literal(let expected):
-            return value?.equals(expected) == true ? nil
+            return value?.equals(expected) == true
+                ? nil
                 : JSONDifference(path: path, expected: JSONSerializer.string(expected), actual: Self.describe(value))
         case .object(let members):
             guard case .object(let actual)? = value?.value else {
@@ -35,7 +41,11 @@ extension JSONCondition {
             }
             for member in members {
                 let child = actual.last { $0.key == member.key }?.value
-                if let found = member.condition.firstDifference(for: child, at: style.member(member.key, of: path), style: style) {
+                if let found = member.condition.firstDifference(
+                    for: child,
+                    at: style.member(member.key, of: path),
+                    style: style
+                ) {
                     return found
                 }
             }
@@ -45,10 +55,16 @@ extension JSONCondition {
                 return JSONDifference(path: path, expected: "an array", actual: Self.describe(value))
             }
             guard actual.count == elements.count else {
-                return JSONDifference(path: path, expected: "an array of \(elements.count)", actual: "an array of \(actual.count)")
+                return JSONDifference(
+                    path: path,
+                    expected: "an array of \(elements.count)",
+                    actual: "an array of \(actual.count)"
+                )
             }
             for (i, (condition, element)) in zip(elements, actual).enumerated() {
-                if let found = condition.firstDifference(for: element, at: style.element(i, of: path), style: style) { return found }
+                if let found = condition.firstDifference(for: element, at: style.element(i, of: path), style: style) {
+                    return found
+                }
             }
             return nil
         }
@@ -66,7 +82,8 @@ extension JSONCondition {
         case .literal(let node): JSONSerializer.string(node)
         case .matcher(let matcher): matcher.description
         case .object(let members):
-            "{" + members.map { JSONSerializer.quoted($0.key) + ": " + $0.condition.summary }.joined(separator: ", ") + "}"
+            "{" + members.map { JSONSerializer.quoted($0.key) + ": " + $0.condition.summary }.joined(separator: ", ")
+                + "}"
         case .array(let elements): "[" + elements.map(\.summary).joined(separator: ", ") + "]"
         }
     }

@@ -20,7 +20,8 @@ package struct NearMissReport: Sendable {
     /// looks at the outcome once it is answered (journal, log) reads the real report.
     private let later: Locked<NearMissReport?>?
 
-    init(method: String, target: String, candidates: [Candidate], stubCount: Int, later: Locked<NearMissReport?>? = nil) {
+    init(method: String, target: String, candidates: [Candidate], stubCount: Int, later: Locked<NearMissReport?>? = nil)
+    {
         self.method = method
         self.target = target
         self.candidates = candidates
@@ -34,23 +35,43 @@ package struct NearMissReport: Sendable {
     /// A report to be computed off the loop, and the box it goes in.
     static func pending(for request: IncomingRequest, stubCount: Int) -> (NearMissReport, Locked<NearMissReport?>) {
         let box = Locked<NearMissReport?>(nil)
-        return (NearMissReport(method: request.method, target: request.target, candidates: [], stubCount: stubCount, later: box), box)
+        return (
+            NearMissReport(
+                method: request.method,
+                target: request.target,
+                candidates: [],
+                stubCount: stubCount,
+                later: box
+            ), box
+        )
     }
 
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
     /// Stubs that may backtrack are scored against the request's regex budget (its verdicts
     /// and aborts, from matching), so a pattern runs once per value however often it is asked.
-    static func build(for facts: RequestFacts, in catalog: StubCatalog, scenarioStates: [String: String] = [:],
-                      limit: Int = 3, budget: RegexBudgetLog? = nil) -> NearMissReport {
+    static func build(
+        for facts: RequestFacts,
+        in catalog: StubCatalog,
+        scenarioStates: [String: String] = [:],
+        limit: Int = 3,
+        budget: RegexBudgetLog? = nil
+    ) -> NearMissReport {
         guard catalog.mayBacktrack else { return score(facts, catalog, scenarioStates, limit, budget: nil) }
         let log = budget ?? facts.regexBudget()
         return RegexBudget.$current.withValue(log) { score(facts, catalog, scenarioStates, limit, budget: log) }
     }
 
-    private static func score(_ facts: RequestFacts, _ catalog: StubCatalog, _ scenarioStates: [String: String], _ limit: Int,
-                              budget: RegexBudgetLog?) -> NearMissReport {
+    private static func score(
+        _ facts: RequestFacts,
+        _ catalog: StubCatalog,
+        _ scenarioStates: [String: String],
+        _ limit: Int,
+        budget: RegexBudgetLog?
+    ) -> NearMissReport {
         let path = facts.request.path
-        func score(_ m: Mismatch, _ stub: Stub) -> Double { weight(of: m, patternPath: stub.request.path, requestPath: path) }
+        func score(_ m: Mismatch, _ stub: Stub) -> Double {
+            weight(of: m, patternPath: stub.request.path, requestPath: path)
+        }
         var scored: [(score: Double, farOff: Bool, stub: Stub, mismatches: [Mismatch])] = []
         scored.reserveCapacity(min(catalog.count, fullyScored))
         for stub in shortlist(facts, catalog) {
@@ -60,20 +81,37 @@ package struct NearMissReport: Sendable {
             if let rule = stub.scenario, let when = rule.when {
                 let current = scenarioStates[rule.name] ?? ScenarioRule.initialState
                 if current != when {
-                    mismatches.append(Mismatch(condition: "scenario.\(rule.name)", expected: "state \"\(when)\"", actual: "\"\(current)\""))
+                    mismatches.append(
+                        Mismatch(
+                            condition: "scenario.\(rule.name)",
+                            expected: "state \"\(when)\"",
+                            actual: "\"\(current)\""
+                        )
+                    )
                 }
             }
             guard !mismatches.isEmpty else { continue }
-            let farOff = mismatches.contains { $0.condition == "method" } && mismatches.contains { $0.condition == "path" }
+            let farOff =
+                mismatches.contains { $0.condition == "method" } && mismatches.contains { $0.condition == "path" }
             scored.append((mismatches.reduce(0) { $0 + score($1, stub) }, farOff, stub, mismatches))
         }
         // Another method on another path is not "close" once anything closer exists.
         if scored.contains(where: { !$0.farOff }) { scored.removeAll { $0.farOff } }
         scored.sort { $0.score != $1.score ? $0.score < $1.score : $0.stub.rank < $1.stub.rank }
         let closest = scored.prefix(limit)
-        return NearMissReport(method: facts.request.method, target: facts.request.target,
-                              candidates: closest.map { Candidate(id: $0.stub.id, name: $0.stub.name, source: $0.stub.source.description, mismatches: $0.mismatches) },
-                              stubCount: catalog.count)
+        return NearMissReport(
+            method: facts.request.method,
+            target: facts.request.target,
+            candidates: closest.map {
+                Candidate(
+                    id: $0.stub.id,
+                    name: $0.stub.name,
+                    source: $0.stub.source.description,
+                    mismatches: $0.mismatches
+                )
+            },
+            stubCount: catalog.count
+        )
     }
     /// How much a failed condition counts against closeness. A wrong method weighs more than a
     /// missing header: a stub for the right endpoint with the wrong header is what the user most
@@ -84,7 +122,8 @@ package struct NearMissReport: Sendable {
         case "method": return 3
         case "path":
             let source = patternPath?.source ?? ""
-            let distance = Double(Suggestion.editDistance(source, requestPath)) / Double(max(source.count, requestPath.count, 1))
+            let distance =
+                Double(Suggestion.editDistance(source, requestPath)) / Double(max(source.count, requestPath.count, 1))
             return 1 + 5 * distance
         default: return 1
         }
@@ -102,7 +141,11 @@ package struct NearMissReport: Sendable {
         let method = facts.request.method
         let segments = facts.segments
         var rough: [(score: Double, index: Int)] = []
-        let candidates = catalog.nearMissCandidates(path: facts.request.path, firstSegment: facts.firstSegment, limit: roughlyScored)
+        let candidates = catalog.nearMissCandidates(
+            path: facts.request.path,
+            firstSegment: facts.firstSegment,
+            limit: roughlyScored
+        )
         rough.reserveCapacity(candidates.count)
         for i in candidates {
             let request = catalog.stubs[i].request
@@ -125,12 +168,16 @@ package struct NearMissReport: Sendable {
         } else {
             lines.append("Closest stubs, and what differed:")
             for (i, candidate) in candidates.enumerated() {
-                lines.append(candidate.name == candidate.source
-                             ? "  \(i + 1). \(candidate.source)"
-                             : "  \(i + 1). \"\(candidate.name)\" (\(candidate.source))")
+                lines.append(
+                    candidate.name == candidate.source
+                        ? "  \(i + 1). \(candidate.source)"
+                        : "  \(i + 1). \"\(candidate.name)\" (\(candidate.source))"
+                )
                 for m in candidate.mismatches {
-                    lines.append("       \(m.condition): expected \(m.expected), got \(m.actual)" +
-                                 (m.aborted.map { " (aborted: \($0))" } ?? ""))
+                    lines.append(
+                        "       \(m.condition): expected \(m.expected), got \(m.actual)"
+                            + (m.aborted.map { " (aborted: \($0))" } ?? "")
+                    )
                 }
             }
         }
@@ -138,7 +185,8 @@ package struct NearMissReport: Sendable {
     }
 
     package var json: String {
-        var out = "{\"error\":\"no stub matched\",\"request\":{\"method\":\(JSONSerializer.quoted(method)),\"target\":\(JSONSerializer.quoted(target))},\"closest\":["
+        var out =
+            "{\"error\":\"no stub matched\",\"request\":{\"method\":\(JSONSerializer.quoted(method)),\"target\":\(JSONSerializer.quoted(target))},\"closest\":["
         out += candidates.map { c in
             "{\"name\":\(JSONSerializer.quoted(c.name)),\"source\":\(JSONSerializer.quoted(c.source)),\"mismatches\":["
                 + c.mismatches.map { m in

@@ -54,7 +54,11 @@ enum RequestMatcher {
     /// The slow path for near misses: every failed condition, expected against actual. With a
     /// regex budget (a stub that may backtrack), each condition is named to it, and a condition
     /// whose regex gave up says so.
-    static func mismatches(_ pattern: RequestPattern, _ facts: RequestFacts, budget: RegexBudgetLog? = nil) -> [Mismatch] {
+    static func mismatches(
+        _ pattern: RequestPattern,
+        _ facts: RequestFacts,
+        budget: RegexBudgetLog? = nil
+    ) -> [Mismatch] {
         var result: [Mismatch] = []
         let request = facts.request
         func check(_ condition: String?, _ holds: () -> Bool) -> (holds: Bool, aborted: String?) {
@@ -65,7 +69,9 @@ enum RequestMatcher {
             return (held, budget.abortEvents > before ? budget.lastEventReason : nil)
         }
         if let methods = pattern.methods, !methods.contains(request.method) {
-            result.append(Mismatch(condition: "method", expected: methods.joined(separator: " or "), actual: request.method))
+            result.append(
+                Mismatch(condition: "method", expected: methods.joined(separator: " or "), actual: request.method)
+            )
         }
         if let path = pattern.path {
             let (held, aborted) = check("path") { path.match(request.path, segments: facts.segments) != nil }
@@ -78,23 +84,37 @@ enum RequestMatcher {
             let actual = request.hostWithoutPort.map { [$0] } ?? []
             let (held, aborted) = check("host") { host.matches(actual) }
             if !held {
-                result.append(Mismatch(condition: "host", expected: host.description, actual: describe(actual), aborted: aborted))
+                result.append(
+                    Mismatch(condition: "host", expected: host.description, actual: describe(actual), aborted: aborted)
+                )
             }
         }
         for (name, matcher) in pattern.query {
             let actual = request.queryValues(name)
             let (held, aborted) = check("query.\(name)") { matcher.matches(actual) }
             if !held {
-                result.append(Mismatch(condition: "query.\(name)", expected: matcher.description, actual: describe(actual),
-                                       aborted: aborted))
+                result.append(
+                    Mismatch(
+                        condition: "query.\(name)",
+                        expected: matcher.description,
+                        actual: describe(actual),
+                        aborted: aborted
+                    )
+                )
             }
         }
         for (name, matcher) in pattern.headers {
             let actual = request.headers.values(name)
             let (held, aborted) = check("header.\(name)") { matcher.matches(actual) }
             if !held {
-                result.append(Mismatch(condition: "header.\(name)", expected: matcher.description, actual: describe(actual),
-                                       aborted: aborted))
+                result.append(
+                    Mismatch(
+                        condition: "header.\(name)",
+                        expected: matcher.description,
+                        actual: describe(actual),
+                        aborted: aborted
+                    )
+                )
             }
         }
         if let body = pattern.body {
@@ -125,16 +145,29 @@ enum RequestMatcher {
         switch matcher {
         case .json, .jsonEquals, .jsonPointer:
             guard let actual = facts.json else {
-                return [Mismatch(condition: "body", expected: matcher.description, actual: facts.jsonError ?? "not JSON")]
+                return [
+                    Mismatch(condition: "body", expected: matcher.description, actual: facts.jsonError ?? "not JSON")
+                ]
             }
             return jsonMismatches(matcher, actual)
         case .text(let m):
-            return [Mismatch(condition: "body", expected: m.description, actual: facts.request.body.isEmpty ? "empty" : excerpt(facts.bodyText))]
+            return [
+                Mismatch(
+                    condition: "body",
+                    expected: m.description,
+                    actual: facts.request.body.isEmpty ? "empty" : excerpt(facts.bodyText)
+                )
+            ]
         case .form(let fields):
             return fields.compactMap { field in
                 let actual = facts.formValues(field.name)
-                return field.matcher.matches(actual) ? nil
-                    : Mismatch(condition: "form.\(field.name)", expected: field.matcher.description, actual: describe(actual))
+                return field.matcher.matches(actual)
+                    ? nil
+                    : Mismatch(
+                        condition: "form.\(field.name)",
+                        expected: field.matcher.description,
+                        actual: describe(actual)
+                    )
             }
         }
     }
@@ -144,14 +177,26 @@ enum RequestMatcher {
         switch matcher {
         case .json(let condition):
             guard let found = condition.firstDifference(for: actual, at: "$") else { return [] }
-            return [Mismatch(condition: "body\(found.path.dropFirst())", expected: found.expected, actual: found.actual)]
+            return [
+                Mismatch(condition: "body\(found.path.dropFirst())", expected: found.expected, actual: found.actual)
+            ]
         case .jsonPointer(let entries):
             return entries.compactMap { entry in
-                entry.condition.firstDifference(for: entry.pointer.resolve(in: actual), at: entry.pointer.description, style: .pointer)
-                    .map { Mismatch(condition: "body\($0.path)", expected: $0.expected, actual: $0.actual) }
+                entry.condition.firstDifference(
+                    for: entry.pointer.resolve(in: actual),
+                    at: entry.pointer.description,
+                    style: .pointer
+                )
+                .map { Mismatch(condition: "body\($0.path)", expected: $0.expected, actual: $0.actual) }
             }
         default:
-            return [Mismatch(condition: "body", expected: matcher.description, actual: excerpt(JSONSerializer.string(actual)))]
+            return [
+                Mismatch(
+                    condition: "body",
+                    expected: matcher.description,
+                    actual: excerpt(JSONSerializer.string(actual))
+                )
+            ]
         }
     }
 

@@ -24,8 +24,15 @@ package struct StubCatalog: Sendable {
         @exclusivity(unchecked) var statefulCount: Int
         @exclusivity(unchecked) var backtrackingCount: Int
 
-        init(stubs: [Stub], exact: [String: [Int]], byLeadingSegment: [String: [Int]], unindexed: [Int],
-             bestOutsideExact: StubRank?, statefulCount: Int, backtrackingCount: Int) {
+        init(
+            stubs: [Stub],
+            exact: [String: [Int]],
+            byLeadingSegment: [String: [Int]],
+            unindexed: [Int],
+            bestOutsideExact: StubRank?,
+            statefulCount: Int,
+            backtrackingCount: Int
+        ) {
             self.stubs = stubs
             self.exact = exact
             self.byLeadingSegment = byLeadingSegment
@@ -36,8 +43,15 @@ package struct StubCatalog: Sendable {
         }
 
         func copy() -> Storage {
-            Storage(stubs: stubs, exact: exact, byLeadingSegment: byLeadingSegment, unindexed: unindexed,
-                    bestOutsideExact: bestOutsideExact, statefulCount: statefulCount, backtrackingCount: backtrackingCount)
+            Storage(
+                stubs: stubs,
+                exact: exact,
+                byLeadingSegment: byLeadingSegment,
+                unindexed: unindexed,
+                bestOutsideExact: bestOutsideExact,
+                statefulCount: statefulCount,
+                backtrackingCount: backtrackingCount
+            )
         }
     }
 
@@ -60,12 +74,15 @@ package struct StubCatalog: Sendable {
         }
         let ranks = stubs.map(\.rank)
         let byRank: (Int, Int) -> Bool = { ranks[$0] < ranks[$1] }
-        storage = Storage(stubs: stubs, exact: exact.mapValues { $0.sorted(by: byRank) },
-                          byLeadingSegment: leading.mapValues { $0.sorted(by: byRank) },
-                          unindexed: unindexed.sorted(by: byRank),
-                          bestOutsideExact: (leading.values.joined() + unindexed).map { ranks[$0] }.min(),
-                          statefulCount: stubs.filter(\.isStateful).count,
-                          backtrackingCount: stubs.filter(\.mayBacktrack).count)
+        storage = Storage(
+            stubs: stubs,
+            exact: exact.mapValues { $0.sorted(by: byRank) },
+            byLeadingSegment: leading.mapValues { $0.sorted(by: byRank) },
+            unindexed: unindexed.sorted(by: byRank),
+            bestOutsideExact: (leading.values.joined() + unindexed).map { ranks[$0] }.min(),
+            statefulCount: stubs.filter(\.isStateful).count,
+            backtrackingCount: stubs.filter(\.mayBacktrack).count
+        )
     }
 
     package static let empty = StubCatalog([])
@@ -82,7 +99,8 @@ package struct StubCatalog: Sendable {
         if stub.mayBacktrack { storage.backtrackingCount += 1 }
         let stubs = storage.stubs
         func place(_ bucket: inout [Int]) {
-            var low = 0, high = bucket.count
+            var low = 0
+            var high = bucket.count
             while low < high {
                 let mid = (low + high) / 2
                 if stub.rank < stubs[bucket[mid]].rank { high = mid } else { low = mid + 1 }
@@ -131,14 +149,20 @@ package struct StubCatalog: Sendable {
     /// `eligible` filters on state the catalog does not hold (scenario states).
     /// With stubs that may backtrack, their matches run against the request's regex budget
     /// (`facts.regexBudget()`), and a match that gives up is recorded there with its stub.
-    func bestMatch(_ facts: RequestFacts, eligible: ((Stub) -> Bool)? = nil) -> (stub: Stub, captures: [String: String])? {
+    func bestMatch(
+        _ facts: RequestFacts,
+        eligible: ((Stub) -> Bool)? = nil
+    ) -> (stub: Stub, captures: [String: String])? {
         guard mayBacktrack else { return bestMatch(facts, eligible, budget: nil) }
         let log = facts.regexBudget()
         return RegexBudget.$current.withValue(log) { bestMatch(facts, eligible, budget: log) }
     }
 
-    private func bestMatch(_ facts: RequestFacts, _ eligible: ((Stub) -> Bool)?,
-                           budget: RegexBudgetLog?) -> (stub: Stub, captures: [String: String])? {
+    private func bestMatch(
+        _ facts: RequestFacts,
+        _ eligible: ((Stub) -> Bool)?,
+        budget: RegexBudgetLog?
+    ) -> (stub: Stub, captures: [String: String])? {
         let storage = storage
         var best: Match?
         Self.consider(storage.exact[facts.request.path], storage.stubs, facts, eligible, budget, &best)
@@ -155,8 +179,14 @@ package struct StubCatalog: Sendable {
     /// The first stub of `bucket` that matches and beats `best`. A static function taking `best`
     /// inout, not a nested one capturing it: a captured variable is boxed and every access to
     /// it checked for exclusivity at run time.
-    private static func consider(_ bucket: [Int]?, _ stubs: [Stub], _ facts: RequestFacts, _ eligible: ((Stub) -> Bool)?,
-                                 _ budget: RegexBudgetLog?, _ best: inout Match?) {
+    private static func consider(
+        _ bucket: [Int]?,
+        _ stubs: [Stub],
+        _ facts: RequestFacts,
+        _ eligible: ((Stub) -> Bool)?,
+        _ budget: RegexBudgetLog?,
+        _ best: inout Match?
+    ) {
         guard let bucket else { return }
         for i in bucket {
             let stub = stubs[i]

@@ -62,7 +62,10 @@ package struct NumberBounds: Sendable, Equatable {
 
     /// `a number > 0`, `a number >= 1 and < 10`.
     package var description: String {
-        let parts = [lower.map { ($0.inclusive ? ">= " : "> ") + $0.text }, upper.map { ($0.inclusive ? "<= " : "< ") + $0.text }]
+        let parts = [
+            lower.map { ($0.inclusive ? ">= " : "> ") + $0.text },
+            upper.map { ($0.inclusive ? "<= " : "< ") + $0.text },
+        ]
         return "a number " + parts.compactMap { $0 }.joined(separator: " and ")
     }
 }

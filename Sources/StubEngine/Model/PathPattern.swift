@@ -112,7 +112,10 @@ package struct PathPattern: Sendable {
         for (i, segment) in segmentList.enumerated() {
             if case .rest = segment { return Double(differing) / Double(max(compared, 1)) }
             compared += 1
-            guard i < requestSegments.count else { differing += 1; continue }
+            guard i < requestSegments.count else {
+                differing += 1
+                continue
+            }
             if case .literal(let literal) = segment, requestSegments[i] != literal { differing += 1 }
         }
         let extra = max(0, requestSegments.count - segmentList.count)

@@ -39,10 +39,20 @@ package final class Stub: Sendable {
 
     /// `id` replaces the id the source implies (a WireMock mapping keeps its own). `order` is
     /// the load position; for a WireMock mapping, lower is more recently added.
-    package init(name: String, source: StubSource, priority: Int, request: RequestPattern,
-                responses: [StubResponse], afterLast: SequenceEnd = .repeatLast, scenario: ScenarioRule? = nil,
-                order: Int, definition: JSONNode? = nil, dialect: StubDialect = .native, id: String? = nil,
-                webhooks: [Webhook] = []) {
+    package init(
+        name: String,
+        source: StubSource,
+        priority: Int,
+        request: RequestPattern,
+        responses: [StubResponse],
+        afterLast: SequenceEnd = .repeatLast,
+        scenario: ScenarioRule? = nil,
+        order: Int,
+        definition: JSONNode? = nil,
+        dialect: StubDialect = .native,
+        id: String? = nil,
+        webhooks: [Webhook] = []
+    ) {
         precondition(!responses.isEmpty, "a stub has at least one response")
         self.name = name
         self.source = source
@@ -64,9 +74,14 @@ package final class Stub: Sendable {
         // WireMock breaks ties by recency alone, not by how specific a mapping is.
         let bySpecificity = dialect == .native
         mayBacktrack = definition.map(Self.mayHoldBacktrackingPattern) ?? true
-        self.rank = StubRank(priority: priority, pathClass: bySpecificity ? request.path?.specificityClass ?? 0 : 0,
-                             literalSegments: bySpecificity ? request.path?.literalSegmentCount ?? 0 : 0,
-                             conditions: bySpecificity ? request.conditionCount : 0, isRuntime: source.isRuntime, order: order)
+        self.rank = StubRank(
+            priority: priority,
+            pathClass: bySpecificity ? request.path?.specificityClass ?? 0 : 0,
+            literalSegments: bySpecificity ? request.path?.literalSegmentCount ?? 0 : 0,
+            conditions: bySpecificity ? request.conditionCount : 0,
+            isRuntime: source.isRuntime,
+            order: order
+        )
     }
 
     /// Ranks stubs that all match: lower sorts first and wins. Computed once, compared often.
@@ -82,7 +97,9 @@ package final class Stub: Sendable {
         case .string(let s): return ParsedPattern.mayNeedBacktracking(s)
         case .array(let elements): return elements.contains(where: mayHoldBacktrackingPattern)
         case .object(let members):
-            return members.contains { ParsedPattern.mayNeedBacktracking($0.key) || mayHoldBacktrackingPattern($0.value) }
+            return members.contains {
+                ParsedPattern.mayNeedBacktracking($0.key) || mayHoldBacktrackingPattern($0.value)
+            }
         default: return false
         }
     }
@@ -104,8 +121,18 @@ package final class Stub: Sendable {
 
     /// The same stub answering with other responses (a computed one, for a stub built in code).
     package func replacingResponses(with responses: [StubResponse]) -> Stub {
-        Stub(name: name, source: source, priority: priority, request: request, responses: responses, afterLast: afterLast,
-             scenario: scenario, order: order, definition: definition, webhooks: webhooks)
+        Stub(
+            name: name,
+            source: source,
+            priority: priority,
+            request: request,
+            responses: responses,
+            afterLast: afterLast,
+            scenario: scenario,
+            order: order,
+            definition: definition,
+            webhooks: webhooks
+        )
     }
 
     /// Whether answering changes engine state (a sequence position or a scenario).
@@ -177,10 +204,15 @@ package struct RequestPattern: Sendable {
     /// A dialect's conditions beyond these (see `RequestCondition`).
     package let conditions: [any RequestCondition]
 
-    package init(methods: [String]? = nil, path: PathPattern? = nil, host: ValueMatcher? = nil,
-                query: [(name: String, matcher: ValueMatcher)] = [],
-                headers: [(name: String, matcher: ValueMatcher)] = [], body: BodyMatcher? = nil,
-                conditions: [any RequestCondition] = []) {
+    package init(
+        methods: [String]? = nil,
+        path: PathPattern? = nil,
+        host: ValueMatcher? = nil,
+        query: [(name: String, matcher: ValueMatcher)] = [],
+        headers: [(name: String, matcher: ValueMatcher)] = [],
+        body: BodyMatcher? = nil,
+        conditions: [any RequestCondition] = []
+    ) {
         self.methods = methods
         self.path = path
         self.host = host
@@ -209,10 +241,12 @@ package enum BodyMatcher: Sendable {
     package var description: String {
         switch self {
         case .json(let condition): "JSON matching \(condition.summary)"
-        case .jsonPointer(let entries): "JSON with " + entries.map { "\($0.pointer) \($0.condition.summary)" }.joined(separator: ", ")
+        case .jsonPointer(let entries):
+            "JSON with " + entries.map { "\($0.pointer) \($0.condition.summary)" }.joined(separator: ", ")
         case .jsonEquals(let node): "JSON equal to \(JSONSerializer.string(node))"
         case .text(let matcher): matcher.description
-        case .form(let fields): "form with " + fields.map { "\($0.name) \($0.matcher.description)" }.joined(separator: ", ")
+        case .form(let fields):
+            "form with " + fields.map { "\($0.name) \($0.matcher.description)" }.joined(separator: ", ")
         }
     }
 }

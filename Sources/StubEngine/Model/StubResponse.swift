@@ -17,8 +17,15 @@ package struct StubResponse: Sendable {
     /// responders): given the request and the path captures, it promises the answer.
     package let computed: ComputedResponse?
 
-    init(prepared: PreparedResponse, delay: Delay? = nil, fault: Fault? = nil, dribble: Dribble? = nil,
-         template: (any ResponseRenderer)? = nil, proxy: ProxyRule? = nil, computed: ComputedResponse? = nil) {
+    init(
+        prepared: PreparedResponse,
+        delay: Delay? = nil,
+        fault: Fault? = nil,
+        dribble: Dribble? = nil,
+        template: (any ResponseRenderer)? = nil,
+        proxy: ProxyRule? = nil,
+        computed: ComputedResponse? = nil
+    ) {
         self.prepared = prepared
         self.delay = delay
         self.fault = fault
@@ -55,8 +62,11 @@ package struct StubResponse: Sendable {
         case .malformedChunk?: delivery = .rawThenClose(Fault.malformedChunkBytes)
         case .hang?: delivery = .hang
         case nil:
-            if let dribble { delivery = .dribble(chunks: dribble.chunks, durationMilliseconds: dribble.durationMilliseconds) }
-            else { delivery = .normal }
+            if let dribble {
+                delivery = .dribble(chunks: dribble.chunks, durationMilliseconds: dribble.durationMilliseconds)
+            } else {
+                delivery = .normal
+            }
         }
         return OutgoingResponse(prepared, delayMilliseconds: delayMilliseconds, delivery: delivery)
     }
@@ -79,7 +89,8 @@ package enum Delay: Sendable, Equatable {
         case .uniform(let min, let max): return Int.random(in: min...max)
         case .logNormal(let median, let sigma, let cap, let plus):
             // Box-Muller: a standard normal from two uniforms.
-            let u1 = Double.random(in: Double.ulpOfOne..<1), u2 = Double.random(in: 0..<1)
+            let u1 = Double.random(in: Double.ulpOfOne..<1)
+            let u2 = Double.random(in: 0..<1)
             let normal = (-2 * Maths.log(u1)).squareRoot() * Maths.cos(2 * Double.pi * u2)
             let value = (Double(median) * Maths.exp(sigma * normal)).rounded()
             let bounded = min(value.isFinite ? value : 600_000, Double(cap ?? 600_000))
@@ -97,7 +108,9 @@ package enum Fault: String, Sendable, CaseIterable {
     /// The faults a stub file may name.
     package static let native: [Fault] = [.reset, .empty, .garbage, .hang]
 
-    static let malformedChunkBytes: [UInt8] = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nlskdu018973t09sylgasjkfg1][]'./.sdlv".utf8)
+    static let malformedChunkBytes: [UInt8] = Array(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nlskdu018973t09sylgasjkfg1][]'./.sdlv".utf8
+    )
 
     /// Bytes that are not HTTP: what a misbehaving proxy or a crashed backend might send.
     static func garbageBytes() -> [UInt8] {

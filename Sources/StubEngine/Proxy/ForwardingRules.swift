@@ -26,7 +26,8 @@ package enum ForwardingRules {
             break
         }
         if name.utf8.count > 6, name.utf8.first.map({ $0 | 0x20 }) == UInt8(ascii: "p"),
-           asciiCaseInsensitiveEquals(String(name.utf8.prefix(6))!, "proxy-") {
+            asciiCaseInsensitiveEquals(String(name.utf8.prefix(6))!, "proxy-")
+        {
             return true
         }
         return !connection.isEmpty && connection.contains { asciiCaseInsensitiveEquals($0, name) }
@@ -48,7 +49,11 @@ package enum ForwardingRules {
         var headers = HeaderFields(capacity: request.headers.count + 4 + rule.setHeaders.count)
         for field in request.headers where !isHopByHop(field.name, listedIn: listed) {
             if asciiCaseInsensitiveEquals(field.name, "Host") && !rule.preserveHost { continue }
-            if asciiCaseInsensitiveEquals(field.name, "Content-Length") || asciiCaseInsensitiveEquals(field.name, "Expect") { continue }
+            if asciiCaseInsensitiveEquals(field.name, "Content-Length")
+                || asciiCaseInsensitiveEquals(field.name, "Expect")
+            {
+                continue
+            }
             if rule.removeHeaders.contains(where: { asciiCaseInsensitiveEquals($0, field.name) }) { continue }
             headers.add(field.name, field.value)
         }
@@ -60,10 +65,18 @@ package enum ForwardingRules {
             headers.add("X-Forwarded-For", client)
         }
         if !headers.contains("X-Forwarded-Proto") { headers.add("X-Forwarded-Proto", "http") }
-        if !headers.contains("X-Forwarded-Host"), let host = request.headers["Host"] { headers.add("X-Forwarded-Host", host) }
+        if !headers.contains("X-Forwarded-Host"), let host = request.headers["Host"] {
+            headers.add("X-Forwarded-Host", host)
+        }
         for (name, value) in rule.setHeaders { headers.set(name, value) }
-        return ForwardedRequest(upstream: rule.upstream, method: request.method, target: target(request, rule: rule),
-                                headers: headers, body: request.body, timeoutMilliseconds: rule.timeoutMilliseconds)
+        return ForwardedRequest(
+            upstream: rule.upstream,
+            method: request.method,
+            target: target(request, rule: rule),
+            headers: headers,
+            body: request.body,
+            timeoutMilliseconds: rule.timeoutMilliseconds
+        )
     }
 
     /// The base path, then the request's target as sent (percent-encoding kept), less the
@@ -100,15 +113,35 @@ package enum ForwardingRules {
 
     /// The upstream's response for the client: hop-by-hop fields dropped, the rest (Date and
     /// Server included) as they came. `bodyLength` frames the body sent on (nil: chunked).
-    package static func response(status: Int, reason: String, headers upstream: HeaderFields, bodyLength: Int?) -> PreparedResponse {
-        PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: responseHeaders(upstream),
-                         streamLength: bodyLength, keepingDateAndServer: true)
+    package static func response(
+        status: Int,
+        reason: String,
+        headers upstream: HeaderFields,
+        bodyLength: Int?
+    ) -> PreparedResponse {
+        PreparedResponse(
+            status: status,
+            reason: reason.isEmpty ? nil : reason,
+            headers: responseHeaders(upstream),
+            streamLength: bodyLength,
+            keepingDateAndServer: true
+        )
     }
 
     /// The same, for a body that arrived whole: framed by its length.
-    package static func response(status: Int, reason: String, headers upstream: HeaderFields, body: [UInt8]) -> PreparedResponse {
-        PreparedResponse(status: status, reason: reason.isEmpty ? nil : reason, headers: responseHeaders(upstream),
-                         body: body, keepingDateAndServer: true)
+    package static func response(
+        status: Int,
+        reason: String,
+        headers upstream: HeaderFields,
+        body: [UInt8]
+    ) -> PreparedResponse {
+        PreparedResponse(
+            status: status,
+            reason: reason.isEmpty ? nil : reason,
+            headers: responseHeaders(upstream),
+            body: body,
+            keepingDateAndServer: true
+        )
     }
 
     static func responseHeaders(_ upstream: HeaderFields) -> HeaderFields {
@@ -130,7 +163,13 @@ package enum ForwardingRules {
     /// naming the upstream and why.
     package static func failure(status: Int, upstream: UpstreamURL, reason: String) -> OutgoingResponse {
         let body = JSONNode.object([
-            ("error", .string(status == 504 ? "the upstream did not answer in time" : "the upstream could not be reached or answered badly")),
+            (
+                "error",
+                .string(
+                    status == 504
+                        ? "the upstream did not answer in time" : "the upstream could not be reached or answered badly"
+                )
+            ),
             ("upstream", .string(upstream.description)),
             ("reason", .string(reason)),
         ])

@@ -16,8 +16,14 @@ package struct ProxyRule: Sendable {
     /// is cut off.
     package var timeoutMilliseconds: Int64
 
-    package init(upstream: UpstreamURL, stripPrefix: String? = nil, setHeaders: [(name: String, value: String)] = [],
-                 removeHeaders: [String] = [], preserveHost: Bool = false, timeoutMilliseconds: Int64 = 30_000) {
+    package init(
+        upstream: UpstreamURL,
+        stripPrefix: String? = nil,
+        setHeaders: [(name: String, value: String)] = [],
+        removeHeaders: [String] = [],
+        preserveHost: Bool = false,
+        timeoutMilliseconds: Int64 = 30_000
+    ) {
         self.upstream = upstream
         self.stripPrefix = stripPrefix
         self.setHeaders = setHeaders

@@ -17,7 +17,13 @@ package struct UpstreamURL: Sendable, Equatable, CustomStringConvertible {
     package init?(_ text: String) {
         let lower = text.lowercased()
         let scheme: String
-        if lower.hasPrefix("http://") { scheme = "http" } else if lower.hasPrefix("https://") { scheme = "https" } else { return nil }
+        if lower.hasPrefix("http://") {
+            scheme = "http"
+        } else if lower.hasPrefix("https://") {
+            scheme = "https"
+        } else {
+            return nil
+        }
         var rest = Substring(text.dropFirst(scheme.count + 3))
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
@@ -46,8 +52,10 @@ package struct UpstreamURL: Sendable, Equatable, CustomStringConvertible {
         while base.hasSuffix("/") { base.removeLast() }
         self.basePath = base
         let hostText = String(host)
-        self.authority = (scheme == "http" && port == 80) || (scheme == "https" && port == 443) ? hostText : "\(hostText):\(port)"
-        self.bareHost = hostText.hasPrefix("[") && hostText.hasSuffix("]") ? String(hostText.dropFirst().dropLast()) : hostText
+        self.authority =
+            (scheme == "http" && port == 80) || (scheme == "https" && port == 443) ? hostText : "\(hostText):\(port)"
+        self.bareHost =
+            hostText.hasPrefix("[") && hostText.hasSuffix("]") ? String(hostText.dropFirst().dropLast()) : hostText
     }
 
     package var description: String { "\(scheme)://\(authority)\(basePath)" }

@@ -14,26 +14,36 @@ package struct CaptureFile<Item, Body: Equatable> {
 
     /// The file's name before its extension: `get-users-id`, `get-root` for `/`.
     package var slug: String {
-        path == "/" ? "\(method.lowercased())-root"
+        path == "/"
+            ? "\(method.lowercased())-root"
             : FileNameAllocator.slug("\(method) \(path)", fallback: method.lowercased())
     }
 
-    package static func group(_ items: [Item], method: (Item) -> String, path: (Item) -> String,
-                              conditionKey: (Item) -> String, body: (Item) -> Body) -> [CaptureFile] {
+    package static func group(
+        _ items: [Item],
+        method: (Item) -> String,
+        path: (Item) -> String,
+        conditionKey: (Item) -> String,
+        body: (Item) -> Body
+    ) -> [CaptureFile] {
         var files: [CaptureFile] = []
         var fileIndex: [String: Int] = [:]
         for item in items {
             let fileKey = "\(method(item)) \(path(item))"
-            let f = fileIndex[fileKey] ?? {
-                files.append(CaptureFile(method: method(item), path: path(item)))
-                fileIndex[fileKey] = files.count - 1
-                return files.count - 1
-            }()
+            let f =
+                fileIndex[fileKey]
+                ?? {
+                    files.append(CaptureFile(method: method(item), path: path(item)))
+                    fileIndex[fileKey] = files.count - 1
+                    return files.count - 1
+                }()
             let key = conditionKey(item)
-            let g = files[f].groups.firstIndex { $0.key == key } ?? {
-                files[f].groups.append(ConditionGroup(key: key))
-                return files[f].groups.count - 1
-            }()
+            let g =
+                files[f].groups.firstIndex { $0.key == key }
+                ?? {
+                    files[f].groups.append(ConditionGroup(key: key))
+                    return files[f].groups.count - 1
+                }()
             let itemBody = body(item)
             if let v = files[f].groups[g].variants.firstIndex(where: { $0.body == itemBody }) {
                 files[f].groups[g].variants[v].items.append(item)

@@ -54,8 +54,12 @@ extension Engine {
         fallbackProxy.value = harvest.previousRule
         let output = harvest.settings.output
         let existing = StubFolderWriter.existingNames(in: output)
-        var planner = ExchangeStubPlanner(bodyConditions: .always, keepSecrets: harvest.settings.keepSecrets,
-                                          reservedStubNames: existing.stubs, reservedBodyNames: existing.bodies)
+        var planner = ExchangeStubPlanner(
+            bodyConditions: .always,
+            keepSecrets: harvest.settings.keepSecrets,
+            reservedStubNames: existing.stubs,
+            reservedBodyNames: existing.bodies
+        )
         planner.keptHeaders = harvest.settings.keptHeaders
         let plan = planner.plan(harvest.exchanges)
         let written: [String]
@@ -64,7 +68,13 @@ extension Engine {
         } catch {
             throw .cannotWrite(error.description)
         }
-        return RecordingReport(written: written, output: output, stubCount: plan.stubCount, exchangeCount: harvest.exchanges.count,
-                               skipped: harvest.skipped, droppedSecrets: planner.droppedSecrets)
+        return RecordingReport(
+            written: written,
+            output: output,
+            stubCount: plan.stubCount,
+            exchangeCount: harvest.exchanges.count,
+            skipped: harvest.skipped,
+            droppedSecrets: planner.droppedSecrets
+        )
     }
 }

@@ -24,7 +24,12 @@ package struct ExchangeStubPlanner {
     /// Secret fields left out, by lower-cased name, and how often.
     package private(set) var droppedSecrets: [String: Int] = [:]
 
-    package init(bodyConditions: BodyConditions, keepSecrets: Bool, reservedStubNames: Set<String> = [], reservedBodyNames: Set<String> = []) {
+    package init(
+        bodyConditions: BodyConditions,
+        keepSecrets: Bool,
+        reservedStubNames: Set<String> = [],
+        reservedBodyNames: Set<String> = []
+    ) {
         self.bodyConditions = bodyConditions
         self.keepSecrets = keepSecrets
         self.reservedStubNames = reservedStubNames
@@ -36,7 +41,13 @@ package struct ExchangeStubPlanner {
         var names = FileNameAllocator(reserving: reservedStubNames)
         var bodyNames = FileNameAllocator(reserving: reservedBodyNames)
         var saved: [[UInt8]: String] = [:]
-        let files = CaptureFile.group(exchanges, method: \.method, path: \.path, conditionKey: Self.conditionKey, body: \.requestBody)
+        let files = CaptureFile.group(
+            exchanges,
+            method: \.method,
+            path: \.path,
+            conditionKey: Self.conditionKey,
+            body: \.requestBody
+        )
         for file in files {
             let name = names.allocate(file.slug, extension: "json")
             let base = String(name.dropLast(".json".count))
@@ -60,7 +71,9 @@ package struct ExchangeStubPlanner {
                     }
                     // The same answer every time is one response, not a sequence of copies.
                     let firstBytes = JSONSerializer.bytes(responses[0])
-                    if responses.dropFirst().allSatisfy({ JSONSerializer.bytes($0) == firstBytes }) { responses = [responses[0]] }
+                    if responses.dropFirst().allSatisfy({ JSONSerializer.bytes($0) == firstBytes }) {
+                        responses = [responses[0]]
+                    }
                     let first = variant.items[0]
                     var title = "\(first.method) \(captureTarget(path: first.path, query: first.query))"
                     if group.variants.count > 1 && !variant.body.isEmpty { title += " (request body \(n + 1))" }
@@ -76,25 +89,45 @@ package struct ExchangeStubPlanner {
     /// path, query and chosen fields, whatever the order of the parameters.
     private static func conditionKey(_ exchange: RecordedExchange) -> String {
         let query = exchange.query.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.flatMap { [$0.name, $0.value] }
-        let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }.flatMap { [$0.0, $0.1] }
+        let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }.flatMap {
+            [$0.0, $0.1]
+        }
         return ([exchange.method, exchange.path] + query + ["|"] + fields).map { "\($0.utf8.count):\($0)" }.joined()
     }
 
-    private mutating func stub(_ name: String, _ exchange: RecordedExchange, matchBody: Bool, _ responses: [JSONNode]) -> JSONNode {
-        var request: [(String, JSONNode)] = [("method", .string(exchange.method)), ("path", .string(Self.encodePath(exchange.path)))]
+    private mutating func stub(
+        _ name: String,
+        _ exchange: RecordedExchange,
+        matchBody: Bool,
+        _ responses: [JSONNode]
+    ) -> JSONNode {
+        var request: [(String, JSONNode)] = [
+            ("method", .string(exchange.method)), ("path", .string(Self.encodePath(exchange.path))),
+        ]
         if !exchange.query.isEmpty {
             request.append(("query", .object(exchange.query.map { ($0.name, JSONNode.string($0.value)) })))
         }
         if !exchange.requestHeaders.isEmpty {
-            request.append(("headers", .object(exchange.requestHeaders.map { field -> (String, JSONNode) in
-                let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets,
-                                                     kept: keptHeaders)
-                if verdict == .secret {
-                    droppedSecrets[field.name.lowercased(), default: 0] += 1
-                    return (field.name, .object([("present", .bool(true))]))
-                }
-                return (field.name, .object([("equals", .string(field.value))]))
-            })))
+            request.append(
+                (
+                    "headers",
+                    .object(
+                        exchange.requestHeaders.map { field -> (String, JSONNode) in
+                            let verdict = RecordedFields.verdict(
+                                field.name,
+                                field.value,
+                                keepSecrets: keepSecrets,
+                                kept: keptHeaders
+                            )
+                            if verdict == .secret {
+                                droppedSecrets[field.name.lowercased(), default: 0] += 1
+                                return (field.name, .object([("present", .bool(true))]))
+                            }
+                            return (field.name, .object([("equals", .string(field.value))]))
+                        }
+                    )
+                )
+            )
         }
         if matchBody, let condition = Self.bodyCondition(exchange) { request.append(("body", condition)) }
         var members: [(String, JSONNode)] = [("name", .string(name)), ("request", .object(request))]
@@ -106,7 +139,8 @@ package struct ExchangeStubPlanner {
     /// another that only adds keys), text as `equals`; binary bodies are not matched on.
     static func bodyCondition(_ exchange: RecordedExchange) -> JSONNode? {
         if MediaTypes.isJSON(exchange.requestContentType),
-           let value = try? JSONParser.parse(exchange.requestBody, rejectDuplicateKeys: true, limits: .requestBody) {
+            let value = try? JSONParser.parse(exchange.requestBody, rejectDuplicateKeys: true, limits: .requestBody)
+        {
             return .object([("jsonEquals", value)])
         }
         guard let text = RecordedBodies.validUTF8(exchange.requestBody) else { return nil }
@@ -132,9 +166,20 @@ package struct ExchangeStubPlanner {
             }
         }
         if !headers.isEmpty {
-            members.append(("headers", .object(headers.map { header in
-                (header.name, header.values.count == 1 ? .string(header.values[0]) : .array(header.values.map(JSONNode.string)))
-            })))
+            members.append(
+                (
+                    "headers",
+                    .object(
+                        headers.map { header in
+                            (
+                                header.name,
+                                header.values.count == 1
+                                    ? .string(header.values[0]) : .array(header.values.map(JSONNode.string))
+                            )
+                        }
+                    )
+                )
+            )
         }
         switch RecordedBodies.placement(exchange.body, contentType: exchange.contentType) {
         case .none: break

@@ -18,7 +18,8 @@ package enum RecordedBodies {
             // JSON stays JSON: inline as a value when that serves the same bytes, else a file
             // (laid out over lines, escapes such as \u00e9, a bare string), never a text blob.
             if bytes.count <= inlineJSONLimit, let value = try? JSONParser.parse(bytes, rejectDuplicateKeys: true),
-               value.string == nil, JSONSerializer.bytes(value) == bytes {
+                value.string == nil, JSONSerializer.bytes(value) == bytes
+            {
                 return .inline(value)
             }
             return .file(extension: fileExtension(contentType))
@@ -31,7 +32,8 @@ package enum RecordedBodies {
 
     package static func isText(_ contentType: String) -> Bool {
         let essence = MediaTypes.essence(contentType)
-        return essence.hasPrefix("text/") || MediaTypes.isJSON(essence) || essence.hasSuffix("+xml") || essence.hasSuffix("/xml")
+        return essence.hasPrefix("text/") || MediaTypes.isJSON(essence) || essence.hasSuffix("+xml")
+            || essence.hasSuffix("/xml")
             || ["application/javascript", "application/x-www-form-urlencoded", "application/graphql"].contains(essence)
     }
 

@@ -17,9 +17,17 @@ package struct RecordedExchange: Sendable {
     package var headers: [(name: String, value: String)]
     package var body: [UInt8]
 
-    package init(method: String, path: String, query: [(name: String, value: String)] = [],
-                 requestHeaders: [(name: String, value: String)] = [], requestBody: [UInt8] = [], requestContentType: String = "",
-                 status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(
+        method: String,
+        path: String,
+        query: [(name: String, value: String)] = [],
+        requestHeaders: [(name: String, value: String)] = [],
+        requestBody: [UInt8] = [],
+        requestContentType: String = "",
+        status: Int,
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -62,8 +70,10 @@ package enum RecordedFields {
         "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2", "x-api-key", "api-key",
         "x-auth-token", "x-access-token", "x-refresh-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
     ]
-    package static let secretWords = ["token", "key", "secret", "session", "auth", "password", "passwd", "signature",
-                                      "cookie", "credential"]
+    package static let secretWords = [
+        "token", "key", "secret", "session", "auth", "password", "passwd", "signature",
+        "cookie", "credential",
+    ]
     /// ...except these, which name a scheme or a policy, never a credential.
     package static let notSecret: Set<String> = ["www-authenticate", "proxy-authenticate", "authentication-info"]
 
@@ -84,7 +94,8 @@ package enum RecordedFields {
     /// `kept`: lower-cased names written although they are secrets (`--keep-header`).
     package static func verdict(_ name: String, _ value: String, keepSecrets: Bool, kept: Set<String> = []) -> Verdict {
         if name.hasPrefix(":") { return .volatile }
-        guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+        guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+        else {
             return .invalid
         }
         let lowered = name.lowercased()

@@ -53,7 +53,9 @@ package final class Recorder: Sendable {
         state.withLock { session in
             defer { session = nil }
             guard var s = session else { return nil }
-            if !s.inFlight.isEmpty { s.skipped.append("\(s.inFlight.count) exchange(s) still in flight when the recording stopped") }
+            if !s.inFlight.isEmpty {
+                s.skipped.append("\(s.inFlight.count) exchange(s) still in flight when the recording stopped")
+            }
             let exchanges = s.captured.sorted { $0.sequence < $1.sequence }.map(\.exchange)
             return Harvest(settings: s.settings, previousRule: s.previousRule, exchanges: exchanges, skipped: s.skipped)
         }
@@ -61,8 +63,13 @@ package final class Recorder: Sendable {
 
     package var status: Status {
         state.withLock { s in
-            Status(recording: s != nil, upstream: s?.settings.upstream?.upstream.description, output: s?.settings.output,
-                   captured: s?.captured.count ?? 0, inFlight: s?.inFlight.count ?? 0)
+            Status(
+                recording: s != nil,
+                upstream: s?.settings.upstream?.upstream.description,
+                output: s?.settings.output,
+                captured: s?.captured.count ?? 0,
+                inFlight: s?.inFlight.count ?? 0
+            )
         }
     }
 
@@ -80,25 +87,36 @@ package final class Recorder: Sendable {
         if let resolved = Self.pathResolvedElsewhere(request) {
             state.withLock { s in
                 let sent = "\(request.method) \(request.target.prefix(200))"
-                s?.skipped.append("\(sent): the path resolves to \(resolved), another path; "
-                    + "not recorded (stubs match resolved paths, so its stub would answer \(resolved))")
+                s?.skipped.append(
+                    "\(sent): the path resolves to \(resolved), another path; "
+                        + "not recorded (stubs match resolved paths, so its stub would answer \(resolved))"
+                )
             }
             return
         }
-        guard let sequence = state.withLock({ s -> Int? in
-            guard s != nil else { return nil }
-            defer { s!.nextSequence += 1 }
-            s!.inFlight.insert(s!.nextSequence)
-            return s!.nextSequence
-        }) else { return }
-        let fields = settings.requestHeaders.compactMap { name in request.headers[name].map { (name: name, value: $0) } }
-        let base = RecordedExchange(method: request.method, path: request.path, query: RecordedExchange.query(of: request),
-                                    requestHeaders: fields, requestBody: request.body,
-                                    requestContentType: request.headers["Content-Type"] ?? "", status: 0)
+        guard
+            let sequence = state.withLock({ s -> Int? in
+                guard s != nil else { return nil }
+                defer { s!.nextSequence += 1 }
+                s!.inFlight.insert(s!.nextSequence)
+                return s!.nextSequence
+            })
+        else { return }
+        let fields = settings.requestHeaders.compactMap { name in request.headers[name].map { (name: name, value: $0) }
+        }
+        let base = RecordedExchange(
+            method: request.method,
+            path: request.path,
+            query: RecordedExchange.query(of: request),
+            requestHeaders: fields,
+            requestBody: request.body,
+            requestContentType: request.headers["Content-Type"] ?? "",
+            status: 0
+        )
         // `adjust` runs when the answer completes, before any body byte is written.
         pending.adjust { [self] response in
             guard response.prepared.headers["X-Stubserver-Proxy"] == nil else {
-                settle(sequence, nil, skipped: nil) // the proxy's own 502 or 504: nothing to record
+                settle(sequence, nil, skipped: nil)  // the proxy's own 502 or 504: nothing to record
                 return
             }
             var exchange = base
@@ -116,18 +134,31 @@ package final class Recorder: Sendable {
                 case .bytes(let piece):
                     collector.withLock { body in
                         guard body != nil else { return }
-                        if body!.count + piece.count > Self.maximumBodyBytes { body = nil } else { body!.append(contentsOf: piece) }
+                        if body!.count + piece.count > Self.maximumBodyBytes {
+                            body = nil
+                        } else {
+                            body!.append(contentsOf: piece)
+                        }
                     }
                 case .finished:
                     guard let body = collector.value else {
-                        settle(sequence, nil, skipped: "\(request.method) \(request.path): body over \(Self.maximumBodyBytes >> 20) MiB, not recorded")
+                        settle(
+                            sequence,
+                            nil,
+                            skipped:
+                                "\(request.method) \(request.path): body over \(Self.maximumBodyBytes >> 20) MiB, not recorded"
+                        )
                         return
                     }
                     var whole = head
                     whole.body = body
                     settle(sequence, whole, skipped: nil)
                 case .broken:
-                    settle(sequence, nil, skipped: "\(request.method) \(request.path): the body was cut off, not recorded")
+                    settle(
+                        sequence,
+                        nil,
+                        skipped: "\(request.method) \(request.path): the body was cut off, not recorded"
+                    )
                 }
             }
         }

@@ -17,8 +17,14 @@ package struct RecordingSettings: Sendable {
     /// Request fields the recorded stubs match on, besides method, path, query and body.
     package var requestHeaders: [String]
 
-    package init(upstream: ProxyRule? = nil, output: String, include: [PathGlob] = [], exclude: [PathGlob] = [],
-                 keepSecrets: Bool = false, requestHeaders: [String] = []) {
+    package init(
+        upstream: ProxyRule? = nil,
+        output: String,
+        include: [PathGlob] = [],
+        exclude: [PathGlob] = [],
+        keepSecrets: Bool = false,
+        requestHeaders: [String] = []
+    ) {
         self.upstream = upstream
         self.output = output
         self.include = include
@@ -62,22 +68,31 @@ package struct PathGlob: Sendable, Equatable, CustomStringConvertible {
                 rest = rest.dropFirst()
             }
         }
-        guard let segment = path.first, matchSegment(Array(first.utf8)[...], Array(segment.utf8)[...]) else { return false }
+        guard let segment = path.first, matchSegment(Array(first.utf8)[...], Array(segment.utf8)[...]) else {
+            return false
+        }
         return match(glob.dropFirst(), path.dropFirst())
     }
 
     /// `*` and `?` within one segment, by bytes; linear in practice (segments are short) and
     /// bounded by their product.
     private static func matchSegment(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
-        var p = pattern.startIndex, t = text.startIndex
-        var star: Int?, mark = text.startIndex
+        var p = pattern.startIndex
+        var t = text.startIndex
+        var star: Int?
+        var mark = text.startIndex
         while t < text.endIndex {
             if p < pattern.endIndex, pattern[p] == UInt8(ascii: "?") || pattern[p] == text[t] {
-                p += 1; t += 1
+                p += 1
+                t += 1
             } else if p < pattern.endIndex, pattern[p] == UInt8(ascii: "*") {
-                star = p; mark = t; p += 1
+                star = p
+                mark = t
+                p += 1
             } else if let s = star {
-                p = s + 1; mark += 1; t = mark
+                p = s + 1
+                mark += 1
+                t = mark
             } else {
                 return false
             }

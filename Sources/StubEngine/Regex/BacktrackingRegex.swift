@@ -26,7 +26,8 @@ package struct BacktrackingRegex: Sendable {
     package let budget: Int
     let program: RegexProgram
 
-    package init(_ pattern: String, caseInsensitive: Bool = false, budget: Int = defaultBudget) throws(RegexSyntaxError) {
+    package init(_ pattern: String, caseInsensitive: Bool = false, budget: Int = defaultBudget) throws(RegexSyntaxError)
+    {
         try self.init(try ParsedPattern(pattern, caseInsensitive: caseInsensitive), budget: budget)
     }
 
@@ -73,7 +74,8 @@ package struct BacktrackingRegex: Sendable {
             BacktrackingVM.run(program, text: buffer, whole: false, budget: budget, steps: &stats.steps)
         }
         switch outcome {
-        case .matched(let slots): return .found(RegexMatch(slots: slots, groupCount: program.captureGroupCount, in: text))
+        case .matched(let slots):
+            return .found(RegexMatch(slots: slots, groupCount: program.captureGroupCount, in: text))
         case .noMatch: return .found(nil)
         case .aborted: return .aborted
         }

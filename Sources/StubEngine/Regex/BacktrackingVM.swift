@@ -60,12 +60,23 @@ struct BacktrackingVM {
 
     /// `whole`: the match must span the text (ICU's `\A(?:PATTERN)\z`); otherwise the leftmost
     /// match, tried from each start in turn.
-    static func run(_ program: RegexProgram, text: UnsafeBufferPointer<UInt8>, whole: Bool, budget: Int,
-                    steps: inout Int) -> Outcome {
+    static func run(
+        _ program: RegexProgram,
+        text: UnsafeBufferPointer<UInt8>,
+        whole: Bool,
+        budget: Int,
+        steps: inout Int
+    ) -> Outcome {
         program.instructions.withUnsafeBufferPointer { instructions in
             program.classes.withUnsafeBufferPointer { classes in
-                var vm = BacktrackingVM(program: program, instructions: instructions, classes: classes, text: text,
-                                        whole: whole, budget: budget)
+                var vm = BacktrackingVM(
+                    program: program,
+                    instructions: instructions,
+                    classes: classes,
+                    text: text,
+                    whole: whole,
+                    budget: budget
+                )
                 defer { vm.free() }
                 let outcome = vm.search()
                 steps += vm.steps
@@ -74,8 +85,14 @@ struct BacktrackingVM {
         }
     }
 
-    private init(program: RegexProgram, instructions: UnsafeBufferPointer<Instruction>,
-                 classes: UnsafeBufferPointer<CharacterClass>, text: UnsafeBufferPointer<UInt8>, whole: Bool, budget: Int) {
+    private init(
+        program: RegexProgram,
+        instructions: UnsafeBufferPointer<Instruction>,
+        classes: UnsafeBufferPointer<CharacterClass>,
+        text: UnsafeBufferPointer<UInt8>,
+        whole: Bool,
+        budget: Int
+    ) {
         self.program = program
         self.instructions = instructions
         self.classes = classes
@@ -128,7 +145,8 @@ struct BacktrackingVM {
         for i in slots.indices { slots[i] = -1 }
         stackCount = 0
         marks.removeAll(keepingCapacity: true)
-        var pc = Int(program.start), pos = start
+        var pc = Int(program.start)
+        var pos = start
         while true {
             steps += 1
             if steps > budget { return nil }
@@ -167,7 +185,9 @@ struct BacktrackingVM {
             default:
                 let fold = program.foldSteps[Int(inst.arg)]
                 let advance = Int(fold.advance(c))
-                if advance > 0 { target = Int(fold.position) + advance == Int(fold.length) ? Int(inst.next) : pc + advance }
+                if advance > 0 {
+                    target = Int(fold.position) + advance == Int(fold.length) ? Int(inst.next) : pc + advance
+                }
             }
             guard target >= 0 else { return nil }
             pos = after
@@ -282,8 +302,15 @@ struct BacktrackingVM {
                 if kind.behind, mark.back < kind.maxLength, mark.attemptStart > 0 {
                     mark.attemptStart = RegexText.start(text, before: mark.attemptStart)
                     mark.back += 1
-                    marks.append(Mark(frame: stackCount, pc: mark.pc, origin: mark.origin,
-                                      attemptStart: mark.attemptStart, back: mark.back))
+                    marks.append(
+                        Mark(
+                            frame: stackCount,
+                            pc: mark.pc,
+                            origin: mark.origin,
+                            attemptStart: mark.attemptStart,
+                            back: mark.back
+                        )
+                    )
                     push(frame)
                     pc = Int(look.next)
                     pos = mark.attemptStart
@@ -303,7 +330,8 @@ struct BacktrackingVM {
     /// Whether the text at `pos` repeats what `group` last matched (case-insensitively by
     /// simple case folding, scalar by scalar); a group that took no part matches nothing.
     private mutating func backReference(_ group: Int, caseInsensitive: Bool, _ pos: inout Int) -> Bool {
-        let start = slots[2 * group], end = slots[2 * group + 1]
+        let start = slots[2 * group]
+        let end = slots[2 * group + 1]
         guard start >= 0, end >= start else { return false }
         steps += end - start
         if !caseInsensitive {
@@ -313,7 +341,8 @@ struct BacktrackingVM {
             pos += length
             return true
         }
-        var i = start, j = pos
+        var i = start
+        var j = pos
         while i < end {
             guard j < text.count else { return false }
             let (a, la) = RegexText.decode(text, at: i)

@@ -27,7 +27,8 @@ struct CharacterClass: Sendable {
         self.items = items
         self.closedOverCase = closedOverCase
         self.negated = negated
-        var low: UInt64 = 0, high: UInt64 = 0
+        var low: UInt64 = 0
+        var high: UInt64 = 0
         for v in UInt32(0)..<128 where Self.slowContains(v, explicit, items, closedOverCase, negated) {
             if v < 64 { low |= 1 << UInt64(v) } else { high |= 1 << UInt64(v - 64) }
         }
@@ -45,11 +46,17 @@ struct CharacterClass: Sendable {
         return Self.slowContains(v, explicit, items, closedOverCase, negated)
     }
 
-    private static func slowContains(_ v: UInt32, _ explicit: ScalarSet, _ items: [Item],
-                                     _ closedOverCase: Bool, _ negated: Bool) -> Bool {
+    private static func slowContains(
+        _ v: UInt32,
+        _ explicit: ScalarSet,
+        _ items: [Item],
+        _ closedOverCase: Bool,
+        _ negated: Bool
+    ) -> Bool {
         var hit = explicit.contains(v)
         if !hit, !items.isEmpty {
-            hit = closedOverCase
+            hit =
+                closedOverCase
                 ? CaseFolding.shared.anyInOrbit(of: v) { m in items.contains { holds($0, m) } }
                 : items.contains { holds($0, v) }
         }
@@ -58,7 +65,8 @@ struct CharacterClass: Sendable {
 
     private static func holds(_ item: Item, _ v: UInt32) -> Bool {
         guard let s = Unicode.Scalar(v) else { return item.negated }
-        let base = item.caseClosed
+        let base =
+            item.caseClosed
             ? CaseFolding.shared.anyInOrbit(of: v) { Unicode.Scalar($0).map(item.set.contains) ?? false }
             : item.set.contains(s)
         return base != item.negated

@@ -35,7 +35,9 @@ package struct LinearRegex: Sendable {
         groupNames = parsed.groupNames
         program = try RegexCompiler.compile(root, captureGroupCount: parsed.captureCount)
 
-        var literal: [UInt8]? = nil, asciiFolded: [UInt8]? = nil, prefix: [UInt8] = []
+        var literal: [UInt8]? = nil
+        var asciiFolded: [UInt8]? = nil
+        var prefix: [UInt8] = []
         switch root {
         case .empty:
             literal = []
@@ -105,7 +107,14 @@ package struct LinearRegex: Sendable {
                 guard let at = Self.find(literal, in: buffer) else { return nil }
                 return [at, at + literal.count] + [Int](repeating: -1, count: 2 * program.captureGroupCount)
             }
-            return PikeVM.run(program, text: buffer, mode: .first, captures: true, firstByte: prefix.first, steps: &stats.steps)
+            return PikeVM.run(
+                program,
+                text: buffer,
+                mode: .first,
+                captures: true,
+                firstByte: prefix.first,
+                steps: &stats.steps
+            )
         }
         return slots.flatMap { RegexMatch(slots: $0, groupCount: program.captureGroupCount, in: text) }
     }

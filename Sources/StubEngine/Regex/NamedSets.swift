@@ -57,8 +57,10 @@ enum NamedSet: Sendable, Equatable {
         }
     }
 
-    private static let wordCategories: UInt64 = mask([.nonspacingMark, .spacingMark, .enclosingMark,
-                                                      .decimalNumber, .connectorPunctuation])
+    private static let wordCategories: UInt64 = mask([
+        .nonspacingMark, .spacingMark, .enclosingMark,
+        .decimalNumber, .connectorPunctuation,
+    ])
 
     static func mask(_ categories: [Unicode.GeneralCategory]) -> UInt64 {
         categories.reduce(0) { $0 | 1 << bit($1) }
@@ -114,7 +116,8 @@ enum NamedSet: Sendable, Equatable {
             key.unicodeScalars.append((0x41...0x5A).contains(v) ? Unicode.Scalar(UInt8(v + 0x20)) : s)
         }
         if let eq = key.firstIndex(of: "=") {
-            let property = key[..<eq], value = String(key[key.index(after: eq)...])
+            let property = key[..<eq]
+            let value = String(key[key.index(after: eq)...])
             guard property == "gc" || property == "generalcategory" else { return nil }
             return categoryNames[value].map { .categories($0) }
         }
@@ -123,11 +126,15 @@ enum NamedSet: Sendable, Equatable {
     }
 
     private static let categoryNames: [String: UInt64] = {
-        let L: [Unicode.GeneralCategory] = [.uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter]
+        let L: [Unicode.GeneralCategory] = [
+            .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+        ]
         let M: [Unicode.GeneralCategory] = [.nonspacingMark, .spacingMark, .enclosingMark]
         let N: [Unicode.GeneralCategory] = [.decimalNumber, .letterNumber, .otherNumber]
-        let P: [Unicode.GeneralCategory] = [.connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
-                                            .initialPunctuation, .finalPunctuation, .otherPunctuation]
+        let P: [Unicode.GeneralCategory] = [
+            .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+            .initialPunctuation, .finalPunctuation, .otherPunctuation,
+        ]
         let S: [Unicode.GeneralCategory] = [.mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol]
         let Z: [Unicode.GeneralCategory] = [.spaceSeparator, .lineSeparator, .paragraphSeparator]
         let C: [Unicode.GeneralCategory] = [.control, .format, .surrogate, .privateUse, .unassigned]
@@ -149,7 +156,8 @@ enum NamedSet: Sendable, Equatable {
             (["z", "separator"], Z), (["zs", "spaceseparator"], [.spaceSeparator]),
             (["zl", "lineseparator"], [.lineSeparator]), (["zp", "paragraphseparator"], [.paragraphSeparator]),
             (["c", "other"], C), (["cc", "control", "cntrl"], [.control]), (["cf", "format"], [.format]),
-            (["cs", "surrogate"], [.surrogate]), (["co", "privateuse"], [.privateUse]), (["cn", "unassigned"], [.unassigned]),
+            (["cs", "surrogate"], [.surrogate]), (["co", "privateuse"], [.privateUse]),
+            (["cn", "unassigned"], [.unassigned]),
         ]
         var names: [String: UInt64] = [:]
         for (aliases, categories) in table { for a in aliases { names[a] = mask(categories) } }

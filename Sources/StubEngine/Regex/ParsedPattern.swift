@@ -26,16 +26,20 @@ package struct ParsedPattern: Sendable {
     /// it cannot need backtracking (none of `(?=`, `(?!`, `(?<=`, `(?<!`, `(?>`, `\k`, `\1`-`\9`,
     /// or a quantifier followed by `+`). An over-approximation: `[a++]` says true.
     package static func mayNeedBacktracking(_ text: String) -> Bool {
-        var previous: UInt8 = 0, beforePrevious: UInt8 = 0
+        var previous: UInt8 = 0
+        var beforePrevious: UInt8 = 0
         for byte in text.utf8 {
             switch (beforePrevious, previous, byte) {
-            case (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "=")), (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "!")),
-                 (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: ">")), (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "<")):
+            case (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "=")),
+                (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "!")),
+                (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: ">")),
+                (UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "<")):
                 return true
-            case (_, UInt8(ascii: "\\"), UInt8(ascii: "k")), (_, UInt8(ascii: "\\"), UInt8(ascii: "1")...UInt8(ascii: "9")):
+            case (_, UInt8(ascii: "\\"), UInt8(ascii: "k")),
+                (_, UInt8(ascii: "\\"), UInt8(ascii: "1")...UInt8(ascii: "9")):
                 return true
             case (_, UInt8(ascii: "*"), UInt8(ascii: "+")), (_, UInt8(ascii: "+"), UInt8(ascii: "+")),
-                 (_, UInt8(ascii: "?"), UInt8(ascii: "+")), (_, UInt8(ascii: "}"), UInt8(ascii: "+")):
+                (_, UInt8(ascii: "?"), UInt8(ascii: "+")), (_, UInt8(ascii: "}"), UInt8(ascii: "+")):
                 return true
             default:
                 break

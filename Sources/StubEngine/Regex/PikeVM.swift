@@ -26,8 +26,14 @@ struct PikeVM {
     /// All working memory is one block taken here, sized from the program: the visited marks,
     /// two thread lists (at most one thread per consuming instruction, plus the match), their
     /// capture slots, and the walk's stack (at most one frame per state, plus the first).
-    static func run(_ program: RegexProgram, text: UnsafeBufferPointer<UInt8>, mode: Mode, captures: Bool,
-                    firstByte: UInt8? = nil, steps: inout Int) -> [Int]? {
+    static func run(
+        _ program: RegexProgram,
+        text: UnsafeBufferPointer<UInt8>,
+        mode: Mode,
+        captures: Bool,
+        firstByte: UInt8? = nil,
+        steps: inout Int
+    ) -> [Int]? {
         let slotCount = captures ? 2 * (program.captureGroupCount + 1) : 0
         let listCapacity = program.consumingCount + 1
         let stackCapacity = program.stateCount + 2
@@ -36,9 +42,17 @@ struct PikeVM {
             program.classes.withUnsafeBufferPointer { classes in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: total) { memory -> [Int]? in
                     guard let block = memory.baseAddress else { return nil }
-                    block.initialize(repeating: 0, count: program.stateCount) // visited marks
-                    var vm = PikeVM(program: program, instructions: instructions, classes: classes,
-                                    text: text, mode: mode, slotCount: slotCount, block: block, listCapacity: listCapacity)
+                    block.initialize(repeating: 0, count: program.stateCount)  // visited marks
+                    var vm = PikeVM(
+                        program: program,
+                        instructions: instructions,
+                        classes: classes,
+                        text: text,
+                        mode: mode,
+                        slotCount: slotCount,
+                        block: block,
+                        listCapacity: listCapacity
+                    )
                     let result = vm.run(firstByte: firstByte)
                     steps += vm.steps
                     return result
@@ -68,9 +82,16 @@ struct PikeVM {
     private var wordBefore = false
     private(set) var steps = 0
 
-    private init(program: RegexProgram, instructions: UnsafeBufferPointer<Instruction>,
-                 classes: UnsafeBufferPointer<CharacterClass>, text: UnsafeBufferPointer<UInt8>, mode: Mode,
-                 slotCount: Int, block: UnsafeMutablePointer<Int>, listCapacity: Int) {
+    private init(
+        program: RegexProgram,
+        instructions: UnsafeBufferPointer<Instruction>,
+        classes: UnsafeBufferPointer<CharacterClass>,
+        text: UnsafeBufferPointer<UInt8>,
+        mode: Mode,
+        slotCount: Int,
+        block: UnsafeMutablePointer<Int>,
+        listCapacity: Int
+    ) {
         self.program = program
         self.instructions = instructions
         self.classes = classes
@@ -133,7 +154,7 @@ struct PikeVM {
                 var target = -1
                 switch inst.op {
                 case .match:
-                    if mode == .whole { continue } // not at the end: not a whole match
+                    if mode == .whole { continue }  // not at the end: not a whole match
                     recordMatch(i)
                     found = true
                 case .scalar:
@@ -153,11 +174,13 @@ struct PikeVM {
                 case .foldStep:
                     let step = program.foldSteps[Int(inst.arg)]
                     let advance = Int(step.advance(c))
-                    if advance > 0 { target = Int(step.position) + advance == Int(step.length) ? Int(inst.next) : pc + advance }
+                    if advance > 0 {
+                        target = Int(step.position) + advance == Int(step.length) ? Int(inst.next) : pc + advance
+                    }
                 default:
-                    break // non-consuming instructions never wait in a list
+                    break  // non-consuming instructions never wait in a list
                 }
-                if inst.isMatch { break } // lower-priority threads lose to this match
+                if inst.isMatch { break }  // lower-priority threads lose to this match
                 if target >= 0 {
                     for s in 0..<slotCount { scratch[s] = currentSlots[i * slotCount + s] }
                     addThread(toNext: true, target, k: 0, at: after)
@@ -182,18 +205,22 @@ struct PikeVM {
         // The bounds below hold by construction (each state is visited once per position, each
         // visit pushes at most one frame and lists at most one thread; k never exceeds the loop
         // depth of the instruction): the guards only keep memory safe if that were ever wrong.
-        let stackLimit = 3 * (program.stateCount + 2), stateCount = program.stateCount
+        let stackLimit = 3 * (program.stateCount + 2)
+        let stateCount = program.stateCount
         let listCapacity = program.consumingCount + 1
         var sp = 0
         func push(_ a: Int, _ b: Int, _ c: Int) {
             guard sp + 3 <= stackLimit else { return }
-            stack[sp] = a; stack[sp + 1] = b; stack[sp + 2] = c
+            stack[sp] = a
+            stack[sp + 1] = b
+            stack[sp + 2] = c
             sp += 3
         }
         push(pc, k, 0)
         while sp > 0 {
             sp -= 3
-            var pc = stack[sp], k = stack[sp + 1]
+            var pc = stack[sp]
+            var k = stack[sp + 1]
             if pc < 0 {
                 scratch[-1 - pc] = stack[sp + 2]
                 continue
@@ -243,7 +270,9 @@ struct PikeVM {
                         nextCount += 1
                     } else {
                         currentPCs[currentCount] = pc
-                        if slotCount > 0 { (currentSlots + currentCount * slotCount).update(from: scratch, count: slotCount) }
+                        if slotCount > 0 {
+                            (currentSlots + currentCount * slotCount).update(from: scratch, count: slotCount)
+                        }
                         currentCount += 1
                     }
                     break explore

@@ -15,8 +15,11 @@ struct RegexCompiler {
     private var depths: [Int32] = []
     /// How many loops with a possibly-empty body enclose the instructions being emitted.
     private var loopDepth: Int32 = 0
-    private let tooLarge = RegexSyntaxError(offset: 0, message:
-        "pattern too large: it would compile to more than \(RegexLimits.maxInstructions) instructions")
+    private let tooLarge = RegexSyntaxError(
+        offset: 0,
+        message:
+            "pattern too large: it would compile to more than \(RegexLimits.maxInstructions) instructions"
+    )
 
     static func compile(_ root: RegexNode, captureGroupCount: Int) throws(RegexSyntaxError) -> RegexProgram {
         var c = RegexCompiler()
@@ -50,14 +53,21 @@ struct RegexCompiler {
             }
         }
         guard total <= RegexLimits.maxInstructions * 10 else {
-            throw RegexSyntaxError(offset: 0, message:
-                "pattern too large: too many nested repetitions of groups that can match empty")
+            throw RegexSyntaxError(
+                offset: 0,
+                message:
+                    "pattern too large: too many nested repetitions of groups that can match empty"
+            )
         }
         let slots = 2 * (program.captureGroupCount + 1)
         guard slots.multipliedReportingOverflow(by: program.consumingCount).partialValue <= RegexLimits.maxCaptureCells,
-              slots <= RegexLimits.maxCaptureCells else {
-            throw RegexSyntaxError(offset: 0, message:
-                "pattern too large: \(program.captureGroupCount) capture groups in a pattern this long; write (?:...) for groups that need not capture")
+            slots <= RegexLimits.maxCaptureCells
+        else {
+            throw RegexSyntaxError(
+                offset: 0,
+                message:
+                    "pattern too large: \(program.captureGroupCount) capture groups in a pattern this long; write (?:...) for groups that need not capture"
+            )
         }
         program.stateCount = total
     }
@@ -69,7 +79,9 @@ struct RegexCompiler {
         case .literal(let scalars, let caseInsensitive):
             if caseInsensitive { return try foldedRun(scalars, next: next) }
             var entry = next
-            for v in scalars.reversed() { entry = try emit(Instruction(op: .scalar, next: entry, arg: Int32(bitPattern: v))) }
+            for v in scalars.reversed() {
+                entry = try emit(Instruction(op: .scalar, next: entry, arg: Int32(bitPattern: v)))
+            }
             return entry
         case .characterClass(let set):
             return try emit(Instruction(op: .set, next: next, arg: addClass(set)))
@@ -111,7 +123,9 @@ struct RegexCompiler {
             let bodyPC = try compile(body, next: end)
             return try emit(Instruction(op: .atomicStart, next: bodyPC))
         case .backReference(let group, let caseInsensitive):
-            return try emit(Instruction(op: .backReference, next: next, arg: Int32(group << 1 | (caseInsensitive ? 1 : 0))))
+            return try emit(
+                Instruction(op: .backReference, next: next, arg: Int32(group << 1 | (caseInsensitive ? 1 : 0)))
+            )
         }
     }
 
@@ -124,7 +138,13 @@ struct RegexCompiler {
         try emit(Instruction(op: .split, next: greedy ? body : exit, alt: greedy ? exit : body))
     }
 
-    private mutating func counted(_ body: RegexNode, min: Int, max: Int, greedy: Bool, next: Int32) throws(RegexSyntaxError) -> Int32 {
+    private mutating func counted(
+        _ body: RegexNode,
+        min: Int,
+        max: Int,
+        greedy: Bool,
+        next: Int32
+    ) throws(RegexSyntaxError) -> Int32 {
         var entry = next
         for _ in 0..<(max - min) {
             // Each optional copy, when taken, continues to the next optional copy; skipping
@@ -136,18 +156,28 @@ struct RegexCompiler {
         return entry
     }
 
-    private mutating func loop(_ body: RegexNode, min: Int, greedy: Bool, next: Int32) throws(RegexSyntaxError) -> Int32 {
+    private mutating func loop(_ body: RegexNode, min: Int, greedy: Bool, next: Int32) throws(RegexSyntaxError) -> Int32
+    {
         // x+ is `L: x; split(L, exit)`; x* enters at the split; x{n,} puts n-1 copies first.
         let splitPC = try emit(Instruction(op: .split, next: -1))
         let bodyPC = try compile(body, next: splitPC)
-        program.instructions[Int(splitPC)] = Instruction(op: .split, next: greedy ? bodyPC : next, alt: greedy ? next : bodyPC)
+        program.instructions[Int(splitPC)] = Instruction(
+            op: .split,
+            next: greedy ? bodyPC : next,
+            alt: greedy ? next : bodyPC
+        )
         if min == 0 { return splitPC }
         var entry = bodyPC
         for _ in 1..<min { entry = try compile(body, next: entry) }
         return entry
     }
 
-    private mutating func emptyableLoop(_ body: RegexNode, min: Int, greedy: Bool, next: Int32) throws(RegexSyntaxError) -> Int32 {
+    private mutating func emptyableLoop(
+        _ body: RegexNode,
+        min: Int,
+        greedy: Bool,
+        next: Int32
+    ) throws(RegexSyntaxError) -> Int32 {
         // One iteration: iterStart; body; iterEnd (back to iterStart, or exit).
         let register = Int32(program.loopRegisterCount)
         program.loopRegisterCount += 1
@@ -178,7 +208,9 @@ struct RegexCompiler {
         let folding = CaseFolding.shared
         let folded = scalars.flatMap { folding.fold($0) }
         if folded.count == 1 {
-            return try emit(Instruction(op: .set, next: next, arg: addClass(CharacterClass(scalars: folding.orbit(of: folded[0])))))
+            return try emit(
+                Instruction(op: .set, next: next, arg: addClass(CharacterClass(scalars: folding.orbit(of: folded[0]))))
+            )
         }
         let first = Int32(program.instructions.count)
         for p in folded.indices {
@@ -186,10 +218,16 @@ struct RegexCompiler {
             for m in folding.multiFolds where folded[p...].starts(with: m.fold) {
                 multis.append((m.scalar, Int32(m.fold.count)))
             }
-            program.foldSteps.append(FoldStep(singles: CharacterClass(scalars: folding.orbit(of: folded[p])), multis: multis,
-                                              position: Int32(p), length: Int32(folded.count)))
+            program.foldSteps.append(
+                FoldStep(
+                    singles: CharacterClass(scalars: folding.orbit(of: folded[p])),
+                    multis: multis,
+                    position: Int32(p),
+                    length: Int32(folded.count)
+                )
+            )
             let pc = try emit(Instruction(op: .foldStep, next: next, arg: Int32(program.foldSteps.count - 1)))
-            guard pc == first + Int32(p) else { throw tooLarge } // contiguity is what the VM relies on
+            guard pc == first + Int32(p) else { throw tooLarge }  // contiguity is what the VM relies on
         }
         return first
     }

@@ -48,7 +48,10 @@ extension RegexParser {
             // the pattern, which would swallow the \A(?:...)\z that "whole match" means there.
             var quoted: [UInt32] = []
             while let q = peek() {
-                if q == "\\", peek(1) == "E" { pos += 2; return .literal(quoted) }
+                if q == "\\", peek(1) == "E" {
+                    pos += 2
+                    return .literal(quoted)
+                }
                 quoted.append(q.value)
                 pos += 1
             }
@@ -86,13 +89,18 @@ extension RegexParser {
                 return try codePoint(digits.value, at: start)
             }
             let digits = hexDigits(max: 2)
-            guard digits.count > 0 else { throw error("invalid \\x: write \\xhh or \\x{h...} with hex digits", at: start) }
+            guard digits.count > 0 else {
+                throw error("invalid \\x: write \\xhh or \\x{h...} with hex digits", at: start)
+            }
             return digits.value
         case "u", "U":
             let count = c == "u" ? 4 : 8
             let digits = hexDigits(max: count)
             guard digits.count == count else {
-                throw error("invalid \\\(c): write exactly \(count) hex digits, as in \(c == "u" ? "\\u00E9" : "\\U0001F600")", at: start)
+                throw error(
+                    "invalid \\\(c): write exactly \(count) hex digits, as in \(c == "u" ? "\\u00E9" : "\\U0001F600")",
+                    at: start
+                )
             }
             return try codePoint(digits.value, at: start)
         case "0":
@@ -100,7 +108,9 @@ extension RegexParser {
             var value: UInt32 = 0
             for index in 0..<3 {
                 guard let d = peek(), ("0"..."7").contains(d) else {
-                    if index == 0 { throw error("invalid \\0: write \\0ooo with one to three octal digits, or \\x00", at: start) }
+                    if index == 0 {
+                        throw error("invalid \\0: write \\0ooo with one to three octal digits, or \\x00", at: start)
+                    }
                     break
                 }
                 let next = value << 3 + (d.value - 48)
@@ -117,9 +127,10 @@ extension RegexParser {
     }
 
     private mutating func hexDigits(max: Int) -> (value: UInt32, count: Int) {
-        var value: UInt32 = 0, count = 0
+        var value: UInt32 = 0
+        var count = 0
         while count < max, let d = peek(), let h = Self.hexValue(d) {
-            value = value &* 16 &+ h // at most 9 digits are read; the caller rejects 9
+            value = value &* 16 &+ h  // at most 9 digits are read; the caller rejects 9
             count += 1
             pos += 1
         }
@@ -138,7 +149,10 @@ extension RegexParser {
     private func codePoint(_ v: UInt32, at start: Int) throws(RegexSyntaxError) -> UInt32 {
         if v > 0x10FFFF { throw error("code point beyond U+10FFFF", at: start) }
         if (0xD800...0xDFFF).contains(v) {
-            throw error("surrogate code points cannot occur in text; write the character itself or \\x{...} with its full code point", at: start)
+            throw error(
+                "surrogate code points cannot occur in text; write the character itself or \\x{...} with its full code point",
+                at: start
+            )
         }
         return v
     }
@@ -147,7 +161,8 @@ extension RegexParser {
     mutating func namedEscape(_ c: Unicode.Scalar, start: Int) throws(RegexSyntaxError) -> CharacterClass.Item? {
         let negated = c.properties.isUppercase
         switch c {
-        case "d", "D": return .init(set: .categories(NamedSet.mask([.decimalNumber])), negated: negated, caseClosed: false)
+        case "d", "D":
+            return .init(set: .categories(NamedSet.mask([.decimalNumber])), negated: negated, caseClosed: false)
         case "w", "W": return .init(set: .word, negated: negated, caseClosed: false)
         case "s", "S": return .init(set: .whiteSpace, negated: negated, caseClosed: false)
         case "h", "H": return .init(set: .horizontalSpace, negated: negated, caseClosed: false)
@@ -160,8 +175,11 @@ extension RegexParser {
             let name = String(String.UnicodeScalarView(scalars[(open + 1)..<pos]))
             pos += 1
             guard let set = NamedSet.resolve(name) else {
-                throw error("unsupported property \\\(c){\(name)}: general categories (L, Lu, Nd, P, ...), Alphabetic, " +
-                            "Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported", at: start)
+                throw error(
+                    "unsupported property \\\(c){\(name)}: general categories (L, Lu, Nd, P, ...), Alphabetic, "
+                        + "Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported",
+                    at: start
+                )
             }
             // ICU closes a property over case before negating it.
             return .init(set: set, negated: negated, caseClosed: flags.caseInsensitive)
@@ -200,35 +218,55 @@ extension RegexParser {
         }
         pos += 1
         var negated = false
-        if peek() == "^" { negated = true; pos += 1 }
+        if peek() == "^" {
+            negated = true
+            pos += 1
+        }
         var ranges: [ClosedRange<UInt32>] = []
         var items: [CharacterClass.Item] = []
-        var first = true // a ']' right after '[' or '[^' is a literal
+        var first = true  // a ']' right after '[' or '[^' is a literal
         while true {
             guard let c = peek() else { throw error("missing ']' for the class opened here", at: start) }
-            if c == "]", !first { pos += 1; break }
+            if c == "]", !first {
+                pos += 1
+                break
+            }
             first = false
             let atomStart = pos
             switch try parseClassAtom(classStart: start) {
             case .item(let item):
-                items.append(item) // a '-' after a class like \d is a literal '-' (ICU)
+                items.append(item)  // a '-' after a class like \d is a literal '-' (ICU)
             case .scalar(let low):
-                guard peek() == "-", let after = peek(1), after != "]" else { ranges.append(low...low); continue }
-                if after == "-" { throw error("class difference (--) is not supported; write \\- for a literal '-'", at: pos) }
+                guard peek() == "-", let after = peek(1), after != "]" else {
+                    ranges.append(low...low)
+                    continue
+                }
+                if after == "-" {
+                    throw error("class difference (--) is not supported; write \\- for a literal '-'", at: pos)
+                }
                 // ICU takes a range after an unescaped '&' from the character before the '&'
                 // ([a&-z] is a-z and '&'), or fails when there is none.
-                if scalars[atomStart] == "&" { throw error("a range cannot start with '&'; write \\& for a literal '&'", at: atomStart) }
+                if scalars[atomStart] == "&" {
+                    throw error("a range cannot start with '&'; write \\& for a literal '&'", at: atomStart)
+                }
                 pos += 1
                 guard case .scalar(let high) = try parseClassAtom(classStart: start) else {
                     throw error("a range cannot end in a class such as \\d", at: atomStart)
                 }
-                guard low <= high else { throw error("range out of order: the first character is above the second", at: atomStart) }
+                guard low <= high else {
+                    throw error("range out of order: the first character is above the second", at: atomStart)
+                }
                 ranges.append(low...high)
             }
         }
         var set = ScalarSet(ranges: ranges)
         if flags.caseInsensitive { set = CaseFolding.shared.closure(of: set) }
-        return CharacterClass(explicit: set, items: items, closedOverCase: flags.caseInsensitive && !items.isEmpty, negated: negated)
+        return CharacterClass(
+            explicit: set,
+            items: items,
+            closedOverCase: flags.caseInsensitive && !items.isEmpty,
+            negated: negated
+        )
     }
 
     private mutating func parseClassAtom(classStart: Int) throws(RegexSyntaxError) -> ClassAtom {

@@ -8,13 +8,13 @@ extension RegexParser {
         }
         guard peek() == "?" else {
             captureCount += 1
-            let index = captureCount // numbered by their '(', so before the groups inside
+            let index = captureCount  // numbered by their '(', so before the groups inside
             let body = try parseGroupBody(start: start, flags: flags)
             return .node(Parsed(node: .capture(index, body.node), cost: Self.add(body.cost, 2)), repeatable: true)
         }
         pos += 1
         guard let c = peek() else { throw error("unterminated group '(?'", at: start) }
-        let written = String(String.UnicodeScalarView(scalars[start...pos])) // "(?R", "(?P"
+        let written = String(String.UnicodeScalarView(scalars[start...pos]))  // "(?R", "(?P"
         switch c {
         case ":":
             pos += 1
@@ -34,13 +34,17 @@ extension RegexParser {
             pos += 1
             return try parseLookaround(start: start, behind: false, negative: c == "!")
         case ">":
-            noteBacktracking("atomic group (?>...)", refusal: "atomic groups (?>...) are not supported: " +
-                             "\(Refusal.linearTime) atomic groups do not fit", at: start)
+            noteBacktracking(
+                "atomic group (?>...)",
+                refusal: "atomic groups (?>...) are not supported: " + "\(Refusal.linearTime) atomic groups do not fit",
+                at: start
+            )
             pos += 1
             let body = try parseGroupBody(start: start, flags: flags)
             return .node(Parsed(node: .atomic(body.node), cost: Self.add(body.cost, 2)), repeatable: true)
         case "(": throw error("conditionals (?(...)...) are not supported", at: start)
-        case "'", "P": throw error("group syntax \(written)... is not supported; name a group with (?<name>...)", at: start)
+        case "'", "P":
+            throw error("group syntax \(written)... is not supported; name a group with (?<name>...)", at: start)
         case "R", "&", "+", "0"..."9": throw error("recursion \(written)...) is not supported", at: start)
         case "|": throw error("branch reset groups (?|...) are not supported", at: start)
         case "<":
@@ -63,7 +67,10 @@ extension RegexParser {
         noteBacktracking("\(kind) \(written)...)", refusal: Refusal.lookaround(kind, written), at: start)
         let body = try parseGroupBody(start: start, flags: flags)
         if behind, body.node.maxLength == nil {
-            throw error("\(kind) \(written)...) needs a bounded length: no *, +, {n,} or back-reference inside it", at: start)
+            throw error(
+                "\(kind) \(written)...) needs a bounded length: no *, +, {n,} or back-reference inside it",
+                at: start
+            )
         }
         let node = RegexNode.lookaround(body.node, behind: behind, negative: negative)
         return .node(Parsed(node: node, cost: Self.add(body.cost, 2)), repeatable: false)
@@ -90,7 +97,10 @@ extension RegexParser {
             pos += 1
         }
         guard !name.isEmpty, peek() == ">" else {
-            throw error("invalid group name: write (?<name>...) with an ASCII letter followed by letters and digits", at: start)
+            throw error(
+                "invalid group name: write (?<name>...) with an ASCII letter followed by letters and digits",
+                at: start
+            )
         }
         pos += 1
         guard groupNames[name] == nil else { throw error("group name '\(name)' is used twice", at: start) }
@@ -104,7 +114,8 @@ extension RegexParser {
     /// `(?ims-ims)` for the rest of the enclosing group, or `(?ims-ims:...)` for its body.
     mutating func parseFlags(start: Int) throws(RegexSyntaxError) -> Atom {
         var new = flags
-        var on = true, sawAny = false
+        var on = true
+        var sawAny = false
         while let c = peek() {
             pos += 1
             switch c {
@@ -122,9 +133,12 @@ extension RegexParser {
                 let body = try parseGroupBody(start: start, flags: new)
                 return .node(body, repeatable: true)
             default:
-                throw error(c.properties.isAlphabetic
-                    ? "unknown flag '\(c)': the supported flags are i, m and s"
-                    : "unknown group syntax '(?\(c)'", at: pos - 1)
+                throw error(
+                    c.properties.isAlphabetic
+                        ? "unknown flag '\(c)': the supported flags are i, m and s"
+                        : "unknown group syntax '(?\(c)'",
+                    at: pos - 1
+                )
             }
             sawAny = true
         }

@@ -33,7 +33,10 @@ struct RegexParser {
         var offsets: [Int] = []
         var character = 0
         for ch in pattern {
-            for s in ch.unicodeScalars { scalars.append(s); offsets.append(character) }
+            for s in ch.unicodeScalars {
+                scalars.append(s)
+                offsets.append(character)
+            }
             character += 1
         }
         offsets.append(character)
@@ -57,11 +60,17 @@ struct RegexParser {
             throw error("unmatched ')': there is no '(' for it; write \\) for a literal parenthesis", at: pos)
         }
         if result.cost > RegexLimits.maxInstructions {
-            throw error("pattern too large: it would compile to more than \(RegexLimits.maxInstructions) instructions", at: 0)
+            throw error(
+                "pattern too large: it would compile to more than \(RegexLimits.maxInstructions) instructions",
+                at: 0
+            )
         }
         for reference in backReferences where reference.group > captureCount {
-            throw error("back-reference \\\(reference.group) names a group the pattern does not have " +
-                        "(it has \(captureCount) capture group\(captureCount == 1 ? "" : "s"))", at: reference.at)
+            throw error(
+                "back-reference \\\(reference.group) names a group the pattern does not have "
+                    + "(it has \(captureCount) capture group\(captureCount == 1 ? "" : "s"))",
+                at: reference.at
+            )
         }
         return result
     }
@@ -107,8 +116,8 @@ struct RegexParser {
         var items: [Parsed] = []
         var run: [UInt32] = []
         var runCaseInsensitive = false
-        var lastIsRunScalar = false   // a quantifier now applies to run.last
-        var repeatable = false         // a quantifier now applies to items.last (or run.last)
+        var lastIsRunScalar = false  // a quantifier now applies to run.last
+        var repeatable = false  // a quantifier now applies to items.last (or run.last)
         var lastWasAssertion = false
 
         func flush(_ items: inout [Parsed], _ run: inout [UInt32], _ ci: Bool) {
@@ -122,16 +131,22 @@ struct RegexParser {
             if c == "*" || c == "+" || c == "?" || c == "{" {
                 let start = pos
                 guard repeatable else {
-                    throw error(lastWasAssertion
-                        ? "quantifier '\(c)' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"
-                        : "quantifier '\(c)' has nothing to repeat; write \\\(c) for a literal '\(c)'", at: start)
+                    throw error(
+                        lastWasAssertion
+                            ? "quantifier '\(c)' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"
+                            : "quantifier '\(c)' has nothing to repeat; write \\\(c) for a literal '\(c)'",
+                        at: start
+                    )
                 }
                 let (min, max, greedy, possessive) = try parseQuantifier()
                 let bodyFirst = scalars[start] == "+" || (min == 1 && max == 1)
                 var body: Parsed
                 if lastIsRunScalar, let last = run.popLast() {
                     flush(&items, &run, runCaseInsensitive)
-                    body = Parsed(node: .literal([last], caseInsensitive: runCaseInsensitive), cost: runCaseInsensitive ? 4 : 1)
+                    body = Parsed(
+                        node: .literal([last], caseInsensitive: runCaseInsensitive),
+                        cost: runCaseInsensitive ? 4 : 1
+                    )
                 } else {
                     body = items.removeLast()
                 }
@@ -147,7 +162,7 @@ struct RegexParser {
             }
             switch try parseAtom() {
             case .literal(let scalars):
-                guard !scalars.isEmpty else { continue } // an empty \Q\E changes nothing
+                guard !scalars.isEmpty else { continue }  // an empty \Q\E changes nothing
                 if !run.isEmpty, runCaseInsensitive != flags.caseInsensitive { flush(&items, &run, runCaseInsensitive) }
                 if run.isEmpty { runCaseInsensitive = flags.caseInsensitive }
                 run += scalars
@@ -178,18 +193,34 @@ struct RegexParser {
         }
     }
 
-    private func repetition(_ body: Parsed, min: Int, max: Int?, greedy: Bool, bodyFirst: Bool, at start: Int) throws(RegexSyntaxError) -> Parsed {
+    private func repetition(
+        _ body: Parsed,
+        min: Int,
+        max: Int?,
+        greedy: Bool,
+        bodyFirst: Bool,
+        at start: Int
+    ) throws(RegexSyntaxError) -> Parsed {
         // Mandatory copies cost the body; optional ones a split more; a loop adds its check.
         let cost: Int
         if let max {
-            cost = Self.add(Self.add(Self.multiply(body.cost, min), Self.multiply(Self.add(body.cost, 1), max - min)), 1)
+            cost = Self.add(
+                Self.add(Self.multiply(body.cost, min), Self.multiply(Self.add(body.cost, 1), max - min)),
+                1
+            )
         } else {
             cost = Self.add(Self.multiply(Self.add(body.cost, 2), min <= 1 ? 1 : min + 1), 3)
         }
         if cost > RegexLimits.maxInstructions {
-            throw error("pattern too large: this repetition would compile to more than \(RegexLimits.maxInstructions) instructions", at: start)
+            throw error(
+                "pattern too large: this repetition would compile to more than \(RegexLimits.maxInstructions) instructions",
+                at: start
+            )
         }
-        return Parsed(node: .repetition(body.node, min: min, max: max, greedy: greedy, bodyFirst: bodyFirst), cost: cost)
+        return Parsed(
+            node: .repetition(body.node, min: min, max: max, greedy: greedy, bodyFirst: bodyFirst),
+            cost: cost
+        )
     }
 
     /// `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each optionally followed by `?` (lazy) or `+`
@@ -198,19 +229,23 @@ struct RegexParser {
         let start = pos
         let c = scalars[pos]
         pos += 1
-        var min = 0, max: Int? = nil
+        var min = 0
+        var max: Int? = nil
         switch c {
         case "*": break
         case "+": min = 1
         case "?": max = 1
         default:
             let limit = RegexLimits.maxRepeat
-            let bad = "invalid counted repetition: write {n}, {n,} or {n,m} with whole numbers, or \\{ for a literal brace"
+            let bad =
+                "invalid counted repetition: write {n}, {n,} or {n,m} with whole numbers, or \\{ for a literal brace"
             guard let low = parseNumber() else { throw error(bad, at: start) }
             min = low
             if peek() == "," {
                 pos += 1
-                if peek() == "}" { max = nil } else {
+                if peek() == "}" {
+                    max = nil
+                } else {
                     guard let high = parseNumber() else { throw error(bad, at: start) }
                     max = high
                 }
@@ -222,16 +257,23 @@ struct RegexParser {
             if min > limit || (max ?? 0) > limit {
                 throw error("counted repetition above \(limit) is not supported", at: start)
             }
-            if let max, max < min { throw error("invalid counted repetition: {\(min),\(max)} has its maximum below its minimum", at: start) }
+            if let max, max < min {
+                throw error("invalid counted repetition: {\(min),\(max)} has its maximum below its minimum", at: start)
+            }
         }
-        var greedy = true, possessive = false
+        var greedy = true
+        var possessive = false
         if peek() == "?" {
             pos += 1
             greedy = false
         } else if peek() == "+" {
             let written = String(String.UnicodeScalarView(scalars[start...pos]))
-            noteBacktracking("possessive quantifier \(written)", refusal: "possessive quantifiers (\(written)) are not supported: " +
-                             "\(Refusal.linearTime) possessive matching does not fit; drop the '+'", at: start)
+            noteBacktracking(
+                "possessive quantifier \(written)",
+                refusal: "possessive quantifiers (\(written)) are not supported: "
+                    + "\(Refusal.linearTime) possessive matching does not fit; drop the '+'",
+                at: start
+            )
             pos += 1
             possessive = true
         }
@@ -240,7 +282,8 @@ struct RegexParser {
 
     /// Decimal digits, saturating above the repetition limit (the caller reports it).
     private mutating func parseNumber() -> Int? {
-        var value = 0, digits = 0
+        var value = 0
+        var digits = 0
         while let c = peek(), ("0"..."9").contains(c) {
             value = Swift.min(value * 10 + Int(c.value - 48), RegexLimits.maxRepeat + 1)
             digits += 1
@@ -262,10 +305,16 @@ struct RegexParser {
             return .node(Parsed(node: .dot(dotAll: flags.dotAll), cost: 2), repeatable: true)
         case "^":
             pos += 1
-            return .node(Parsed(node: .assertion(flags.multiline ? .startOfLine : .startOfText), cost: 1), repeatable: false)
+            return .node(
+                Parsed(node: .assertion(flags.multiline ? .startOfLine : .startOfText), cost: 1),
+                repeatable: false
+            )
         case "$":
             pos += 1
-            return .node(Parsed(node: .assertion(flags.multiline ? .endOfLine : .endOfTextOrFinalTerminator), cost: 1), repeatable: false)
+            return .node(
+                Parsed(node: .assertion(flags.multiline ? .endOfLine : .endOfTextOrFinalTerminator), cost: 1),
+                repeatable: false
+            )
         case "\\":
             return try parseEscape()
         case "}":

@@ -3,24 +3,24 @@ struct Instruction: Sendable {
     enum Op: UInt8, Sendable {
         // Consuming: each takes exactly one scalar (a CR LF pair goes through a second
         // instruction, `alt`, so every step still consumes one scalar).
-        case scalar         // arg: the scalar
-        case set            // arg: index in `classes`
+        case scalar  // arg: the scalar
+        case set  // arg: index in `classes`
         case anyButNewline  // `.`: anything but a line terminator
-        case anyDotAll      // (?s) `.`: anything; CR before LF continues at `alt` (which takes the LF)
-        case lineBreak      // \R: a line terminator; CR before LF continues at `alt`
-        case foldStep       // arg: index in `foldSteps` (case-insensitive literal runs)
+        case anyDotAll  // (?s) `.`: anything; CR before LF continues at `alt` (which takes the LF)
+        case lineBreak  // \R: a line terminator; CR before LF continues at `alt`
+        case foldStep  // arg: index in `foldSteps` (case-insensitive literal runs)
         // Not consuming.
-        case split          // try `next`, then `alt`
+        case split  // try `next`, then `alt`
         case jump
-        case save           // arg: capture slot
-        case assert         // arg: Assertion.rawValue
-        case iterStart      // starts an iteration of a loop whose body can match empty; arg: its register
-        case iterEnd        // ends one: arg register << 1 | 1 greedy, 0 lazy; `next` loops back, `alt` exits
+        case save  // arg: capture slot
+        case assert  // arg: Assertion.rawValue
+        case iterStart  // starts an iteration of a loop whose body can match empty; arg: its register
+        case iterEnd  // ends one: arg register << 1 | 1 greedy, 0 lazy; `next` loops back, `alt` exits
         // The backtracking engine's only (BacktrackingVM); the Pike VM never runs them.
-        case lookStart      // `next` the body, `alt` after the look-around; arg see `Lookaround`
-        case lookEnd        // the body of the innermost open look-around matched
-        case atomicStart    // `next` the body
-        case atomicEnd      // the body of the innermost open atomic group matched; `next` after it
+        case lookStart  // `next` the body, `alt` after the look-around; arg see `Lookaround`
+        case lookEnd  // the body of the innermost open look-around matched
+        case atomicStart  // `next` the body
+        case atomicEnd  // the body of the innermost open atomic group matched; `next` after it
         case backReference  // arg: group << 1 | 1 when case-insensitive
         case match
     }

@@ -36,7 +36,8 @@ struct ScalarSet: Sendable, Equatable {
 
     func contains(_ scalar: UInt32) -> Bool {
         // Binary search for the last range whose lower bound is <= scalar.
-        var low = 0, high = bounds.count / 2
+        var low = 0
+        var high = bounds.count / 2
         while low < high {
             let mid = (low + high) / 2
             if bounds[mid * 2] <= scalar { low = mid + 1 } else { high = mid }

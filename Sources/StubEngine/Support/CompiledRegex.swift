@@ -18,7 +18,8 @@ package final class CompiledRegex: Sendable {
     package init(_ pattern: String, caseInsensitive: Bool = false) throws {
         self.pattern = pattern
         let parsed = try ParsedPattern(pattern, caseInsensitive: caseInsensitive)
-        engine = parsed.needsBacktracking ? .backtracking(try BacktrackingRegex(parsed)) : .linear(try LinearRegex(parsed))
+        engine =
+            parsed.needsBacktracking ? .backtracking(try BacktrackingRegex(parsed)) : .linear(try LinearRegex(parsed))
     }
 
     /// What needs backtracking in the pattern (empty when the linear engine runs it).

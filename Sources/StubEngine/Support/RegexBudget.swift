@@ -78,7 +78,11 @@ package final class RegexBudgetLog: Sendable {
         }
     }
 
-    func verdict(_ regex: CompiledRegex, _ value: String, run: (_ budget: Int) -> (RegexVerdict, steps: Int)) -> RegexVerdict {
+    func verdict(
+        _ regex: CompiledRegex,
+        _ value: String,
+        run: (_ budget: Int) -> (RegexVerdict, steps: Int)
+    ) -> RegexVerdict {
         let key = Key(regex: ObjectIdentifier(regex), value: value)
         let known = state.withLock { s -> RegexVerdict? in
             guard let decided = s.decided[key] else { return nil }
@@ -99,7 +103,8 @@ package final class RegexBudgetLog: Sendable {
                 s.decided[key] = Decided(verdict: verdict, abort: nil)
                 return
             }
-            let reason = remaining < regex.budget
+            let reason =
+                remaining < regex.budget
                 ? "gave up: the request's budget of \(Self.requestBudget) backtracking steps was spent"
                 : "gave up after \(regex.budget) backtracking steps"
             record(&s, regex, value, reason)
@@ -114,8 +119,15 @@ package final class RegexBudgetLog: Sendable {
 
     private func record(_ s: inout State, _ regex: CompiledRegex, _ value: String, _ reason: String) {
         s.abortEvents += 1
-        s.aborts.append(RegexAbort(stubID: s.stub?.id, stubName: s.stub?.name, condition: s.condition, pattern: regex.pattern,
-                                   reason: reason + " on a value of \(value.unicodeScalars.count) characters"))
+        s.aborts.append(
+            RegexAbort(
+                stubID: s.stub?.id,
+                stubName: s.stub?.name,
+                condition: s.condition,
+                pattern: regex.pattern,
+                reason: reason + " on a value of \(value.unicodeScalars.count) characters"
+            )
+        )
         s.lastEvent = s.aborts.count - 1
     }
 }

@@ -19,7 +19,8 @@ package enum Suggestion {
     /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
     /// neighbours ("reqeust") each count as one edit.
     package static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8), b = Array(b.utf8)
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)

@@ -43,15 +43,24 @@ struct ResponseTemplate: ResponseRenderer {
 extension Template {
     /// A JSON body as a template: structure and literal text serialised once; only strings
     /// that contain `{{` become slots, escaped at render time.
-    static func json(_ node: JSONNode, pathParameters: Set<String>?, path: String,
-                     errors: inout [(path: String, node: JSONNode, error: TemplateError)]) -> Template {
+    static func json(
+        _ node: JSONNode,
+        pathParameters: Set<String>?,
+        path: String,
+        errors: inout [(path: String, node: JSONNode, error: TemplateError)]
+    ) -> Template {
         var template = Template()
         write(node, into: &template, pathParameters: pathParameters, path: path, errors: &errors)
         return template
     }
 
-    private static func write(_ node: JSONNode, into template: inout Template, pathParameters: Set<String>?, path: String,
-                              errors: inout [(path: String, node: JSONNode, error: TemplateError)]) {
+    private static func write(
+        _ node: JSONNode,
+        into template: inout Template,
+        pathParameters: Set<String>?,
+        path: String,
+        errors: inout [(path: String, node: JSONNode, error: TemplateError)]
+    ) {
         switch node.value {
         case .string(let s) where s.contains("{{"):
             template.appendLiteral([UInt8(ascii: "\"")])
@@ -73,8 +82,13 @@ extension Template {
                 var key: [UInt8] = []
                 JSONSerializer.writeString(member.key, into: &key)
                 template.appendLiteral(key + [UInt8(ascii: ":")])
-                write(member.value, into: &template, pathParameters: pathParameters,
-                      path: path + DecodingContext.pathComponent(member.key), errors: &errors)
+                write(
+                    member.value,
+                    into: &template,
+                    pathParameters: pathParameters,
+                    path: path + DecodingContext.pathComponent(member.key),
+                    errors: &errors
+                )
             }
             template.appendLiteral([UInt8(ascii: "}")])
         default:

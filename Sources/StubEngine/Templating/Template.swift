@@ -32,8 +32,12 @@ struct Template: Sendable {
 
     /// Splits `text` into literals and variables. In a JSON string, literals are escaped here,
     /// once, and variables are marked for escaping at render time.
-    static func scan(_ text: String, pathParameters: Set<String>?, jsonString: Bool,
-                     into template: inout Template) -> [TemplateError] {
+    static func scan(
+        _ text: String,
+        pathParameters: Set<String>?,
+        jsonString: Bool,
+        into template: inout Template
+    ) -> [TemplateError] {
         var errors: [TemplateError] = []
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{") {
@@ -43,7 +47,10 @@ struct Template: Sendable {
                 template.appendLiteral(escaped(rest[open.lowerBound...], json: jsonString))
                 return errors
             }
-            switch TemplateVariable.parse(String(rest[open.upperBound..<close.lowerBound]), pathParameters: pathParameters) {
+            switch TemplateVariable.parse(
+                String(rest[open.upperBound..<close.lowerBound]),
+                pathParameters: pathParameters
+            ) {
             case .success(let variable): template.append(variable, jsonEscaped: jsonString)
             case .failure(let error): errors.append(error)
             }
@@ -105,10 +112,14 @@ struct TemplateContext {
 
     /// The answer when a template renders more than the limit: said, journaled, and small.
     static func overLimit(_ limit: Int) -> PreparedResponse {
-        let message = "stubserver: the response template rendered more than \(limit) bytes (--max-rendered-body); "
+        let message =
+            "stubserver: the response template rendered more than \(limit) bytes (--max-rendered-body); "
             + "nothing of it was sent\n"
-        return PreparedResponse(status: 500, headers: HeaderFields([("Content-Type", "text/plain; charset=utf-8")]),
-                                body: Array(message.utf8))
+        return PreparedResponse(
+            status: 500,
+            headers: HeaderFields([("Content-Type", "text/plain; charset=utf-8")]),
+            body: Array(message.utf8)
+        )
     }
 
     func value(of variable: TemplateVariable) -> String {
@@ -127,7 +138,10 @@ struct TemplateContext {
             guard let authority = request.authority, !authority.isEmpty else { return fallbackBaseURL }
             return "http://" + authority
         case .now(let offset):
-            return DateFormats.rfc3339(epochMilliseconds: (Int(Date().timeIntervalSince1970) + offset) * 1000, withMilliseconds: false)
+            return DateFormats.rfc3339(
+                epochMilliseconds: (Int(Date().timeIntervalSince1970) + offset) * 1000,
+                withMilliseconds: false
+            )
         case .uuid:
             return Self.randomUUID()
         case .randomInt(let lo, let hi):

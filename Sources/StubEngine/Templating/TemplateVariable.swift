@@ -19,7 +19,8 @@ enum TemplateVariable: Sendable, Equatable {
     case uuid
     case randomInt(min: Int, max: Int)
 
-    static let catalogue = "request.method, request.path, request.path.NAME, request.query.NAME, request.headers.NAME, request.body, request.json./POINTER, request.baseUrl, now, now +3d, uuid, randomInt MIN MAX"
+    static let catalogue =
+        "request.method, request.path, request.path.NAME, request.query.NAME, request.headers.NAME, request.body, request.json./POINTER, request.baseUrl, now, now +3d, uuid, randomInt MIN MAX"
 
     /// Parses the text between `{{` and `}}`. `pathParameters` are the stub's `{name}`s, so a
     /// misspelt capture is a load error rather than an empty string at run time.
@@ -37,33 +38,48 @@ enum TemplateVariable: Sendable, Equatable {
         if text.hasPrefix("request.path.") {
             let name = String(text.dropFirst("request.path.".count))
             if let pathParameters, !pathParameters.contains(name) {
-                let known = pathParameters.isEmpty ? "the stub's path has no {name} segments" : "the path captures " + pathParameters.sorted().map { "{\($0)}" }.joined(separator: ", ")
+                let known =
+                    pathParameters.isEmpty
+                    ? "the stub's path has no {name} segments"
+                    : "the path captures " + pathParameters.sorted().map { "{\($0)}" }.joined(separator: ", ")
                 return .failure(TemplateError("{{\(text)}}: no {\(name)} in the request path (\(known))"))
             }
             return .success(.pathParameter(name))
         }
         if text.hasPrefix("request.query.") {
             let name = String(text.dropFirst("request.query.".count))
-            return name.isEmpty ? .failure(TemplateError("{{\(text)}}: name the query parameter, as in request.query.page")) : .success(.query(name))
+            return name.isEmpty
+                ? .failure(TemplateError("{{\(text)}}: name the query parameter, as in request.query.page"))
+                : .success(.query(name))
         }
         if text.hasPrefix("request.headers.") {
             let name = String(text.dropFirst("request.headers.".count))
-            return name.isEmpty ? .failure(TemplateError("{{\(text)}}: name the header, as in request.headers.User-Agent")) : .success(.header(name))
+            return name.isEmpty
+                ? .failure(TemplateError("{{\(text)}}: name the header, as in request.headers.User-Agent"))
+                : .success(.header(name))
         }
         if text.hasPrefix("request.json.") || text == "request.json" {
             let pointer = String(text.dropFirst("request.json".count).drop { $0 == "." })
             guard pointer.isEmpty || pointer.hasPrefix("/") else {
-                return .failure(TemplateError("{{\(text)}}: a JSON pointer starts with '/', as in request.json./user/name"))
+                return .failure(
+                    TemplateError("{{\(text)}}: a JSON pointer starts with '/', as in request.json./user/name")
+                )
             }
             if let bad = Self.badPointerEscape(pointer) {
-                return .failure(TemplateError("{{\(text)}}: '\(pointer[bad])' in a JSON pointer; write ~0 for '~' and ~1 for '/'"))
+                return .failure(
+                    TemplateError("{{\(text)}}: '\(pointer[bad])' in a JSON pointer; write ~0 for '~' and ~1 for '/'")
+                )
             }
             return .success(.json(pointer: pointer))
         }
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         if words.first == "now", words.count == 2 {
             guard let offset = parseOffset(words[1]) else {
-                return .failure(TemplateError("{{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or now -90m, of at most 100 years (36600d)"))
+                return .failure(
+                    TemplateError(
+                        "{{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or now -90m, of at most 100 years (36600d)"
+                    )
+                )
             }
             return .success(.now(offsetSeconds: offset))
         }
@@ -88,7 +104,8 @@ enum TemplateVariable: Sendable, Equatable {
         guard let sign = word.first, sign == "+" || sign == "-", let unit = word.last else { return nil }
         let digits = word.dropFirst().dropLast()
         guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let amount = Int(digits) else { return nil }
+            let amount = Int(digits)
+        else { return nil }
         let scale: Int
         switch unit {
         case "s": scale = 1

@@ -38,10 +38,18 @@ final class WebhookDispatcher: ResponderWrapper {
             call.headers.set(Webhook.depthHeader, String(depth + 1))
             let trigger = "\(request.method) \(request.target)"
             guard depth < Webhook.depthLimit else {
-                let why = "not sent: the request that caused it came at depth \(depth) (\(Webhook.depthHeader)); "
+                let why =
+                    "not sent: the request that caused it came at depth \(depth) (\(Webhook.depthHeader)); "
                     + "the limit is \(Webhook.depthLimit), so a webhook that calls this server stops there"
-                _ = log.add(stub: stub, trigger: trigger, depth: depth + 1, call: call, delayMilliseconds: 0,
-                            state: .skipped, error: why)
+                _ = log.add(
+                    stub: stub,
+                    trigger: trigger,
+                    depth: depth + 1,
+                    call: call,
+                    delayMilliseconds: 0,
+                    state: .skipped,
+                    error: why
+                )
                 continue
             }
             let delay = webhook.delay?.draw() ?? 0
@@ -84,8 +92,12 @@ final class WebhookDispatcher: ResponderWrapper {
 
     private func send(_ call: WebhookCall, id: Int) {
         guard let target = WebhookTarget(call.url) else {
-            log.finish(id, status: nil, milliseconds: nil,
-                       error: "not sent: \"\(call.url)\" is not an http or https URL")
+            log.finish(
+                id,
+                status: nil,
+                milliseconds: nil,
+                error: "not sent: \"\(call.url)\" is not an http or https URL"
+            )
             return
         }
         guard HTTPToken.isToken(call.method) else {
@@ -93,8 +105,12 @@ final class WebhookDispatcher: ResponderWrapper {
             return
         }
         guard let transport = transport.value else {
-            log.finish(id, status: nil, milliseconds: nil,
-                       error: "not sent: this server has no transport to other servers")
+            log.finish(
+                id,
+                status: nil,
+                milliseconds: nil,
+                error: "not sent: this server has no transport to other servers"
+            )
             return
         }
         var headers = HeaderFields(capacity: call.headers.count + 1)
@@ -102,9 +118,14 @@ final class WebhookDispatcher: ResponderWrapper {
             headers.add(field.name, field.value)
         }
         if !headers.contains("Host") { headers.add("Host", target.upstream.authority) }
-        let request = ForwardedRequest(upstream: target.upstream, method: call.method, target: target.target,
-                                       headers: headers, body: call.body,
-                                       timeoutMilliseconds: Webhook.timeoutMilliseconds)
+        let request = ForwardedRequest(
+            upstream: target.upstream,
+            method: call.method,
+            target: target.target,
+            headers: headers,
+            body: call.body,
+            timeoutMilliseconds: Webhook.timeoutMilliseconds
+        )
         let pending = PendingResponse()
         let report = ProxyReport(upstream: target.upstream.description)
         let log = self.log

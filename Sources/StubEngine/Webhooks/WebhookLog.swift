@@ -64,8 +64,15 @@ package final class WebhookLog: Sendable {
     }
 
     /// Adds a call and returns its id.
-    func add(stub: Stub, trigger: String, depth: Int, call: WebhookCall, delayMilliseconds: Int,
-             state recordState: WebhookRecord.State = .pending, error: String? = nil) -> Int {
+    func add(
+        stub: Stub,
+        trigger: String,
+        depth: Int,
+        call: WebhookCall,
+        delayMilliseconds: Int,
+        state recordState: WebhookRecord.State = .pending,
+        error: String? = nil
+    ) -> Int {
         var kept = call
         if kept.body.count > Journal.maximumBodyBytes { kept.body = Array(kept.body.prefix(Journal.maximumBodyBytes)) }
         let now = Int(Date().timeIntervalSince1970 * 1000)
@@ -73,9 +80,18 @@ package final class WebhookLog: Sendable {
             let id = s.nextID
             s.nextID += 1
             s.version += 1
-            var record = WebhookRecord(id: id, firedAtMilliseconds: now, stubID: stub.id, stubName: stub.name,
-                                       trigger: trigger, depth: depth, call: kept,
-                                       delayMilliseconds: delayMilliseconds, state: recordState, error: error)
+            var record = WebhookRecord(
+                id: id,
+                firedAtMilliseconds: now,
+                stubID: stub.id,
+                stubName: stub.name,
+                trigger: trigger,
+                depth: depth,
+                call: kept,
+                delayMilliseconds: delayMilliseconds,
+                state: recordState,
+                error: error
+            )
             record.version = s.version
             s.list.append(record)
             if s.list.count > capacity { s.list.removeFirst(s.list.count - capacity) }

@@ -33,8 +33,10 @@ package enum StubFolderWriter {
         for file in plan.files {
             let target = URL(fileURLWithPath: folder + "/" + file.relativePath)
             guard let outside = containment.escape(target) else { continue }
-            throw Failure(description: "\(file.relativePath) would be written to \(outside.path), outside \(folder), "
-                + "through a symbolic link; nothing was written (the loader would not read it either)")
+            throw Failure(
+                description: "\(file.relativePath) would be written to \(outside.path), outside \(folder), "
+                    + "through a symbolic link; nothing was written (the loader would not read it either)"
+            )
         }
         let files = FileManager.default
         let staging = folder + "/.stubserver-staging-\(UUID().uuidString.prefix(8).lowercased())"
@@ -56,7 +58,9 @@ package enum StubFolderWriter {
         let loaded = StubLoader(directory: staging).load()
         guard loaded.errors.isEmpty else {
             let first = loaded.errors.prefix(3).map { $0.description.replacing(staging + "/", with: "") }
-            throw Failure(description: "the stubs written would not load (nothing was written): " + first.joined(separator: "; "))
+            throw Failure(
+                description: "the stubs written would not load (nothing was written): " + first.joined(separator: "; ")
+            )
         }
         for file in plan.files where files.fileExists(atPath: folder + "/" + file.relativePath) {
             throw Failure(description: "\(folder)/\(file.relativePath) appeared while writing; nothing was written")
@@ -69,7 +73,10 @@ package enum StubFolderWriter {
                 try files.moveItem(atPath: staging + "/" + file.relativePath, toPath: target)
                 written.append(file.relativePath)
             } catch {
-                throw Failure(description: "cannot move \(file.relativePath) into \(folder) (\(written.count) of \(plan.files.count) files written): \(describe(error))")
+                throw Failure(
+                    description:
+                        "cannot move \(file.relativePath) into \(folder) (\(written.count) of \(plan.files.count) files written): \(describe(error))"
+                )
             }
         }
         return written

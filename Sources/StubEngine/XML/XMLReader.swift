@@ -133,10 +133,15 @@ package struct XMLReader {
     private mutating func skipMisc(allowDoctype: Bool) throws(XMLSyntaxError) {
         while true {
             skipSpaces()
-            if peek("<?") { try skip(past: "?>", what: "a processing instruction") }
-            else if peek("<!--") { try skip(past: "-->", what: "a comment") }
-            else if allowDoctype, peek("<!DOCTYPE") { try skipDoctype() }
-            else { return }
+            if peek("<?") {
+                try skip(past: "?>", what: "a processing instruction")
+            } else if peek("<!--") {
+                try skip(past: "-->", what: "a comment")
+            } else if allowDoctype, peek("<!DOCTYPE") {
+                try skipDoctype()
+            } else {
+                return
+            }
         }
     }
 
@@ -156,7 +161,8 @@ package struct XMLReader {
         let start = position
         while position < chars.count {
             let c = chars[position]
-            let allowed = c.isLetter || c == "_" || c == ":" || (position > start && (c.isNumber || c == "-" || c == "."))
+            let allowed =
+                c.isLetter || c == "_" || c == ":" || (position > start && (c.isNumber || c == "-" || c == "."))
             guard allowed else { break }
             position += 1
         }
@@ -182,7 +188,9 @@ package struct XMLReader {
             }
             guard hadSpace else { throw fail("expected a space, \">\" or \"/>\" in <\(name)>") }
             let attribute = try self.name()
-            guard !attributes.contains(where: { $0.name == attribute }) else { throw fail("attribute \"\(attribute)\" appears twice") }
+            guard !attributes.contains(where: { $0.name == attribute }) else {
+                throw fail("attribute \"\(attribute)\" appears twice")
+            }
             skipSpaces()
             try expect("=")
             skipSpaces()
@@ -250,7 +258,9 @@ package struct XMLReader {
                 position += 1
             }
         }
-        guard position < chars.count else { throw fail(end == "<" ? "the document ends inside an element" : "an attribute value is never closed") }
+        guard position < chars.count else {
+            throw fail(end == "<" ? "the document ends inside an element" : "an attribute value is never closed")
+        }
         return out
     }
 
@@ -273,7 +283,8 @@ package struct XMLReader {
         default:
             let hex = body.hasPrefix("#x")
             if body.hasPrefix("#"), let code = UInt32(body.dropFirst(hex ? 2 : 1), radix: hex ? 16 : 10),
-               let scalar = Unicode.Scalar(code) {
+                let scalar = Unicode.Scalar(code)
+            {
                 return String(Character(scalar))
             }
             position = start

@@ -77,14 +77,19 @@ package struct XPathExpression: Sendable {
         return current.map(\.item)
     }
 
-    private func select(_ step: Step, from element: XMLElementNode, parents: [XMLElementNode],
-                        limit: Int) -> [(item: Item, parents: [XMLElementNode])] {
+    private func select(
+        _ step: Step,
+        from element: XMLElementNode,
+        parents: [XMLElementNode],
+        limit: Int
+    ) -> [(item: Item, parents: [XMLElementNode])] {
         var out: [(item: Item, parents: [XMLElementNode])] = []
         func children(of element: XMLElementNode, _ parents: [XMLElementNode]) {
             for child in element.children where out.count < limit {
                 switch child {
                 case .element(let e) where matches(step.test, e): out.append((.element(e), parents + [element]))
-                case .text(let t) where step.test == .text || step.test == .node: out.append((.text(t), parents + [element]))
+                case .text(let t) where step.test == .text || step.test == .node:
+                    out.append((.text(t), parents + [element]))
                 default: break
                 }
             }
@@ -125,8 +130,10 @@ package struct XPathExpression: Sendable {
         wanted == actual || (!wanted.contains(":") && actual.split(separator: ":").last.map(String.init) == wanted)
     }
 
-    private func filter(_ items: [(item: Item, parents: [XMLElementNode])],
-                        _ predicates: [Predicate]) -> [(item: Item, parents: [XMLElementNode])] {
+    private func filter(
+        _ items: [(item: Item, parents: [XMLElementNode])],
+        _ predicates: [Predicate]
+    ) -> [(item: Item, parents: [XMLElementNode])] {
         var items = items
         for predicate in predicates {
             switch predicate {
@@ -196,7 +203,11 @@ struct XPathParser {
             steps.append(try step(descendant: descendant))
             skipSpaces()
             if position == chars.count { break }
-            if accept("//") { descendant = true } else if accept("/") { descendant = false } else {
+            if accept("//") {
+                descendant = true
+            } else if accept("/") {
+                descendant = false
+            } else {
                 throw fail("unexpected \"\(chars[position])\" (this XPath subset has paths and predicates only)")
             }
         }
@@ -210,10 +221,15 @@ struct XPathParser {
         let axis: XPathExpression.Axis
         if accept("@") { axis = .attribute } else { axis = descendant ? .descendant : .child }
         let test: XPathExpression.Test
-        if accept("*") { test = .anyElement }
-        else if accept("text()") { test = .text }
-        else if accept("node()") { test = .node }
-        else { test = .name(try name()) }
+        if accept("*") {
+            test = .anyElement
+        } else if accept("text()") {
+            test = .text
+        } else if accept("node()") {
+            test = .node
+        } else {
+            test = .name(try name())
+        }
         if axis == .attribute, test == .text || test == .node { throw fail("an attribute has a name or *") }
         var predicates: [XPathExpression.Predicate] = []
         while accept("[") {
@@ -228,11 +244,15 @@ struct XPathParser {
         let start = position
         while position < chars.count {
             let c = chars[position]
-            guard c.isLetter || c == "_" || c == ":" || (position > start && (c.isNumber || c == "-" || c == ".")) else { break }
+            guard c.isLetter || c == "_" || c == ":" || (position > start && (c.isNumber || c == "-" || c == "."))
+            else { break }
             position += 1
         }
         guard position > start else {
-            throw fail(position < chars.count ? "unexpected \"\(chars[position])\" where a name belongs" : "a name is missing at the end")
+            throw fail(
+                position < chars.count
+                    ? "unexpected \"\(chars[position])\" where a name belongs" : "a name is missing at the end"
+            )
         }
         return String(chars[start..<position])
     }
@@ -242,7 +262,9 @@ struct XPathParser {
         if accept("last()") { return .last }
         if position < chars.count, chars[position].isNumber {
             var n = 0
-            while position < chars.count, let digit = chars[position].wholeNumberValue, chars[position].isASCII, n < 1_000_000 {
+            while position < chars.count, let digit = chars[position].wholeNumberValue, chars[position].isASCII,
+                n < 1_000_000
+            {
                 n = n * 10 + digit
                 position += 1
             }
@@ -250,9 +272,13 @@ struct XPathParser {
             return .position(n)
         }
         let operand: XPathExpression.Operand
-        if accept("@") { operand = .attribute(try name()) }
-        else if accept("text()") { operand = .text }
-        else { operand = .child(try name()) }
+        if accept("@") {
+            operand = .attribute(try name())
+        } else if accept("text()") {
+            operand = .text
+        } else {
+            operand = .child(try name())
+        }
         skipSpaces()
         guard accept("=") else { return .exists(operand) }
         skipSpaces()
@@ -268,7 +294,9 @@ struct XPathParser {
             return .equals(operand, value)
         }
         let start = position
-        while position < chars.count, chars[position].isNumber || chars[position] == "." || chars[position] == "-" { position += 1 }
+        while position < chars.count, chars[position].isNumber || chars[position] == "." || chars[position] == "-" {
+            position += 1
+        }
         guard position > start else { throw fail("a value after \"=\" is a quoted string or a number") }
         return .equals(operand, String(chars[start..<position]))
     }

@@ -29,10 +29,20 @@ enum HARArchive {
         let reason: String
     }
 
-    static func entries(_ root: JSONNode, file: String) -> Result<(entries: [HAREntry], malformed: [Malformed]), ImportProblem> {
+    static func entries(
+        _ root: JSONNode,
+        file: String
+    ) -> Result<(entries: [HAREntry], malformed: [Malformed]), ImportProblem> {
         guard let entries = root["log"]?["entries"]?.elements else {
-            return .failure(ImportProblem(.error, file: file, position: root.position,
-                                          message: "not a HAR file: expected {\"log\": {\"entries\": [...]}}, as browsers and proxies export (HAR 1.2)"))
+            return .failure(
+                ImportProblem(
+                    .error,
+                    file: file,
+                    position: root.position,
+                    message:
+                        "not a HAR file: expected {\"log\": {\"entries\": [...]}}, as browsers and proxies export (HAR 1.2)"
+                )
+            )
         }
         var decoded: [HAREntry] = []
         var malformed: [Malformed] = []
@@ -46,11 +56,15 @@ enum HARArchive {
     }
 
     private static func entry(_ node: JSONNode, _ index: Int) -> Result<HAREntry, ImportFailure> {
-        guard let request = node["request"], request.members != nil else { return .failure(ImportFailure("no request")) }
+        guard let request = node["request"], request.members != nil else {
+            return .failure(ImportFailure("no request"))
+        }
         guard let method = request["method"]?.string, let url = request["url"]?.string else {
             return .failure(ImportFailure("the request has no method or url"))
         }
-        guard let response = node["response"], response.members != nil else { return .failure(ImportFailure("no response")) }
+        guard let response = node["response"], response.members != nil else {
+            return .failure(ImportFailure("no response"))
+        }
         guard let status = response["status"].flatMap(WholeNumber.of) else {
             return .failure(ImportFailure("the response has no status"))
         }
@@ -63,10 +77,21 @@ enum HARArchive {
             return (name, value)
         }
         let content = response["content"]
-        return .success(HAREntry(
-            index: index, node: node, method: method, url: url, requestBody: body, status: status,
-            responseHeaders: headers, mimeType: content?["mimeType"]?.string, text: content?["text"]?.string,
-            encoding: content?["encoding"]?.string, size: content?["size"].flatMap(WholeNumber.of)))
+        return .success(
+            HAREntry(
+                index: index,
+                node: node,
+                method: method,
+                url: url,
+                requestBody: body,
+                status: status,
+                responseHeaders: headers,
+                mimeType: content?["mimeType"]?.string,
+                text: content?["text"]?.string,
+                encoding: content?["encoding"]?.string,
+                size: content?["size"].flatMap(WholeNumber.of)
+            )
+        )
     }
 }
 

@@ -21,7 +21,8 @@ enum HARHeaders {
 
     static func verdict(_ name: String, _ value: String, keepSecrets: Bool) -> Verdict {
         if name.hasPrefix(":") { return .connection }
-        guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else { return .invalid }
+        guard HTTPToken.isToken(name), !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+        else { return .invalid }
         let lowered = name.lowercased()
         if connectionFields.contains(lowered) { return .connection }
         // The recorder's rule: one idea of what a secret is.

@@ -33,12 +33,23 @@ package enum HARImporter {
         package var droppedSecrets: [String: Int] = [:]
     }
 
-    package static func plan(_ bytes: [UInt8], name: String, options: HARImportOptions = .init()) -> Result<Outcome, ImportProblem> {
+    package static func plan(
+        _ bytes: [UInt8],
+        name: String,
+        options: HARImportOptions = .init()
+    ) -> Result<Outcome, ImportProblem> {
         let root: JSONNode
         do {
             root = try JSONParser.parse(bytes)
         } catch {
-            return .failure(ImportProblem(.error, file: name, position: error.position, message: "not a HAR file (HAR is JSON): \(error.message)"))
+            return .failure(
+                ImportProblem(
+                    .error,
+                    file: name,
+                    position: error.position,
+                    message: "not a HAR file (HAR is JSON): \(error.message)"
+                )
+            )
         }
         return HARArchive.entries(root, file: name).map { decoded in
             var outcome = Outcome()
@@ -65,7 +76,9 @@ package enum HARImporter {
         } else {
             outcome.skipped.append((reason, 1))
         }
-        outcome.plan.problems.append(ImportProblem(.note, file: file, position: node.position, message: "entry skipped: \(reason)"))
+        outcome.plan.problems.append(
+            ImportProblem(.note, file: file, position: node.position, message: "entry skipped: \(reason)")
+        )
     }
 }
 
@@ -73,14 +86,19 @@ extension HARImporter.Outcome {
     /// `12 stubs from 14 entries in 9 files (5 body files); 2 entries skipped (...)`.
     package var summary: String {
         let bodies = plan.bodyFiles.count
-        var text = "\(SchemaWording.plural(plan.stubCount, "stub")) from \(SchemaWording.plural(importedEntries, "entry")) in \(SchemaWording.plural(plan.stubFiles.count, "file"))"
+        var text =
+            "\(SchemaWording.plural(plan.stubCount, "stub")) from \(SchemaWording.plural(importedEntries, "entry")) in \(SchemaWording.plural(plan.stubFiles.count, "file"))"
         if bodies > 0 { text += " (and \(SchemaWording.plural(bodies, "body file")) in __files/)" }
         let skippedCount = skipped.reduce(0) { $0 + $1.count }
         if skippedCount > 0 {
-            text += "; \(SchemaWording.plural(skippedCount, "entry")) skipped (" + skipped.map { "\($0.count): \($0.reason)" }.joined(separator: "; ") + ")"
+            text +=
+                "; \(SchemaWording.plural(skippedCount, "entry")) skipped ("
+                + skipped.map { "\($0.count): \($0.reason)" }.joined(separator: "; ") + ")"
         }
         if !droppedSecrets.isEmpty {
-            let list = droppedSecrets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)×" }.joined(separator: ", ")
+            let list = droppedSecrets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)×" }.joined(
+                separator: ", "
+            )
             text += "; secret headers left out: \(list) (--keep-secrets keeps them)"
         }
         return text

@@ -26,7 +26,11 @@ struct HARRecording {
         return ([method, path] + pairs).map { "\($0.utf8.count):\($0)" }.joined()
     }
 
-    static func make(_ entry: HAREntry, options: HARImportOptions, outcome: inout HARImporter.Outcome) -> Result<HARRecording, ImportFailure> {
+    static func make(
+        _ entry: HAREntry,
+        options: HARImportOptions,
+        outcome: inout HARImporter.Outcome
+    ) -> Result<HARRecording, ImportFailure> {
         let url = entry.url
         let lowered = url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
@@ -34,10 +38,16 @@ struct HARRecording {
         }
         if !options.hosts.isEmpty {
             let host = Self.host(of: url)
-            guard options.hosts.contains(where: { $0.lowercased() == host }) else { return .failure(ImportFailure("another host (not --host)")) }
+            guard options.hosts.contains(where: { $0.lowercased() == host }) else {
+                return .failure(ImportFailure("another host (not --host)"))
+            }
         }
-        guard HTTPToken.isToken(entry.method) else { return .failure(ImportFailure("the method is not an HTTP method")) }
-        if entry.method == "CONNECT" { return .failure(ImportFailure("CONNECT (a proxy tunnel, not a request to the API)")) }
+        guard HTTPToken.isToken(entry.method) else {
+            return .failure(ImportFailure("the method is not an HTTP method"))
+        }
+        if entry.method == "CONNECT" {
+            return .failure(ImportFailure("CONNECT (a proxy tunnel, not a request to the API)"))
+        }
         switch entry.status {
         case 0: return .failure(ImportFailure("status 0 (no response: blocked, cancelled or failed)"))
         case 100...199: return .failure(ImportFailure("informational status (a stub answers with a final status)"))
@@ -46,7 +56,14 @@ struct HARRecording {
         }
         let request: IncomingRequest
         do {
-            request = try IncomingRequest.make(method: entry.method, target: url, headers: HeaderFields(), body: [], peer: "", authority: nil)
+            request = try IncomingRequest.make(
+                method: entry.method,
+                target: url,
+                headers: HeaderFields(),
+                body: [],
+                peer: "",
+                authority: nil
+            )
         } catch {
             return .failure(ImportFailure("the URL is not one the server can parse"))
         }
@@ -88,9 +105,20 @@ struct HARRecording {
         for item in request.queryItems where !item.name.isEmpty && !query.contains(where: { $0.name == item.name }) {
             query.append((item.name, item.value))
         }
-        let contentType = headers.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? entry.mimeType ?? ""
-        return .success(HARRecording(method: entry.method, path: request.path, query: query, requestBody: entry.requestBody,
-                                     status: entry.status, headers: headers, body: body, contentType: contentType))
+        let contentType =
+            headers.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? entry.mimeType ?? ""
+        return .success(
+            HARRecording(
+                method: entry.method,
+                path: request.path,
+                query: query,
+                requestBody: entry.requestBody,
+                status: entry.status,
+                headers: headers,
+                body: body,
+                contentType: contentType
+            )
+        )
     }
 
     /// The lower-cased host of an absolute URL, without port or user information.
@@ -99,7 +127,9 @@ struct HARRecording {
         if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostPort = authority.split(separator: "@").last ?? authority
-        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") { return String(hostPort[...close]).lowercased() }
+        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") {
+            return String(hostPort[...close]).lowercased()
+        }
         return String(hostPort.split(separator: ":").first ?? "").lowercased()
     }
 }

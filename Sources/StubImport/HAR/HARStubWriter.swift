@@ -6,8 +6,13 @@ import StubEngine
 /// apart), each replaying its responses in capture order.
 enum HARStubWriter {
     static func write(_ recordings: [HARRecording], into plan: inout ImportPlan) {
-        let files = CaptureFile.group(recordings, method: \.method, path: \.path, conditionKey: \.conditionKey,
-                                      body: { $0.requestBody?.text })
+        let files = CaptureFile.group(
+            recordings,
+            method: \.method,
+            path: \.path,
+            conditionKey: \.conditionKey,
+            body: { $0.requestBody?.text }
+        )
         var names = FileNameAllocator()
         var bodyNames = FileNameAllocator()
         var saved: [[UInt8]: String] = [:]
@@ -40,8 +45,15 @@ enum HARStubWriter {
         }
     }
 
-    private static func stub(_ name: String, _ recording: HARRecording, body: String?, _ responses: [JSONNode]) -> JSONNode {
-        var request: [(String, JSONNode)] = [("method", .string(recording.method)), ("path", .string(ExchangeStubPlanner.encodePath(recording.path)))]
+    private static func stub(
+        _ name: String,
+        _ recording: HARRecording,
+        body: String?,
+        _ responses: [JSONNode]
+    ) -> JSONNode {
+        var request: [(String, JSONNode)] = [
+            ("method", .string(recording.method)), ("path", .string(ExchangeStubPlanner.encodePath(recording.path))),
+        ]
         if !recording.query.isEmpty {
             request.append(("query", .object(recording.query.map { ($0.name, JSONNode.string($0.value)) })))
         }
@@ -70,9 +82,20 @@ enum HARStubWriter {
             }
         }
         if !headers.isEmpty {
-            members.append(("headers", .object(headers.map { header in
-                (header.name, header.values.count == 1 ? .string(header.values[0]) : .array(header.values.map(JSONNode.string)))
-            })))
+            members.append(
+                (
+                    "headers",
+                    .object(
+                        headers.map { header in
+                            (
+                                header.name,
+                                header.values.count == 1
+                                    ? .string(header.values[0]) : .array(header.values.map(JSONNode.string))
+                            )
+                        }
+                    )
+                )
+            )
         }
         switch RecordedBodies.placement(recording.body, contentType: recording.contentType) {
         case .none: break

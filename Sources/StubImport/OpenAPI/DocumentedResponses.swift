@@ -28,7 +28,11 @@ package enum DocumentedResponses {
     /// `default` as 200; else the lowest status documented. The others answer `Prefer: code=`
     /// with their status: a range `4XX` as 400 and `default` as 500, unless that status is
     /// documented itself (it wins).
-    package static func arrange(_ operation: OpenAPIOperation, _ documents: DocumentSet, notes: inout [ImportProblem]) -> Arrangement {
+    package static func arrange(
+        _ operation: OpenAPIOperation,
+        _ documents: DocumentSet,
+        notes: inout [ImportProblem]
+    ) -> Arrangement {
         var exact: [DocumentedResponse] = []
         var ranges: [DocumentedResponse] = []
         var fallback: LocatedNode?
@@ -38,7 +42,11 @@ package enum DocumentedResponses {
             let isStatus = digits.count == 3 && digits.allSatisfy { (48...57).contains($0) }
             let isRange = digits.count == 3 && (49...53).contains(digits[0]) && upper.hasSuffix("XX")
             guard key == "default" || isStatus || isRange else {
-                documents.report(.warning, "response key \"\(key)\" of \(operation.title) is not a status, a range (4XX) or default; skipped", at: raw)
+                documents.report(
+                    .warning,
+                    "response key \"\(key)\" of \(operation.title) is not a status, a range (4XX) or default; skipped",
+                    at: raw
+                )
                 continue
             }
             guard let response = documents.dereference(raw), response.isObject else { continue }
@@ -48,8 +56,15 @@ package enum DocumentedResponses {
             }
             let status = isStatus ? Int(key) ?? 0 : Int(digits[0] - 48) * 100
             guard status >= 200, status <= 599 else {
-                notes.append(ImportProblem(.note, file: documents.displayName(of: raw.location), position: raw.node.position,
-                                           message: "response \(key) of \(operation.title) skipped: a stub answers with a final status (200 to 599)"))
+                notes.append(
+                    ImportProblem(
+                        .note,
+                        file: documents.displayName(of: raw.location),
+                        position: raw.node.position,
+                        message:
+                            "response \(key) of \(operation.title) skipped: a stub answers with a final status (200 to 599)"
+                    )
+                )
                 continue
             }
             let documented = DocumentedResponse(key: key, status: status, node: response)
@@ -77,7 +92,8 @@ package enum DocumentedResponses {
     /// the first listed. nil when the response documents no content.
     package static func preferredContent(_ response: LocatedNode) -> (mediaType: String, node: LocatedNode)? {
         let entries = (response["content"]?.members ?? []).filter { $0.value.isObject }
-        let chosen = entries.first { MediaTypes.essence($0.key) == "application/json" }
+        let chosen =
+            entries.first { MediaTypes.essence($0.key) == "application/json" }
             ?? entries.first { MediaTypes.isJSON($0.key) }
             ?? entries.first
         return chosen.map { ($0.key, $0.value) }

@@ -45,18 +45,40 @@ package enum OpenAPIImporter {
                 continue
             }
             if operation.path.contains("?") || operation.path.contains("#") {
-                skip("path has a query or fragment; OpenAPI describes those as parameters", operation, documents, &outcome, &notes)
+                skip(
+                    "path has a query or fragment; OpenAPI describes those as parameters",
+                    operation,
+                    documents,
+                    &outcome,
+                    &notes
+                )
                 continue
             }
             if template.source == "/__admin" || template.source.hasPrefix("/__admin/") {
-                skip("path is under /__admin/, which belongs to stubserver's admin API", operation, documents, &outcome, &notes)
+                skip(
+                    "path is under /__admin/, which belongs to stubserver's admin API",
+                    operation,
+                    documents,
+                    &outcome,
+                    &notes
+                )
                 continue
             }
-            var builder = OperationStubs(operation: operation, documents: documents, sampler: sampler, path: template.stubPath)
+            var builder = OperationStubs(
+                operation: operation,
+                documents: documents,
+                sampler: sampler,
+                path: template.stubPath
+            )
             let stubs = builder.build()
             notes += builder.notes
-            let slug = operation.path == "/" ? "\(operation.method.lowercased())-root"
-                : FileNameAllocator.slug("\(operation.method) \(operation.path)", fallback: operation.method.lowercased())
+            let slug =
+                operation.path == "/"
+                ? "\(operation.method.lowercased())-root"
+                : FileNameAllocator.slug(
+                    "\(operation.method) \(operation.path)",
+                    fallback: operation.method.lowercased()
+                )
             outcome.plan.addStubFile(names.allocate(slug, extension: "json"), stubs)
             outcome.importedOperations += 1
         }
@@ -75,10 +97,21 @@ package enum OpenAPIImporter {
         }
     }
 
-    private static func skip(_ reason: String, _ operation: OpenAPIOperation, _ documents: DocumentSet,
-                             _ outcome: inout Outcome, _ notes: inout [ImportProblem]) {
-        notes.append(ImportProblem(.note, file: documents.displayName(of: operation.node.location), position: operation.node.node.position,
-                                   message: "\(operation.title) skipped: its \(reason)"))
+    private static func skip(
+        _ reason: String,
+        _ operation: OpenAPIOperation,
+        _ documents: DocumentSet,
+        _ outcome: inout Outcome,
+        _ notes: inout [ImportProblem]
+    ) {
+        notes.append(
+            ImportProblem(
+                .note,
+                file: documents.displayName(of: operation.node.location),
+                position: operation.node.node.position,
+                message: "\(operation.title) skipped: its \(reason)"
+            )
+        )
         if let index = outcome.skipped.firstIndex(where: { $0.reason == reason }) {
             outcome.skipped[index].count += 1
         } else {
@@ -90,15 +123,20 @@ package enum OpenAPIImporter {
 extension OpenAPIImporter.Outcome {
     /// `9 stubs for 4 operations in 4 files; 1 operation skipped (...); 2 webhooks and callbacks noted`.
     package var summary: String {
-        var text = "\(SchemaWording.plural(plan.stubCount, "stub")) for \(SchemaWording.plural(importedOperations, "operation")) in \(SchemaWording.plural(plan.stubFiles.count, "file"))"
+        var text =
+            "\(SchemaWording.plural(plan.stubCount, "stub")) for \(SchemaWording.plural(importedOperations, "operation")) in \(SchemaWording.plural(plan.stubFiles.count, "file"))"
         let skippedCount = skipped.reduce(0) { $0 + $1.count }
         if skippedCount > 0 {
-            text += "; \(SchemaWording.plural(skippedCount, "operation")) skipped ("
+            text +=
+                "; \(SchemaWording.plural(skippedCount, "operation")) skipped ("
                 + skipped.map { "\($0.count): \($0.reason)" }.joined(separator: "; ") + ")"
         }
         let webhooks = plan.problems.filter { $0.severity == .note && $0.message.hasPrefix("webhook \"") }.count
         let callbacks = plan.problems.filter { $0.severity == .note && $0.message.hasPrefix("callback \"") }.count
-        let sent = [webhooks > 0 ? SchemaWording.plural(webhooks, "webhook") : nil, callbacks > 0 ? SchemaWording.plural(callbacks, "callback") : nil].compactMap { $0 }
+        let sent = [
+            webhooks > 0 ? SchemaWording.plural(webhooks, "webhook") : nil,
+            callbacks > 0 ? SchemaWording.plural(callbacks, "callback") : nil,
+        ].compactMap { $0 }
         if !sent.isEmpty { text += "; \(sent.joined(separator: " and ")) not stubbed (the API sends those requests)" }
         return text
     }

@@ -23,29 +23,53 @@ package struct OpenAPIOperation {
 package enum OperationCatalog {
     package static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
-    package static func operations(in document: OpenAPIDocument) -> (operations: [OpenAPIOperation], notes: [ImportProblem]) {
+    package static func operations(
+        in document: OpenAPIDocument
+    ) -> (operations: [OpenAPIOperation], notes: [ImportProblem]) {
         let documents = document.documents
         var operations: [OpenAPIOperation] = []
         var notes: [ImportProblem] = []
         func note(_ message: String, _ at: LocatedNode) {
-            notes.append(ImportProblem(.note, file: documents.displayName(of: at.location), position: at.node.position, message: message))
+            notes.append(
+                ImportProblem(
+                    .note,
+                    file: documents.displayName(of: at.location),
+                    position: at.node.position,
+                    message: message
+                )
+            )
         }
         if let paths = document.root["paths"], !paths.isObject, !paths.node.value.isNull {
-            documents.report(.error, "\"paths\" must be an object of path to path item, found \(paths.node.kindDescription)", at: paths)
+            documents.report(
+                .error,
+                "\"paths\" must be an object of path to path item, found \(paths.node.kindDescription)",
+                at: paths
+            )
         }
         for (path, rawItem) in document.root["paths"]?.members ?? [] where !path.hasPrefix("x-") {
             guard let item = documents.dereference(rawItem), item.isObject else { continue }
             for (key, value) in item.members ?? [] where methods.contains(key) {
                 guard value.isObject else {
-                    documents.report(.error, "the \(key) operation of \(path) must be an object, found \(value.node.kindDescription)", at: value)
+                    documents.report(
+                        .error,
+                        "the \(key) operation of \(path) must be an object, found \(value.node.kindDescription)",
+                        at: value
+                    )
                     continue
                 }
                 let operation = OpenAPIOperation(
-                    method: key.uppercased(), path: path, node: value, pathItem: item,
-                    basePaths: ServerBasePaths.paths(operation: value, pathItem: item, document: document.root))
+                    method: key.uppercased(),
+                    path: path,
+                    node: value,
+                    pathItem: item,
+                    basePaths: ServerBasePaths.paths(operation: value, pathItem: item, document: document.root)
+                )
                 operations.append(operation)
                 for (name, callback) in value["callbacks"]?.members ?? [] {
-                    note("callback \"\(name)\" of \(operation.title) skipped: the API calls the client there, so there is nothing to stub", callback)
+                    note(
+                        "callback \"\(name)\" of \(operation.title) skipped: the API calls the client there, so there is nothing to stub",
+                        callback
+                    )
                 }
             }
         }

@@ -28,19 +28,39 @@ struct OperationStubs {
         }
         var stubs: [JSONNode] = []
         let primaryContent = content(of: primary)
-        stubs.append(stub("\(title) \(primary.status)", priority: nil, prefer: nil, response(primary, primaryContent, nil)))
+        stubs.append(
+            stub("\(title) \(primary.status)", priority: nil, prefer: nil, response(primary, primaryContent, nil))
+        )
         for (name, value) in primaryContent?.examples.named ?? [] {
-            stubs.append(stub("\(title) \(primary.status) example \(name) (Prefer: example=\(name))", priority: 4,
-                              prefer: PreferCondition.example(name), response(primary, primaryContent, value)))
+            stubs.append(
+                stub(
+                    "\(title) \(primary.status) example \(name) (Prefer: example=\(name))",
+                    priority: 4,
+                    prefer: PreferCondition.example(name),
+                    response(primary, primaryContent, value)
+                )
+            )
         }
         for other in arrangement.others {
             let otherContent = content(of: other)
             let label = other.key == String(other.status) ? "" : " from \(other.key)"
-            stubs.append(stub("\(title) \(other.status)\(label) (Prefer: code=\(other.status))", priority: 3,
-                              prefer: PreferCondition.code(other.status), response(other, otherContent, nil)))
+            stubs.append(
+                stub(
+                    "\(title) \(other.status)\(label) (Prefer: code=\(other.status))",
+                    priority: 3,
+                    prefer: PreferCondition.code(other.status),
+                    response(other, otherContent, nil)
+                )
+            )
             for (name, value) in otherContent?.examples.named ?? [] {
-                stubs.append(stub("\(title) \(other.status) example \(name) (Prefer: code=\(other.status), example=\(name))", priority: 2,
-                                  prefer: PreferCondition.code(other.status, example: name), response(other, otherContent, value)))
+                stubs.append(
+                    stub(
+                        "\(title) \(other.status) example \(name) (Prefer: code=\(other.status), example=\(name))",
+                        priority: 2,
+                        prefer: PreferCondition.code(other.status, example: name),
+                        response(other, otherContent, value)
+                    )
+                )
             }
         }
         return stubs
@@ -69,10 +89,22 @@ struct OperationStubs {
     }
 
     mutating func response(_ documented: DocumentedResponse, _ content: Content?, _ example: JSONNode?) -> JSONNode {
-        response(status: documented.status, headers: headers(of: documented), content: content, example: example, at: documented.node)
+        response(
+            status: documented.status,
+            headers: headers(of: documented),
+            content: content,
+            example: example,
+            at: documented.node
+        )
     }
 
-    mutating func response(status: Int, headers: [(String, JSONNode)], content: Content?, example: JSONNode? = nil, at node: LocatedNode? = nil) -> JSONNode {
+    mutating func response(
+        status: Int,
+        headers: [(String, JSONNode)],
+        content: Content?,
+        example: JSONNode? = nil,
+        at node: LocatedNode? = nil
+    ) -> JSONNode {
         var members: [(String, JSONNode)] = [("status", .number(status))]
         var headerMembers = headers
         // 204 and 304 never carry a body; the loader would warn about one.
@@ -80,8 +112,14 @@ struct OperationStubs {
             let rendered = ResponseBody.render(example ?? content.defaultValue, mediaType: content.mediaType)
             if let type = rendered.contentType { headerMembers.insert(("Content-Type", .string(type)), at: 0) }
             if let problem = rendered.problem, let node {
-                notes.append(ImportProblem(.note, file: documents.displayName(of: node.location), position: node.node.position,
-                                           message: "response \(status) of \(operation.title): \(problem)"))
+                notes.append(
+                    ImportProblem(
+                        .note,
+                        file: documents.displayName(of: node.location),
+                        position: node.node.position,
+                        message: "response \(status) of \(operation.title): \(problem)"
+                    )
+                )
             }
             if !headerMembers.isEmpty { members.append(("headers", .object(headerMembers))) }
             if let body = rendered.body { members.append(("body", body)) }
@@ -96,11 +134,15 @@ struct OperationStubs {
     func headers(of documented: DocumentedResponse) -> [(String, JSONNode)] {
         var result: [(String, JSONNode)] = []
         for (name, raw) in documented.node["headers"]?.members ?? [] {
-            guard HTTPToken.isToken(name), !asciiCaseInsensitiveEquals(name, "Content-Type"), !ServerOwnedFields.contains(name),
-                  !result.contains(where: { asciiCaseInsensitiveEquals($0.0, name) }),
-                  let header = documents.dereference(raw) else { continue }
-            let value = header["example"]?.node
-                ?? header["examples"]?.members?.lazy.compactMap { documents.dereference($0.value)?["value"]?.node }.first
+            guard HTTPToken.isToken(name), !asciiCaseInsensitiveEquals(name, "Content-Type"),
+                !ServerOwnedFields.contains(name),
+                !result.contains(where: { asciiCaseInsensitiveEquals($0.0, name) }),
+                let header = documents.dereference(raw)
+            else { continue }
+            let value =
+                header["example"]?.node
+                ?? header["examples"]?.members?.lazy.compactMap { documents.dereference($0.value)?["value"]?.node }
+                .first
                 ?? header["schema"].map { sampler.sample($0) }
             if let value, let text = ResponseBody.headerText(value) { result.append((name, .string(text))) }
         }

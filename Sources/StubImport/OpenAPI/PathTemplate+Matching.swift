@@ -53,14 +53,16 @@ extension PathTemplate {
     /// with its parameters filled with a few typical values.
     package func fit(pattern regex: CompiledRegex) -> Bool {
         ["1", "x", "abc", "a-1"].contains { value in
-            let path = "/" + segments.map { parts in
-                parts.map { part -> String in
-                    switch part {
-                    case .literal(let text): return PercentDecoding.decodeLenient(text)
-                    case .parameter: return value
-                    }
-                }.joined()
-            }.joined(separator: "/")
+            let path =
+                "/"
+                + segments.map { parts in
+                    parts.map { part -> String in
+                        switch part {
+                        case .literal(let text): return PercentDecoding.decodeLenient(text)
+                        case .parameter: return value
+                        }
+                    }.joined()
+                }.joined(separator: "/")
             return regex.matchesWhole(path)
         }
     }

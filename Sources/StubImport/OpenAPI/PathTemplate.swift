@@ -36,7 +36,10 @@ package struct PathTemplate: Sendable {
         var i = segment.startIndex
         while i < segment.endIndex {
             if segment[i] == "{", let close = segment[i...].firstIndex(of: "}") {
-                if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+                if !literal.isEmpty {
+                    parts.append(.literal(literal))
+                    literal = ""
+                }
                 parts.append(.parameter(String(segment[segment.index(after: i)..<close])))
                 i = segment.index(after: close)
             } else {

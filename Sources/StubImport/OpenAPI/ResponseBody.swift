@@ -36,8 +36,12 @@ enum ResponseBody {
         case .bool(let b): return Rendered(body: .string(b ? "true" : "false"), contentType: contentType)
         case .null: return Rendered(body: nil, contentType: contentType)
         case .array, .object:
-            return Rendered(body: nil, contentType: type,
-                            problem: "its example is structured data, which cannot be written as \(MediaTypes.essence(mediaType)); the stub has no body")
+            return Rendered(
+                body: nil,
+                contentType: type,
+                problem:
+                    "its example is structured data, which cannot be written as \(MediaTypes.essence(mediaType)); the stub has no body"
+            )
         }
     }
 
@@ -56,7 +60,9 @@ enum ResponseBody {
             text = parts.count == elements.count ? parts.joined(separator: ",") : nil
         default: text = nil
         }
-        guard let text, !text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else { return nil }
+        guard let text, !text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            return nil
+        }
         return text
     }
 }

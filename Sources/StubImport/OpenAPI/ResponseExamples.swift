@@ -14,8 +14,15 @@ package struct ResponseExamples {
             if let value = example["value"] {
                 named.append((name, value.node))
             } else if let external = example["externalValue"] {
-                notes.append(ImportProblem(.note, file: documents.displayName(of: external.location), position: external.node.position,
-                                           message: "example \"\(name)\" skipped: its value is at \(SchemaWording.value(external.node)) (externalValue), and an import does not fetch; put the value in the document to use it"))
+                notes.append(
+                    ImportProblem(
+                        .note,
+                        file: documents.displayName(of: external.location),
+                        position: external.node.position,
+                        message:
+                            "example \"\(name)\" skipped: its value is at \(SchemaWording.value(external.node)) (externalValue), and an import does not fetch; put the value in the document to use it"
+                    )
+                )
             }
         }
         first = media["example"]?.node ?? named.first?.value
@@ -39,7 +46,8 @@ package enum PreferCondition {
     /// Both, in either order: two alternatives rather than a look-ahead, because stub regexes
     /// run in linear time and refuse look-around.
     package static func code(_ status: Int, example name: String) -> String {
-        let code = item("code", String(status)), example = item("example", name)
+        let code = item("code", String(status))
+        let example = item("example", name)
         return "(?:\(both(code, example))|\(both(example, code)))"
     }
 

@@ -25,7 +25,9 @@ package struct RouteTable {
             for base in operation.basePaths + [""] where !sources.contains(base + operation.path) {
                 sources.append(base + operation.path)
             }
-            routes.append(Route(path: operation.path, operations: [operation], templates: sources.compactMap(PathTemplate.init)))
+            routes.append(
+                Route(path: operation.path, operations: [operation], templates: sources.compactMap(PathTemplate.init))
+            )
         }
         self.routes = routes
     }
@@ -52,7 +54,9 @@ package struct RouteTable {
     /// whatever their names (`{id}` and `{userId}`), so a typo in a literal segment stands out.
     package func closest(to path: String) -> String? {
         let wanted = Self.shape(path)
-        let scored = routes.flatMap { $0.templates.map(\.source) }.map { ($0, Suggestion.editDistance(wanted, Self.shape($0))) }
+        let scored = routes.flatMap { $0.templates.map(\.source) }.map {
+            ($0, Suggestion.editDistance(wanted, Self.shape($0)))
+        }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, wanted.count / 4) else { return nil }
         return best.0
     }
@@ -62,8 +66,15 @@ package struct RouteTable {
         var out = ""
         var inside = false
         for character in path {
-            if character == "{" { inside = true; out += "{}"; continue }
-            if character == "}" { inside = false; continue }
+            if character == "{" {
+                inside = true
+                out += "{}"
+                continue
+            }
+            if character == "}" {
+                inside = false
+                continue
+            }
             if !inside { out.append(character) }
         }
         return out

@@ -12,7 +12,8 @@ package enum ServerBasePaths {
     /// The base paths of the servers in effect for an operation, in document order, without
     /// a trailing slash ("" for the root), no duplicates.
     package static func paths(operation: LocatedNode?, pathItem: LocatedNode?, document: LocatedNode) -> [String] {
-        let servers = [operation?["servers"], pathItem?["servers"], document["servers"]]
+        let servers =
+            [operation?["servers"], pathItem?["servers"], document["servers"]]
             .lazy.compactMap { $0?.elements }.first { !$0.isEmpty } ?? []
         var result: [String] = []
         for server in servers {

@@ -7,30 +7,65 @@ import StubEngine
 
 /// A stub response's body against the documented content: the media type, then the schema.
 extension StubChecker {
-    func checkBody(_ response: StubResponse, _ node: JSONNode, _ documented: LocatedNode, key: String,
-                   _ operation: OpenAPIOperation, file: String, path: String, template: Bool) {
+    func checkBody(
+        _ response: StubResponse,
+        _ node: JSONNode,
+        _ documented: LocatedNode,
+        key: String,
+        _ operation: OpenAPIOperation,
+        file: String,
+        path: String,
+        template: Bool
+    ) {
         let contentType = response.prepared.headers["Content-Type"] ?? "application/octet-stream"
         let bodyKey = ["body", "bodyFile", "bodyBase64"].first { node[$0] != nil } ?? "body"
         let bodyNode = node[bodyKey] ?? node
         let bodyPath = path + "." + bodyKey
         guard let content = documented["content"]?.members, !content.isEmpty else {
-            report(.warning, file, bodyNode, bodyPath,
-                   "\(operation.method) \(operation.path) documents no body for \(key), but the stub sends one")
+            report(
+                .warning,
+                file,
+                bodyNode,
+                bodyPath,
+                "\(operation.method) \(operation.path) documents no body for \(key), but the stub sends one"
+            )
             return
         }
-        let media = content.first { MediaTypes.essence($0.key) == MediaTypes.essence(contentType) }
+        let media =
+            content.first { MediaTypes.essence($0.key) == MediaTypes.essence(contentType) }
             ?? content.first { MediaTypes.covers($0.key, contentType) }
         guard let media else {
-            report(.error, file, bodyNode, bodyPath,
-                   "Content-Type \(MediaTypes.essence(contentType)) is not documented for \(key) of \(operation.method) \(operation.path) (documented: \(content.map(\.key).joined(separator: ", ")))")
+            report(
+                .error,
+                file,
+                bodyNode,
+                bodyPath,
+                "Content-Type \(MediaTypes.essence(contentType)) is not documented for \(key) of \(operation.method) \(operation.path) (documented: \(content.map(\.key).joined(separator: ", ")))"
+            )
             return
         }
         guard let schema = media.value["schema"] else { return }
-        guard let body = instance(response, node, bodyKey, bodyNode, bodyPath, file: file, json: MediaTypes.isJSON(contentType)) else { return }
+        guard
+            let body = instance(
+                response,
+                node,
+                bodyKey,
+                bodyNode,
+                bodyPath,
+                file: file,
+                json: MediaTypes.isJSON(contentType)
+            )
+        else { return }
         validator.acceptsTemplateStrings = template
         for failure in validator.validate(body.value, against: schema, at: body.path) {
-            report(.error, body.file, body.value, failure.instancePath, "\(failure.message) (schema: \(failure.schemaLocation))",
-                   position: body.fixedPosition ?? failure.position)
+            report(
+                .error,
+                body.file,
+                body.value,
+                failure.instancePath,
+                "\(failure.message) (schema: \(failure.schemaLocation))",
+                position: body.fixedPosition ?? failure.position
+            )
         }
     }
 
@@ -44,8 +79,15 @@ extension StubChecker {
         let fixedPosition: SourcePosition?
     }
 
-    private func instance(_ response: StubResponse, _ node: JSONNode, _ bodyKey: String, _ bodyNode: JSONNode,
-                          _ bodyPath: String, file: String, json: Bool) -> Instance? {
+    private func instance(
+        _ response: StubResponse,
+        _ node: JSONNode,
+        _ bodyKey: String,
+        _ bodyNode: JSONNode,
+        _ bodyPath: String,
+        file: String,
+        json: Bool
+    ) -> Instance? {
         if bodyKey == "body", json, bodyNode.string == nil {
             return Instance(value: bodyNode, file: file, path: bodyPath, fixedPosition: nil)
         }
@@ -56,15 +98,25 @@ extension StubChecker {
         }
         guard json else {
             guard let text = String(bytes: bytes, encoding: .utf8) else { return nil }
-            return Instance(value: JSONNode(.string(text), at: bodyNode.position), file: file, path: bodyPath, fixedPosition: bodyNode.position)
+            return Instance(
+                value: JSONNode(.string(text), at: bodyNode.position),
+                file: file,
+                path: bodyPath,
+                fixedPosition: bodyNode.position
+            )
         }
         do {
             let value = try JSONParser.parse(bytes)
             return Instance(value: value, file: target.file, path: target.path, fixedPosition: target.position)
         } catch {
-            report(.warning, target.file, bodyNode, target.path,
-                   "the body is not valid JSON (\(error.position): \(error.message)), so it was not checked against the schema",
-                   position: target.position ?? error.position)
+            report(
+                .warning,
+                target.file,
+                bodyNode,
+                target.path,
+                "the body is not valid JSON (\(error.position): \(error.message)), so it was not checked against the schema",
+                position: target.position ?? error.position
+            )
             return nil
         }
     }
@@ -77,7 +129,10 @@ extension StubChecker {
         var parts: [Substring] = []
         for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
             if part == "." { continue }
-            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if part == "..", let last = parts.last, last != ".." {
+                parts.removeLast()
+                continue
+            }
             parts.append(part)
         }
         return (joined.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")

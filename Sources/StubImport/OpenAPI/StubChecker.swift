@@ -43,8 +43,13 @@ package final class StubChecker {
     private func check(_ stub: Stub, _ definition: JSONNode, file: String, base: String) {
         let request = definition["request"]
         guard let pattern = stub.request.path else {
-            report(.warning, file, request ?? definition, base + (request == nil ? "" : ".request"),
-                   "no path: the stub answers every path, so it cannot be checked against the document")
+            report(
+                .warning,
+                file,
+                request ?? definition,
+                base + (request == nil ? "" : ".request"),
+                "no path: the stub answers every path, so it cannot be checked against the document"
+            )
             return
         }
         let pathNode = request?["path"] ?? request?["pathPattern"]
@@ -64,50 +69,97 @@ package final class StubChecker {
         let methodNode = request?["method"]
         let methods = stub.request.methods ?? []
         if methods.isEmpty {
-            report(.warning, file, request ?? definition, base + ".request",
-                   "no method: the stub answers every method; checked against \(route.methods.first ?? "GET") \(route.path)")
+            report(
+                .warning,
+                file,
+                request ?? definition,
+                base + ".request",
+                "no method: the stub answers every method; checked against \(route.methods.first ?? "GET") \(route.path)"
+            )
         }
         for method in methods.isEmpty ? Array(route.methods.prefix(1)) : methods {
             guard let operation = route.operation(method) ?? (method == "HEAD" ? route.operation("GET") : nil) else {
-                report(.error, file, methodNode ?? definition, base + ".request.method",
-                       "\(method) is not documented for \(route.path) (documented: \(route.methods.joined(separator: ", ")))")
+                report(
+                    .error,
+                    file,
+                    methodNode ?? definition,
+                    base + ".request.method",
+                    "\(method) is not documented for \(route.path) (documented: \(route.methods.joined(separator: ", ")))"
+                )
                 continue
             }
             for (i, response) in stub.responses.enumerated() {
                 let key = definition["responses"] == nil ? ".response" : ".responses[\(i)]"
                 let node = definition["responses"]?.elements?[i] ?? definition["response"] ?? definition
-                check(response, node, operation, isHead: method == "HEAD", file: file, path: base + key,
-                      template: definition["template"]?.bool == true || node["template"]?.bool == true)
+                check(
+                    response,
+                    node,
+                    operation,
+                    isHead: method == "HEAD",
+                    file: file,
+                    path: base + key,
+                    template: definition["template"]?.bool == true || node["template"]?.bool == true
+                )
             }
         }
     }
 
-    private func check(_ response: StubResponse, _ node: JSONNode, _ operation: OpenAPIOperation, isHead: Bool,
-                       file: String, path: String, template: Bool) {
+    private func check(
+        _ response: StubResponse,
+        _ node: JSONNode,
+        _ operation: OpenAPIOperation,
+        isHead: Bool,
+        file: String,
+        path: String,
+        template: Bool
+    ) {
         guard response.fault == nil, let responses = operation.node["responses"], responses.isObject else { return }
         let status = response.status
         let documentedKeys = (responses.members ?? []).map(\.key).filter { !$0.hasPrefix("x-") }
-        let key = documentedKeys.first { $0 == String(status) }
-            ?? documentedKeys.first { $0.count == 3 && $0.uppercased().hasSuffix("XX") && $0.first == String(status).first }
+        let key =
+            documentedKeys.first { $0 == String(status) }
+            ?? documentedKeys.first {
+                $0.count == 3 && $0.uppercased().hasSuffix("XX") && $0.first == String(status).first
+            }
             ?? documentedKeys.first { $0 == "default" }
         guard let key, let documented = responses[key].flatMap(document.documents.dereference) else {
-            report(.error, file, node["status"] ?? node, path + ".status",
-                   "status \(status) is not documented for \(operation.method) \(operation.path) (documented: \(documentedKeys.joined(separator: ", ")))")
+            report(
+                .error,
+                file,
+                node["status"] ?? node,
+                path + ".status",
+                "status \(status) is not documented for \(operation.method) \(operation.path) (documented: \(documentedKeys.joined(separator: ", ")))"
+            )
             return
         }
-        for (name, raw) in documented["headers"]?.members ?? [] where !asciiCaseInsensitiveEquals(name, "Content-Type") {
+        for (name, raw) in documented["headers"]?.members ?? [] where !asciiCaseInsensitiveEquals(name, "Content-Type")
+        {
             guard document.documents.dereference(raw)?["required"]?.node.bool == true,
-                  !response.prepared.headers.contains(name) else { continue }
-            report(.error, file, node["headers"] ?? node, path + (node["headers"] == nil ? "" : ".headers"),
-                   "missing the header \(name), which \(operation.method) \(operation.path) requires in its \(key) response (schema: \(raw.location))")
+                !response.prepared.headers.contains(name)
+            else { continue }
+            report(
+                .error,
+                file,
+                node["headers"] ?? node,
+                path + (node["headers"] == nil ? "" : ".headers"),
+                "missing the header \(name), which \(operation.method) \(operation.path) requires in its \(key) response (schema: \(raw.location))"
+            )
         }
         guard !isHead, !response.prepared.body.isEmpty else { return }
         checkBody(response, node, documented, key: key, operation, file: file, path: path, template: template)
     }
 
-    func report(_ severity: ImportProblem.Severity, _ file: String, _ node: JSONNode, _ path: String, _ message: String,
-                position: SourcePosition? = nil) {
-        findings.append(ImportProblem(severity, file: file, position: position ?? node.position, jsonPath: path, message: message))
+    func report(
+        _ severity: ImportProblem.Severity,
+        _ file: String,
+        _ node: JSONNode,
+        _ path: String,
+        _ message: String,
+        position: SourcePosition? = nil
+    ) {
+        findings.append(
+            ImportProblem(severity, file: file, position: position ?? node.position, jsonPath: path, message: message)
+        )
     }
 
     /// Where a stub sits in its file: `$` for a file of one stub, `$[i]` in an array, `$.stubs[i]`.

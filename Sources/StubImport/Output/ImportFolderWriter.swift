@@ -28,8 +28,14 @@ package enum ImportFolderWriter {
         if let status, status.kind != .directory {
             return .failure(ImportFailure("\(folder) is a file; --out names the folder to write the stubs into"))
         }
-        if exists && !replace, let contents = try? fileManager.contentsOfDirectory(atPath: target.path), !contents.isEmpty {
-            return .failure(ImportFailure("\(folder) is not empty; pick a new folder, or pass --force to replace everything in it with the import"))
+        if exists && !replace, let contents = try? fileManager.contentsOfDirectory(atPath: target.path),
+            !contents.isEmpty
+        {
+            return .failure(
+                ImportFailure(
+                    "\(folder) is not empty; pick a new folder, or pass --force to replace everything in it with the import"
+                )
+            )
         }
         let parent = target.deletingLastPathComponent()
         let staging = parent.appendingPathComponent(".\(target.lastPathComponent).import-\(UUID().uuidString)")
@@ -49,7 +55,11 @@ package enum ImportFolderWriter {
         guard loaded.isServable else {
             try? fileManager.removeItem(at: staging)
             let lines = problems.filter { $0.severity == .error }.prefix(5).map(\.description).joined(separator: "\n")
-            return .failure(ImportFailure("the import made stubs that do not load, so nothing was written (this is a bug in stubserver; please report it with the input):\n\(lines)"))
+            return .failure(
+                ImportFailure(
+                    "the import made stubs that do not load, so nothing was written (this is a bug in stubserver; please report it with the input):\n\(lines)"
+                )
+            )
         }
         do {
             if exists {
@@ -69,6 +79,12 @@ package enum ImportFolderWriter {
 
     private static func rename(_ problem: StubProblem, from staging: String, to folder: String) -> StubProblem {
         let file = problem.file.hasPrefix(staging) ? folder + problem.file.dropFirst(staging.count) : problem.file
-        return StubProblem(problem.severity, file: file, position: problem.position, jsonPath: problem.jsonPath, message: problem.message)
+        return StubProblem(
+            problem.severity,
+            file: file,
+            position: problem.position,
+            jsonPath: problem.jsonPath,
+            message: problem.message
+        )
     }
 }

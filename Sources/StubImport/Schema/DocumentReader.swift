@@ -13,7 +13,8 @@ import SystemSupport
 package enum DocumentReader {
     package static func parse(_ bytes: [UInt8], name: String) -> Result<JSONNode, ImportProblem> {
         let lowered = name.lowercased()
-        let json = lowered.hasSuffix(".json")
+        let json =
+            lowered.hasSuffix(".json")
             || (!lowered.hasSuffix(".yaml") && !lowered.hasSuffix(".yml") && startsLikeJSON(bytes))
         var jsonProblem: ImportProblem?
         if json {
@@ -28,7 +29,9 @@ package enum DocumentReader {
         do {
             return .success(try YAMLReader.parse(bytes))
         } catch {
-            return .failure(jsonProblem ?? ImportProblem(.error, file: name, position: error.position, message: error.message))
+            return .failure(
+                jsonProblem ?? ImportProblem(.error, file: name, position: error.position, message: error.message)
+            )
         }
     }
 

@@ -43,7 +43,9 @@ package final class DocumentSet {
 
     /// A document given as a value; `path` (when it came from a file) is the base of relative references.
     package init(root: JSONNode, displayName: String, path: String?) {
-        documents = [Document(displayName: displayName, locationName: "", path: path.map(Self.standardized), root: root)]
+        documents = [
+            Document(displayName: displayName, locationName: "", path: path.map(Self.standardized), root: root)
+        ]
         if let path { indexByPath[Self.standardized(path)] = 0 }
     }
 
@@ -66,7 +68,14 @@ package final class DocumentSet {
     package func report(_ severity: ImportProblem.Severity, _ message: String, at node: LocatedNode) {
         let place = "\(node.location.document):\(node.node.position):\(severity):\(message.prefix(24))"
         guard reportedPlaces.insert(place).inserted else { return }
-        problems.append(ImportProblem(severity, file: displayName(of: node.location), position: node.node.position, message: message))
+        problems.append(
+            ImportProblem(
+                severity,
+                file: displayName(of: node.location),
+                position: node.node.position,
+                message: message
+            )
+        )
     }
 
     package func record(_ problem: ImportProblem) { problems.append(problem) }
@@ -77,7 +86,11 @@ package final class DocumentSet {
     package func resolveReference(of node: LocatedNode) -> LocatedNode? {
         guard let refNode = node["$ref"] else { return node }
         guard let ref = refNode.string else {
-            report(.error, "$ref must be a string (a JSON pointer such as \"#/components/schemas/Pet\" or a file path)", at: refNode)
+            report(
+                .error,
+                "$ref must be a string (a JSON pointer such as \"#/components/schemas/Pet\" or a file path)",
+                at: refNode
+            )
             return nil
         }
         let hash = ref.firstIndex(of: "#")
@@ -85,7 +98,8 @@ package final class DocumentSet {
         let fragment = hash.map { String(ref[ref.index(after: $0)...]) } ?? ""
         var document = node.location.document
         if !filePart.isEmpty {
-            guard let target = openReferencedFile(filePart, ref: ref, from: node.location.document, refNode: refNode) else { return nil }
+            guard let target = openReferencedFile(filePart, ref: ref, from: node.location.document, refNode: refNode)
+            else { return nil }
             document = target
         }
         let decoded = PercentDecoding.decodeLenient(fragment)
@@ -93,7 +107,11 @@ package final class DocumentSet {
             return lookup(pointer: decoded, in: document, ref: ref, refNode: refNode)
         }
         guard let pointer = anchors(of: document)[decoded] else {
-            report(.error, "$ref \"\(ref)\" names the anchor \"\(decoded)\", which no \"$anchor\" in \(documents[document].displayName) defines", at: refNode)
+            report(
+                .error,
+                "$ref \"\(ref)\" names the anchor \"\(decoded)\", which no \"$anchor\" in \(documents[document].displayName) defines",
+                at: refNode
+            )
             return nil
         }
         return lookup(pointer: pointer, in: document, ref: ref, refNode: refNode)
@@ -106,7 +124,11 @@ package final class DocumentSet {
         var seen: Set<NodeLocation> = []
         while current.node["$ref"] != nil {
             guard seen.insert(current.location).inserted else {
-                report(.warning, "this $ref chain comes back to itself without reaching a value; it is cut (treated as absent)", at: node["$ref"] ?? node)
+                report(
+                    .warning,
+                    "this $ref chain comes back to itself without reaching a value; it is cut (treated as absent)",
+                    at: node["$ref"] ?? node
+                )
                 return nil
             }
             guard let next = resolveReference(of: current) else { return nil }
@@ -116,29 +138,48 @@ package final class DocumentSet {
     }
 
     private func openReferencedFile(_ filePart: String, ref: String, from document: Int, refNode: LocatedNode) -> Int? {
-        if let colon = filePart.firstIndex(of: ":"), filePart[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+.-".contains($0) }),
-           filePart[..<colon].count > 1 {
+        if let colon = filePart.firstIndex(of: ":"),
+            filePart[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+.-".contains($0) }),
+            filePart[..<colon].count > 1
+        {
             let scheme = filePart[..<colon].lowercased()
             if scheme == "http" || scheme == "https" {
-                report(.error, "$ref \"\(ref)\" is remote: stubserver reads local files only and never fetches while importing; download it next to the document and refer to the copy by a relative path", at: refNode)
+                report(
+                    .error,
+                    "$ref \"\(ref)\" is remote: stubserver reads local files only and never fetches while importing; download it next to the document and refer to the copy by a relative path",
+                    at: refNode
+                )
             } else {
-                report(.error, "$ref \"\(ref)\" is neither a pointer (\"#/...\") nor a relative file path; stubserver resolves only those", at: refNode)
+                report(
+                    .error,
+                    "$ref \"\(ref)\" is neither a pointer (\"#/...\") nor a relative file path; stubserver resolves only those",
+                    at: refNode
+                )
             }
             return nil
         }
         guard let base = documents[document].path else {
-            report(.error, "$ref \"\(ref)\" names a file, but this document was not read from a file, so there is no folder to find it in", at: refNode)
+            report(
+                .error,
+                "$ref \"\(ref)\" names a file, but this document was not read from a file, so there is no folder to find it in",
+                at: refNode
+            )
             return nil
         }
         let relative = PercentDecoding.decodeLenient(filePart)
-        let url = relative.hasPrefix("/") ? URL(fileURLWithPath: relative)
+        let url =
+            relative.hasPrefix("/")
+            ? URL(fileURLWithPath: relative)
             : URL(fileURLWithPath: base).deletingLastPathComponent().appendingPathComponent(relative)
         let path = Self.standardized(url.path)
         let outside = relative.hasPrefix("/") || !isInRootFolder(path)
         if outside && !allowsReferencesOutside {
             let why = relative.hasPrefix("/") ? "an absolute path" : "outside the document's folder"
-            report(.error, "$ref \"\(ref)\" is \(why) (\(path)); it is not read unless --allow-ref-outside is given",
-                   at: refNode)
+            report(
+                .error,
+                "$ref \"\(ref)\" is \(why) (\(path)); it is not read unless --allow-ref-outside is given",
+                at: refNode
+            )
             return nil
         }
         if let index = indexByPath[path] { return index }
@@ -147,15 +188,22 @@ package final class DocumentSet {
         switch DocumentReader.read(path: path, name: names.display) {
         case .success(let root):
             if outside {
-                report(.note, "read \(path), outside the document's folder (--allow-ref-outside), for $ref \"\(ref)\"",
-                       at: refNode)
+                report(
+                    .note,
+                    "read \(path), outside the document's folder (--allow-ref-outside), for $ref \"\(ref)\"",
+                    at: refNode
+                )
             }
             documents.append(Document(displayName: names.display, locationName: names.location, path: path, root: root))
             indexByPath[path] = documents.count - 1
             return documents.count - 1
         case .failure(let problem):
             failedPaths.insert(path)
-            report(.error, "$ref \"\(ref)\": \(names.display) \(problem.position == nil ? problem.message : "cannot be read: " + problem.description)", at: refNode)
+            report(
+                .error,
+                "$ref \"\(ref)\": \(names.display) \(problem.position == nil ? problem.message : "cannot be read: " + problem.description)",
+                at: refNode
+            )
             return nil
         }
     }
@@ -197,7 +245,9 @@ package final class DocumentSet {
             if let members = current.node.members {
                 guard let index = memberIndex(token, members, current.location) else {
                     var message = "$ref \"\(ref)\" leads nowhere: \(current.location.description) has no \"\(token)\""
-                    if let near = Suggestion.closest(to: token, among: members.prefix(500).map(\.key)) { message += "; did you mean \"\(near)\"?" }
+                    if let near = Suggestion.closest(to: token, among: members.prefix(500).map(\.key)) {
+                        message += "; did you mean \"\(near)\"?"
+                    }
                     report(.error, message, at: refNode)
                     return nil
                 }
@@ -205,7 +255,11 @@ package final class DocumentSet {
             } else if let elements = current.node.elements, let index = Int(token), elements.indices.contains(index) {
                 current = LocatedNode(elements[index], current.location.appending(index))
             } else {
-                report(.error, "$ref \"\(ref)\" leads nowhere: \(current.location.description) is \(current.node.kindDescription), with no \"\(token)\" in it", at: refNode)
+                report(
+                    .error,
+                    "$ref \"\(ref)\" leads nowhere: \(current.location.description) is \(current.node.kindDescription), with no \"\(token)\" in it",
+                    at: refNode
+                )
                 return nil
             }
         }

@@ -52,11 +52,16 @@ enum PatternSampler {
             case "(":
                 if current == "?" {
                     index += 1
-                    if current == ":" { index += 1 }
-                    else if current == "<", index + 1 < scalars.count, scalars[index + 1] != "=", scalars[index + 1] != "!" {
+                    if current == ":" {
+                        index += 1
+                    } else if current == "<", index + 1 < scalars.count, scalars[index + 1] != "=",
+                        scalars[index + 1] != "!"
+                    {
                         while let n = current, n != ">" { index += 1 }
                         index += 1
-                    } else { return nil }
+                    } else {
+                        return nil
+                    }
                 }
                 guard let inner = alternation(), current == ")" else { return nil }
                 index += 1
@@ -88,7 +93,10 @@ enum PatternSampler {
         /// `[...]`: its first member; for `[^...]` the first of a few characters it excludes.
         mutating func characterClass() -> String? {
             var negated = false
-            if current == "^" { negated = true; index += 1 }
+            if current == "^" {
+                negated = true
+                index += 1
+            }
             var members: [ClosedRange<Unicode.Scalar>] = []
             var first = true
             while let c = current, c != "]" || first {
@@ -96,11 +104,19 @@ enum PatternSampler {
                 index += 1
                 var low: Unicode.Scalar = c
                 if c == "\\" {
-                    guard let escaped = escape(inClass: true), let scalar = escaped.unicodeScalars.first else { return nil }
+                    guard let escaped = escape(inClass: true), let scalar = escaped.unicodeScalars.first else {
+                        return nil
+                    }
                     switch scalars[index - 1] {
-                    case "d": members.append("0"..."9"); continue
-                    case "w": members += ["a"..."z", "A"..."Z", "0"..."9", "_"..."_"]; continue
-                    case "s": members.append(" "..." "); continue
+                    case "d":
+                        members.append("0"..."9")
+                        continue
+                    case "w":
+                        members += ["a"..."z", "A"..."Z", "0"..."9", "_"..."_"]
+                        continue
+                    case "s":
+                        members.append(" "..." ")
+                        continue
                     default: low = scalar
                     }
                 }
@@ -132,13 +148,18 @@ enum PatternSampler {
         mutating func quantifier() -> Int? {
             var count = 1
             switch current {
-            case "?": index += 1; count = 0
+            case "?":
+                index += 1
+                count = 0
             case "*", "+": index += 1
             case "{":
                 var probe = index + 1
                 func number() -> Int? {
                     var digits = ""
-                    while probe < scalars.count, ("0"..."9").contains(scalars[probe]) { digits.unicodeScalars.append(scalars[probe]); probe += 1 }
+                    while probe < scalars.count, ("0"..."9").contains(scalars[probe]) {
+                        digits.unicodeScalars.append(scalars[probe])
+                        probe += 1
+                    }
                     return digits.count <= 4 ? Int(digits) : nil
                 }
                 // ICU reads a "{" that does not start {n}, {n,} or {n,m} as a literal brace.
@@ -153,7 +174,7 @@ enum PatternSampler {
                 count = low > 0 ? low : (high.map { $0 > 0 } ?? true) ? 1 : 0
             default: return 1
             }
-            if current == "?" || current == "+" { index += 1 } // lazy or possessive
+            if current == "?" || current == "+" { index += 1 }  // lazy or possessive
             return count
         }
     }

@@ -38,9 +38,11 @@ package enum SchemaFormats {
     package static func check(number n: Double, format: String) -> String? {
         switch format {
         case "int32":
-            return n.rounded() == n && n >= -2_147_483_648 && n <= 2_147_483_647 ? nil : "is not an int32 (a whole number from -2147483648 to 2147483647)"
+            return n.rounded() == n && n >= -2_147_483_648 && n <= 2_147_483_647
+                ? nil : "is not an int32 (a whole number from -2147483648 to 2147483647)"
         case "int64":
-            return n.rounded() == n && n >= -9.223372036854775808e18 && n <= 9.223372036854775807e18 ? nil : "is not an int64 (a whole number within 64 bits)"
+            return n.rounded() == n && n >= -9.223372036854775808e18 && n <= 9.223372036854775807e18
+                ? nil : "is not an int64 (a whole number within 64 bits)"
         default:
             return nil
         }
@@ -53,7 +55,9 @@ package enum SchemaFormats {
 
     static func isDate(_ s: Substring) -> Bool {
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, digits(parts[0], 4) != nil, let month = digits(parts[1], 2), let day = digits(parts[2], 2) else { return false }
+        guard parts.count == 3, digits(parts[0], 4) != nil, let month = digits(parts[1], 2),
+            let day = digits(parts[2], 2)
+        else { return false }
         return (1...12).contains(month) && (1...31).contains(day)
     }
 
@@ -65,7 +69,9 @@ package enum SchemaFormats {
             hasOffset = true
         } else if let sign = body.lastIndex(where: { $0 == "+" || $0 == "-" }) {
             let offset = body[body.index(after: sign)...].split(separator: ":", omittingEmptySubsequences: false)
-            guard offset.count == 2, let h = digits(offset[0], 2), let m = digits(offset[1], 2), h < 24, m < 60 else { return false }
+            guard offset.count == 2, let h = digits(offset[0], 2), let m = digits(offset[1], 2), h < 24, m < 60 else {
+                return false
+            }
             body = body[..<sign]
             hasOffset = true
         }
@@ -76,7 +82,8 @@ package enum SchemaFormats {
             body = body[..<dot]
         }
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let h = digits(parts[0], 2), let m = digits(parts[1], 2), let sec = digits(parts[2], 2) else { return false }
+        guard parts.count == 3, let h = digits(parts[0], 2), let m = digits(parts[1], 2), let sec = digits(parts[2], 2)
+        else { return false }
         return h < 24 && m < 60 && sec <= 60
     }
 
@@ -97,10 +104,12 @@ package enum SchemaFormats {
 
     static func isIPv4(_ s: Substring) -> Bool {
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(part) else { return false }
-            return n <= 255 && (part.count == 1 || part.first != "0")
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(part)
+                else { return false }
+                return n <= 255 && (part.count == 1 || part.first != "0")
+            }
     }
 
     static func isIPv6(_ s: String) -> Bool {
@@ -114,13 +123,17 @@ package enum SchemaFormats {
         }
         let halves = text.split(separator: "::", omittingEmptySubsequences: false)
         guard halves.count <= 2 else { return false }
-        let groups = halves.flatMap { $0.isEmpty ? [] : $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
+        let groups = halves.flatMap {
+            $0.isEmpty ? [] : $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        }
         guard groups.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isHexDigit) }) else { return false }
         return halves.count == 2 ? groups.count < groupsAllowed : groups.count == groupsAllowed
     }
 
     static func isAbsoluteURI(_ s: String) -> Bool {
-        guard let colon = s.firstIndex(of: ":"), let first = s.first, first.isASCII, first.isLetter else { return false }
+        guard let colon = s.firstIndex(of: ":"), let first = s.first, first.isASCII, first.isLetter else {
+            return false
+        }
         let scheme = s[..<colon]
         return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
             && !s.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" })

@@ -12,7 +12,8 @@ extension SchemaSampler {
             }
         }
         let required = Set(parts.flatMap { $0.node["required"]?.elements?.compactMap(\.string) ?? [] })
-        for name in parts.flatMap({ $0.node["required"]?.elements?.compactMap(\.string) ?? [] }) where schemas[name] == nil {
+        for name in parts.flatMap({ $0.node["required"]?.elements?.compactMap(\.string) ?? [] })
+        where schemas[name] == nil {
             order.append(name)
             schemas[name] = []
         }
@@ -30,8 +31,9 @@ extension SchemaSampler {
         }
         // A map (`additionalProperties: {schema}` and no properties): one entry shows its shape.
         if members.isEmpty, !isConstrained(depth),
-           let additional = parts.lazy.compactMap({ $0["additionalProperties"] }).first(where: \.isObject),
-           let value = sample([additional], depth: depth + 1, references: references, chosen: []) {
+            let additional = parts.lazy.compactMap({ $0["additionalProperties"] }).first(where: \.isObject),
+            let value = sample([additional], depth: depth + 1, references: references, chosen: [])
+        {
             members.append(("key", value))
         }
         return .object(members)
@@ -55,9 +57,11 @@ extension SchemaSampler {
         var elements: [JSONNode] = []
         for i in 0..<count {
             if isExhausted {
-                noteCut(parts.first { $0.node["minItems"] != nil },
-                        "minItems \(minimum) needs more than the \(Self.valueLimit) values a sample holds; "
-                            + "this array has \(i)")
+                noteCut(
+                    parts.first { $0.node["minItems"] != nil },
+                    "minItems \(minimum) needs more than the \(Self.valueLimit) values a sample holds; "
+                        + "this array has \(i)"
+                )
                 break
             }
             let schemas = i < prefix.count ? [prefix[i]] : items
@@ -76,23 +80,29 @@ extension SchemaSampler {
         let format = parts.lazy.compactMap { $0.node["format"]?.string }.first
         let minimum = parts.compactMap { $0.node["minLength"].flatMap(SchemaValidator.wholeNumber) }.max() ?? 0
         let maximum = parts.compactMap { $0.node["maxLength"].flatMap(SchemaValidator.wholeNumber) }.min()
-        let patterns = parts.compactMap { part in part["pattern"].flatMap { node in node.string.flatMap { validator.pattern($0, at: node) } } }
+        let patterns = parts.compactMap { part in
+            part["pattern"].flatMap { node in node.string.flatMap { validator.pattern($0, at: node) } }
+        }
         let base = format.flatMap { Self.formatSamples[$0] } ?? "string"
         let fits = { (s: String) in minimum == 0 && maximum.map { s.unicodeScalars.count <= $0 } != false }
         if patterns.isEmpty && fits(base) { return spend(base) }
         // A length no sample may reach is cut to what the sample has left.
         let room = max(0, Self.stringBytesLimit - stringBytes)
         guard minimum <= room else {
-            noteCut(parts.first { $0.node["minLength"] != nil },
-                    "minLength \(minimum) is more than the \(Self.stringBytesLimit) bytes of strings a sample holds")
+            noteCut(
+                parts.first { $0.node["minLength"] != nil },
+                "minLength \(minimum) is more than the \(Self.stringBytesLimit) bytes of strings a sample holds"
+            )
             return spend(Self.fit(base, minimum: room, maximum: room))
         }
         // Tried lazily, in order: strings built from the patterns, the usual sample, candidates.
         let fromPatterns = parts.lazy.compactMap { $0.node["pattern"]?.string.flatMap(PatternSampler.sample) }
         let candidates = fromPatterns.map { $0 } + [base] + Self.patternCandidates
         let fitted = candidates.lazy.map { Self.fit($0, minimum: minimum, maximum: maximum) }
-        return spend(fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } }
-            ?? Self.fit(base, minimum: minimum, maximum: maximum))
+        return spend(
+            fitted.first { candidate in patterns.allSatisfy { validator.matches($0, candidate) } }
+                ?? Self.fit(base, minimum: minimum, maximum: maximum)
+        )
     }
 
     /// Counts a string against the sample's bound on string bytes.
@@ -119,14 +129,17 @@ extension SchemaSampler {
         "email": "user@example.com", "idn-email": "user@example.com",
         "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
         "uri": "https://example.com/", "url": "https://example.com/", "iri": "https://example.com/",
-        "uri-reference": "https://example.com/", "iri-reference": "https://example.com/", "uri-template": "https://example.com/{id}",
+        "uri-reference": "https://example.com/", "iri-reference": "https://example.com/",
+        "uri-template": "https://example.com/{id}",
         "hostname": "example.com", "idn-hostname": "example.com", "ipv4": "192.0.2.1", "ipv6": "2001:db8::1",
         "byte": "c3RyaW5n", "binary": "", "password": "password", "json-pointer": "/a/b", "regex": ".*",
     ]
 
     /// Tried in turn when a `pattern` refuses the usual sample.
-    static let patternCandidates = ["a", "A", "0", "1", "abc", "ABC", "123", "a1", "A1", "abc123", "example", "user@example.com",
-                                    "2024-01-31", "+15555550123", "AB-12", "ab_c", "a-b"]
+    static let patternCandidates = [
+        "a", "A", "0", "1", "abc", "ABC", "123", "a1", "A1", "abc123", "example", "user@example.com",
+        "2024-01-31", "+15555550123", "AB-12", "ab_c", "a-b",
+    ]
 
     func sampleNumber(_ parts: [LocatedNode], integer: Bool) -> JSONNode {
         var low: Double?
@@ -139,12 +152,18 @@ extension SchemaSampler {
                 low = bound
                 lowExclusive = part.node["exclusiveMinimum"]?.bool == true
             }
-            if let bound = part.node["exclusiveMinimum"]?.number?.value, bound >= (low ?? -.infinity) { low = bound; lowExclusive = true }
+            if let bound = part.node["exclusiveMinimum"]?.number?.value, bound >= (low ?? -.infinity) {
+                low = bound
+                lowExclusive = true
+            }
             if let bound = part.node["maximum"]?.number?.value, bound <= (high ?? .infinity) {
                 high = bound
                 highExclusive = part.node["exclusiveMaximum"]?.bool == true
             }
-            if let bound = part.node["exclusiveMaximum"]?.number?.value, bound <= (high ?? .infinity) { high = bound; highExclusive = true }
+            if let bound = part.node["exclusiveMaximum"]?.number?.value, bound <= (high ?? .infinity) {
+                high = bound
+                highExclusive = true
+            }
             if let divisor = part.node["multipleOf"]?.number?.value, divisor > 0 { step = divisor }
         }
         let unit = step ?? (integer ? 1 : 0.5)

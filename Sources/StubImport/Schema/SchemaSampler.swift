@@ -47,7 +47,9 @@ package final class SchemaSampler {
     /// A value for the schema; `{}` when the schema admits nothing that can be built.
     package func sample(_ schema: LocatedNode) -> JSONNode {
         // Responses share schemas (every error is `$ref: Error`): a schema is sampled once.
-        let key = schema.node.members?.count == 1 ? validator.referencedSchema(schema).flatMap { $0?.location } ?? schema.location : schema.location
+        let key =
+            schema.node.members?.count == 1
+            ? validator.referencedSchema(schema).flatMap { $0?.location } ?? schema.location : schema.location
         if let known = samples[key] { return known }
         remaining = Self.valueBudget
         valuesMade = 0
@@ -68,7 +70,12 @@ package final class SchemaSampler {
         var unsatisfiable = false
     }
 
-    func sample(_ schemas: [LocatedNode], depth: Int, references: Set<NodeLocation>, chosen: Set<NodeLocation>) -> JSONNode? {
+    func sample(
+        _ schemas: [LocatedNode],
+        depth: Int,
+        references: Set<NodeLocation>,
+        chosen: Set<NodeLocation>
+    ) -> JSONNode? {
         var conjunction = Conjunction(references: references)
         for schema in schemas { expand(schema, into: &conjunction) }
         guard !conjunction.unsatisfiable else { return nil }
@@ -120,7 +127,9 @@ package final class SchemaSampler {
     func firstChoice(_ parts: [LocatedNode], _ chosen: Set<NodeLocation>) -> LocatedNode? {
         for part in parts {
             for keyword in ["oneOf", "anyOf"] {
-                if let choice = part[keyword], choice.elements?.isEmpty == false, !chosen.contains(choice.location) { return choice }
+                if let choice = part[keyword], choice.elements?.isEmpty == false, !chosen.contains(choice.location) {
+                    return choice
+                }
             }
         }
         return nil
@@ -129,12 +138,20 @@ package final class SchemaSampler {
     /// Samples each choice in turn with the rest of the schema and keeps the first that
     /// validates against all of it (a `oneOf` whose first choice also matches the second is
     /// skipped); failing that, the first choice's sample.
-    func sampleChoice(_ choice: LocatedNode, _ parts: [LocatedNode], depth: Int, references: Set<NodeLocation>, chosen: Set<NodeLocation>) -> JSONNode? {
+    func sampleChoice(
+        _ choice: LocatedNode,
+        _ parts: [LocatedNode],
+        depth: Int,
+        references: Set<NodeLocation>,
+        chosen: Set<NodeLocation>
+    ) -> JSONNode? {
         var first: JSONNode?
         var chosen = chosen
         chosen.insert(choice.location)
         for branch in (choice.elements ?? []).prefix(Self.choicesTried) {
-            guard let candidate = sample(parts + [branch], depth: depth, references: references, chosen: chosen) else { continue }
+            guard let candidate = sample(parts + [branch], depth: depth, references: references, chosen: chosen) else {
+                continue
+            }
             if parts.allSatisfy({ validator.isValid(candidate, against: $0) }) { return candidate }
             if first == nil { first = candidate }
         }
@@ -144,18 +161,21 @@ package final class SchemaSampler {
     /// The type the value will have: one every part allows, the first named, null last.
     func chosenType(_ parts: [LocatedNode]) -> String {
         // An integer is a number: a part allowing numbers accepts it; number meets integer as integer.
-        func accepts(_ types: [String], _ type: String) -> Bool { types.contains(type) || (type == "integer" && types.contains("number")) }
+        func accepts(_ types: [String], _ type: String) -> Bool {
+            types.contains(type) || (type == "integer" && types.contains("number"))
+        }
         var allowed: [String]?
         for part in parts {
             guard let typeNode = part.node["type"] else { continue }
             var types = typeNode.string.map { [$0] } ?? typeNode.elements?.compactMap(\.string) ?? []
             if dialect.hasNullable, part.node["nullable"]?.bool == true { types.append("null") }
-            allowed = allowed.map { known in
-                known.flatMap { type -> [String] in
-                    if accepts(types, type) { return [type] }
-                    return type == "number" && types.contains("integer") ? ["integer"] : []
-                }
-            } ?? types
+            allowed =
+                allowed.map { known in
+                    known.flatMap { type -> [String] in
+                        if accepts(types, type) { return [type] }
+                        return type == "number" && types.contains("integer") ? ["integer"] : []
+                    }
+                } ?? types
         }
         if let allowed {
             return allowed.first { $0 != "null" } ?? allowed.first ?? "null"
@@ -168,7 +188,12 @@ package final class SchemaSampler {
         return "object"
     }
 
-    func sampleByType(_ parts: [LocatedNode], depth: Int, references: Set<NodeLocation>, chosen: Set<NodeLocation>) -> JSONNode? {
+    func sampleByType(
+        _ parts: [LocatedNode],
+        depth: Int,
+        references: Set<NodeLocation>,
+        chosen: Set<NodeLocation>
+    ) -> JSONNode? {
         switch chosenType(parts) {
         case "object": return sampleObject(parts, depth: depth, references: references)
         case "array": return sampleArray(parts, depth: depth, references: references)
@@ -189,8 +214,13 @@ package final class SchemaSampler {
     /// Says, once per schema, that its sample was cut short of what it requires.
     func noteCut(_ schema: LocatedNode?, _ why: String) {
         guard let schema, notedCuts.insert(schema.location).inserted else { return }
-        notes.append(ImportProblem(.note, file: documents.displayName(of: schema.location),
-                                   position: schema.node.position,
-                                   message: "the sample was cut: \(why); the example does not satisfy this schema"))
+        notes.append(
+            ImportProblem(
+                .note,
+                file: documents.displayName(of: schema.location),
+                position: schema.node.position,
+                message: "the sample was cut: \(why); the example does not satisfy this schema"
+            )
+        )
     }
 }

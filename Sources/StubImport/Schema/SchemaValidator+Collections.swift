@@ -7,7 +7,13 @@ import StubEngine
 
 /// The keywords on arrays and objects, and the unevaluated ones that run after the rest.
 extension SchemaValidator {
-    func checkArray(_ elements: [JSONNode], _ instance: JSONNode, _ schema: LocatedNode, _ path: String, _ result: inout SchemaEvaluation) {
+    func checkArray(
+        _ elements: [JSONNode],
+        _ instance: JSONNode,
+        _ schema: LocatedNode,
+        _ path: String,
+        _ result: inout SchemaEvaluation
+    ) {
         // `prefixItems` (2020-12), or `items` as an array (the older tuple form, read the same way).
         let itemsNode = schema["items"]
         let prefix = schema["prefixItems"]?.elements ?? itemsNode?.elements ?? []
@@ -19,8 +25,13 @@ extension SchemaValidator {
         if let rest, prefix.count < elements.count {
             for i in prefix.count..<elements.count {
                 if rest.node.bool == false {
-                    fail(&result, elements[i], SchemaWording.child(path, i), rest.location,
-                         "item \(i) is not allowed here: the schema allows \(SchemaWording.plural(prefix.count, "item"))")
+                    fail(
+                        &result,
+                        elements[i],
+                        SchemaWording.child(path, i),
+                        rest.location,
+                        "item \(i) is not allowed here: the schema allows \(SchemaWording.plural(prefix.count, "item"))"
+                    )
                 } else {
                     result.failures += evaluate(elements[i], rest, SchemaWording.child(path, i)).failures
                 }
@@ -28,30 +39,62 @@ extension SchemaValidator {
             result.evaluatedAllItems = true
         }
         if let contains = schema["contains"] {
-            let matching = elements.indices.filter { evaluate(elements[$0], contains, SchemaWording.child(path, $0)).isValid }
+            let matching = elements.indices.filter {
+                evaluate(elements[$0], contains, SchemaWording.child(path, $0)).isValid
+            }
             let minimum = schema["minContains"].flatMap { Self.wholeNumber($0.node) } ?? 1
             if matching.count < minimum {
-                fail(&result, instance, path, schema["minContains"]?.location ?? contains.location,
-                     "expected at least \(SchemaWording.plural(minimum, "item")) matching \"contains\", found \(matching.count)")
+                fail(
+                    &result,
+                    instance,
+                    path,
+                    schema["minContains"]?.location ?? contains.location,
+                    "expected at least \(SchemaWording.plural(minimum, "item")) matching \"contains\", found \(matching.count)"
+                )
             }
-            if let maximumNode = schema["maxContains"], let maximum = Self.wholeNumber(maximumNode.node), matching.count > maximum {
-                fail(&result, instance, path, maximumNode.location,
-                     "expected at most \(SchemaWording.plural(maximum, "item")) matching \"contains\", found \(matching.count)")
+            if let maximumNode = schema["maxContains"], let maximum = Self.wholeNumber(maximumNode.node),
+                matching.count > maximum
+            {
+                fail(
+                    &result,
+                    instance,
+                    path,
+                    maximumNode.location,
+                    "expected at most \(SchemaWording.plural(maximum, "item")) matching \"contains\", found \(matching.count)"
+                )
             }
             result.evaluatedItemIndexes.formUnion(matching)
         }
         if let maximum = schema["maxItems"], let bound = Self.wholeNumber(maximum.node), elements.count > bound {
-            fail(&result, instance, path, maximum.location, "expected at most \(SchemaWording.plural(bound, "item")), found \(elements.count)")
+            fail(
+                &result,
+                instance,
+                path,
+                maximum.location,
+                "expected at most \(SchemaWording.plural(bound, "item")), found \(elements.count)"
+            )
         }
         if let minimum = schema["minItems"], let bound = Self.wholeNumber(minimum.node), elements.count < bound {
-            fail(&result, instance, path, minimum.location, "expected at least \(SchemaWording.plural(bound, "item")), found \(elements.count)")
+            fail(
+                &result,
+                instance,
+                path,
+                minimum.location,
+                "expected at least \(SchemaWording.plural(bound, "item")), found \(elements.count)"
+            )
         }
         if let unique = schema["uniqueItems"], unique.node.bool == true {
             var firstIndex: [String: Int] = [:]
             for (i, element) in elements.enumerated() {
                 let key = Self.canonicalKey(element)
                 if let earlier = firstIndex[key] {
-                    fail(&result, element, SchemaWording.child(path, i), unique.location, "items \(earlier) and \(i) are equal; the items must be unique")
+                    fail(
+                        &result,
+                        element,
+                        SchemaWording.child(path, i),
+                        unique.location,
+                        "items \(earlier) and \(i) are equal; the items must be unique"
+                    )
                     break
                 }
                 firstIndex[key] = i
@@ -59,7 +102,13 @@ extension SchemaValidator {
         }
     }
 
-    func checkObject(_ members: [JSONNode.Member], _ instance: JSONNode, _ schema: LocatedNode, _ path: String, _ result: inout SchemaEvaluation) {
+    func checkObject(
+        _ members: [JSONNode.Member],
+        _ instance: JSONNode,
+        _ schema: LocatedNode,
+        _ path: String,
+        _ result: inout SchemaEvaluation
+    ) {
         let properties = schema["properties"]
         let patternProperties = (schema["patternProperties"]?.members ?? []).compactMap { entry in
             pattern(entry.key, at: entry.value).map { (regex: $0, schema: entry.value) }
@@ -81,9 +130,19 @@ extension SchemaValidator {
             } else if let additional {
                 if additional.node.bool == false {
                     let allowed = properties?.node.members?.map(\.key) ?? []
-                    let hint = allowed.isEmpty ? "" : "; the schema allows " + allowed.prefix(12).joined(separator: ", ") + (allowed.count > 12 ? ", ..." : "")
-                    fail(&result, member.value, memberPath, additional.location,
-                         "property \"\(member.key)\" is not allowed here (additionalProperties is false\(hint))", position: member.keyPosition)
+                    let hint =
+                        allowed.isEmpty
+                        ? ""
+                        : "; the schema allows " + allowed.prefix(12).joined(separator: ", ")
+                            + (allowed.count > 12 ? ", ..." : "")
+                    fail(
+                        &result,
+                        member.value,
+                        memberPath,
+                        additional.location,
+                        "property \"\(member.key)\" is not allowed here (additionalProperties is false\(hint))",
+                        position: member.keyPosition
+                    )
                 } else {
                     result.failures += evaluate(member.value, additional, memberPath).failures
                 }
@@ -94,7 +153,14 @@ extension SchemaValidator {
             for member in members {
                 let name = JSONNode(.string(member.key), at: member.keyPosition)
                 for failure in evaluate(name, names, SchemaWording.child(path, member.key)).failures {
-                    fail(&result, name, failure.instancePath, failure.schemaLocation, "property name \(failure.message)", position: member.keyPosition)
+                    fail(
+                        &result,
+                        name,
+                        failure.instancePath,
+                        failure.schemaLocation,
+                        "property name \(failure.message)",
+                        position: member.keyPosition
+                    )
                 }
             }
         }
@@ -109,7 +175,13 @@ extension SchemaValidator {
             for (name, dependency) in schema[keyword]?.members ?? [] where present.contains(name) {
                 if let needed = dependency.node.elements?.compactMap(\.string) {
                     for other in needed where !present.contains(other) {
-                        fail(&result, instance, path, dependency.location, "\"\(name)\" is present, so \"\(other)\" is required too")
+                        fail(
+                            &result,
+                            instance,
+                            path,
+                            dependency.location,
+                            "\"\(name)\" is present, so \"\(other)\" is required too"
+                        )
                     }
                 } else if keyword == "dependencies" {
                     result.absorb(evaluate(instance, dependency, path))
@@ -117,18 +189,41 @@ extension SchemaValidator {
             }
         }
         if let maximum = schema["maxProperties"], let bound = Self.wholeNumber(maximum.node), members.count > bound {
-            fail(&result, instance, path, maximum.location, "expected at most \(SchemaWording.plural(bound, "property")), found \(members.count)")
+            fail(
+                &result,
+                instance,
+                path,
+                maximum.location,
+                "expected at most \(SchemaWording.plural(bound, "property")), found \(members.count)"
+            )
         }
         if let minimum = schema["minProperties"], let bound = Self.wholeNumber(minimum.node), members.count < bound {
-            fail(&result, instance, path, minimum.location, "expected at least \(SchemaWording.plural(bound, "property")), found \(members.count)")
+            fail(
+                &result,
+                instance,
+                path,
+                minimum.location,
+                "expected at least \(SchemaWording.plural(bound, "property")), found \(members.count)"
+            )
         }
     }
 
-    func checkUnevaluatedItems(_ elements: [JSONNode], _ schema: LocatedNode, _ path: String, _ result: inout SchemaEvaluation) {
+    func checkUnevaluatedItems(
+        _ elements: [JSONNode],
+        _ schema: LocatedNode,
+        _ path: String,
+        _ result: inout SchemaEvaluation
+    ) {
         guard let sub = schema["unevaluatedItems"] else { return }
         for i in elements.indices where !result.isItemEvaluated(i) {
             if sub.node.bool == false {
-                fail(&result, elements[i], SchemaWording.child(path, i), sub.location, "item \(i) is not allowed here (unevaluatedItems is false)")
+                fail(
+                    &result,
+                    elements[i],
+                    SchemaWording.child(path, i),
+                    sub.location,
+                    "item \(i) is not allowed here (unevaluatedItems is false)"
+                )
             } else {
                 result.failures += evaluate(elements[i], sub, SchemaWording.child(path, i)).failures
             }
@@ -136,13 +231,24 @@ extension SchemaValidator {
         result.evaluatedAllItems = true
     }
 
-    func checkUnevaluatedProperties(_ members: [JSONNode.Member], _ schema: LocatedNode, _ path: String, _ result: inout SchemaEvaluation) {
+    func checkUnevaluatedProperties(
+        _ members: [JSONNode.Member],
+        _ schema: LocatedNode,
+        _ path: String,
+        _ result: inout SchemaEvaluation
+    ) {
         guard let sub = schema["unevaluatedProperties"] else { return }
         for member in members where !result.evaluatedProperties.contains(member.key) {
             let memberPath = SchemaWording.child(path, member.key)
             if sub.node.bool == false {
-                fail(&result, member.value, memberPath, sub.location,
-                     "property \"\(member.key)\" is not allowed here (unevaluatedProperties is false)", position: member.keyPosition)
+                fail(
+                    &result,
+                    member.value,
+                    memberPath,
+                    sub.location,
+                    "property \"\(member.key)\" is not allowed here (unevaluatedProperties is false)",
+                    position: member.keyPosition
+                )
             } else {
                 result.failures += evaluate(member.value, sub, memberPath).failures
             }
@@ -159,7 +265,10 @@ extension SchemaValidator {
         case .string(let s): return JSONSerializer.quoted(s)
         case .array(let elements): return "[" + elements.map(canonicalKey).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }.map { JSONSerializer.quoted($0.key) + ":" + canonicalKey($0.value) }.joined(separator: ",") + "}"
+            return "{"
+                + members.sorted { $0.key < $1.key }.map {
+                    JSONSerializer.quoted($0.key) + ":" + canonicalKey($0.value)
+                }.joined(separator: ",") + "}"
         }
     }
 }

@@ -55,7 +55,10 @@ package final class SchemaValidator {
         guard depth < Self.maximumDepth, !active.contains(key) else { return SchemaEvaluation() }
         active.insert(key)
         depth += 1
-        defer { active.remove(key); depth -= 1 }
+        defer {
+            active.remove(key)
+            depth -= 1
+        }
 
         var result = SchemaEvaluation()
         if let target = referencedSchema(schema) {
@@ -87,23 +90,47 @@ package final class SchemaValidator {
         guard schema.node["$dynamicRef"] != nil, let dynamic = schema["$dynamicRef"] else { return nil }
         // Read as a plain reference: enough for the recursive schemas specs write.
         let member = JSONNode.Member(key: "$ref", keyPosition: dynamic.node.position, value: dynamic.node)
-        return .some(documents.resolveReference(of: LocatedNode(JSONNode(.object([member]), at: schema.node.position), schema.location)))
+        return .some(
+            documents.resolveReference(
+                of: LocatedNode(JSONNode(.object([member]), at: schema.node.position), schema.location)
+            )
+        )
     }
 
     func failed(_ instance: JSONNode, _ path: String, _ location: NodeLocation, _ message: String) -> SchemaEvaluation {
         var result = SchemaEvaluation()
-        result.failures.append(SchemaFailure(instancePath: path, position: instance.position, schemaLocation: location, message: message))
+        result.failures.append(
+            SchemaFailure(instancePath: path, position: instance.position, schemaLocation: location, message: message)
+        )
         return result
     }
 
-    func fail(_ result: inout SchemaEvaluation, _ instance: JSONNode, _ path: String, _ location: NodeLocation, _ message: String,
-              position: SourcePosition? = nil) {
-        result.failures.append(SchemaFailure(instancePath: path, position: position ?? instance.position, schemaLocation: location, message: message))
+    func fail(
+        _ result: inout SchemaEvaluation,
+        _ instance: JSONNode,
+        _ path: String,
+        _ location: NodeLocation,
+        _ message: String,
+        position: SourcePosition? = nil
+    ) {
+        result.failures.append(
+            SchemaFailure(
+                instancePath: path,
+                position: position ?? instance.position,
+                schemaLocation: location,
+                message: message
+            )
+        )
     }
 
     // MARK: allOf, anyOf, oneOf, not, if/then/else, dependentSchemas
 
-    private func applyCombinators(_ instance: JSONNode, _ schema: LocatedNode, _ path: String, _ result: inout SchemaEvaluation) {
+    private func applyCombinators(
+        _ instance: JSONNode,
+        _ schema: LocatedNode,
+        _ path: String,
+        _ result: inout SchemaEvaluation
+    ) {
         if let all = schema["allOf"]?.elements {
             for sub in all { result.absorb(evaluate(instance, sub, path)) }
         }
@@ -123,8 +150,13 @@ package final class SchemaValidator {
             } else if valid.isEmpty {
                 fail(&result, instance, path, oneOf.location, noneMatched("oneOf", branches, evaluations))
             } else {
-                fail(&result, instance, path, oneOf.location,
-                     "matches \(valid.count) of oneOf's \(branches.count) schemas (\(valid.map { branches[$0].location.description }.joined(separator: ", "))); exactly one must match")
+                fail(
+                    &result,
+                    instance,
+                    path,
+                    oneOf.location,
+                    "matches \(valid.count) of oneOf's \(branches.count) schemas (\(valid.map { branches[$0].location.description }.joined(separator: ", "))); exactly one must match"
+                )
             }
         }
         if let not = schema["not"], evaluate(instance, not, path).isValid {
@@ -145,15 +177,19 @@ package final class SchemaValidator {
     }
 
     /// "matches none of anyOf's 2 schemas (closest, #/...: missing required property "id")".
-    private func noneMatched(_ keyword: String, _ branches: [LocatedNode], _ evaluations: [SchemaEvaluation]) -> String {
+    private func noneMatched(_ keyword: String, _ branches: [LocatedNode], _ evaluations: [SchemaEvaluation]) -> String
+    {
         var message = "matches none of \(keyword)'s \(SchemaWording.plural(branches.count, "schema"))"
         // A choice of another type entirely is further than one that fails on a detail.
         func distance(_ evaluation: SchemaEvaluation) -> Int {
-            evaluation.failures.count + (evaluation.failures.contains { $0.schemaLocation.pointer.hasSuffix("/type") } ? 1_000 : 0)
+            evaluation.failures.count
+                + (evaluation.failures.contains { $0.schemaLocation.pointer.hasSuffix("/type") } ? 1_000 : 0)
         }
         if let closest = evaluations.indices.min(by: { distance(evaluations[$0]) < distance(evaluations[$1]) }),
-           let first = evaluations[closest].failures.first {
-            message += " (closest, \(branches[closest].location): \(first.instancePath == "$" ? "" : first.instancePath + ": ")\(first.message))"
+            let first = evaluations[closest].failures.first
+        {
+            message +=
+                " (closest, \(branches[closest].location): \(first.instancePath == "$" ? "" : first.instancePath + ": ")\(first.message))"
         }
         return message
     }
@@ -168,7 +204,11 @@ package final class SchemaValidator {
         if let cached = patterns[source] { return cached }
         let compiled = try? LinearRegex(source)
         if compiled == nil {
-            documents.report(.warning, "pattern \(JSONSerializer.quoted(source)) is not a regular expression stubserver can compile; it is not checked", at: location)
+            documents.report(
+                .warning,
+                "pattern \(JSONSerializer.quoted(source)) is not a regular expression stubserver can compile; it is not checked",
+                at: location
+            )
         }
         patterns[source] = compiled
         return compiled

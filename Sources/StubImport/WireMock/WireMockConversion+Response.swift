@@ -13,23 +13,40 @@ extension WireMockConversion {
         if let proxy = r.proxy {
             var rule: [(String, JSONNode)] = [("to", .string(proxy.upstream.description))]
             if let strip = proxy.stripPrefix { rule.append(("stripPrefix", .string(strip))) }
-            if !proxy.setHeaders.isEmpty { rule.append(("headers", .object(proxy.setHeaders.map { ($0.name, .string($0.value)) }))) }
-            if !proxy.removeHeaders.isEmpty { rule.append(("removeHeaders", .array(proxy.removeHeaders.map { .string($0) }))) }
+            if !proxy.setHeaders.isEmpty {
+                rule.append(("headers", .object(proxy.setHeaders.map { ($0.name, .string($0.value)) })))
+            }
+            if !proxy.removeHeaders.isEmpty {
+                rule.append(("removeHeaders", .array(proxy.removeHeaders.map { .string($0) })))
+            }
             return .object([("proxy", .object(rule))])
         }
         if case .missingFile(let name) = r.body {
             // What `--wiremock` answers for it (WireMock's 500): the stub keeps the behaviour, and
             // the note says the file is missing.
-            note(.approximated, m, ["response", "bodyFileName"],
-                 "bodyFileName \"\(name)\" is not in __files/: the stub answers 500, as the mapping does when served")
+            note(
+                .approximated,
+                m,
+                ["response", "bodyFileName"],
+                "bodyFileName \"\(name)\" is not in __files/: the stub answers 500, as the mapping does when served"
+            )
             let answer = WireMockResponse.missingFileAnswer(name)
-            return .object([("status", .number(answer.status)),
-                            ("headers", .object([("Content-Type", .string("text/plain; charset=utf-8"))])),
-                            ("body", .string(String(decoding: answer.body, as: UTF8.self)))])
+            return .object([
+                ("status", .number(answer.status)),
+                ("headers", .object([("Content-Type", .string("text/plain; charset=utf-8"))])),
+                ("body", .string(String(decoding: answer.body, as: UTF8.self))),
+            ])
         }
         var members: [(String, JSONNode)] = []
         if r.status != 200 { members.append(("status", .number(r.status))) }
-        if r.statusMessage != nil { note(.dropped, m, ["response", "statusMessage"], "the stub format has no reason phrase; the status's usual one is sent") }
+        if r.statusMessage != nil {
+            note(
+                .dropped,
+                m,
+                ["response", "statusMessage"],
+                "the stub format has no reason phrase; the status's usual one is sent"
+            )
+        }
         var headers: [(String, JSONNode)] = []
         for name in r.headers.map(\.name).reduce(into: [String](), { if !$0.contains($1) { $0.append($1) } }) {
             let values = r.headers.filter { $0.name == name }.map { JSONNode.string($0.value) }
@@ -45,7 +62,12 @@ extension WireMockConversion {
         case .file(let name, let bytes): body = ("bodyFile", .string(bodyFile(name, bytes)))
         case .missingFile: break
         case .templatedFile(let name):
-            note(.dropped, m, ["response", "bodyFileName"], "a bodyFileName chosen by a template (\(name.source)) has no native form: the response has no body")
+            note(
+                .dropped,
+                m,
+                ["response", "bodyFileName"],
+                "a bodyFileName chosen by a template (\(name.source)) has no native form: the response has no body"
+            )
             template = false
         }
         if template {
@@ -55,11 +77,17 @@ extension WireMockConversion {
         if let body { members.append(body) }
         if template { members.append(("template", .bool(true))) }
         switch r.delayDistribution {
-        case .uniform(let lo, let hi)?: members.append(("delay", .object([("min", .number(lo)), ("max", .number(hi))])))
+        case .uniform(let lo, let hi)?:
+            members.append(("delay", .object([("min", .number(lo)), ("max", .number(hi))])))
         case .fixed(let ms)?: members.append(("delay", .number(ms)))
         case .logNormal(let median, _, _, let plus)?:
             members.append(("delay", .number(median + plus)))
-            note(.approximated, m, ["response", "delayDistribution"], "a lognormal delay becomes a fixed delay of its median (\(median + plus) ms)")
+            note(
+                .approximated,
+                m,
+                ["response", "delayDistribution"],
+                "a lognormal delay becomes a fixed delay of its median (\(median + plus) ms)"
+            )
         case nil: if let fixed = r.fixedDelay, fixed > 0 { members.append(("delay", .number(fixed))) }
         }
         if let fault = r.fault {
@@ -70,30 +98,52 @@ extension WireMockConversion {
             case .garbage: native = "garbage"
             default:
                 native = "garbage"
-                note(.approximated, m, ["response", "fault"], "MALFORMED_RESPONSE_CHUNK becomes \"garbage\" (bytes that are not HTTP, then close)")
+                note(
+                    .approximated,
+                    m,
+                    ["response", "fault"],
+                    "MALFORMED_RESPONSE_CHUNK becomes \"garbage\" (bytes that are not HTTP, then close)"
+                )
             }
-            members = members.filter { $0.0 != "body" && $0.0 != "bodyFile" && $0.0 != "bodyBase64" && $0.0 != "template" }
+            members = members.filter {
+                $0.0 != "body" && $0.0 != "bodyFile" && $0.0 != "bodyBase64" && $0.0 != "template"
+            }
             members.append(("fault", .string(native)))
         } else if let dribble = r.dribble {
-            members.append(("dribble", .object([("chunks", .number(dribble.chunks)), ("durationMs", .number(dribble.durationMilliseconds))])))
+            members.append(
+                (
+                    "dribble",
+                    .object([
+                        ("chunks", .number(dribble.chunks)), ("durationMs", .number(dribble.durationMilliseconds)),
+                    ])
+                )
+            )
         }
         return .object(members)
     }
 
     /// Rewrites Handlebars tags that have a native variable; false (the text kept as written,
     /// templating off) when any tag has none.
-    private mutating func convertTemplates(_ m: WireMockMapping, body: inout (String, JSONNode)?, headers: inout [(String, JSONNode)]) -> Bool {
+    private mutating func convertTemplates(
+        _ m: WireMockMapping,
+        body: inout (String, JSONNode)?,
+        headers: inout [(String, JSONNode)]
+    ) -> Bool {
         var uses = false
         var escapes = false
         func convert(_ text: String) -> String?? {
             guard HandlebarsTemplate.hasTags(text) else { return .some(nil) }
-            guard let pieces = (try? HandlebarsTemplate(text, knownRoots: ["request", "parameters"]))?.flatPieces else { return nil }
+            guard let pieces = (try? HandlebarsTemplate(text, knownRoots: ["request", "parameters"]))?.flatPieces else {
+                return nil
+            }
             var out = ""
             for piece in pieces {
                 switch piece {
                 case .text(let s): out += s
                 case .path(let path, let escaped):
-                    guard let native = Self.nativeVariable(path, pathVariables: Self.pathVariables(m)) else { return nil }
+                    guard let native = Self.nativeVariable(path, pathVariables: Self.pathVariables(m)) else {
+                        return nil
+                    }
                     escapes = escapes || escaped
                     out += "{{\(native)}}"
                 case .call(let helper, let params, let hash, _):
@@ -124,11 +174,25 @@ extension WireMockConversion {
                 guard let rewritten = rewriteStrings(node, convert) else { return failed(m) }
                 body = (key, rewritten)
             default:
-                if key == "bodyFile" { note(.dropped, m, ["response", "bodyFileName"], "a templated body file is copied as it is, not as a template"); }
+                if key == "bodyFile" {
+                    note(
+                        .dropped,
+                        m,
+                        ["response", "bodyFileName"],
+                        "a templated body file is copied as it is, not as a template"
+                    )
+                }
             }
         }
         headers = converted
-        if escapes { note(.approximated, m, ["response", "transformers"], "WireMock HTML-escapes {{...}} output; stubserver's templates do not (JSON bodies stay JSON-escaped)") }
+        if escapes {
+            note(
+                .approximated,
+                m,
+                ["response", "transformers"],
+                "WireMock HTML-escapes {{...}} output; stubserver's templates do not (JSON bodies stay JSON-escaped)"
+            )
+        }
         return uses
     }
 
@@ -139,11 +203,17 @@ extension WireMockConversion {
             return result.map { .string($0) } ?? node
         case .array(let elements):
             var out: [JSONNode] = []
-            for element in elements { guard let e = rewriteStrings(element, convert) else { return nil }; out.append(e) }
+            for element in elements {
+                guard let e = rewriteStrings(element, convert) else { return nil }
+                out.append(e)
+            }
             return .array(out)
         case .object(let members):
             var out: [(String, JSONNode)] = []
-            for member in members { guard let v = rewriteStrings(member.value, convert) else { return nil }; out.append((member.key, v)) }
+            for member in members {
+                guard let v = rewriteStrings(member.value, convert) else { return nil }
+                out.append((member.key, v))
+            }
             return .object(out)
         default:
             return node
@@ -151,7 +221,12 @@ extension WireMockConversion {
     }
 
     private mutating func failed(_ m: WireMockMapping) -> Bool {
-        note(.dropped, m, ["response", "transformers"], "the template uses tags without a native variable (blocks, helpers such as jsonPath); it is written as plain text, not as a template")
+        note(
+            .dropped,
+            m,
+            ["response", "transformers"],
+            "the template uses tags without a native variable (blocks, helpers such as jsonPath); it is written as plain text, not as a template"
+        )
         return false
     }
 
@@ -167,7 +242,10 @@ extension WireMockConversion {
         default: break
         }
         func plain(_ name: Substring) -> Bool {
-            !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+            !name.isEmpty
+                && name.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+                }
         }
         for prefix in ["request.query.", "request.headers."] where path.hasPrefix(prefix) {
             let name = path.dropFirst(prefix.count)

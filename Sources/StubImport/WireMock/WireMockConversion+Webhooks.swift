@@ -39,8 +39,11 @@ extension WireMockConversion {
                         continue
                     }
                     guard path.hasPrefix("originalRequest."),
-                          let native = Self.nativeVariable("request." + path.dropFirst("originalRequest.".count),
-                                                           pathVariables: pathVariables) else { return nil }
+                        let native = Self.nativeVariable(
+                            "request." + path.dropFirst("originalRequest.".count),
+                            pathVariables: pathVariables
+                        )
+                    else { return nil }
                     escapes = escapes || escaped
                     templated = true
                     out += "{{\(native)}}"
@@ -53,8 +56,12 @@ extension WireMockConversion {
             return out
         }
         func unconvertible() -> JSONNode? {
-            noteWebhook(.dropped, w, "a webhook whose templates use tags without a native variable (helpers such "
-                + "as jsonPath, blocks) is not imported; serve the folder with --wiremock to keep it")
+            noteWebhook(
+                .dropped,
+                w,
+                "a webhook whose templates use tags without a native variable (helpers such "
+                    + "as jsonPath, blocks) is not imported; serve the folder with --wiremock to keep it"
+            )
             return nil
         }
         guard let url = convert(w.url), let method = convert(w.method) else { return unconvertible() }
@@ -80,7 +87,8 @@ extension WireMockConversion {
         if templated { members.append(("template", .bool(true))) }
         switch w.delay {
         case .fixed(let ms)?: members.append(("delay", .number(ms)))
-        case .uniform(let lo, let hi)?: members.append(("delay", .object([("min", .number(lo)), ("max", .number(hi))])))
+        case .uniform(let lo, let hi)?:
+            members.append(("delay", .object([("min", .number(lo)), ("max", .number(hi))])))
         case .logNormal(let median, _, _, let plus)?:
             members.append(("delay", .number(median + plus)))
             noteWebhook(.approximated, w, "a lognormal delay becomes a fixed delay of its median (\(median + plus) ms)")
@@ -93,7 +101,14 @@ extension WireMockConversion {
     }
 
     private mutating func noteWebhook(_ kind: WireMockImporter.Note.Kind, _ w: WireMockWebhook, _ message: String) {
-        appendNote(WireMockImporter.Note(kind: kind, file: file, position: w.parameters.position, jsonPath: w.path,
-                                         message: message))
+        appendNote(
+            WireMockImporter.Note(
+                kind: kind,
+                file: file,
+                position: w.parameters.position,
+                jsonPath: w.path,
+                message: message
+            )
+        )
     }
 }

@@ -20,8 +20,11 @@ struct WireMockConversion {
     static func locate(_ node: JSONNode, _ path: [Any]) -> JSONNode? {
         var current: JSONNode? = node
         for step in path {
-            if let key = step as? String { current = current?[key] }
-            else if let index = step as? Int { current = current?.elements.flatMap { index < $0.count ? $0[index] : nil } }
+            if let key = step as? String {
+                current = current?[key]
+            } else if let index = step as? Int {
+                current = current?.elements.flatMap { index < $0.count ? $0[index] : nil }
+            }
         }
         return current
     }
@@ -30,10 +33,15 @@ struct WireMockConversion {
         notes.append(note)
     }
 
-    mutating func note(_ kind: WireMockImporter.Note.Kind, _ mapping: WireMockMapping, _ path: [Any], _ message: String) {
-        let jsonPath = mapping.path + path.map { ($0 as? Int).map { "[\($0)]" } ?? DecodingContext.pathComponent($0 as? String ?? "") }.joined()
+    mutating func note(_ kind: WireMockImporter.Note.Kind, _ mapping: WireMockMapping, _ path: [Any], _ message: String)
+    {
+        let jsonPath =
+            mapping.path
+            + path.map { ($0 as? Int).map { "[\($0)]" } ?? DecodingContext.pathComponent($0 as? String ?? "") }.joined()
         let position = Self.locate(mapping.node, path)?.position ?? mapping.node.position
-        notes.append(WireMockImporter.Note(kind: kind, file: file, position: position, jsonPath: jsonPath, message: message))
+        notes.append(
+            WireMockImporter.Note(kind: kind, file: file, position: position, jsonPath: jsonPath, message: message)
+        )
     }
 
     mutating func stub(_ m: WireMockMapping, bodyFile: (String, [UInt8]) -> String) -> JSONNode? {
@@ -46,7 +54,12 @@ struct WireMockConversion {
         default: raw = nil
         }
         if let raw, PercentDecoding.decode(raw.path, strict: true) == nil {
-            note(.skipped, m, ["request", raw.key], "the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported")
+            note(
+                .skipped,
+                m,
+                ["request", raw.key],
+                "the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported"
+            )
             return nil
         }
         var members: [(String, JSONNode)] = [("name", .string(m.name ?? Self.describe(m)))]
@@ -60,7 +73,12 @@ struct WireMockConversion {
             if let when = rule.when {
                 scenario.append(("when", .string(when)))
             } else {
-                note(.approximated, m, ["scenarioName"], "a mapping without requiredScenarioState matches in any state; a native scenario stub needs one, so it is \"Started\"")
+                note(
+                    .approximated,
+                    m,
+                    ["scenarioName"],
+                    "a mapping without requiredScenarioState matches in any state; a native scenario stub needs one, so it is \"Started\""
+                )
             }
             if let then = rule.then { scenario.append(("then", .string(then))) }
             members.append(("scenario", .object(scenario)))
@@ -82,8 +100,12 @@ struct WireMockConversion {
     private mutating func request(_ m: WireMockMapping) -> JSONNode {
         let r = m.request
         var members: [(String, JSONNode)] = []
-        if let methods = r.methods { members.append(("method", methods.count == 1 ? .string(methods[0]) : .array(methods.map { .string($0) }))) }
-        if !r.excludedMethods.isEmpty { note(.dropped, m, ["request", "method"], "noneOf has no native form: the stub matches every method") }
+        if let methods = r.methods {
+            members.append(("method", methods.count == 1 ? .string(methods[0]) : .array(methods.map { .string($0) })))
+        }
+        if !r.excludedMethods.isEmpty {
+            note(.dropped, m, ["request", "method"], "noneOf has no native form: the stub matches every method")
+        }
         var query: [(String, JSONNode)] = []
         var exactQuery: JSONNode?
         switch r.url {
@@ -97,10 +119,20 @@ struct WireMockConversion {
             let source = regex.pattern
             if let question = source.firstRange(of: "\\?") {
                 members.append(("pathPattern", .string(String(source[..<question.lowerBound]))))
-                note(.dropped, m, ["request", "urlPattern"], "urlPattern's query part (\(source[question.lowerBound...])) is dropped: pathPattern matches the path only")
+                note(
+                    .dropped,
+                    m,
+                    ["request", "urlPattern"],
+                    "urlPattern's query part (\(source[question.lowerBound...])) is dropped: pathPattern matches the path only"
+                )
             } else {
                 members.append(("pathPattern", .string(source)))
-                note(.approximated, m, ["request", "urlPattern"], "urlPattern matched path and query; the pathPattern matches the path only")
+                note(
+                    .approximated,
+                    m,
+                    ["request", "urlPattern"],
+                    "urlPattern matched path and query; the pathPattern matches the path only"
+                )
             }
         case .urlPath(let s)?: members.append(path(s))
         case .urlPathPattern(let regex)?: members.append(("pathPattern", .string(regex.pattern)))
@@ -122,17 +154,34 @@ struct WireMockConversion {
             }
             for (name, pattern) in r.pathParameters {
                 if case .equalTo(_, false) = pattern { continue }
-                note(.dropped, m, ["request", "pathParameters", name], "\(pattern.description) on {\(name)} has no native form: any segment matches")
+                note(
+                    .dropped,
+                    m,
+                    ["request", "pathParameters", name],
+                    "\(pattern.description) on {\(name)} has no native form: any segment matches"
+                )
             }
             members.append(("path", .string("/" + segments.joined(separator: "/"))))
         case nil: break
         }
         if let host = r.host {
-            if let matcher = matcher(host) { members.append(("host", matcher)) } else { note(.dropped, m, ["request", "host"], "\(host.description) has no native form") }
+            if let matcher = matcher(host) {
+                members.append(("host", matcher))
+            } else {
+                note(.dropped, m, ["request", "host"], "\(host.description) has no native form")
+            }
         }
         for (name, pattern) in r.query {
-            if let matcher = multi(pattern) { query.append((name, matcher)) }
-            else { note(.dropped, m, ["request", "queryParameters", name], "\(pattern.description) has no native form: the parameter is not checked") }
+            if let matcher = multi(pattern) {
+                query.append((name, matcher))
+            } else {
+                note(
+                    .dropped,
+                    m,
+                    ["request", "queryParameters", name],
+                    "\(pattern.description) has no native form: the parameter is not checked"
+                )
+            }
         }
         if !query.isEmpty { members.append(("query", .object(query))) }
         if let exactQuery { members.append(("rawQuery", exactQuery)) }
@@ -141,27 +190,57 @@ struct WireMockConversion {
             // WireMock takes any name; no request can carry one that is not a token, and the
             // stub format refuses it, so the whole folder would fail to load.
             guard HTTPToken.isToken(name) else {
-                note(.dropped, m, ["request", "headers", name], "\"\(name)\" is not a valid header name, so no request carries it; the condition is not written")
+                note(
+                    .dropped,
+                    m,
+                    ["request", "headers", name],
+                    "\"\(name)\" is not a valid header name, so no request carries it; the condition is not written"
+                )
                 continue
             }
-            if let matcher = multi(pattern) { headers.append((name, matcher)) }
-            else { note(.dropped, m, ["request", "headers", name], "\(pattern.description) has no native form: the header is not checked") }
+            if let matcher = multi(pattern) {
+                headers.append((name, matcher))
+            } else {
+                note(
+                    .dropped,
+                    m,
+                    ["request", "headers", name],
+                    "\(pattern.description) has no native form: the header is not checked"
+                )
+            }
         }
         for (name, pattern) in r.cookies {
             if case .single(.equalTo(let value, false)) = pattern {
                 headers.append(("Cookie", .object([("contains", .string("\(name)=\(value)"))])))
-                note(.approximated, m, ["request", "cookies", name], "the cookie is checked as Cookie containing \(name)=\(value)")
+                note(
+                    .approximated,
+                    m,
+                    ["request", "cookies", name],
+                    "the cookie is checked as Cookie containing \(name)=\(value)"
+                )
             } else {
-                note(.dropped, m, ["request", "cookies", name], "\(pattern.description) on a cookie has no native form")
+                note(
+                    .dropped,
+                    m,
+                    ["request", "cookies", name],
+                    "\(pattern.description) on a cookie has no native form"
+                )
             }
         }
         if let auth = r.basicAuth {
-            headers.append(("Authorization", .string("Basic " + Data("\(auth.username):\(auth.password)".utf8).base64EncodedString())))
+            headers.append(
+                (
+                    "Authorization",
+                    .string("Basic " + Data("\(auth.username):\(auth.password)".utf8).base64EncodedString())
+                )
+            )
         }
         if !headers.isEmpty { members.append(("headers", .object(headers))) }
         if let body = body(m) { members.append(("body", body)) }
         if let port = r.port { note(.dropped, m, ["request", "port"], "port \(port) is not checked") }
-        if r.scheme != nil { note(.dropped, m, ["request", "scheme"], "the scheme is not checked (stubserver serves http)") }
+        if r.scheme != nil {
+            note(.dropped, m, ["request", "scheme"], "the scheme is not checked (stubserver serves http)")
+        }
         if r.clientIp != nil { note(.dropped, m, ["request", "clientIp"], "the client's address is not checked") }
         for key in r.unsupported { note(.dropped, m, ["request", key], "\(key) is not supported") }
         return .object(members)
@@ -203,7 +282,8 @@ struct WireMockConversion {
     /// A native string matcher for a WireMock one, when there is one.
     private func matcher(_ p: ContentPattern) -> JSONNode? {
         switch p {
-        case .equalTo(let s, let ci): return ci ? .object([("equals", .string(s)), ("caseInsensitive", .bool(true))]) : .string(s)
+        case .equalTo(let s, let ci):
+            return ci ? .object([("equals", .string(s)), ("caseInsensitive", .bool(true))]) : .string(s)
         case .contains(let s): return .object([("contains", .string(s))])
         case .matches(let r): return .object([("matches", .string(r.pattern))])
         case .absent: return .object([("absent", .bool(true))])
@@ -217,8 +297,11 @@ struct WireMockConversion {
         if !m.request.form.isEmpty {
             var fields: [(String, JSONNode)] = []
             for (name, pattern) in m.request.form {
-                if let matcher = multi(pattern) { fields.append((name, matcher)) }
-                else { note(.dropped, m, ["request", "formParameters", name], "\(pattern.description) has no native form") }
+                if let matcher = multi(pattern) {
+                    fields.append((name, matcher))
+                } else {
+                    note(.dropped, m, ["request", "formParameters", name], "\(pattern.description) has no native form")
+                }
             }
             converted = .object([("form", .object(fields))])
         }
@@ -229,15 +312,29 @@ struct WireMockConversion {
                 continue
             }
             switch pattern {
-            case .equalTo(let s, let ci): converted = ci ? .object([("equals", .string(s)), ("caseInsensitive", .bool(true))]) : .object([("equals", .string(s))])
+            case .equalTo(let s, let ci):
+                converted =
+                    ci
+                    ? .object([("equals", .string(s)), ("caseInsensitive", .bool(true))])
+                    : .object([("equals", .string(s))])
             case .contains(let s): converted = .object([("contains", .string(s))])
             case .matches(let r): converted = .object([("matches", .string(r.pattern))])
             case .equalToJson(let expected, let ignoreOrder, let ignoreExtra):
                 if expected.usesPlaceholders || ignoreOrder {
-                    note(.dropped, m, place, "equalToJson with \(ignoreOrder ? "ignoreArrayOrder" : "JsonUnit placeholders") has no native form: the body is not checked")
+                    note(
+                        .dropped,
+                        m,
+                        place,
+                        "equalToJson with \(ignoreOrder ? "ignoreArrayOrder" : "JsonUnit placeholders") has no native form: the body is not checked"
+                    )
                 } else if ignoreExtra {
                     converted = .object([("json", expected.source)])
-                    note(.approximated, m, place, "ignoreExtraElements becomes a \"json\" (subset) condition: extra object keys are allowed, extra array items are not")
+                    note(
+                        .approximated,
+                        m,
+                        place,
+                        "ignoreExtraElements becomes a \"json\" (subset) condition: extra object keys are allowed, extra array items are not"
+                    )
                 } else {
                     converted = .object([("jsonEquals", expected.source)])
                 }

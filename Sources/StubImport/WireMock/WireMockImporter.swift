@@ -38,8 +38,16 @@ package enum WireMockImporter {
 
     /// Plans the files; nothing is written (`StubFolderWriter` writes the plan).
     /// `existing` are the names already in the output folder and its `__files/`.
-    package static func plan(folder: String, existing: (stubs: Set<String>, bodies: Set<String>) = ([], []), globalTemplating: Bool = false) -> Result {
-        let loader = WireMockFolderLoader(directory: URL(fileURLWithPath: folder, isDirectory: true), displayName: folder, globalTemplating: globalTemplating)
+    package static func plan(
+        folder: String,
+        existing: (stubs: Set<String>, bodies: Set<String>) = ([], []),
+        globalTemplating: Bool = false
+    ) -> Result {
+        let loader = WireMockFolderLoader(
+            directory: URL(fileURLWithPath: folder, isDirectory: true),
+            displayName: folder,
+            globalTemplating: globalTemplating
+        )
         let reading = loader.readMappings()
         let files = reading.files
         var result = Result(problems: reading.problems, skipped: reading.skipped, fileCount: reading.fileCount)
@@ -50,23 +58,37 @@ package enum WireMockImporter {
             var converter = WireMockConversion(file: file.displayPath)
             var stubs: [JSONNode] = []
             for mapping in file.mappings {
-                if let stub = converter.stub(mapping, bodyFile: { name, bytes in
-                    if let done = copied[name] { return done }
-                    let (stem, ext) = Self.splitExtension(name)
-                    let base = FileNameAllocator.slug(stem, fallback: "body")
-                    let allocated = "__files/" + bodyNames.allocate(base, extension: FileNameAllocator.slug(ext.isEmpty ? "bin" : ext.lowercased(), fallback: "bin"))
-                    result.plan.files.append(StubFolderPlan.File(relativePath: allocated, bytes: bytes))
-                    copied[name] = allocated
-                    return allocated
-                }) {
+                if let stub = converter.stub(
+                    mapping,
+                    bodyFile: { name, bytes in
+                        if let done = copied[name] { return done }
+                        let (stem, ext) = Self.splitExtension(name)
+                        let base = FileNameAllocator.slug(stem, fallback: "body")
+                        let allocated =
+                            "__files/"
+                            + bodyNames.allocate(
+                                base,
+                                extension: FileNameAllocator.slug(
+                                    ext.isEmpty ? "bin" : ext.lowercased(),
+                                    fallback: "bin"
+                                )
+                            )
+                        result.plan.files.append(StubFolderPlan.File(relativePath: allocated, bytes: bytes))
+                        copied[name] = allocated
+                        return allocated
+                    }
+                ) {
                     stubs.append(stub)
                 }
             }
             result.notes += converter.notes
             result.mappingCount += stubs.count
             guard !stubs.isEmpty else { continue }
-            let base = FileNameAllocator.slug((file.relativePath.hasPrefix("mappings/") ? String(file.relativePath.dropFirst(9)) : file.relativePath)
-                .replacing(".json", with: ""), fallback: "mapping")
+            let base = FileNameAllocator.slug(
+                (file.relativePath.hasPrefix("mappings/") ? String(file.relativePath.dropFirst(9)) : file.relativePath)
+                    .replacing(".json", with: ""),
+                fallback: "mapping"
+            )
             result.plan.addStubFile(stubNames.allocate(base, extension: "json"), stubs)
         }
         return result

@@ -33,8 +33,14 @@ extension YAMLParser {
                 }
                 if !atCommentOrLineEnd() {
                     // Only a `- ` entry may hold a collection on its own line ("- a: 1", "- - x").
-                    return try parseNodeContent(parent: n, indent: indent, compact: slot == .entry, tabbed: tabbed,
-                                                nodeAnchor: nil, inlineAnchor: inlineAnchor)
+                    return try parseNodeContent(
+                        parent: n,
+                        indent: indent,
+                        compact: slot == .entry,
+                        tabbed: tabbed,
+                        nodeAnchor: nil,
+                        inlineAnchor: inlineAnchor
+                    )
                 }
                 nodeAnchor = inlineAnchor
             }
@@ -42,7 +48,9 @@ extension YAMLParser {
             skipBlankLines()
         }
         while true {
-            guard index < bytes.count, !isDocumentMarker(at: index) else { return emptyNode(at: emptyPosition, anchor: nodeAnchor) }
+            guard index < bytes.count, !isDocumentMarker(at: index) else {
+                return emptyNode(at: emptyPosition, anchor: nodeAnchor)
+            }
             let i = lineIndent()
             let sequenceAtKeyIndent = slot == .value && i == n && isSequenceEntry(at: lineStart + i)
             guard i > n || sequenceAtKeyIndent else { return emptyNode(at: emptyPosition, anchor: nodeAnchor) }
@@ -54,7 +62,12 @@ extension YAMLParser {
                 skipBlanks()
                 if atCommentOrLineEnd() {
                     // An anchor alone on its line names the node on the lines below.
-                    if let nodeAnchor { throw fail("a value can have only one anchor (&\(nodeAnchor.name) and &\(properties.name))", at: properties.position) }
+                    if let nodeAnchor {
+                        throw fail(
+                            "a value can have only one anchor (&\(nodeAnchor.name) and &\(properties.name))",
+                            at: properties.position
+                        )
+                    }
                     nodeAnchor = properties
                     try finishLine()
                     skipBlankLines()
@@ -62,8 +75,14 @@ extension YAMLParser {
                 }
                 inlineAnchor = properties
             }
-            return try parseNodeContent(parent: n, indent: i, compact: true, tabbed: tabbed,
-                                        nodeAnchor: nodeAnchor, inlineAnchor: inlineAnchor)
+            return try parseNodeContent(
+                parent: n,
+                indent: i,
+                compact: true,
+                tabbed: tabbed,
+                nodeAnchor: nodeAnchor,
+                inlineAnchor: inlineAnchor
+            )
         }
     }
 
@@ -72,16 +91,30 @@ extension YAMLParser {
     /// before it on this line (fine before a scalar, not as indentation of a collection).
     /// `nodeAnchor` came on an earlier line and names the node; `inlineAnchor` came on this
     /// line and names the first key if this turns out to be a mapping.
-    mutating func parseNodeContent(parent n: Int, indent: Int, compact: Bool, tabbed: Bool,
-                                   nodeAnchor: PendingAnchor?, inlineAnchor: PendingAnchor?) throws(YAMLSyntaxError) -> JSONNode {
+    mutating func parseNodeContent(
+        parent n: Int,
+        indent: Int,
+        compact: Bool,
+        tabbed: Bool,
+        nodeAnchor: PendingAnchor?,
+        inlineAnchor: PendingAnchor?
+    ) throws(YAMLSyntaxError) -> JSONNode {
         let start = pos()
-        let c = at(index), next = at(index + 1)
+        let c = at(index)
+        let next = at(index + 1)
         if c == Ch.dash && isBlankOrBreakOrEnd(next) {
             guard compact else {
-                throw fail("a block sequence cannot start on the same line as the key or '---' before it; start the '- ' entries on the next line")
+                throw fail(
+                    "a block sequence cannot start on the same line as the key or '---' before it; start the '- ' entries on the next line"
+                )
             }
             if tabbed { throw tabIndentation() }
-            if let inlineAnchor { throw fail("an anchor of a sequence must be on the line before its first '- '", at: inlineAnchor.position) }
+            if let inlineAnchor {
+                throw fail(
+                    "an anchor of a sequence must be on the line before its first '- '",
+                    at: inlineAnchor.position
+                )
+            }
             let node = try parseBlockSequence(indent: index - lineStart)
             define(nodeAnchor, node, keyText: nil)
             return node
@@ -112,7 +145,10 @@ extension YAMLParser {
         if at(index) == Ch.colon && isBlankOrBreakOrEnd(at(index + 1)) {
             if scalar.multiLine { throw keyOnOneLine() }
             guard compact else {
-                throw fail("a mapping cannot start on the same line as the key or '---' before it; put it on the next line, indented (or quote the value if it contains ': ')", at: start)
+                throw fail(
+                    "a mapping cannot start on the same line as the key or '---' before it; put it on the next line, indented (or quote the value if it contains ': ')",
+                    at: start
+                )
             }
             if tabbed { throw tabIndentation(at: start) }
             let key = try makeKey(scalar, anchor: inlineAnchor)
@@ -140,7 +176,10 @@ extension YAMLParser {
         var key = firstKey
         while true {
             if let first = seen.updateValue(key.position, forKey: key.text) {
-                throw fail("duplicate key \(quoted(key.text)) in this mapping (it is first at \(first))", at: key.position)
+                throw fail(
+                    "duplicate key \(quoted(key.text)) in this mapping (it is first at \(first))",
+                    at: key.position
+                )
             }
             let value = try parseBlockNode(parent: m, slot: .value)
             members.append(JSONNode.Member(key: key.text, keyPosition: key.position, value: value))
@@ -149,7 +188,9 @@ extension YAMLParser {
             if i < m { break }
             index = lineStart + i
             if i > m {
-                throw fail("this line is indented more than the keys of the mapping above it (column \(m + 1)); check the indentation")
+                throw fail(
+                    "this line is indented more than the keys of the mapping above it (column \(m + 1)); check the indentation"
+                )
             }
             key = try parseBlockKey(parent: m)
         }
@@ -160,7 +201,8 @@ extension YAMLParser {
     /// A key at the start of a mapping line, through its ':'.
     mutating func parseBlockKey(parent m: Int) throws(YAMLSyntaxError) -> Key {
         if Ch.isBlank(at(index)) { throw tabIndentation() }
-        let c = at(index), next = at(index + 1)
+        let c = at(index)
+        let next = at(index + 1)
         if c == Ch.dash && isBlankOrBreakOrEnd(next) {
             throw fail("a sequence entry ('- ') where a mapping key was expected; check the indentation")
         }
@@ -179,8 +221,12 @@ extension YAMLParser {
         let scalar = try parseScalar(parent: m, flow: false)
         skipBlanks()
         guard at(index) == Ch.colon, isBlankOrBreakOrEnd(at(index + 1)) else {
-            if scalar.multiLine { throw fail("a mapping key must be on one line (or is the ':' after the key missing?)", at: start) }
-            throw fail("expected ':' after the key \(quoted(scalar.keyText ?? scalar.text)); each entry of a mapping is 'key: value'")
+            if scalar.multiLine {
+                throw fail("a mapping key must be on one line (or is the ':' after the key missing?)", at: start)
+            }
+            throw fail(
+                "expected ':' after the key \(quoted(scalar.keyText ?? scalar.text)); each entry of a mapping is 'key: value'"
+            )
         }
         if scalar.multiLine { throw keyOnOneLine() }
         let key = try makeKey(scalar, anchor: anchor)
@@ -201,7 +247,9 @@ extension YAMLParser {
             if i < m { break }
             if i > m {
                 index = lineStart + i
-                throw fail("this line is indented more than the '- ' entries of the sequence above it (column \(m + 1)); check the indentation")
+                throw fail(
+                    "this line is indented more than the '- ' entries of the sequence above it (column \(m + 1)); check the indentation"
+                )
             }
             guard isSequenceEntry(at: lineStart + i) else { break }
             index = lineStart + i
@@ -218,7 +266,10 @@ extension YAMLParser {
         if at(index) == Ch.bang {
             let tagStart = index
             while Ch.isAnchorChar(at(index)) && index < tagStart + 40 { index += 1 }
-            throw fail("tags such as \(text(tagStart, index)) are not supported; remove the tag (plain values are read with YAML's core schema, quoted ones as strings)", at: start)
+            throw fail(
+                "tags such as \(text(tagStart, index)) are not supported; remove the tag (plain values are read with YAML's core schema, quoted ones as strings)",
+                at: start
+            )
         }
         index += 1
         let nameStart = index
@@ -227,9 +278,17 @@ extension YAMLParser {
         let name = text(nameStart, index)
         var j = index
         while Ch.isBlank(at(j)) { j += 1 }
-        if at(j) == Ch.bang { index = j; throw fail("tags are not supported; remove the tag") }
-        if at(j) == Ch.amp { index = j; throw fail("a value can have only one anchor") }
-        if at(index) == Ch.lbracket || at(index) == Ch.lbrace { throw fail("expected a space after the anchor &\(name)") }
+        if at(j) == Ch.bang {
+            index = j
+            throw fail("tags are not supported; remove the tag")
+        }
+        if at(j) == Ch.amp {
+            index = j
+            throw fail("a value can have only one anchor")
+        }
+        if at(index) == Ch.lbracket || at(index) == Ch.lbrace {
+            throw fail("expected a space after the anchor &\(name)")
+        }
         return beginAnchor(name, at: start)
     }
 
@@ -247,12 +306,18 @@ extension YAMLParser {
         case .alias:
             if let anchor { throw fail("an alias cannot have an anchor (&\(anchor.name))", at: anchor.position) }
             guard let text = scalar.keyText else {
-                throw fail("this alias stands for a collection or an empty value; a mapping key must be a string, number or boolean", at: scalar.position)
+                throw fail(
+                    "this alias stands for a collection or an empty value; a mapping key must be a string, number or boolean",
+                    at: scalar.position
+                )
             }
             return Key(text: text, position: scalar.position)
         case .plain, .quoted:
             if scalar.kind == .plain && scalar.text == "<<" {
-                throw fail("merge keys ('<<') are a YAML 1.1 feature and are not supported; write the entries out (or quote \"<<\" for a literal key)", at: scalar.position)
+                throw fail(
+                    "merge keys ('<<') are a YAML 1.1 feature and are not supported; write the entries out (or quote \"<<\" for a literal key)",
+                    at: scalar.position
+                )
             }
             if anchor != nil { define(anchor, try resolve(scalar), keyText: scalar.text) }
             return Key(text: scalar.text, position: scalar.position)
@@ -268,7 +333,9 @@ extension YAMLParser {
     /// At a ':' after a scalar that spans lines: most often a plain value that ran on into a
     /// line indented by mistake.
     mutating func keyOnOneLine() -> YAMLSyntaxError {
-        fail("a mapping key must be on one line; this ':' follows a value that spans lines (is this line indented more than it should be?)")
+        fail(
+            "a mapping key must be on one line; this ':' follows a value that spans lines (is this line indented more than it should be?)"
+        )
     }
 
     mutating func complexKey() -> YAMLSyntaxError {

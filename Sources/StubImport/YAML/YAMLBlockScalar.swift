@@ -28,7 +28,9 @@ extension YAMLParser {
             index += 1
         }
         guard isBlankOrBreakOrEnd(at(index)) else {
-            throw fail("unexpected \(describe(index)) in the block scalar header; only an indentation digit, '-' or '+' and a comment may follow '\(literal ? "|" : ">")'")
+            throw fail(
+                "unexpected \(describe(index)) in the block scalar header; only an indentation digit, '-' or '+' and a comment may follow '\(literal ? "|" : ">")'"
+            )
         }
         try finishLine()
 
@@ -40,7 +42,7 @@ extension YAMLParser {
         }
 
         var out: [UInt8] = []
-        var pendingBreaks = 0      // line breaks read but not yet written
+        var pendingBreaks = 0  // line breaks read but not yet written
         var sawText = false
         var previousMoreIndented = false
         while index < bytes.count {
@@ -48,7 +50,12 @@ extension YAMLParser {
             while j - index < indent && at(j) == Ch.space { j += 1 }
             if j - index < indent {
                 // Less indented: an empty line if nothing but spaces follow, else the end.
-                if Ch.isBreak(at(j)) { index = j; consumeBreak(); pendingBreaks += 1; continue }
+                if Ch.isBreak(at(j)) {
+                    index = j
+                    consumeBreak()
+                    pendingBreaks += 1
+                    continue
+                }
                 if j >= bytes.count {
                     // A last line of spaces without a line break still ends with one.
                     if j > index { pendingBreaks += 1 }
@@ -70,7 +77,11 @@ extension YAMLParser {
             while !Ch.isBreak(at(e)) && e < bytes.count { e += 1 }
             if e == j {
                 index = e
-                if Ch.isBreak(at(e)) { consumeBreak(); pendingBreaks += 1; continue }
+                if Ch.isBreak(at(e)) {
+                    consumeBreak()
+                    pendingBreaks += 1
+                    continue
+                }
                 if j > lineStart { pendingBreaks += 1 }
                 break
             }
@@ -109,26 +120,35 @@ extension YAMLParser {
     private mutating func detectIndentation(parent n: Int) throws(YAMLSyntaxError) -> Int {
         var i = index
         var lineNumber = line
-        var widest = 0, widestLine = line
+        var widest = 0
+        var widestLine = line
         while i < bytes.count {
             var j = i
             while at(j) == Ch.space { j += 1 }
             let spaces = j - i
             let c = at(j)
             if Ch.isBreak(c) {
-                if spaces > widest { widest = spaces; widestLine = lineNumber }
+                if spaces > widest {
+                    widest = spaces
+                    widestLine = lineNumber
+                }
                 i = j + (c == Ch.cr && at(j + 1) == Ch.lf ? 2 : 1)
                 lineNumber += 1
                 continue
             }
             if j >= bytes.count {
-                if spaces > widest { widest = spaces; widestLine = lineNumber }
+                if spaces > widest {
+                    widest = spaces
+                    widestLine = lineNumber
+                }
                 break
             }
             guard spaces > n else { break }
             if widest > spaces {
-                throw fail("an empty line at the start of this block scalar has \(widest) spaces, more than its first line of text (\(spaces)); remove the extra spaces or give an indentation digit",
-                           at: SourcePosition(line: widestLine, column: widest + 1))
+                throw fail(
+                    "an empty line at the start of this block scalar has \(widest) spaces, more than its first line of text (\(spaces)); remove the extra spaces or give an indentation digit",
+                    at: SourcePosition(line: widestLine, column: widest + 1)
+                )
             }
             return spaces
         }

@@ -20,7 +20,9 @@ enum YAMLCoreSchema {
         default: break
         }
         let b = Array(text.utf8)
-        guard let first = b.first, first == UInt8(ascii: "+") || first == Ch.dash || first == Ch.dot || Ch.isDigit(first) else {
+        guard let first = b.first,
+            first == UInt8(ascii: "+") || first == Ch.dash || first == Ch.dot || Ch.isDigit(first)
+        else {
             return .value(.string(text))
         }
         if b.count > 2 && b[0] == UInt8(ascii: "0") && (b[1] == UInt8(ascii: "o") || b[1] == UInt8(ascii: "x")) {
@@ -36,14 +38,20 @@ enum YAMLCoreSchema {
                 default: return .value(.string(text))
                 }
                 let (shifted, overflow) = value.multipliedReportingOverflow(by: octal ? 8 : 16)
-                if overflow { return .refused("the number \(text) is too large (more than 64 bits); quote it to keep it as a string") }
+                if overflow {
+                    return .refused(
+                        "the number \(text) is too large (more than 64 bits); quote it to keep it as a string"
+                    )
+                }
                 value = shifted | digit
             }
             return .value(.number(JSONNumber(text: String(value), value: Double(value))))
         }
         switch text {
         case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
-            return .refused("\(text) (\(text.hasSuffix("n") || text.hasSuffix("N") ? "not a number" : "infinity")) has no JSON equivalent; quote it to keep it as a string")
+            return .refused(
+                "\(text) (\(text.hasSuffix("n") || text.hasSuffix("N") ? "not a number" : "infinity")) has no JSON equivalent; quote it to keep it as a string"
+            )
         default: break
         }
         return decimal(b).map { .value(.number($0)) } ?? .value(.string(text))
@@ -53,7 +61,10 @@ enum YAMLCoreSchema {
     private static func decimal(_ b: [UInt8]) -> JSONNumber? {
         var i = 0
         var negative = false
-        if i < b.count && (b[i] == UInt8(ascii: "+") || b[i] == Ch.dash) { negative = b[i] == Ch.dash; i += 1 }
+        if i < b.count && (b[i] == UInt8(ascii: "+") || b[i] == Ch.dash) {
+            negative = b[i] == Ch.dash
+            i += 1
+        }
         let integerStart = i
         while i < b.count && Ch.isDigit(b[i]) { i += 1 }
         let integer = b[integerStart..<i]
@@ -81,7 +92,10 @@ enum YAMLCoreSchema {
         var json: [UInt8] = negative ? [Ch.dash] : []
         let significant = integer.drop { $0 == UInt8(ascii: "0") }
         json.append(contentsOf: significant.isEmpty ? [UInt8(ascii: "0")] : Array(significant))
-        if !fraction.isEmpty { json.append(Ch.dot); json.append(contentsOf: fraction) }
+        if !fraction.isEmpty {
+            json.append(Ch.dot)
+            json.append(contentsOf: fraction)
+        }
         json.append(contentsOf: exponent)
         let text = String(decoding: json, as: UTF8.self)
         return JSONNumber(text: text, value: Double(text) ?? .nan)

@@ -42,7 +42,8 @@ extension YAMLParser {
     /// The position of the cursor. Columns count characters; the count resumes from the last
     /// position asked for on the same line, so many values on one long line stay linear.
     mutating func pos() -> SourcePosition {
-        var from = lineStart, column = 1
+        var from = lineStart
+        var column = 1
         if columnCache.lineStart == lineStart && columnCache.index <= index {
             from = columnCache.index
             column = columnCache.column
@@ -111,7 +112,14 @@ extension YAMLParser {
         var tab = false
         while true {
             let c = at(index)
-            if c == Ch.space { index += 1 } else if c == Ch.tab { tab = true; index += 1 } else { return tab }
+            if c == Ch.space {
+                index += 1
+            } else if c == Ch.tab {
+                tab = true
+                index += 1
+            } else {
+                return tab
+            }
         }
     }
 
@@ -143,7 +151,10 @@ extension YAMLParser {
             var i = index
             while Ch.isBlank(at(i)) { i += 1 }
             if at(i) == Ch.hash { while !Ch.isBreak(at(i)) && i < bytes.count { i += 1 } }
-            if i >= bytes.count { index = i; return }
+            if i >= bytes.count {
+                index = i
+                return
+            }
             guard Ch.isBreak(at(i)) else { return }
             index = i
             consumeBreak()
@@ -162,32 +173,51 @@ extension YAMLParser {
         func position(_ i: Int) -> SourcePosition {
             var column = 1
             var j = start
-            while j < i { if bytes[j] & 0xC0 != 0x80 { column += 1 }; j += 1 }
+            while j < i {
+                if bytes[j] & 0xC0 != 0x80 { column += 1 }
+                j += 1
+            }
             return SourcePosition(line: lineNumber, column: column)
         }
         let count = bytes.count
         while i < count {
             let b = bytes[i]
             if b < 0x80 {
-                if b >= 0x20 || b == Ch.tab { i += 1; continue }
+                if b >= 0x20 || b == Ch.tab {
+                    i += 1
+                    continue
+                }
                 if b == Ch.lf || b == Ch.cr {
                     i += (b == Ch.cr && i + 1 < count && bytes[i + 1] == Ch.lf) ? 2 : 1
                     lineNumber += 1
                     start = i
                     continue
                 }
-                throw YAMLSyntaxError(position: position(i), message: "control character \(hex(b)) is not allowed in YAML (in a double-quoted string, write it as an escape such as \\x\(hexDigits(b)))")
+                throw YAMLSyntaxError(
+                    position: position(i),
+                    message:
+                        "control character \(hex(b)) is not allowed in YAML (in a double-quoted string, write it as an escape such as \\x\(hexDigits(b)))"
+                )
             }
             var need = 0
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
             switch b {
             case 0xC2...0xDF: need = 1
-            case 0xE0: need = 2; low = 0xA0
+            case 0xE0:
+                need = 2
+                low = 0xA0
             case 0xE1...0xEC, 0xEE, 0xEF: need = 2
-            case 0xED: need = 2; high = 0x9F
-            case 0xF0: need = 3; low = 0x90
+            case 0xED:
+                need = 2
+                high = 0x9F
+            case 0xF0:
+                need = 3
+                low = 0x90
             case 0xF1...0xF3: need = 3
-            case 0xF4: need = 3; high = 0x8F
+            case 0xF4:
+                need = 3
+                high = 0x8F
             default: need = -1
             }
             var valid = need > 0 && i + need < count + 1
@@ -195,11 +225,17 @@ extension YAMLParser {
                 for k in 1...need {
                     let c = i + k < count ? bytes[i + k] : 0
                     let (lo, hi) = k == 1 ? (low, high) : (UInt8(0x80), UInt8(0xBF))
-                    if c < lo || c > hi { valid = false; break }
+                    if c < lo || c > hi {
+                        valid = false
+                        break
+                    }
                 }
             }
             guard valid else {
-                throw YAMLSyntaxError(position: position(i), message: "invalid UTF-8 (byte \(hex(b))); a YAML file must be UTF-8 text")
+                throw YAMLSyntaxError(
+                    position: position(i),
+                    message: "invalid UTF-8 (byte \(hex(b))); a YAML file must be UTF-8 text"
+                )
             }
             i += need + 1
         }

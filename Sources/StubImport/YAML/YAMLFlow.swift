@@ -25,11 +25,20 @@ extension YAMLParser {
             var elements: [JSONNode] = []
             while true {
                 try skipFlowSpace(parent: n)
-                if at(index) == Ch.rbracket { index += 1; break }
+                if at(index) == Ch.rbracket {
+                    index += 1
+                    break
+                }
                 elements.append(try parseFlowSequenceEntry(parent: n))
                 try skipFlowSpace(parent: n)
-                if at(index) == Ch.comma { index += 1; continue }
-                if at(index) == Ch.rbracket { index += 1; break }
+                if at(index) == Ch.comma {
+                    index += 1
+                    continue
+                }
+                if at(index) == Ch.rbracket {
+                    index += 1
+                    break
+                }
                 throw unclosed("expected ',' or ']'", "sequence", start)
             }
             leave()
@@ -39,15 +48,27 @@ extension YAMLParser {
         var seen: [String: SourcePosition] = [:]
         while true {
             try skipFlowSpace(parent: n)
-            if at(index) == Ch.rbrace { index += 1; break }
+            if at(index) == Ch.rbrace {
+                index += 1
+                break
+            }
             let (key, value) = try parseFlowMappingEntry(parent: n)
             if let first = seen.updateValue(key.position, forKey: key.text) {
-                throw fail("duplicate key \(quoted(key.text)) in this mapping (it is first at \(first))", at: key.position)
+                throw fail(
+                    "duplicate key \(quoted(key.text)) in this mapping (it is first at \(first))",
+                    at: key.position
+                )
             }
             members.append(JSONNode.Member(key: key.text, keyPosition: key.position, value: value))
             try skipFlowSpace(parent: n)
-            if at(index) == Ch.comma { index += 1; continue }
-            if at(index) == Ch.rbrace { index += 1; break }
+            if at(index) == Ch.comma {
+                index += 1
+                continue
+            }
+            if at(index) == Ch.rbrace {
+                index += 1
+                break
+            }
             throw unclosed("expected ',' or '}'", "mapping", start)
         }
         leave()
@@ -184,7 +205,10 @@ extension YAMLParser {
     mutating func skipFlowSpace(parent n: Int) throws(YAMLSyntaxError) {
         while true {
             let c = at(index)
-            if Ch.isBlank(c) { index += 1; continue }
+            if Ch.isBlank(c) {
+                index += 1
+                continue
+            }
             if c == Ch.hash {
                 if index > lineStart && !Ch.isBlank(at(index - 1)) { return }
                 while !Ch.isBreak(at(index)) && index < bytes.count { index += 1 }
@@ -198,13 +222,18 @@ extension YAMLParser {
             var k = i
             while Ch.isBlank(at(k)) { k += 1 }
             let d = at(k)
-            if Ch.isBreak(d) || d == Ch.hash || k >= bytes.count { index = k; continue }
+            if Ch.isBreak(d) || d == Ch.hash || k >= bytes.count {
+                index = k
+                continue
+            }
             if spaces == 0 && isDocumentMarker(at: lineStart) {
                 throw fail("a document marker ('---' or '...') inside a flow collection; is a closing bracket missing?")
             }
             if spaces <= n {
                 index = i
-                throw fail("a line inside a flow collection must be indented more than the key or '- ' it belongs to (at least \(n + 1) spaces)")
+                throw fail(
+                    "a line inside a flow collection must be indented more than the key or '- ' it belongs to (at least \(n + 1) spaces)"
+                )
             }
             index = k
         }

@@ -75,7 +75,10 @@ struct YAMLParser {
     mutating func parseStream() throws(YAMLSyntaxError) -> JSONNode {
         try validateCharacters()
         // A UTF-8 byte order mark is what some Windows editors write first; skip it.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
         skipBlankLines()
         var versionSeen = false
         var directiveSeen = false
@@ -91,7 +94,9 @@ struct YAMLParser {
             root = try parseBlockNode(parent: -1, slot: .document)
         } else {
             if directiveSeen { throw fail("a directive must be followed by '---', the start of the document") }
-            guard index < bytes.count else { throw fail("the file holds no YAML document: it is empty or only comments") }
+            guard index < bytes.count else {
+                throw fail("the file holds no YAML document: it is empty or only comments")
+            }
             if isDocumentMarker(at: index, Ch.dot) { throw fail("'...' (the end of a document) before any document") }
             root = try parseBlockNode(parent: -1, slot: .root)
         }
@@ -105,9 +110,13 @@ struct YAMLParser {
         guard index < bytes.count else { return root }
         index = lineStart + lineIndent()
         if ended || isDocumentMarker(at: lineStart, Ch.dash) {
-            throw fail("a second document starts here; only one document per file is read (split the stream into files)")
+            throw fail(
+                "a second document starts here; only one document per file is read (split the stream into files)"
+            )
         }
-        throw fail("unexpected \(describe(index)) after the end of the document's root value (which starts at \(root.position)); check the indentation")
+        throw fail(
+            "unexpected \(describe(index)) after the end of the document's root value (which starts at \(root.position)); check the indentation"
+        )
     }
 
     /// `%YAML 1.x`; `%TAG` and unknown directives are refused.
@@ -140,7 +149,10 @@ struct YAMLParser {
         }
         // 1.1 and later 1.x documents are read as 1.2, as the specification asks of a 1.2 reader.
         guard text(versionStart, majorEnd) == "1" else {
-            throw fail("YAML version \(text(versionStart, index)) is not supported; this reader reads YAML 1.2", at: versionPosition)
+            throw fail(
+                "YAML version \(text(versionStart, index)) is not supported; this reader reads YAML 1.2",
+                at: versionPosition
+            )
         }
         try finishLine()
     }
@@ -150,7 +162,9 @@ struct YAMLParser {
     mutating func enter(at position: SourcePosition) throws(YAMLSyntaxError) {
         depth += 1
         nodes += 1
-        if depth > YAMLReader.maximumDepth { throw fail("nesting deeper than \(YAMLReader.maximumDepth) levels", at: position) }
+        if depth > YAMLReader.maximumDepth {
+            throw fail("nesting deeper than \(YAMLReader.maximumDepth) levels", at: position)
+        }
         if depth > deepest { deepest = depth }
     }
 
@@ -159,7 +173,13 @@ struct YAMLParser {
     /// Starts measuring the node an anchor names: `deepest` restarts at the current depth and is
     /// merged back in `define`, so nested anchors each learn their own height.
     mutating func beginAnchor(_ name: String, at position: SourcePosition) -> PendingAnchor {
-        let pending = PendingAnchor(name: name, position: position, nodesBefore: nodes, depth: depth, savedDeepest: deepest)
+        let pending = PendingAnchor(
+            name: name,
+            position: position,
+            nodesBefore: nodes,
+            depth: depth,
+            savedDeepest: deepest
+        )
         deepest = depth
         return pending
     }
@@ -167,8 +187,12 @@ struct YAMLParser {
     /// Records the node of a pending anchor. A later anchor of the same name replaces it, as in YAML.
     mutating func define(_ pending: PendingAnchor?, _ node: JSONNode, keyText: String?) {
         guard let pending else { return }
-        anchors[pending.name] = Anchor(node: node, size: max(1, nodes - pending.nodesBefore),
-                                       height: max(0, deepest - pending.depth), keyText: keyText)
+        anchors[pending.name] = Anchor(
+            node: node,
+            size: max(1, nodes - pending.nodesBefore),
+            height: max(0, deepest - pending.depth),
+            keyText: keyText
+        )
         deepest = max(deepest, pending.savedDeepest)
     }
 
@@ -198,7 +222,10 @@ struct YAMLParser {
         aliasNodes += anchor.size
         nodes += anchor.size
         if aliasNodes > YAMLReader.maximumAliasExpansion {
-            throw fail("aliases expand to more than \(YAMLReader.maximumAliasExpansion) values; the document is refused (is it a \"billion laughs\" attack?)", at: start)
+            throw fail(
+                "aliases expand to more than \(YAMLReader.maximumAliasExpansion) values; the document is refused (is it a \"billion laughs\" attack?)",
+                at: start
+            )
         }
         return (JSONNode(anchor.node.value, at: start), anchor.keyText)
     }

@@ -25,14 +25,35 @@ extension YAMLParser {
         switch c {
         case Ch.star:
             let (node, keyText) = try parseAlias()
-            return ScalarToken(kind: .alias, text: "", aliasNode: node, keyText: keyText, multiLine: false, position: start)
+            return ScalarToken(
+                kind: .alias,
+                text: "",
+                aliasNode: node,
+                keyText: keyText,
+                multiLine: false,
+                position: start
+            )
         case Ch.dquote, Ch.squote:
             let (value, multiLine) = try scanQuoted(parent: n, double: c == Ch.dquote)
-            return ScalarToken(kind: .quoted, text: value, aliasNode: nil, keyText: value, multiLine: multiLine, position: start)
+            return ScalarToken(
+                kind: .quoted,
+                text: value,
+                aliasNode: nil,
+                keyText: value,
+                multiLine: multiLine,
+                position: start
+            )
         default:
             try checkPlainStart(flow: flow)
             let (text, multiLine) = scanPlain(parent: n, flow: flow)
-            return ScalarToken(kind: .plain, text: text, aliasNode: nil, keyText: text, multiLine: multiLine, position: start)
+            return ScalarToken(
+                kind: .plain,
+                text: text,
+                aliasNode: nil,
+                keyText: text,
+                multiLine: multiLine,
+                position: start
+            )
         }
     }
 
@@ -55,19 +76,25 @@ extension YAMLParser {
 
     /// Indicators cannot start a plain scalar, except `-`, `?` and `:` before a non-space.
     private mutating func checkPlainStart(flow: Bool) throws(YAMLSyntaxError) {
-        let c = at(index), next = at(index + 1)
+        let c = at(index)
+        let next = at(index + 1)
         switch c {
         case 0: throw fail("expected a value, found the end of the file")
         case Ch.lf, Ch.cr: throw fail("expected a value, found a line break")
         case Ch.dash, Ch.question, Ch.colon:
             if isBlankOrBreakOrEnd(next) || (flow && Ch.isFlowIndicator(next)) {
-                throw fail("unexpected \(describe(index)) where a value was expected (quote the value if it starts with '\(Character(Unicode.Scalar(c)))')")
+                throw fail(
+                    "unexpected \(describe(index)) where a value was expected (quote the value if it starts with '\(Character(Unicode.Scalar(c)))')"
+                )
             }
         case Ch.percent:
             throw fail("'%' starts a directive, which must come before '---'; quote the value if it starts with '%'")
         case Ch.at, Ch.backtick:
-            throw fail("'\(Character(Unicode.Scalar(c)))' is reserved in YAML and cannot start a plain value; quote the value")
-        case Ch.comma, Ch.lbracket, Ch.rbracket, Ch.lbrace, Ch.rbrace, Ch.hash, Ch.amp, Ch.star, Ch.bang, Ch.pipe, Ch.gt, Ch.tab, Ch.space:
+            throw fail(
+                "'\(Character(Unicode.Scalar(c)))' is reserved in YAML and cannot start a plain value; quote the value"
+            )
+        case Ch.comma, Ch.lbracket, Ch.rbracket, Ch.lbrace, Ch.rbrace, Ch.hash, Ch.amp, Ch.star, Ch.bang, Ch.pipe,
+            Ch.gt, Ch.tab, Ch.space:
             throw fail("unexpected \(describe(index)) where a value was expected")
         default: break
         }
@@ -86,7 +113,10 @@ extension YAMLParser {
             while true {
                 let c = at(index)
                 if c == 0 || Ch.isBreak(c) { break }
-                if Ch.isBlank(c) { index += 1; continue }
+                if Ch.isBlank(c) {
+                    index += 1
+                    continue
+                }
                 if c == Ch.colon {
                     let d = at(index + 1)
                     if isBlankOrBreakOrEnd(d) || (flow && Ch.isFlowIndicator(d)) { break }
@@ -115,7 +145,10 @@ extension YAMLParser {
                 let spaces = i - index
                 while Ch.isBlank(at(i)) { i += 1 }
                 let d = at(i)
-                if Ch.isBreak(d) { index = i; continue }
+                if Ch.isBreak(d) {
+                    index = i
+                    continue
+                }
                 if i >= bytes.count || d == Ch.hash || spaces <= n { break }
                 if spaces == 0 && isDocumentMarker(at: lineStart) { break }
                 if flow && Ch.isFlowIndicator(d) { break }
@@ -217,14 +250,24 @@ extension YAMLParser {
             while at(i) == Ch.space { i += 1 }
             let spaces = i - index
             while Ch.isBlank(at(i)) { i += 1 }
-            if Ch.isBreak(at(i)) { index = i; continue }
-            if i >= bytes.count { index = i; return breaks }
+            if Ch.isBreak(at(i)) {
+                index = i
+                continue
+            }
+            if i >= bytes.count {
+                index = i
+                return breaks
+            }
             if spaces == 0 && isDocumentMarker(at: lineStart) {
-                throw fail("a document marker inside the quoted string that starts at \(opening); is the closing quote missing?")
+                throw fail(
+                    "a document marker inside the quoted string that starts at \(opening); is the closing quote missing?"
+                )
             }
             if spaces <= n {
                 index = lineStart + spaces
-                throw fail("this line continues the quoted string that starts at \(opening) and must be indented more than the key or '- ' it belongs to (at least \(n + 1) spaces)")
+                throw fail(
+                    "this line continues the quoted string that starts at \(opening) and must be indented more than the key or '- ' it belongs to (at least \(n + 1) spaces)"
+                )
             }
             index = i
             return breaks
@@ -257,7 +300,10 @@ extension YAMLParser {
         case UInt8(ascii: "P"): simple = 0x2029
         default: simple = nil
         }
-        if let simple { appendUTF8(simple, to: &out); return }
+        if let simple {
+            appendUTF8(simple, to: &out)
+            return
+        }
         let digits: Int
         switch e {
         case UInt8(ascii: "x"): digits = 2
@@ -265,17 +311,25 @@ extension YAMLParser {
         case UInt8(ascii: "U"): digits = 8
         default:
             index -= 2
-            throw fail("unknown escape '\\\(e == 0 ? "" : describe(index + 1).trimmingQuotes)' in a double-quoted string", at: start)
+            throw fail(
+                "unknown escape '\\\(e == 0 ? "" : describe(index + 1).trimmingQuotes)' in a double-quoted string",
+                at: start
+            )
         }
         var value = try hexValue(digits, escape: start)
         if digits == 4 && (0xD800...0xDBFF).contains(value) {
             // A UTF-16 surrogate pair written as two escapes, as JSON writes characters above U+FFFF.
             guard at(index) == Ch.backslash && at(index + 1) == UInt8(ascii: "u") else {
-                throw fail("the escape of a high surrogate must be followed by a \\u escape of a low surrogate", at: start)
+                throw fail(
+                    "the escape of a high surrogate must be followed by a \\u escape of a low surrogate",
+                    at: start
+                )
             }
             index += 2
             let low = try hexValue(4, escape: start)
-            guard (0xDC00...0xDFFF).contains(low) else { throw fail("invalid low surrogate in a \\u escape", at: start) }
+            guard (0xDC00...0xDFFF).contains(low) else {
+                throw fail("invalid low surrogate in a \\u escape", at: start)
+            }
             value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xD800...0xDFFF).contains(value) {
             throw fail("a lone surrogate in an escape", at: start)
@@ -306,16 +360,23 @@ extension YAMLParser {
         switch v {
         case 0..<0x80: out.append(UInt8(v))
         case 0x80..<0x800:
-            out.append(UInt8(0xC0 | v >> 6)); out.append(UInt8(0x80 | v & 0x3F))
+            out.append(UInt8(0xC0 | v >> 6))
+            out.append(UInt8(0x80 | v & 0x3F))
         case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | v >> 12)); out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+            out.append(UInt8(0xE0 | v >> 12))
+            out.append(UInt8(0x80 | v >> 6 & 0x3F))
+            out.append(UInt8(0x80 | v & 0x3F))
         default:
-            out.append(UInt8(0xF0 | v >> 18)); out.append(UInt8(0x80 | v >> 12 & 0x3F))
-            out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+            out.append(UInt8(0xF0 | v >> 18))
+            out.append(UInt8(0x80 | v >> 12 & 0x3F))
+            out.append(UInt8(0x80 | v >> 6 & 0x3F))
+            out.append(UInt8(0x80 | v & 0x3F))
         }
     }
 }
 
 private extension String {
-    var trimmingQuotes: String { count >= 2 && hasPrefix("'") && hasSuffix("'") ? String(dropFirst().dropLast()) : self }
+    var trimmingQuotes: String {
+        count >= 2 && hasPrefix("'") && hasSuffix("'") ? String(dropFirst().dropLast()) : self
+    }
 }

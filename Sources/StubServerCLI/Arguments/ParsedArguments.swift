@@ -12,14 +12,24 @@ struct ParsedArguments {
 
     /// - `others`: every command's options by command name, so a flag of another command is
     ///   named as such rather than as unknown.
-    init(_ arguments: [String], command: String, options: [Option], positionals allowed: Int,
-         others: [String: [Option]] = [:]) throws(UsageError) {
+    init(
+        _ arguments: [String],
+        command: String,
+        options: [Option],
+        positionals allowed: Int,
+        others: [String: [Option]] = [:]
+    ) throws(UsageError) {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
-            if argument == "--help" || argument == "-h" { wantsHelp = true; continue }
+            if argument == "--help" || argument == "-h" {
+                wantsHelp = true
+                continue
+            }
             guard argument.hasPrefix("-"), argument.count > 1 else {
                 guard positionals.count < allowed else {
-                    throw UsageError("unexpected argument \"\(argument)\" (did you forget a flag before it, like --dir?)")
+                    throw UsageError(
+                        "unexpected argument \"\(argument)\" (did you forget a flag before it, like --dir?)"
+                    )
                 }
                 positionals.append(argument)
                 continue
@@ -44,9 +54,16 @@ struct ParsedArguments {
         }
     }
 
-    private static func unknown(_ name: String, command: String, options: [Option], others: [String: [Option]]) -> UsageError {
+    private static func unknown(
+        _ name: String,
+        command: String,
+        options: [Option],
+        others: [String: [Option]]
+    ) -> UsageError {
         // serve first: the command most options belong to, and the one people mean.
-        let owners = others.filter { $0.key != command && $0.value.contains { $0.name == name } }.keys.sorted { $0 == "serve" || ($1 != "serve" && $0 < $1) }
+        let owners = others.filter { $0.key != command && $0.value.contains { $0.name == name } }.keys.sorted {
+            $0 == "serve" || ($1 != "serve" && $0 < $1)
+        }
         if let owner = owners.first {
             return UsageError("\(name) applies to \(owner), not to \(command)")
         }
@@ -70,7 +87,9 @@ struct ParsedArguments {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let value = string(name) else { return nil }
         guard let n = Int(value), range.contains(n) else {
-            throw UsageError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\"")
+            throw UsageError(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\""
+            )
         }
         return n
     }
@@ -95,10 +114,14 @@ struct ParsedArguments {
         let upper = value.uppercased()
         let digits = upper.prefix { $0.isASCII && $0.isNumber }
         let suffix = upper.dropFirst(digits.count)
-        let scales: [Substring: Int] = ["": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
-                                        "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
-                                        "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30]
-        guard let scale = scales[suffix], !digits.isEmpty, digits.count <= 15, let n = Int(digits), n > 0 else { throw usage }
+        let scales: [Substring: Int] = [
+            "": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
+            "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+            "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30,
+        ]
+        guard let scale = scales[suffix], !digits.isEmpty, digits.count <= 15, let n = Int(digits), n > 0 else {
+            throw usage
+        }
         let (bytes, overflow) = n.multipliedReportingOverflow(by: scale)
         guard !overflow, bytes <= 1 << 40 else {
             throw UsageError("\(flag) must be at most 1T (\"\(value)\" is larger)")

@@ -52,7 +52,8 @@ struct CommandEntry: Sendable {
 enum Commands {
     static let all: [CommandEntry] = [
         CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self), CommandEntry(RecordCommand.self),
-        CommandEntry(ImportOpenAPICommand.self), CommandEntry(ImportHARCommand.self), CommandEntry(ImportWireMockCommand.self),
+        CommandEntry(ImportOpenAPICommand.self), CommandEntry(ImportHARCommand.self),
+        CommandEntry(ImportWireMockCommand.self),
     ]
 
     static var optionsByCommand: [String: [Option]] {

@@ -15,16 +15,21 @@ struct ImportHARCommand: Command {
     static let positionalCount = 1
     static let options: [Option] = [
         .value("--out", "DIR", "folder to write the stubs into (created; must be empty unless --force)"),
-        .value("--host", "HOST", "only entries for this host (repeat for several; default: every host)", repeatable: true),
+        .value(
+            "--host",
+            "HOST",
+            "only entries for this host (repeat for several; default: every host)",
+            repeatable: true
+        ),
         .flag("--keep-secrets", "keep cookies, Authorization and token headers (left out by default)"),
         .flag("--force", "replace everything in --out with the import"),
     ]
     static let details = """
-    Entries with status 0 (blocked or cancelled) or without a recorded body are skipped and
-    counted; HTTP/2 pseudo-headers, connection and framing headers, Date, Server and the stale
-    Content-Encoding are left out. Repeated requests replay their responses in capture order.
-    Details: docs/import-har.md. Exit status: 0 imported, 1 the file cannot be read, 2 bad usage.
-    """
+        Entries with status 0 (blocked or cancelled) or without a recorded body are skipped and
+        counted; HTTP/2 pseudo-headers, connection and framing headers, Date, Server and the stale
+        Content-Encoding are left out. Repeated requests replay their responses in capture order.
+        Details: docs/import-har.md. Exit status: 0 imported, 1 the file cannot be read, 2 bad usage.
+        """
 
     let file: String
     let output: String

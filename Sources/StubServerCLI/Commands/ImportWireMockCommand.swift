@@ -15,37 +15,50 @@ struct ImportWireMockCommand: Command {
     static let positionalCount = 1
     static let options: [Option] = [
         .value("--out", "DIR", "folder to write the stub files into (created if missing; nothing in it is replaced)"),
-        .flag("--global-response-templating", "treat every mapping's response as a template, as the server that served them did"),
+        .flag(
+            "--global-response-templating",
+            "treat every mapping's response as a template, as the server that served them did"
+        ),
     ]
     static let details = """
-    Each mapping file becomes one stub file; body files are copied into DIR/__files/. What the
-    stub format cannot say is listed with its file, line, column and JSON path: "dropped" (the
-    stub checks or sends less) or "approximated" (close, not the same). The written folder is
-    loaded before anything is moved into place. Exit status: 0 written, 1 nothing written or a
-    mapping had an error.
-    """
+        Each mapping file becomes one stub file; body files are copied into DIR/__files/. What the
+        stub format cannot say is listed with its file, line, column and JSON path: "dropped" (the
+        stub checks or sends less) or "approximated" (close, not the same). The written folder is
+        loaded before anything is moved into place. Exit status: 0 written, 1 nothing written or a
+        mapping had an error.
+        """
 
     let folder: String
     let out: String
     let globalTemplating: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard let folder = arguments.positionals.first else { throw UsageError("import wiremock needs the WireMock folder: stubserver import wiremock DIR --out DIR") }
-        guard let out = try arguments.nonEmpty("--out", "a folder") else { throw UsageError("import wiremock needs --out DIR: where to write the stub files") }
+        guard let folder = arguments.positionals.first else {
+            throw UsageError("import wiremock needs the WireMock folder: stubserver import wiremock DIR --out DIR")
+        }
+        guard let out = try arguments.nonEmpty("--out", "a folder") else {
+            throw UsageError("import wiremock needs --out DIR: where to write the stub files")
+        }
         self.folder = folder
         self.out = out
         globalTemplating = arguments.has("--global-response-templating")
     }
 
     func run(_ console: Console) -> Int32 {
-        let result = WireMockImporter.plan(folder: folder, existing: StubFolderWriter.existingNames(in: out), globalTemplating: globalTemplating)
+        let result = WireMockImporter.plan(
+            folder: folder,
+            existing: StubFolderWriter.existingNames(in: out),
+            globalTemplating: globalTemplating
+        )
         for problem in result.problems { console.err(problem.description) }
         // Mappings with errors: not imported (serve skips them too), one line each with its place.
         for skip in result.skipped { console.err(skip.description) }
         for note in result.notes { console.out(note.description) }
         let errors = result.problems.filter { $0.severity == .error }.count
         guard result.plan.stubCount > 0 else {
-            console.err("stubserver: nothing to import from \(folder) (\(plural(result.fileCount, "mapping file"))\(errors > 0 ? ", \(plural(errors, "error"))" : ""))")
+            console.err(
+                "stubserver: nothing to import from \(folder) (\(plural(result.fileCount, "mapping file"))\(errors > 0 ? ", \(plural(errors, "error"))" : ""))"
+            )
             return 1
         }
         do {
@@ -54,12 +67,16 @@ struct ImportWireMockCommand: Command {
             console.err("stubserver: \(error.description)")
             return 1
         }
-        let dropped = result.notes.filter { $0.kind == .dropped }.count, approximated = result.notes.filter { $0.kind == .approximated }.count
+        let dropped = result.notes.filter { $0.kind == .dropped }.count
+        let approximated = result.notes.filter { $0.kind == .approximated }.count
         let skipped = result.notes.filter { $0.kind == .skipped }.count
-        console.out("imported \(plural(result.mappingCount, "mapping")) from \(plural(result.fileCount, "file")) into \(out): "
-            + "\(plural(result.plan.stubFiles.count, "stub file")), \(plural(result.plan.bodyFiles.count, "body file")); "
-            + "\(dropped) dropped, \(approximated) approximated\(skipped > 0 ? ", \(plural(skipped, "mapping")) skipped" : "")"
-            + (result.skipped.isEmpty ? "" : ", \(plural(result.skipped.count, "mapping")) with errors not imported"))
+        console.out(
+            "imported \(plural(result.mappingCount, "mapping")) from \(plural(result.fileCount, "file")) into \(out): "
+                + "\(plural(result.plan.stubFiles.count, "stub file")), \(plural(result.plan.bodyFiles.count, "body file")); "
+                + "\(dropped) dropped, \(approximated) approximated\(skipped > 0 ? ", \(plural(skipped, "mapping")) skipped" : "")"
+                + (result.skipped.isEmpty
+                    ? "" : ", \(plural(result.skipped.count, "mapping")) with errors not imported")
+        )
         return errors > 0 ? 1 : 0
     }
 }

@@ -26,7 +26,9 @@ struct ProxyOptions: Sendable, Equatable {
     init(_ a: ParsedArguments) throws(UsageError) {
         upstream = try a.nonEmpty("--proxy", "a URL such as https://staging.example.com")
         if let upstream, UpstreamURL(upstream) == nil {
-            throw UsageError("--proxy must be an http or https URL without query or user, such as https://staging.example.com/api, not \"\(upstream)\"")
+            throw UsageError(
+                "--proxy must be an http or https URL without query or user, such as https://staging.example.com/api, not \"\(upstream)\""
+            )
         }
         setHeaders = a.all("--proxy-header")
         for header in setHeaders where Self.split(header) == nil {
@@ -45,8 +47,13 @@ struct ProxyOptions: Sendable, Equatable {
     /// The rule for `--proxy`, nil without it.
     var rule: ProxyRule? {
         guard let upstream, let url = UpstreamURL(upstream) else { return nil }
-        return ProxyRule(upstream: url, setHeaders: setHeaders.compactMap(Self.split), removeHeaders: removeHeaders,
-                         preserveHost: preserveHost, timeoutMilliseconds: Int64(timeoutSeconds * 1000))
+        return ProxyRule(
+            upstream: url,
+            setHeaders: setHeaders.compactMap(Self.split),
+            removeHeaders: removeHeaders,
+            preserveHost: preserveHost,
+            timeoutMilliseconds: Int64(timeoutSeconds * 1000)
+        )
     }
 
     private static func split(_ header: String) -> (name: String, value: String)? {

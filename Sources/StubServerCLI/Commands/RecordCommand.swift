@@ -14,24 +14,42 @@ import SystemSupport
 struct RecordCommand: Command {
     static let name = "record"
     static let synopsis = [
-        "record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]",
+        "record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]"
     ]
     static let summary = "forward to URL and write what it answers as stub files in DIR"
-    static let options: [Option] = [
-        .value("--out", "DIR", "folder to serve from and write the recorded stubs into (created if missing)"),
-        .value("--include", "GLOB", "record only paths matching GLOB, such as /api/** (repeatable)", repeatable: true),
-        .value("--exclude", "GLOB", "do not record paths matching GLOB (repeatable)", repeatable: true),
-        .flag("--keep-secrets",
-              "write Authorization, Cookie, Set-Cookie and other secret values (left out by default)"),
-        .value("--keep-header", "NAME", "write this header although it looks secret (repeatable)", repeatable: true),
-        .value("--match-header", "NAME", "recorded stubs also match on request header NAME (repeatable)", repeatable: true),
-    ] + ProxyOptions.options + ServingOptions.options.filter { !["--dir", "--no-watch"].contains($0.name) }
+    static let options: [Option] =
+        [
+            .value("--out", "DIR", "folder to serve from and write the recorded stubs into (created if missing)"),
+            .value(
+                "--include",
+                "GLOB",
+                "record only paths matching GLOB, such as /api/** (repeatable)",
+                repeatable: true
+            ),
+            .value("--exclude", "GLOB", "do not record paths matching GLOB (repeatable)", repeatable: true),
+            .flag(
+                "--keep-secrets",
+                "write Authorization, Cookie, Set-Cookie and other secret values (left out by default)"
+            ),
+            .value(
+                "--keep-header",
+                "NAME",
+                "write this header although it looks secret (repeatable)",
+                repeatable: true
+            ),
+            .value(
+                "--match-header",
+                "NAME",
+                "recorded stubs also match on request header NAME (repeatable)",
+                repeatable: true
+            ),
+        ] + ProxyOptions.options + ServingOptions.options.filter { !["--dir", "--no-watch"].contains($0.name) }
     static let details = """
-    The recorded stubs are written when recording stops: Ctrl-C, SIGTERM, SIGHUP, or POST /__admin/recordings/stop.
-    A second Ctrl-C writes what is complete at once and abandons the requests still in flight.
-    While recording, forwarded requests ask for Accept-Encoding: identity, so bodies are written readable.
-    Walk-through and the rules for what is written: docs/proxy.md.
-    """
+        The recorded stubs are written when recording stops: Ctrl-C, SIGTERM, SIGHUP, or POST /__admin/recordings/stop.
+        A second Ctrl-C writes what is complete at once and abandons the requests still in flight.
+        While recording, forwarded requests ask for Accept-Encoding: identity, so bodies are written readable.
+        Walk-through and the rules for what is written: docs/proxy.md.
+        """
 
     let serving: ServingOptions
     let proxy: ProxyOptions
@@ -41,16 +59,21 @@ struct RecordCommand: Command {
         var serving = try ServingOptions(arguments)
         proxy = try ProxyOptions(arguments)
         guard proxy.upstream != nil else { throw UsageError("record needs --proxy URL: the server to record from") }
-        guard let out = try arguments.nonEmpty("--out", "a folder") else { throw UsageError("record needs --out DIR: where to write the stubs") }
+        guard let out = try arguments.nonEmpty("--out", "a folder") else {
+            throw UsageError("record needs --out DIR: where to write the stubs")
+        }
         serving.directory = out
         // What the session writes must not be served during it: a repeated request has to reach
         // the upstream again to become a sequence.
         serving.watch = false
         self.serving = serving
-        var recording = RecordingSettings(output: out, include: try Self.globs("--include", arguments),
-                                          exclude: try Self.globs("--exclude", arguments),
-                                          keepSecrets: arguments.has("--keep-secrets"),
-                                          requestHeaders: arguments.all("--match-header"))
+        var recording = RecordingSettings(
+            output: out,
+            include: try Self.globs("--include", arguments),
+            exclude: try Self.globs("--exclude", arguments),
+            keepSecrets: arguments.has("--keep-secrets"),
+            requestHeaders: arguments.all("--match-header")
+        )
         for name in arguments.all("--keep-header") {
             guard HTTPToken.isToken(name) else {
                 throw UsageError("--keep-header must be a header name, not \"\(name)\"")
@@ -62,7 +85,9 @@ struct RecordCommand: Command {
 
     private static func globs(_ flag: String, _ arguments: ParsedArguments) throws(UsageError) -> [PathGlob] {
         try arguments.all(flag).map { text throws(UsageError) in
-            guard let glob = PathGlob(text) else { throw UsageError("\(flag) must be a path glob starting with /, such as /api/**, not \"\(text)\"") }
+            guard let glob = PathGlob(text) else {
+                throw UsageError("\(flag) must be a path glob starting with /, such as /api/**, not \"\(text)\"")
+            }
             return glob
         }
     }
@@ -89,8 +114,10 @@ struct RecordCommand: Command {
             return 1
         }
         let existing = run.engine.catalog.count
-        run.announce("stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)",
-                     console: console)
+        run.announce(
+            "stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)",
+            console: console
+        )
         run.server.waitUntilStopped()
         return finish.write(run.engine, console: console)
     }
@@ -102,10 +129,14 @@ struct RecordCommand: Command {
             console.err("stubserver: left out secret values (\(names)); --keep-secrets writes them")
         }
         guard !report.written.isEmpty else {
-            console.out("stubserver recorded \(plural(report.exchangeCount, "new exchange")): nothing new to write in \(report.output)")
+            console.out(
+                "stubserver recorded \(plural(report.exchangeCount, "new exchange")): nothing new to write in \(report.output)"
+            )
             return
         }
-        console.out("stubserver recorded \(plural(report.exchangeCount, "exchange")) as \(plural(report.stubCount, "stub")) in \(report.output):")
+        console.out(
+            "stubserver recorded \(plural(report.exchangeCount, "exchange")) as \(plural(report.stubCount, "stub")) in \(report.output):"
+        )
         for file in report.written { console.out("  \(file)") }
     }
 }

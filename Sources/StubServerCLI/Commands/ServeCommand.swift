@@ -17,13 +17,13 @@ struct ServeCommand: Command {
     static let summary = "serve the stubs in DIR"
     static let options = ServingOptions.options + ProxyOptions.options
     static let details = """
-    The inspector, a page that shows every request live, why it did not match, the stubs and
-    the scenarios: http://HOST:PORT/__admin/ui (printed after the ready line; docs/inspector.md).
-    Flags take their value as --flag value or --flag=value.
-    Exit status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
-    Stub format: docs/stub-format.md. WireMock folders and admin clients: docs/wiremock.md.
-    Command line: docs/cli.md.
-    """
+        The inspector, a page that shows every request live, why it did not match, the stubs and
+        the scenarios: http://HOST:PORT/__admin/ui (printed after the ready line; docs/inspector.md).
+        Flags take their value as --flag value or --flag=value.
+        Exit status: 0 normal stop, 1 runtime failure or invalid stubs, 2 bad usage.
+        Stub format: docs/stub-format.md. WireMock folders and admin clients: docs/wiremock.md.
+        Command line: docs/cli.md.
+        """
 
     let options: ServingOptions
     let proxy: ProxyOptions

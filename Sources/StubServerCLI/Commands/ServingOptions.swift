@@ -47,40 +47,79 @@ struct ServingOptions: Sendable, Equatable {
     var adminDialect: AdminDialect?
     var allowShutdown = false
 
-    static let options: [Option] = [
-        .value("--dir", "DIR", "folder of stub files (default: stubs)"),
-        .value("--port", "N", "port to listen on; 0 picks a free port (default: 8080)"),
-        .value("--host", "ADDR", "address to listen on (default: 127.0.0.1; 0.0.0.0 for devices on your LAN)"),
-        .value("--port-file", "PATH", "write the bound port to PATH once listening (for scripts)"),
-        .flag("--no-watch", "do not reload when stub files change (reloading is on by default)"),
-        .value("--log", "text|json|quiet", "one line per request as text (default), JSON, or nothing"),
-        .flag("--verbose", "also log request bodies of unmatched requests"),
-        .flag("--cors", "answer CORS preflights and add CORS headers (for web apps on another origin)"),
-        .value("--delay", "MS", "extra milliseconds before every stub's answer (not admin or preflights)"),
-        .value("--journal", "N", "requests kept for the admin API's journal (default: 1000; 0 turns it off)"),
-        .value("--admin-token", "T", "admin API requests need Authorization: Bearer T (beyond loopback one is generated when not given)"),
-        .value("--allowed-host", "NAME", "a host name the admin API and inspector answer besides localhost and IP addresses (.example.test: every name below it)", repeatable: true),
-        .value("--admin-origin", "ORIGIN", "a web origin (http://host:port) whose pages may change things through the admin API", repeatable: true),
-        .flag("--admin-open", "beyond loopback, leave the admin API open to anyone on the network (no token; not recommended)"),
-        .value("--max-body", "SIZE", "largest request body (default: 32M)"),
-        .value("--max-header", "SIZE", "largest request header section (default: 64K)"),
-        .value("--max-target", "SIZE", "longest request target (default: 8K)"),
-        .value("--max-rendered-body", "SIZE",
-               "largest body a response template may render; more is a 500 (default: 8M)"),
-        .value("--header-timeout", "S", "seconds a client has to send its request headers (default: 10)"),
-        .value("--idle-timeout", "S", "seconds an idle keep-alive connection stays open (default: 60)"),
-        .value("--write-timeout", "S", "seconds a client may take nothing of a response before it is closed (default: 30)"),
-        .value("--max-connections", "N", "open connections at most (default: 4096)"),
-    ] + folderOptions + [
-        .value("--admin-dialect", "native|wiremock", "which admin API answers the routes both have, such as /__admin/requests (default: wiremock for a WireMock folder, else native)"),
-        .flag("--allow-shutdown", "let POST /__admin/shutdown stop the server (WireMock's admin API; refused without this flag)"),
-    ]
+    static let options: [Option] =
+        [
+            .value("--dir", "DIR", "folder of stub files (default: stubs)"),
+            .value("--port", "N", "port to listen on; 0 picks a free port (default: 8080)"),
+            .value("--host", "ADDR", "address to listen on (default: 127.0.0.1; 0.0.0.0 for devices on your LAN)"),
+            .value("--port-file", "PATH", "write the bound port to PATH once listening (for scripts)"),
+            .flag("--no-watch", "do not reload when stub files change (reloading is on by default)"),
+            .value("--log", "text|json|quiet", "one line per request as text (default), JSON, or nothing"),
+            .flag("--verbose", "also log request bodies of unmatched requests"),
+            .flag("--cors", "answer CORS preflights and add CORS headers (for web apps on another origin)"),
+            .value("--delay", "MS", "extra milliseconds before every stub's answer (not admin or preflights)"),
+            .value("--journal", "N", "requests kept for the admin API's journal (default: 1000; 0 turns it off)"),
+            .value(
+                "--admin-token",
+                "T",
+                "admin API requests need Authorization: Bearer T (beyond loopback one is generated when not given)"
+            ),
+            .value(
+                "--allowed-host",
+                "NAME",
+                "a host name the admin API and inspector answer besides localhost and IP addresses (.example.test: every name below it)",
+                repeatable: true
+            ),
+            .value(
+                "--admin-origin",
+                "ORIGIN",
+                "a web origin (http://host:port) whose pages may change things through the admin API",
+                repeatable: true
+            ),
+            .flag(
+                "--admin-open",
+                "beyond loopback, leave the admin API open to anyone on the network (no token; not recommended)"
+            ),
+            .value("--max-body", "SIZE", "largest request body (default: 32M)"),
+            .value("--max-header", "SIZE", "largest request header section (default: 64K)"),
+            .value("--max-target", "SIZE", "longest request target (default: 8K)"),
+            .value(
+                "--max-rendered-body",
+                "SIZE",
+                "largest body a response template may render; more is a 500 (default: 8M)"
+            ),
+            .value("--header-timeout", "S", "seconds a client has to send its request headers (default: 10)"),
+            .value("--idle-timeout", "S", "seconds an idle keep-alive connection stays open (default: 60)"),
+            .value(
+                "--write-timeout",
+                "S",
+                "seconds a client may take nothing of a response before it is closed (default: 30)"
+            ),
+            .value("--max-connections", "N", "open connections at most (default: 4096)"),
+        ] + folderOptions + [
+            .value(
+                "--admin-dialect",
+                "native|wiremock",
+                "which admin API answers the routes both have, such as /__admin/requests (default: wiremock for a WireMock folder, else native)"
+            ),
+            .flag(
+                "--allow-shutdown",
+                "let POST /__admin/shutdown stop the server (WireMock's admin API; refused without this flag)"
+            ),
+        ]
 
     /// What serve and validate share about the folder's format.
     static let folderOptions: [Option] = [
-        .value("--wiremock", "DIR", "a WireMock folder (mappings/ and __files/), served as it is (--dir recognises one too)"),
+        .value(
+            "--wiremock",
+            "DIR",
+            "a WireMock folder (mappings/ and __files/), served as it is (--dir recognises one too)"
+        ),
         .flag("--strict", "treat every warning as an error (such as WireMock keys stubserver does not support)"),
-        .flag("--global-response-templating", "template every WireMock mapping's response, as WireMock's flag of that name does"),
+        .flag(
+            "--global-response-templating",
+            "template every WireMock mapping's response, as WireMock's flag of that name does"
+        ),
     ]
 
     init() {}
@@ -89,7 +128,9 @@ struct ServingOptions: Sendable, Equatable {
         if let dir = try a.nonEmpty("--dir", "a folder") { directory = dir }
         try readFolderFormat(a)
         if let value = a.string("--admin-dialect") {
-            guard let dialect = AdminDialect(rawValue: value) else { throw UsageError("--admin-dialect must be native or wiremock, not \"\(value)\"") }
+            guard let dialect = AdminDialect(rawValue: value) else {
+                throw UsageError("--admin-dialect must be native or wiremock, not \"\(value)\"")
+            }
             adminDialect = dialect
         }
         allowShutdown = a.has("--allow-shutdown")
@@ -102,7 +143,9 @@ struct ServingOptions: Sendable, Equatable {
         if let value = try a.nonEmpty("--host", "an address, such as 127.0.0.1 or 0.0.0.0") { host = value }
         portFile = a.string("--port-file")
         if let value = a.string("--log") {
-            guard let format = LogFormat(rawValue: value) else { throw UsageError("--log must be text, json or quiet, not \"\(value)\"") }
+            guard let format = LogFormat(rawValue: value) else {
+                throw UsageError("--log must be text, json or quiet, not \"\(value)\"")
+            }
             log = format
         }
         verbose = a.has("--verbose")
@@ -114,21 +157,30 @@ struct ServingOptions: Sendable, Equatable {
         allowedHosts = try a.all("--allowed-host").map { (value: String) throws(UsageError) -> String in
             let name = value.lowercased()
             guard !name.isEmpty, !name.contains(":"), !name.contains("/"), !name.contains(" ") else {
-                throw UsageError("--allowed-host takes a host name without port or scheme, such as mac.local, not \"\(value)\"")
+                throw UsageError(
+                    "--allowed-host takes a host name without port or scheme, such as mac.local, not \"\(value)\""
+                )
             }
             return name
         }
         adminOrigins = try a.all("--admin-origin").map { (value: String) throws(UsageError) -> String in
             let lower = value.lowercased()
-            let authority = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
-            guard let authority, !authority.isEmpty, !(authority.hasSuffix("/") ? authority.dropLast() : authority).contains("/") else {
-                throw UsageError("--admin-origin takes an origin (scheme, host and port), such as http://localhost:3000, not \"\(value)\"")
+            let authority =
+                lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+            guard let authority, !authority.isEmpty,
+                !(authority.hasSuffix("/") ? authority.dropLast() : authority).contains("/")
+            else {
+                throw UsageError(
+                    "--admin-origin takes an origin (scheme, host and port), such as http://localhost:3000, not \"\(value)\""
+                )
             }
             return value
         }
         adminOpen = a.has("--admin-open")
         if adminOpen, adminToken != nil {
-            throw UsageError("give either --admin-token or --admin-open: --admin-open leaves the admin API without a token")
+            throw UsageError(
+                "give either --admin-token or --admin-open: --admin-open leaves the admin API without a token"
+            )
         }
         maxBodyBytes = try a.byteSize("--max-body") ?? maxBodyBytes
         maxHeaderBytes = try a.byteSize("--max-header") ?? maxHeaderBytes
@@ -158,7 +210,9 @@ struct ServingOptions: Sendable, Equatable {
     /// `--wiremock DIR` (not with `--dir`), `--strict`, `--global-response-templating`.
     mutating func readFolderFormat(_ a: ParsedArguments) throws(UsageError) {
         if let folder = try a.nonEmpty("--wiremock", "a WireMock folder") {
-            guard a.string("--dir") == nil else { throw UsageError("give either --dir or --wiremock: --wiremock DIR is the folder to serve") }
+            guard a.string("--dir") == nil else {
+                throw UsageError("give either --dir or --wiremock: --wiremock DIR is the folder to serve")
+            }
             directory = folder
             format = .wiremock
             formatWasGiven = true

@@ -32,30 +32,44 @@ struct ServingRun {
     }
 
     /// nil, after saying why, when the folder has errors or the server cannot start.
-    static func start(_ options: ServingOptions, _ proxy: ProxyOptions, console: Console,
-                      urgentStop: UrgentStop = .quit) -> ServingRun? {
+    static func start(
+        _ options: ServingOptions,
+        _ proxy: ProxyOptions,
+        console: Console,
+        urgentStop: UrgentStop = .quit
+    ) -> ServingRun? {
         let loader = options.loader
         if loader.format == .wiremock, !options.formatWasGiven {
-            console.err("stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings (docs/wiremock.md)")
+            console.err(
+                "stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings (docs/wiremock.md)"
+            )
         }
         let result = loader.load()
         for problem in result.problems { console.err(problem.description) }
         guard result.isServable else {
             let validate = loader.format == .wiremock ? "validate --wiremock" : "validate --dir"
-            console.err("stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); "
-                        + "fix them (stubserver \(validate) \(options.directory) lists them)")
+            console.err(
+                "stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); "
+                    + "fix them (stubserver \(validate) \(options.directory) lists them)"
+            )
             return nil
         }
         reportSkipped(result, options.directory, console: console)
         var engineOptions = Engine.Options(
-            cors: options.cors ? CORSPolicy() : nil, journalCapacity: options.journal,
-            directory: options.directory, version: StubServerVersion.current, globalDelayMilliseconds: options.globalDelayMilliseconds)
+            cors: options.cors ? CORSPolicy() : nil,
+            journalCapacity: options.journal,
+            directory: options.directory,
+            version: StubServerVersion.current,
+            globalDelayMilliseconds: options.globalDelayMilliseconds
+        )
         // Beyond loopback anyone on the network can connect: the admin API needs a token.
-        let generatedToken = options.adminToken == nil && !options.isLoopback && !options.adminOpen
+        let generatedToken =
+            options.adminToken == nil && !options.isLoopback && !options.adminOpen
             ? AdminProtection.generatedToken() : nil
         engineOptions.admin = options.adminProtection(token: options.adminToken ?? generatedToken)
         // A quiet log has nothing to do: left out of the chain, it costs a request no call at all.
-        engineOptions.wrappers = options.log == .quiet ? [] : [RequestLog(format: options.log, verbose: options.verbose, console: console)]
+        engineOptions.wrappers =
+            options.log == .quiet ? [] : [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         engineOptions.proxy = proxy.rule
         engineOptions.folderFormat = loader.format
         engineOptions.strict = options.strict
@@ -77,14 +91,17 @@ struct ServingRun {
             server.stopAndWait()
         }
         // Before any thread starts, so every thread inherits the blocked signals.
-        ProcessSignals.onTermination({ [console] _ in
-            let again = "press Ctrl-C again to \(urgentStop.promise)"
-            console.err("stubserver: stopping (finishing responses in flight; \(again))")
-            server.stopAndWait()
-        }, urgently: { [console] in
-            urgentStop.action(engine)
-            console.flush()
-        })
+        ProcessSignals.onTermination(
+            { [console] _ in
+                let again = "press Ctrl-C again to \(urgentStop.promise)"
+                console.err("stubserver: stopping (finishing responses in flight; \(again))")
+                server.stopAndWait()
+            },
+            urgently: { [console] in
+                urgentStop.action(engine)
+                console.flush()
+            }
+        )
         do {
             try server.start()
         } catch {
@@ -102,13 +119,23 @@ struct ServingRun {
             }
         }
         if !options.isLoopback {
-            console.err("stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs")
+            console.err(
+                "stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs"
+            )
             if options.adminOpen {
-                console.err("stubserver: warning: the admin API (/__admin/) is open to them too (--admin-open): anyone can add stubs and read the journal")
+                console.err(
+                    "stubserver: warning: the admin API (/__admin/) is open to them too (--admin-open): anyone can add stubs and read the journal"
+                )
             }
         }
-        return ServingRun(options: options, loader: loader, result: result, engine: engine, server: server,
-                          generatedToken: generatedToken)
+        return ServingRun(
+            options: options,
+            loader: loader,
+            result: result,
+            engine: engine,
+            server: server,
+            generatedToken: generatedToken
+        )
     }
 
     /// The ready line scripts wait for, then the inspector's address (on stderr with
@@ -133,14 +160,22 @@ struct ServingRun {
 
     /// Reloads on change; a folder with errors keeps the last good stubs.
     func watch(console: Console) -> StubFolderWatcher {
-        let directory = options.directory, loader = self.loader, engine = self.engine
+        let directory = options.directory
+        let loader = self.loader
+        let engine = self.engine
         // Four checks a second; two for big folders, where a check costs more (still within a second).
         let interval = result.fileCount > 200 ? 0.5 : 0.25
-        let watcher = StubFolderWatcher(loader: loader, interval: interval, onUnreadable: { why in
-            let kept = plural(engine.catalog.count, "stub")
-            console.err("stubserver: cannot look for changes in \(directory): \(why); "
-                + "still serving the last good \(kept)")
-        }) {
+        let watcher = StubFolderWatcher(
+            loader: loader,
+            interval: interval,
+            onUnreadable: { why in
+                let kept = plural(engine.catalog.count, "stub")
+                console.err(
+                    "stubserver: cannot look for changes in \(directory): \(why); "
+                        + "still serving the last good \(kept)"
+                )
+            }
+        ) {
             let reloaded = loader.load()
             for problem in reloaded.problems { console.err(problem.description) }
             if reloaded.isServable {
@@ -149,7 +184,9 @@ struct ServingRun {
                 let stubs = plural(reloaded.stubs.count, "stub")
                 console.out("stubserver reloaded \(stubs) from \(directory)\(skippedNote(reloaded))")
             } else {
-                console.err("stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))")
+                console.err(
+                    "stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))"
+                )
             }
         }
         watcher.start()
@@ -164,8 +201,10 @@ func reportSkipped(_ result: StubLoadResult, _ directory: String, console: Conso
     for skip in result.skipped { console.err(skip.description) }
     let verb = result.skipped.count == 1 ? "has" : "have"
     let count = plural(result.skipped.count, "mapping")
-    console.err("stubserver: serving \(directory) without \(count) that \(verb) errors "
-                + "(listed above; stubserver validate --wiremock \(directory))")
+    console.err(
+        "stubserver: serving \(directory) without \(count) that \(verb) errors "
+            + "(listed above; stubserver validate --wiremock \(directory))"
+    )
 }
 
 /// `; 2 mappings skipped` for the ready and reload lines, or nothing.

@@ -7,19 +7,24 @@ struct ValidateCommand: Command {
     static let name = "validate"
     static let synopsis = ["validate [--dir DIR] [--openapi SPEC] [--strict]", "validate --wiremock DIR [--strict]"]
     static let summary = "check every stub file (or WireMock mapping), print all errors and warnings"
-    static let options: [Option] = [
-        .value("--dir", "DIR", "folder of stub files (default: stubs)"),
-        .value("--openapi", "SPEC", "also check every stub against an OpenAPI 3.0 or 3.1 document (paths, statuses, bodies)"),
-        .flag("--verbose", "accepted for symmetry with serve"),
-    ] + ServingOptions.folderOptions
+    static let options: [Option] =
+        [
+            .value("--dir", "DIR", "folder of stub files (default: stubs)"),
+            .value(
+                "--openapi",
+                "SPEC",
+                "also check every stub against an OpenAPI 3.0 or 3.1 document (paths, statuses, bodies)"
+            ),
+            .flag("--verbose", "accepted for symmetry with serve"),
+        ] + ServingOptions.folderOptions
     static let details = """
-    With --openapi: each stub's method and path must exist in the document, each response's
-    status must be documented for that operation, required headers present, and bodies valid
-    against their schemas. Details: docs/validate-openapi.md.
-    With --wiremock DIR: the WireMock folder's mappings, as serve --wiremock reads them
-    (docs/wiremock.md).
-    Exit status: 0 no errors, 1 errors (or findings), 2 bad usage.
-    """
+        With --openapi: each stub's method and path must exist in the document, each response's
+        status must be documented for that operation, required headers present, and bodies valid
+        against their schemas. Details: docs/validate-openapi.md.
+        With --wiremock DIR: the WireMock folder's mappings, as serve --wiremock reads them
+        (docs/wiremock.md).
+        Exit status: 0 no errors, 1 errors (or findings), 2 bad usage.
+        """
 
     let folder: ServingOptions
     let spec: String?
@@ -44,7 +49,8 @@ struct ValidateCommand: Command {
             var summary = "\(directory): \(plural(errors.count, "error")) in \(plural(files, "file"))"
             if result.isServable, !result.skipped.isEmpty {
                 // A WireMock folder still serves: say what, and without which mappings.
-                summary += "; serve would skip \(plural(result.skipped.count, "mapping")) (listed above) "
+                summary +=
+                    "; serve would skip \(plural(result.skipped.count, "mapping")) (listed above) "
                     + "and serve \(plural(result.stubs.count, "stub"))"
             }
             console.out(summary + "; fix them and run validate again")
@@ -53,7 +59,9 @@ struct ValidateCommand: Command {
         let warnings = result.warnings.isEmpty ? "" : ", \(plural(result.warnings.count, "warning"))"
         guard let spec else {
             let kind = folder.resolvedFormat == .wiremock ? " (a WireMock folder)" : ""
-            console.out("\(directory)\(kind): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")), no errors\(warnings)")
+            console.out(
+                "\(directory)\(kind): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")), no errors\(warnings)"
+            )
             return 0
         }
         return checkAgainstDocument(spec, result, console)
@@ -75,15 +83,21 @@ struct ValidateCommand: Command {
         let documentErrors = documentProblems.filter { $0.severity == .error }.count
         if failing.isEmpty && documentErrors == 0 {
             let noted = findings.isEmpty ? "" : " (\(plural(findings.count, "warning")))"
-            console.out("\(directory): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")) agree with \(spec)\(noted)")
+            console.out(
+                "\(directory): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")) agree with \(spec)\(noted)"
+            )
             return 0
         }
         var parts: [String] = []
         if !failing.isEmpty {
-            parts.append("\(plural(failing.count, "error")) in \(plural(Set(failing.map(\.file)).count, "file")) against \(spec)")
+            parts.append(
+                "\(plural(failing.count, "error")) in \(plural(Set(failing.map(\.file)).count, "file")) against \(spec)"
+            )
         }
         if documentErrors > 0 { parts.append("\(plural(documentErrors, "error")) in the document") }
-        console.out("\(directory): \(parts.joined(separator: " and ")); fix the stubs or the document and run validate again")
+        console.out(
+            "\(directory): \(parts.joined(separator: " and ")); fix the stubs or the document and run validate again"
+        )
         return 1
     }
 }

@@ -69,8 +69,15 @@ package struct CivilDateTime: Sendable, Equatable, CustomStringConvertible {
     /// 0...999_999_999.
     package var nanosecond: Int
 
-    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
-                 nanosecond: Int = 0) {
+    package init(
+        year: Int,
+        month: Int,
+        day: Int,
+        hour: Int = 0,
+        minute: Int = 0,
+        second: Int = 0,
+        nanosecond: Int = 0
+    ) {
         self.year = year
         self.month = month
         self.day = day
@@ -84,8 +91,15 @@ package struct CivilDateTime: Sendable, Equatable, CustomStringConvertible {
     package init(localSeconds: Int, nanosecond: Int = 0) {
         let (days, secondOfDay) = CivilCalendar.floorDivide(localSeconds, 86_400)
         let date = CivilCalendar.date(dayNumber: days)
-        self.init(year: date.year, month: date.month, day: date.day, hour: secondOfDay / 3600,
-                  minute: secondOfDay % 3600 / 60, second: secondOfDay % 60, nanosecond: nanosecond)
+        self.init(
+            year: date.year,
+            month: date.month,
+            day: date.day,
+            hour: secondOfDay / 3600,
+            minute: secondOfDay % 3600 / 60,
+            second: secondOfDay % 60,
+            nanosecond: nanosecond
+        )
     }
 
     package var dayNumber: Int { CivilCalendar.dayNumber(year: year, month: month, day: day) }

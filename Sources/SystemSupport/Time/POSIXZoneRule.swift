@@ -49,7 +49,8 @@ struct POSIXZoneRule: Sendable, Equatable {
         // Each transition time is given on the clock in force just before it.
         let starts = start.localSeconds(in: year) - standard.seconds
         let ends = end.localSeconds(in: year) - daylight.seconds
-        let inDaylight = starts < ends
+        let inDaylight =
+            starts < ends
             ? epochSeconds >= starts && epochSeconds < ends
             : !(epochSeconds >= ends && epochSeconds < starts)
         return inDaylight ? daylight : standard
@@ -107,8 +108,10 @@ struct POSIXZoneRuleReader {
         if accept("<") {
             let start = position
             while position < chars.count, chars[position] != ">" {
-                guard chars[position].isASCII, chars[position].isLetter || chars[position].isNumber
-                        || chars[position] == "+" || chars[position] == "-" else { return nil }
+                guard chars[position].isASCII,
+                    chars[position].isLetter || chars[position].isNumber
+                        || chars[position] == "+" || chars[position] == "-"
+                else { return nil }
                 position += 1
             }
             let text = String(chars[start..<position])
@@ -124,7 +127,8 @@ struct POSIXZoneRuleReader {
         var value = 0
         var digits = 0
         while position < chars.count, digits < maximumDigits, let digit = chars[position].wholeNumberValue,
-              chars[position].isASCII {
+            chars[position].isASCII
+        {
             value = value * 10 + digit
             digits += 1
             position += 1
@@ -156,8 +160,9 @@ struct POSIXZoneRuleReader {
             day = .julianNoLeap(n)
         } else if accept("M") {
             guard let month = number(maximumDigits: 2), (1...12).contains(month), accept("."),
-                  let week = number(maximumDigits: 1), (1...5).contains(week), accept("."),
-                  let weekday = number(maximumDigits: 1), (0...6).contains(weekday) else { return nil }
+                let week = number(maximumDigits: 1), (1...5).contains(week), accept("."),
+                let weekday = number(maximumDigits: 1), (0...6).contains(weekday)
+            else { return nil }
             day = .monthWeekDay(month: month, week: week, weekday: weekday)
         } else {
             guard let n = number(maximumDigits: 3), (0...365).contains(n) else { return nil }

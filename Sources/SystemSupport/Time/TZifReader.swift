@@ -21,7 +21,9 @@ package enum TZifReader {
         try cursor.skip(first.blockSize(timeSize: 4))
         let second = try cursor.header()
         let block = try cursor.block(second, timeSize: 8)
-        guard try cursor.byte() == UInt8(ascii: "\n") else { throw ZoneError("the footer does not start with a newline") }
+        guard try cursor.byte() == UInt8(ascii: "\n") else {
+            throw ZoneError("the footer does not start with a newline")
+        }
         var footer: [UInt8] = []
         while true {
             let byte = try cursor.byte()
@@ -56,13 +58,18 @@ package enum TZifReader {
         let types: [ZoneOffset]
     }
 
-    private static func rules(_ block: Block, footer: POSIXZoneRule?, identifier: String) throws(ZoneError) -> ZoneRules {
+    private static func rules(_ block: Block, footer: POSIXZoneRule?, identifier: String) throws(ZoneError) -> ZoneRules
+    {
         for i in block.transitions.indices.dropFirst() where block.transitions[i] <= block.transitions[i - 1] {
             throw ZoneError("transition \(i) is not later than the one before it")
         }
-        return ZoneRules(identifier: identifier, transitions: block.transitions,
-                         transitionOffsets: block.typeIndices.map { block.types[$0] },
-                         initialOffset: block.types[0], rule: footer)
+        return ZoneRules(
+            identifier: identifier,
+            transitions: block.transitions,
+            transitionOffsets: block.typeIndices.map { block.types[$0] },
+            initialOffset: block.types[0],
+            rule: footer
+        )
     }
 
     struct Cursor {
@@ -76,7 +83,9 @@ package enum TZifReader {
         }
 
         mutating func skip(_ count: Int) throws(ZoneError) {
-            guard count <= bytes.count - position else { throw ZoneError("the file ends early (at byte \(bytes.count))") }
+            guard count <= bytes.count - position else {
+                throw ZoneError("the file ends early (at byte \(bytes.count))")
+            }
             position += count
         }
 
@@ -105,17 +114,26 @@ package enum TZifReader {
             var counts: [Int] = []
             for _ in 0..<6 {
                 let count = try integer(size: 4)
-                guard count >= 0, count <= 1 << 20 else { throw ZoneError("a count in the header is out of range (\(count))") }
+                guard count >= 0, count <= 1 << 20 else {
+                    throw ZoneError("a count in the header is out of range (\(count))")
+                }
                 counts.append(count)
             }
-            let header = Header(version: version, utIndicators: counts[0], standardIndicators: counts[1],
-                                leapCount: counts[2], transitionCount: counts[3], typeCount: counts[4],
-                                characterCount: counts[5])
+            let header = Header(
+                version: version,
+                utIndicators: counts[0],
+                standardIndicators: counts[1],
+                leapCount: counts[2],
+                transitionCount: counts[3],
+                typeCount: counts[4],
+                characterCount: counts[5]
+            )
             guard header.typeCount >= 1, header.characterCount >= 1 else {
                 throw ZoneError("the file has no local time type")
             }
             guard header.utIndicators == 0 || header.utIndicators == header.typeCount,
-                  header.standardIndicators == 0 || header.standardIndicators == header.typeCount else {
+                header.standardIndicators == 0 || header.standardIndicators == header.typeCount
+            else {
                 throw ZoneError("the indicator counts do not match the type count")
             }
             return header
@@ -130,7 +148,9 @@ package enum TZifReader {
             var indices: [Int] = []
             for _ in 0..<header.transitionCount {
                 let index = Int(try byte())
-                guard index < header.typeCount else { throw ZoneError("a transition names type \(index) of \(header.typeCount)") }
+                guard index < header.typeCount else {
+                    throw ZoneError("a transition names type \(index) of \(header.typeCount)")
+                }
                 indices.append(index)
             }
             var raw: [(seconds: Int, isDST: Bool, nameIndex: Int)] = []
@@ -148,8 +168,11 @@ package enum TZifReader {
             try skip(header.leapCount * (timeSize + 4) + header.standardIndicators + header.utIndicators)
             let types = raw.map { type in
                 let end = names[type.nameIndex...].firstIndex(of: 0) ?? names.count
-                return ZoneOffset(seconds: type.seconds, isDaylightSaving: type.isDST,
-                                  abbreviation: String(decoding: names[type.nameIndex..<end], as: UTF8.self))
+                return ZoneOffset(
+                    seconds: type.seconds,
+                    isDaylightSaving: type.isDST,
+                    abbreviation: String(decoding: names[type.nameIndex..<end], as: UTF8.self)
+                )
             }
             return Block(transitions: transitions, typeIndices: indices, types: types)
         }

@@ -35,7 +35,8 @@ package enum ZoneDatabase {
     package static let local: ZoneRules = {
         guard let value = getenv("TZ") else {
             guard let bytes = readFile("/etc/localtime", limit: 1 << 20),
-                  let rules = try? TZifReader.read(bytes, identifier: "localtime") else { return .utc }
+                let rules = try? TZifReader.read(bytes, identifier: "localtime")
+            else { return .utc }
             return rules
         }
         var name = String(cString: value)
@@ -43,7 +44,13 @@ package enum ZoneDatabase {
         if name.isEmpty { return .utc }
         if let rules = try? Self.rules(for: name) { return rules }
         if let rule = POSIXZoneRuleReader.read(name) {
-            return ZoneRules(identifier: name, transitions: [], transitionOffsets: [], initialOffset: rule.standard, rule: rule)
+            return ZoneRules(
+                identifier: name,
+                transitions: [],
+                transitionOffsets: [],
+                initialOffset: rule.standard,
+                rule: rule
+            )
         }
         return .utc
     }()
@@ -95,7 +102,8 @@ package enum ZoneDatabase {
         guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
         let digits = rest.dropFirst().filter { $0 != ":" }
         guard (1...4).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              rest.dropFirst().filter({ $0 == ":" }).count <= 1 else { return nil }
+            rest.dropFirst().filter({ $0 == ":" }).count <= 1
+        else { return nil }
         let hours = digits.count <= 2 ? Int(digits)! : Int(digits.dropLast(2))!
         let minutes = digits.count <= 2 ? 0 : Int(digits.suffix(2))!
         guard hours <= 18, minutes < 60 else { return nil }

@@ -25,8 +25,13 @@ package struct ZoneRules: Sendable {
     /// From the last transition on, when the file has one.
     let rule: POSIXZoneRule?
 
-    init(identifier: String, transitions: [Int], transitionOffsets: [ZoneOffset], initialOffset: ZoneOffset,
-         rule: POSIXZoneRule?) {
+    init(
+        identifier: String,
+        transitions: [Int],
+        transitionOffsets: [ZoneOffset],
+        initialOffset: ZoneOffset,
+        rule: POSIXZoneRule?
+    ) {
         self.identifier = identifier
         self.transitions = transitions
         self.transitionOffsets = transitionOffsets
@@ -37,9 +42,13 @@ package struct ZoneRules: Sendable {
     package static let utc = ZoneRules.fixed(identifier: "UTC", seconds: 0, abbreviation: "UTC")
 
     package static func fixed(identifier: String, seconds: Int, abbreviation: String) -> ZoneRules {
-        ZoneRules(identifier: identifier, transitions: [], transitionOffsets: [],
-                  initialOffset: ZoneOffset(seconds: seconds, isDaylightSaving: false, abbreviation: abbreviation),
-                  rule: nil)
+        ZoneRules(
+            identifier: identifier,
+            transitions: [],
+            transitionOffsets: [],
+            initialOffset: ZoneOffset(seconds: seconds, isDaylightSaving: false, abbreviation: abbreviation),
+            rule: nil
+        )
     }
 
     /// The offset in force at `epochSeconds`.

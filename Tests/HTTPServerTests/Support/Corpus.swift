@@ -31,7 +31,7 @@ enum Corpus {
             return fm.fileExists(atPath: env) ? URL(fileURLWithPath: env, isDirectory: true) : nil
         }
         var url = URL(fileURLWithPath: testFile)
-        for _ in 0..<4 { url.deleteLastPathComponent() } // file, HTTPServerTests, Tests, package
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // file, HTTPServerTests, Tests, package
         url.appendPathComponent("shared/corpora/http", isDirectory: true)
         return fm.fileExists(atPath: url.path) ? url : nil
     }
@@ -75,10 +75,14 @@ enum Corpus {
         var e = Expectation(text: "strict: \(expected)")
         switch expected {
         case "1": e.successOrRedirect = true
-        case "0": e.anyError = true; e.closeWithoutResponse = true
+        case "0":
+            e.anyError = true
+            e.closeWithoutResponse = true
         // Apache drops the connection. Answering 400 and closing refuses the request just as
         // well and tells the client why, so either counts.
-        case "undef": e.closeWithoutResponse = true; e.statuses = [400]
+        case "undef":
+            e.closeWithoutResponse = true
+            e.statuses = [400]
         default: e.statuses = [Int(expected) ?? -1]
         }
         return .replay(ConformanceVector(id: id, bytes: latin1(raw), expectation: e))
@@ -128,12 +132,20 @@ enum Corpus {
     /// labels are removed and the steps sent back to back (pipelined).
     static func http11probe(_ c: [String: Any]) -> CorpusEntry {
         let id = c["id"] as? String ?? "?"
-        guard let payload = c["payload"] as? String else { return .skip(id: id, reason: "no payload (built in C# code)") }
+        guard let payload = c["payload"] as? String else {
+            return .skip(id: id, reason: "no payload (built in C# code)")
+        }
         if c["payload_dynamic"] as? Bool == true {
-            return .skip(id: id, reason: "payload computed in C#; the extracted string is a template or lost the byte under test")
+            return .skip(
+                id: id,
+                reason: "payload computed in C#; the extracted string is a template or lost the byte under test"
+            )
         }
         if id.hasPrefix("CAP-") {
-            return .skip(id: id, reason: "conditional-request capability (ETag, 304): the stub's behaviour, not HTTP/1.1 parsing")
+            return .skip(
+                id: id,
+                reason: "conditional-request capability (ETag, 304): the stub's behaviour, not HTTP/1.1 parsing"
+            )
         }
         var text = payload
         if c["sequence"] as? Bool == true {
@@ -167,63 +179,95 @@ enum Corpus {
         var e = Expectation(text: desc)
         switch desc {
         case "400 or close (pass), 2xx (warn)", "400 or close":
-            e.statuses = [400]; e.closeWithoutResponse = true
-        case "400 or 2xx", "2xx or 400", "400 (rejected) or 2xx without NUL", "400 (rejected) or 2xx without control chars":
-            e.statuses = [400]; e.success = true
+            e.statuses = [400]
+            e.closeWithoutResponse = true
+        case "400 or 2xx", "2xx or 400", "400 (rejected) or 2xx without NUL",
+            "400 (rejected) or 2xx without control chars":
+            e.statuses = [400]
+            e.success = true
         case "400/505 or close":
-            e.statuses = [400, 505]; e.closeWithoutResponse = true
+            e.statuses = [400, 505]
+            e.closeWithoutResponse = true
         case "400/close/timeout", "400/505/close/timeout":
             // "timeout": the server waits for the rest; ours answers 408 when its header timeout ends.
-            e.statuses = desc.contains("505") ? [400, 505, 408] : [400, 408]; e.closeWithoutResponse = true
+            e.statuses = desc.contains("505") ? [400, 505, 408] : [400, 408]
+            e.closeWithoutResponse = true
         case "2xx preferred; 400 warns", "2xx + echo", "2xx (Range ignored)", "2xx with no body",
-             "2xx with Cookie in body", "2xx with both cookies", "2xx with foo=bar in body",
-             "2xx with a=1, b=2, c=3 in body", "2xx (no crash)":
+            "2xx with Cookie in body", "2xx with both cookies", "2xx with foo=bar in body",
+            "2xx with a=1, b=2, c=3 in body", "2xx (no crash)":
             e.success = true
         case "2xx with Date header", "IMF-fixdate format":
-            e.success = true; e.requiredHeader = "Date"
+            e.success = true
+            e.requiredHeader = "Date"
         case "2xx with Content-Type":
-            e.success = true; e.requiredHeader = "Content-Type"
+            e.success = true
+            e.requiredHeader = "Content-Type"
         case "400/405/501 or 2xx":
-            e.statuses = [400, 405, 501]; e.success = true
+            e.statuses = [400, 405, 501]
+            e.success = true
         case "400/501 or close":
-            e.statuses = [400, 501]; e.closeWithoutResponse = true
+            e.statuses = [400, 501]
+            e.closeWithoutResponse = true
         case "400/405/501 or close", "501/405/400 or close":
-            e.statuses = [400, 405, 501]; e.closeWithoutResponse = true
+            e.statuses = [400, 405, 501]
+            e.closeWithoutResponse = true
         case "!101", "non-101 (426 preferred)":
-            e.anyFinal = true; e.forbiddenInterim = [101]
+            e.anyFinal = true
+            e.forbiddenInterim = [101]
         case "non-1xx response":
-            e.anyFinal = true; e.forbidAnyInterim = true
+            e.anyFinal = true
+            e.forbidAnyInterim = true
         case "417 or 2xx":
-            e.statuses = [417]; e.success = true
+            e.statuses = [417]
+            e.success = true
         case "405/501 or 2xx", "405/501, or 200 without Auth":
-            e.statuses = [405, 501]; e.success = true
+            e.statuses = [405, 501]
+            e.success = true
         case "2xx + close":
-            e.success = true; e.announcesClose = true
+            e.success = true
+            e.announcesClose = true
         case "200 or 400": e.statuses = [200, 400]
         case "200 or 505": e.statuses = [200, 505]
         case "400/405 or 200": e.statuses = [400, 405, 200]
         case "200 or 416": e.statuses = [200, 416]
-        case "406 or 2xx": e.statuses = [406]; e.success = true
-        case "415 or 2xx": e.statuses = [415]; e.success = true
-        case "400 or 2xx/404": e.statuses = [400, 404]; e.success = true
+        case "406 or 2xx":
+            e.statuses = [406]
+            e.success = true
+        case "415 or 2xx":
+            e.statuses = [415]
+            e.success = true
+        case "400 or 2xx/404":
+            e.statuses = [400, 404]
+            e.success = true
         case "Reject/drop (pass), normalize (fail), preserve (warn)",
-             "Reject/drop (pass), normalize casing (fail), preserve (warn)":
+            "Reject/drop (pass), normalize casing (fail), preserve (warn)":
             // Only a rejection is visible in a status; a 2xx is "drop" or "preserve", and we preserve.
-            e.statuses = [400]; e.closeWithoutResponse = true
+            e.statuses = [400]
+            e.closeWithoutResponse = true
         case "400 or close preferred; 2xx acceptable",
-             "400/close preferred; poisoned follow-up = warn",
-             "400/close/pass-through; poisoned follow-up = warn":
-            e.statuses = [400]; e.closeWithoutResponse = true; e.success = true
+            "400/close preferred; poisoned follow-up = warn",
+            "400/close/pass-through; poisoned follow-up = warn":
+            e.statuses = [400]
+            e.closeWithoutResponse = true
+            e.success = true
         case "417/400/close preferred; poisoned follow-up = warn":
-            e.statuses = [417, 400]; e.closeWithoutResponse = true; e.success = true
+            e.statuses = [417, 400]
+            e.closeWithoutResponse = true
+            e.success = true
         case "400/501 or 2xx+close":
-            e.statuses = [400, 501]; e.success = true; e.announcesClose = true
+            e.statuses = [400, 501]
+            e.success = true
+            e.announcesClose = true
         case "400 or 2xx+close", "400, or 2xx + close":
-            e.statuses = [400]; e.success = true; e.announcesClose = true
+            e.statuses = [400]
+            e.success = true
+            e.announcesClose = true
         case "400, or close":
-            e.statuses = [400]; e.closeWithoutResponse = true
+            e.statuses = [400]
+            e.closeWithoutResponse = true
         case "2xx + 2xx":
-            e.success = true; e.secondSuccess = true
+            e.success = true
+            e.secondSuccess = true
         default:
             return nil
         }
@@ -239,9 +283,12 @@ enum Corpus {
         let id = "\(c["file"] as? String ?? "?"):\(c["line"] as? Int ?? 0)"
         let type = c["type"] as? String ?? ""
         guard type == "request" else {
-            return .skip(id: id, reason: type == "request-finish"
-                ? "llhttp_finish() at end of input, not a request a server answers"
-                : "exercises the \(type.replacingOccurrences(of: "request-", with: "")) leniency flag; we are strict")
+            return .skip(
+                id: id,
+                reason: type == "request-finish"
+                    ? "llhttp_finish() at end of input, not a request a server answers"
+                    : "exercises the \(type.replacingOccurrences(of: "request-", with: "")) leniency flag; we are strict"
+            )
         }
         if (c["meta"] as? [String: Any])?["skipBody"] as? Bool == true {
             return .skip(id: id, reason: "parser told to skip the body (as after HEAD); no server equivalent")
@@ -252,9 +299,12 @@ enum Corpus {
         var e: Expectation
         if let error, !(error.hasPrefix("Pause on") || error.hasPrefix("Data after")) || msgs == 0 {
             e = Expectation(text: "error: \(error)")
-            e.anyError = true; e.closeWithoutResponse = true
+            e.anyError = true
+            e.closeWithoutResponse = true
         } else if msgs >= 1 {
-            e = Expectation(text: "parses (\(msgs) message\(msgs == 1 ? "" : "s"))" + (error.map { "; then \($0)" } ?? ""))
+            e = Expectation(
+                text: "parses (\(msgs) message\(msgs == 1 ? "" : "s"))" + (error.map { "; then \($0)" } ?? "")
+            )
             e.success = true
         } else {
             e = Expectation(text: "valid but incomplete: server waits (408)")
@@ -270,7 +320,8 @@ enum Corpus {
         guard let lf = bytes[start...].firstIndex(of: 10), lf > start, bytes[lf - 1] == 13 else { return bytes }
         let line = String(decoding: bytes[start..<(lf - 1)], as: UTF8.self)
         guard line.hasSuffix(" HTTP/1.1") else { return bytes }
-        let headEnd = WireConnection.find([13, 10, 13, 10], in: Array(bytes[start...])).map { $0 + start } ?? bytes.count
+        let headEnd =
+            WireConnection.find([13, 10, 13, 10], in: Array(bytes[start...])).map { $0 + start } ?? bytes.count
         let head = String(decoding: bytes[lf..<max(lf, headEnd)], as: UTF8.self).lowercased()
         if head.contains("\nhost:") { return bytes }
         return Array(bytes[...lf]) + Array("Host: localhost\r\n".utf8) + Array(bytes[(lf + 1)...])
@@ -283,7 +334,8 @@ enum Corpus {
     static func smuggler(_ c: [String: Any]) -> CorpusEntry {
         let id = c["name"] as? String ?? "?"
         let body = Array("0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
-        let bytes = Array("POST / HTTP/1.1\r\n".utf8) + latin1(c["header_line"] as? String ?? "")
+        let bytes =
+            Array("POST / HTTP/1.1\r\n".utf8) + latin1(c["header_line"] as? String ?? "")
             + Array("\r\nHost: localhost\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
         var e = Expectation(text: "reject, or one Content-Length framing")
         e.anyError = true
@@ -407,7 +459,9 @@ enum ReplayOutcome: Sendable, CustomStringConvertible {
             var s = "\(r.status)"
             if !r.interim.isEmpty { s = r.interim.map(String.init).joined(separator: ",") + " then " + s }
             if let second = r.secondStatus { s += " then \(second)" }
-            if !r.bodyText.isEmpty && r.bodyText.count < 60 { s += " \"\(r.bodyText.trimmingCharacters(in: .whitespacesAndNewlines))\"" }
+            if !r.bodyText.isEmpty && r.bodyText.count < 60 {
+                s += " \"\(r.bodyText.trimmingCharacters(in: .whitespacesAndNewlines))\""
+            }
             return s
         case .closed: return "connection closed without response"
         case .silent: return "no response before the deadline (hang)"
@@ -430,9 +484,16 @@ enum Replay {
             case .eof: return .closed
             case .timeout: return .silent
             case .response(let status, let headers, let body):
-                if status < 200 { interim.append(status); continue }
-                var r = ReplayResponse(status: status, headers: headers,
-                                       bodyText: String(decoding: body, as: UTF8.self), interim: interim)
+                if status < 200 {
+                    interim.append(status)
+                    continue
+                }
+                var r = ReplayResponse(
+                    status: status,
+                    headers: headers,
+                    bodyText: String(decoding: body, as: UTF8.self),
+                    interim: interim
+                )
                 if vector.expectation.secondSuccess, case .response(let second, _, _) = reader.next(isHead: false) {
                     r.secondStatus = second
                 }
@@ -445,7 +506,10 @@ enum Replay {
 /// A minimal response reader over a raw descriptor: Content-Length framing (what our server
 /// sends), EOF and deadlines told apart.
 struct ResponseReader {
-    enum Item { case response(Int, [(String, String)], [UInt8]), eof, timeout }
+    enum Item {
+        case response(Int, [(String, String)], [UInt8])
+        case eof, timeout
+    }
 
     let fd: Int32
     let deadline: Int
@@ -462,7 +526,8 @@ struct ResponseReader {
             if let end = WireConnection.find([13, 10, 13, 10], in: buffer) {
                 let head = WireResponse(head: String(decoding: buffer[0..<end], as: UTF8.self))
                 let s = head.status
-                let length = (isHead || s < 200 || s == 204 || s == 304) ? 0 : Int(head.header("Content-Length") ?? "0") ?? 0
+                let length =
+                    (isHead || s < 200 || s == 204 || s == 304) ? 0 : Int(head.header("Content-Length") ?? "0") ?? 0
                 if buffer.count >= end + 4 + length {
                     let body = Array(buffer[(end + 4)..<(end + 4 + length)])
                     buffer.removeFirst(end + 4 + length)
@@ -505,18 +570,29 @@ private final class ThreadPoolBox<T: Sendable>: @unchecked Sendable {
     var results: [T?]
     var running: Int
     var continuation: CheckedContinuation<[T], Never>?
-    init(count: Int, running: Int) { results = Array(repeating: nil, count: count); self.running = running }
+    init(count: Int, running: Int) {
+        results = Array(repeating: nil, count: count)
+        self.running = running
+    }
     func take() -> Int? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard next < results.count else { return nil }
         next += 1
         return next - 1
     }
-    func put(_ i: Int, _ value: T) { lock.lock(); results[i] = value; lock.unlock() }
+    func put(_ i: Int, _ value: T) {
+        lock.lock()
+        results[i] = value
+        lock.unlock()
+    }
     func finishWorker() {
         lock.lock()
         running -= 1
-        guard running == 0, let done = continuation else { lock.unlock(); return }
+        guard running == 0, let done = continuation else {
+            lock.unlock()
+            return
+        }
         let values = results.map { $0! }
         lock.unlock()
         done.resume(returning: values)

@@ -46,7 +46,12 @@ package indirect enum ContentPattern: Sendable {
         case .anything: return true
         case .equalToJson(let expected, let ignoreOrder, let ignoreExtra):
             guard let actual = try? JSONParser.parse(Array(value.utf8), limits: .requestBody) else { return false }
-            return JSONComparison.matches(expected: expected, actual: actual, ignoreArrayOrder: ignoreOrder, ignoreExtraElements: ignoreExtra)
+            return JSONComparison.matches(
+                expected: expected,
+                actual: actual,
+                ignoreArrayOrder: ignoreOrder,
+                ignoreExtraElements: ignoreExtra
+            )
         case .matchesJsonPath(let path, let nested):
             guard let document = try? JSONParser.parse(Array(value.utf8), limits: .requestBody) else { return false }
             return Self.jsonPathMatches(path, nested, document)
@@ -72,7 +77,12 @@ package indirect enum ContentPattern: Sendable {
         switch self {
         case .equalToJson(let expected, let ignoreOrder, let ignoreExtra):
             guard let actual = facts.json else { return false }
-            return JSONComparison.matches(expected: expected, actual: actual, ignoreArrayOrder: ignoreOrder, ignoreExtraElements: ignoreExtra)
+            return JSONComparison.matches(
+                expected: expected,
+                actual: actual,
+                ignoreArrayOrder: ignoreOrder,
+                ignoreExtraElements: ignoreExtra
+            )
         case .matchesJsonPath(let path, let nested):
             guard let document = facts.json else { return false }
             return Self.jsonPathMatches(path, nested, document)
@@ -97,8 +107,9 @@ package indirect enum ContentPattern: Sendable {
             // WireMock writes a path that is not there as JSON null for equalToJson.
             if case .equalToJson = nested { candidates = ["null"] }
         case .value(let node):
-            if case .equalToJson = nested { candidates = [JSONSerializer.string(node)] }
-            else {
+            if case .equalToJson = nested {
+                candidates = [JSONSerializer.string(node)]
+            } else {
                 switch node.value {
                 case .null: break
                 case .object: candidates = [JSONSerializer.string(node)]
@@ -107,8 +118,11 @@ package indirect enum ContentPattern: Sendable {
                 }
             }
         case .list(let nodes):
-            if case .equalToJson = nested { candidates = [JSONSerializer.string(.array(nodes))] }
-            else { candidates = nodes.map(\.scalarText) }
+            if case .equalToJson = nested {
+                candidates = [JSONSerializer.string(.array(nodes))]
+            } else {
+                candidates = nodes.map(\.scalarText)
+            }
         }
         if candidates.isEmpty { return nested.isAbsent }
         return candidates.contains { nested.matches($0) }
@@ -130,8 +144,10 @@ package indirect enum ContentPattern: Sendable {
             var flags: [String] = []
             if order { flags.append("ignoreArrayOrder") }
             if extra { flags.append("ignoreExtraElements") }
-            return "equalToJson \(RequestMatcher.excerpt(JSONSerializer.string(node.source)))" + (flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))")
-        case .matchesJsonPath(let path, let nested): return "matchesJsonPath \(path.source)" + (nested.map { " " + $0.description } ?? "")
+            return "equalToJson \(RequestMatcher.excerpt(JSONSerializer.string(node.source)))"
+                + (flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))")
+        case .matchesJsonPath(let path, let nested):
+            return "matchesJsonPath \(path.source)" + (nested.map { " " + $0.description } ?? "")
         case .binaryEqualTo(let bytes): return "binaryEqualTo (\(bytes.count) bytes)"
         case .and(let all): return all.map(\.description).joined(separator: " and ")
         case .or(let any): return any.map(\.description).joined(separator: " or ")

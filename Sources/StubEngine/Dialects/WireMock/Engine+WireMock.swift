@@ -22,19 +22,30 @@ extension Engine {
     /// A reading context for mapping JSON given at run time: bodies from the served folder's
     /// `__files`.
     func wiremockContext(label: String) -> WireMockContext {
-        let root = URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
+        let root = URL(
+            fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath,
+            isDirectory: true
+        )
         return WireMockContext(displayPath: label, root: root, globalTemplating: options.wiremock.globalTemplating)
     }
 
     /// Reads mappings (one, or `{"mappings": [...]}`) into runtime stubs. `id` (from the path)
     /// wins over the body's; `order` keeps a replaced mapping's place.
-    package func decodeWireMockMappings(_ json: [UInt8], id forcedID: String? = nil, order: Int? = nil,
-                                        label: String = "request body") -> Result<[Stub], StubProblems> {
+    package func decodeWireMockMappings(
+        _ json: [UInt8],
+        id forcedID: String? = nil,
+        order: Int? = nil,
+        label: String = "request body"
+    ) -> Result<[Stub], StubProblems> {
         let root: JSONNode
         do {
             root = try JSONParser.parse(json)
         } catch {
-            return .failure(StubProblems(problems: [StubProblem(.error, file: label, position: error.position, message: error.message)]))
+            return .failure(
+                StubProblems(problems: [
+                    StubProblem(.error, file: label, position: error.position, message: error.message)
+                ])
+            )
         }
         var context = wiremockContext(label: label)
         context.errorLimit = StubProblem.decodingErrorLimit
@@ -45,13 +56,24 @@ extension Engine {
             let node = WireMockAdminJSON.withID(mapping.node, id)
             var stored = mapping
             stored.node = node
-            if let stub = WireMockStubBuilder.stub(stored, &context, source: .runtime(id: id), order: order ?? wiremock.nextOrder(),
-                                                    id: id, defaultName: mapping.name ?? Self.describe(mapping)) {
+            if let stub = WireMockStubBuilder.stub(
+                stored,
+                &context,
+                source: .runtime(id: id),
+                order: order ?? wiremock.nextOrder(),
+                id: id,
+                defaultName: mapping.name ?? Self.describe(mapping)
+            ) {
                 stubs.append(stub)
             }
         }
         if context.hasErrors || (stubs.isEmpty && mappings.isEmpty && context.problems.isEmpty) {
-            return .failure(StubProblems(problems: context.hasErrors ? context.problems : [StubProblem(.error, file: label, message: "no mapping in the body")]))
+            return .failure(
+                StubProblems(
+                    problems: context.hasErrors
+                        ? context.problems : [StubProblem(.error, file: label, message: "no mapping in the body")]
+                )
+            )
         }
         return .success(stubs)
     }
@@ -73,14 +95,19 @@ extension Engine {
     package func putWireMockStubs(_ stubs: [Stub]) {
         state.withLock { s in
             let ids = Set(stubs.map(\.id))
-            let replacing = s.runtimeStubs.contains { ids.contains($0.id) } || s.fileStubs.contains { ids.contains($0.id) }
+            let replacing =
+                s.runtimeStubs.contains { ids.contains($0.id) } || s.fileStubs.contains { ids.contains($0.id) }
             guard replacing else {
                 s.addRuntimeStubs(stubs)
                 return
             }
             var runtime = s.runtimeStubs
             for stub in stubs {
-                if let i = runtime.firstIndex(where: { $0.id == stub.id }) { runtime[i] = stub } else { runtime.append(stub) }
+                if let i = runtime.firstIndex(where: { $0.id == stub.id }) {
+                    runtime[i] = stub
+                } else {
+                    runtime.append(stub)
+                }
             }
             s.hiddenFileStubIDs.formUnion(s.fileStubs.lazy.map(\.id).filter(ids.contains))
             s.setRuntimeStubs(runtime)

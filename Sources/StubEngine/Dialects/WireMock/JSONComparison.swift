@@ -62,7 +62,12 @@ package struct JSONExpectation: Sendable {
 }
 
 enum JSONComparison {
-    static func matches(expected: JSONExpectation, actual: JSONNode, ignoreArrayOrder: Bool, ignoreExtraElements: Bool) -> Bool {
+    static func matches(
+        expected: JSONExpectation,
+        actual: JSONNode,
+        ignoreArrayOrder: Bool,
+        ignoreExtraElements: Bool
+    ) -> Bool {
         var comparison = Comparison(ignoreArrayOrder: ignoreArrayOrder, ignoreExtra: ignoreExtraElements)
         return comparison.equal(expected.root, actual)
     }
@@ -123,8 +128,13 @@ enum JSONComparison {
             return true
         }
 
-        private mutating func augment(_ e: Int, _ expected: [JSONExpectation.Node], _ actual: [JSONNode],
-                                      _ owner: inout [Int], _ visited: inout [Bool]) -> Bool {
+        private mutating func augment(
+            _ e: Int,
+            _ expected: [JSONExpectation.Node],
+            _ actual: [JSONNode],
+            _ owner: inout [Int],
+            _ visited: inout [Bool]
+        ) -> Bool {
             for a in actual.indices where !visited[a] {
                 guard budget > 0 else { return false }
                 guard equal(expected[e], actual[a]) else { continue }

@@ -36,7 +36,8 @@ enum WireMockCondition: RequestCondition {
         case .form(let name, let pattern): return pattern.matches(facts.formValues(name))
         case .pathParameter(let name, let pattern): return captures[name].map(pattern.matches) ?? false
         case .body(let pattern): return pattern.matchesBody(facts)
-        case .basicAuth(let username, let password): return facts.basicCredentials.map { $0 == (username, password) } ?? false
+        case .basicAuth(let username, let password):
+            return facts.basicCredentials.map { $0 == (username, password) } ?? false
         case .host(let pattern): return facts.request.hostWithoutPort.map { pattern.matches($0.lowercased()) } ?? false
         case .port(let port): return facts.port == port
         case .clientIp(let ip): return facts.clientIP == ip
@@ -51,25 +52,65 @@ enum WireMockCondition: RequestCondition {
     func mismatch(_ facts: RequestFacts, captures: [String: String]) -> Mismatch {
         let request = facts.request
         switch self {
-        case .rawURL(let pattern): return Mismatch(condition: "url", expected: pattern.description, actual: facts.rawURL)
+        case .rawURL(let pattern):
+            return Mismatch(condition: "url", expected: pattern.description, actual: facts.rawURL)
         case .rawPath(let path): return Mismatch(condition: "path", expected: path, actual: facts.rawPath)
-        case .excludedMethods(let methods): return Mismatch(condition: "method", expected: "none of " + methods.joined(separator: ", "), actual: request.method)
+        case .excludedMethods(let methods):
+            return Mismatch(
+                condition: "method",
+                expected: "none of " + methods.joined(separator: ", "),
+                actual: request.method
+            )
         case .query(let name, let pattern):
-            return Mismatch(condition: "query.\(name)", expected: pattern.description, actual: RequestMatcher.describe(request.queryValues(name)))
+            return Mismatch(
+                condition: "query.\(name)",
+                expected: pattern.description,
+                actual: RequestMatcher.describe(request.queryValues(name))
+            )
         case .header(let name, let pattern):
-            return Mismatch(condition: "header.\(name)", expected: pattern.description, actual: RequestMatcher.describe(request.headers.values(name)))
+            return Mismatch(
+                condition: "header.\(name)",
+                expected: pattern.description,
+                actual: RequestMatcher.describe(request.headers.values(name))
+            )
         case .cookie(let name, let pattern):
-            return Mismatch(condition: "cookie.\(name)", expected: pattern.description, actual: RequestMatcher.describe(facts.cookies(name)))
+            return Mismatch(
+                condition: "cookie.\(name)",
+                expected: pattern.description,
+                actual: RequestMatcher.describe(facts.cookies(name))
+            )
         case .form(let name, let pattern):
-            return Mismatch(condition: "form.\(name)", expected: pattern.description, actual: RequestMatcher.describe(facts.formValues(name)))
+            return Mismatch(
+                condition: "form.\(name)",
+                expected: pattern.description,
+                actual: RequestMatcher.describe(facts.formValues(name))
+            )
         case .pathParameter(let name, let pattern):
-            return Mismatch(condition: "path.\(name)", expected: pattern.description, actual: RequestMatcher.describe(captures[name].map { [$0] } ?? []))
+            return Mismatch(
+                condition: "path.\(name)",
+                expected: pattern.description,
+                actual: RequestMatcher.describe(captures[name].map { [$0] } ?? [])
+            )
         case .body(let pattern):
-            return Mismatch(condition: "body", expected: pattern.description, actual: request.body.isEmpty ? "empty" : RequestMatcher.excerpt(facts.bodyText))
+            return Mismatch(
+                condition: "body",
+                expected: pattern.description,
+                actual: request.body.isEmpty ? "empty" : RequestMatcher.excerpt(facts.bodyText)
+            )
         case .basicAuth(let username, _):
-            return Mismatch(condition: "basicAuth", expected: "user \"\(username)\" with its password", actual: facts.basicCredentials.map { "user \"\($0.0)\"" } ?? "no Basic credentials")
-        case .host(let pattern): return Mismatch(condition: "host", expected: pattern.description, actual: request.hostWithoutPort ?? "absent")
-        case .port(let port): return Mismatch(condition: "port", expected: String(port), actual: facts.port.map(String.init) ?? "unknown")
+            return Mismatch(
+                condition: "basicAuth",
+                expected: "user \"\(username)\" with its password",
+                actual: facts.basicCredentials.map { "user \"\($0.0)\"" } ?? "no Basic credentials"
+            )
+        case .host(let pattern):
+            return Mismatch(
+                condition: "host",
+                expected: pattern.description,
+                actual: request.hostWithoutPort ?? "absent"
+            )
+        case .port(let port):
+            return Mismatch(condition: "port", expected: String(port), actual: facts.port.map(String.init) ?? "unknown")
         case .clientIp(let ip): return Mismatch(condition: "clientIp", expected: ip, actual: facts.clientIP)
         case .never(let why): return Mismatch(condition: "unsupported", expected: why, actual: "not evaluated")
         }
@@ -83,7 +124,11 @@ extension RequestFacts {
         let target = request.target
         if target.hasPrefix("/") { return target }
         let utf8 = Array(target.utf8)
-        guard let colon = (0..<max(0, utf8.count - 2)).first(where: { utf8[$0] == 0x3A && utf8[$0 + 1] == 0x2F && utf8[$0 + 2] == 0x2F }) else { return target }
+        guard
+            let colon = (0..<max(0, utf8.count - 2)).first(where: {
+                utf8[$0] == 0x3A && utf8[$0 + 1] == 0x2F && utf8[$0 + 2] == 0x2F
+            })
+        else { return target }
         let authorityStart = target.utf8.index(target.utf8.startIndex, offsetBy: colon + 3)
         let afterAuthority = target[authorityStart...].firstIndex { $0 == "/" || $0 == "?" }
         guard let start = afterAuthority else { return "/" }
@@ -115,8 +160,9 @@ extension RequestFacts {
         guard let header = request.headers["Authorization"] else { return nil }
         let scheme = header.prefix { $0 != " " }
         guard scheme.lowercased() == "basic",
-              let data = Data(base64Encoded: String(header.dropFirst(scheme.count).drop { $0 == " " })),
-              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+            let data = Data(base64Encoded: String(header.dropFirst(scheme.count).drop { $0 == " " })),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
@@ -134,7 +180,9 @@ extension RequestFacts {
     /// The client's address without its port.
     var clientIP: String {
         let peer = request.peer
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<close]) }
+        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
+            return String(peer[peer.index(after: peer.startIndex)..<close])
+        }
         guard let colon = peer.lastIndex(of: ":") else { return peer }
         return String(peer[..<colon])
     }

@@ -25,9 +25,13 @@ package struct WireMockFolderLoader: Sendable {
     /// outside `mappings/` and `__files/` (so `--dir` can take either kind).
     package static func recognises(_ folder: String) -> Bool {
         guard FileStatus(path: folder + "/mappings")?.kind == .directory else { return false }
-        let others = FolderWalk.walk(folder, skipDirectory: { relative, name in
-            relative == "mappings" || relative == "__files" || relative == "message-mappings" || name == "__files" || name.hasPrefix(".")
-        }).entries
+        let others = FolderWalk.walk(
+            folder,
+            skipDirectory: { relative, name in
+                relative == "mappings" || relative == "__files" || relative == "message-mappings" || name == "__files"
+                    || name.hasPrefix(".")
+            }
+        ).entries
         return !others.contains { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") }
     }
 
@@ -43,10 +47,15 @@ package struct WireMockFolderLoader: Sendable {
 
     /// The mapping files, and the folders that could not be listed.
     private func listMappingFiles() -> (files: [String], failures: [FolderWalk.ReadFailure]) {
-        let listing = FolderWalk.walk(mappingsFolder.path,
-                                      skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") })
+        let listing = FolderWalk.walk(
+            mappingsFolder.path,
+            skipDirectory: { _, name in name == "__files" || name.hasPrefix(".") }
+        )
         let files = listing.entries
-            .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+            .filter {
+                !$0.isDirectory && $0.path.lowercased().hasSuffix(".json")
+                    && !$0.path.split(separator: "/").contains { $0.hasPrefix(".") }
+            }
             .map(\.path)
             .sorted()
         return (files, listing.failures)
@@ -83,9 +92,14 @@ package struct WireMockFolderLoader: Sendable {
     private func readMappings(sharing base: WireMockContext) -> Reading {
         var reading = Reading()
         guard FileStatus(path: directory.path)?.kind == .directory else {
-            reading.problems = [StubProblem(.error, file: displayName,
-                message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ "
-                    + "and __files/")]
+            reading.problems = [
+                StubProblem(
+                    .error,
+                    file: displayName,
+                    message: "the WireMock folder does not exist; pass --wiremock with the folder that holds mappings/ "
+                        + "and __files/"
+                )
+            ]
             reading.folderUnreadable = true
             return reading
         }
@@ -97,7 +111,9 @@ package struct WireMockFolderLoader: Sendable {
         // Not listed is not empty: a reload that could not list the folder keeps the last good stubs.
         for failure in failures {
             let file = (displayName.hasSuffix("/") ? displayName : displayName + "/") + prefix + failure.path
-            reading.problems.append(StubProblem(.error, file: file, message: "cannot be listed: \(SystemErrors.message(failure.code))"))
+            reading.problems.append(
+                StubProblem(.error, file: file, message: "cannot be listed: \(SystemErrors.message(failure.code))")
+            )
             reading.folderUnreadable = true
         }
         for relative in paths {
@@ -106,32 +122,59 @@ package struct WireMockFolderLoader: Sendable {
                 let problem = StubProblem(.error, file: display, message: "cannot be read (check its permissions)")
                 reading.problems.append(problem)
                 reading.folderUnreadable = true
-                reading.skipped.append(SkippedMapping(file: display, position: nil, jsonPath: "$",
-                                                      reason: problem.message))
+                reading.skipped.append(
+                    SkippedMapping(
+                        file: display,
+                        position: nil,
+                        jsonPath: "$",
+                        reason: problem.message
+                    )
+                )
                 continue
             }
             do {
                 let root = try JSONParser.parse(Array(data))
                 var context = base.forFile(display)
                 let mappings = WireMockReader.readFile(&context, root)
-                reading.files.append(MappingFile(relativePath: prefix + relative, displayPath: display,
-                                                 mappings: mappings))
+                reading.files.append(
+                    MappingFile(
+                        relativePath: prefix + relative,
+                        displayPath: display,
+                        mappings: mappings
+                    )
+                )
                 reading.problems += context.problems
                 reading.skipped += context.skipped
             } catch {
                 // WireMock cannot read this file either (it stops at it); here the rest of the
                 // folder serves, and the file is named with where its JSON breaks.
-                reading.problems.append(StubProblem(.error, file: display, position: error.position,
-                                                    message: error.message))
-                reading.skipped.append(SkippedMapping(file: display, position: error.position, jsonPath: "$",
-                                                      reason: "the file is not valid JSON: " + error.message))
+                reading.problems.append(
+                    StubProblem(
+                        .error,
+                        file: display,
+                        position: error.position,
+                        message: error.message
+                    )
+                )
+                reading.skipped.append(
+                    SkippedMapping(
+                        file: display,
+                        position: error.position,
+                        jsonPath: "$",
+                        reason: "the file is not valid JSON: " + error.message
+                    )
+                )
             }
         }
         let messages = directory.appendingPathComponent("message-mappings")
         if mappingsFolder != directory, FileManager.default.fileExists(atPath: messages.path) {
-            reading.problems.append(StubProblem(
-                .warning, file: displayName + "/message-mappings",
-                message: "message (WebSocket) mappings are not supported; this folder is not loaded"))
+            reading.problems.append(
+                StubProblem(
+                    .warning,
+                    file: displayName + "/message-mappings",
+                    message: "message (WebSocket) mappings are not supported; this folder is not loaded"
+                )
+            )
         }
         return reading
     }
@@ -154,18 +197,27 @@ package struct WireMockFolderLoader: Sendable {
                 if let other = ids[id] {
                     let own = Self.stableID(file.relativePath, index)
                     let written = (mapping.node["id"] ?? mapping.node["uuid"])?.position
-                    context.warning(mapping.path + ".id", written,
-                                    "id \(id) is also the id of a mapping in \(other); both are served (this one "
-                                    + "answers first among equal priorities, as it is loaded later), and the admin API "
-                                    + "knows this one as \(own)")
+                    context.warning(
+                        mapping.path + ".id",
+                        written,
+                        "id \(id) is also the id of a mapping in \(other); both are served (this one "
+                            + "answers first among equal priorities, as it is loaded later), and the admin API "
+                            + "knows this one as \(own)"
+                    )
                     id = own
                 }
                 ids[id] = file.displayPath
                 let before = context.problems.count
                 // Later mappings rank first among equals: WireMock's "most recently added wins".
                 let source = StubSource.file(path: file.displayPath, index: index)
-                if let stub = WireMockStubBuilder.stub(mapping, &context, source: source, order: -stubs.count,
-                                                        id: id, defaultName: "\(file.displayPath)#\(index)") {
+                if let stub = WireMockStubBuilder.stub(
+                    mapping,
+                    &context,
+                    source: source,
+                    order: -stubs.count,
+                    id: id,
+                    defaultName: "\(file.displayPath)#\(index)"
+                ) {
                     stubs.append(stub)
                 } else {
                     context.skipIfFailed(mapping.path, mapping.node.position, since: before)
@@ -174,8 +226,13 @@ package struct WireMockFolderLoader: Sendable {
             problems += context.problems
             skipped += context.skipped
         }
-        return StubLoadResult(stubs: stubs, problems: problems, fileCount: reading.fileCount, skipped: skipped,
-                              servesWithoutSkipped: !reading.folderUnreadable)
+        return StubLoadResult(
+            stubs: stubs,
+            problems: problems,
+            fileCount: reading.fileCount,
+            skipped: skipped,
+            servesWithoutSkipped: !reading.folderUnreadable
+        )
     }
 
     /// The reading context every file of this folder shares (one `__files` cache).

@@ -169,7 +169,13 @@ package struct WireMockContext: ProblemCollecting {
 
     /// Checks an object's keys: supported ones pass, known-but-unsupported ones and unknown
     /// ones are warnings saying what happens instead. False when the node is not an object.
-    mutating func checkKeys(_ node: JSONNode, _ path: String, supported: [String], unsupported: [String: String], what: String) -> Bool {
+    mutating func checkKeys(
+        _ node: JSONNode,
+        _ path: String,
+        supported: [String],
+        unsupported: [String: String],
+        what: String
+    ) -> Bool {
         guard let members = node.members else {
             error(path, node, "expected \(what) (an object), found \(node.kindDescription)")
             return false
@@ -180,7 +186,9 @@ package struct WireMockContext: ProblemCollecting {
                 warning(memberPath, member.keyPosition, "\"\(member.key)\" is not supported: \(why)")
             } else {
                 var message = "unknown key \"\(member.key)\" in \(what); it is ignored"
-                if let near = Suggestion.closest(to: member.key, among: supported + unsupported.keys.sorted()) { message += " (did you mean \"\(near)\"?)" }
+                if let near = Suggestion.closest(to: member.key, among: supported + unsupported.keys.sorted()) {
+                    message += " (did you mean \"\(near)\"?)"
+                }
                 warning(memberPath, member.keyPosition, message)
             }
         }

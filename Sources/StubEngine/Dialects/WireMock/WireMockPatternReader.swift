@@ -7,8 +7,11 @@ import Foundation
 /// Reads WireMock's value matchers (`{"equalTo": "x"}`, `{"matchesJsonPath": {...}}`,
 /// `{"and": [...]}`...) into `ContentPattern`s, compiling what they need.
 package enum WireMockPatternReader {
-    package static let operators = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "equalToJson",
-                            "matchesJsonPath", "binaryEqualTo", "and", "or", "not", "anything"] + ContentPattern.NumberComparison.allCases.map(\.rawValue)
+    package static let operators =
+        [
+            "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "equalToJson",
+            "matchesJsonPath", "binaryEqualTo", "and", "or", "not", "anything",
+        ] + ContentPattern.NumberComparison.allCases.map(\.rawValue)
     /// Operators WireMock has and stubserver refuses, with why.
     package static let unsupportedOperators: [String: String] = [
         "equalToXml": "XML comparison is not implemented",
@@ -18,10 +21,12 @@ package enum WireMockPatternReader {
         "after": "date comparisons are not implemented",
         "equalToDateTime": "date comparisons are not implemented",
     ]
-    static let modifiers = ["caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "expression",
-                            "actualFormat", "truncateExpected", "truncateActual", "enablePlaceholders",
-                            "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "namespaceAwareness",
-                            "xPathNamespaces", "schemaVersion"]
+    static let modifiers = [
+        "caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "expression",
+        "actualFormat", "truncateExpected", "truncateActual", "enablePlaceholders",
+        "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "namespaceAwareness",
+        "xPathNamespaces", "schemaVersion",
+    ]
 
     /// A name's pattern where a name may repeat: one pattern, or `hasExactly` / `includes`.
     static func multiValue(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> MultiValuePattern? {
@@ -38,7 +43,8 @@ package enum WireMockPatternReader {
         return pattern(&c, node, path).map { .single($0) }
     }
 
-    static func pattern(_ c: inout WireMockContext, _ node: JSONNode, _ path: String, depth: Int = 0) -> ContentPattern? {
+    static func pattern(_ c: inout WireMockContext, _ node: JSONNode, _ path: String, depth: Int = 0) -> ContentPattern?
+    {
         guard depth < 32 else {
             c.error(path, node, "matchers are nested too deeply")
             return nil
@@ -49,18 +55,31 @@ package enum WireMockPatternReader {
         }
         let named = members.filter { operators.contains($0.key) || unsupportedOperators[$0.key] != nil }
         guard named.count == 1, let op = named.first else {
-            c.error(path, node, named.isEmpty
+            c.error(
+                path,
+                node,
+                named.isEmpty
                     ? "a matcher needs one of: " + operators.joined(separator: ", ")
-                    : "a matcher takes one operator, found " + named.map(\.key).joined(separator: ", ") + "; combine them with \"and\"")
+                    : "a matcher takes one operator, found " + named.map(\.key).joined(separator: ", ")
+                        + "; combine them with \"and\""
+            )
             return nil
         }
         for member in members where member.key != op.key && !modifiers.contains(member.key) {
-            c.warning(path + DecodingContext.pathComponent(member.key), member.keyPosition, "unknown key \"\(member.key)\" in a matcher; it is ignored")
+            c.warning(
+                path + DecodingContext.pathComponent(member.key),
+                member.keyPosition,
+                "unknown key \"\(member.key)\" in a matcher; it is ignored"
+            )
         }
         let operand = op.value
         let operandPath = path + "." + op.key
         if let why = unsupportedOperators[op.key] {
-            c.warning(operandPath, op.keyPosition, "\"\(op.key)\" is not supported (\(why)); this condition never matches, so the mapping never answers")
+            c.warning(
+                operandPath,
+                op.keyPosition,
+                "\"\(op.key)\" is not supported (\(why)); this condition never matches, so the mapping never answers"
+            )
             return .unsupported(op.key)
         }
         switch op.key {
@@ -100,14 +119,17 @@ package enum WireMockPatternReader {
                 c.error(operandPath, operand, "expected an array of matchers")
                 return nil
             }
-            let patterns = elements.enumerated().compactMap { pattern(&c, $0.element, "\(operandPath)[\($0.offset)]", depth: depth + 1) }
+            let patterns = elements.enumerated().compactMap {
+                pattern(&c, $0.element, "\(operandPath)[\($0.offset)]", depth: depth + 1)
+            }
             guard patterns.count == elements.count else { return nil }
             return op.key == "and" ? .and(patterns) : .or(patterns)
         case "not":
             return pattern(&c, operand, operandPath, depth: depth + 1).map { .not($0) }
         default:
             guard let comparison = ContentPattern.NumberComparison(rawValue: op.key),
-                  let n = WireMockScalars.number(operand) else {
+                let n = WireMockScalars.number(operand)
+            else {
                 c.error(operandPath, operand, "expected a number, found \(operand.kindDescription)")
                 return nil
             }
@@ -115,7 +137,8 @@ package enum WireMockPatternReader {
         }
     }
 
-    private static func expectedString(_ c: inout WireMockContext, _ path: String, _ node: JSONNode) -> ContentPattern? {
+    private static func expectedString(_ c: inout WireMockContext, _ path: String, _ node: JSONNode) -> ContentPattern?
+    {
         c.error(path, node, "expected a string, found \(node.kindDescription)")
         return nil
     }
@@ -123,7 +146,12 @@ package enum WireMockPatternReader {
     /// A regular expression: the linear-time engine, or for Java's look-around, back-references,
     /// atomic groups and possessive quantifiers the backtracking one within its budget
     /// (docs/wiremock.md). Not a warning here: WireMock folders use them as a matter of course.
-    static func compile(_ c: inout WireMockContext, _ source: String, _ node: JSONNode, _ path: String) -> CompiledRegex? {
+    static func compile(
+        _ c: inout WireMockContext,
+        _ source: String,
+        _ node: JSONNode,
+        _ path: String
+    ) -> CompiledRegex? {
         do {
             return try CompiledRegex(source)
         } catch let syntax as RegexSyntaxError {
@@ -134,14 +162,23 @@ package enum WireMockPatternReader {
         return nil
     }
 
-    private static func equalToJson(_ c: inout WireMockContext, _ node: JSONNode, _ operand: JSONNode, _ path: String) -> ContentPattern? {
+    private static func equalToJson(
+        _ c: inout WireMockContext,
+        _ node: JSONNode,
+        _ operand: JSONNode,
+        _ path: String
+    ) -> ContentPattern? {
         var document = operand
         if let text = operand.string {
             // A string holds the JSON as text (the form the Java client writes).
             do {
                 document = try JSONParser.parse(Array(text.utf8))
             } catch {
-                c.error(path, operand, "the JSON in this string does not parse: \(error.message) (at \(error.position) of the string)")
+                c.error(
+                    path,
+                    operand,
+                    "the JSON in this string does not parse: \(error.message) (at \(error.position) of the string)"
+                )
                 return nil
             }
         }
@@ -154,7 +191,11 @@ package enum WireMockPatternReader {
             return b
         }
         do {
-            return .equalToJson(try JSONExpectation(document), ignoreArrayOrder: flags[0], ignoreExtraElements: flags[1])
+            return .equalToJson(
+                try JSONExpectation(document),
+                ignoreArrayOrder: flags[0],
+                ignoreExtraElements: flags[1]
+            )
         } catch let syntax as RegexSyntaxError {
             c.error(path, operand, "${json-unit.regex}: \(syntax.message) (at character \(syntax.offset))")
         } catch {
@@ -163,7 +204,12 @@ package enum WireMockPatternReader {
         return nil
     }
 
-    private static func jsonPath(_ c: inout WireMockContext, _ operand: JSONNode, _ path: String, depth: Int) -> ContentPattern? {
+    private static func jsonPath(
+        _ c: inout WireMockContext,
+        _ operand: JSONNode,
+        _ path: String,
+        depth: Int
+    ) -> ContentPattern? {
         let expressionNode: JSONNode?
         var nested: ContentPattern?
         if operand.string != nil {

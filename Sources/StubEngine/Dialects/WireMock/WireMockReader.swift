@@ -10,13 +10,17 @@ import HTTP1
 /// (`../shared/corpora/wiremock/schema`); `WireMockSchemaTests` checks every key of it is
 /// either read here or listed as unsupported with a reason.
 package enum WireMockReader {
-    package static let mappingKeys = ["id", "uuid", "name", "request", "response", "priority", "scenarioName",
-                              "requiredScenarioState", "newScenarioState", "metadata", "persistent", "insertionIndex",
-                              "serveEventListeners", "postServeActions"]
+    package static let mappingKeys = [
+        "id", "uuid", "name", "request", "response", "priority", "scenarioName",
+        "requiredScenarioState", "newScenarioState", "metadata", "persistent", "insertionIndex",
+        "serveEventListeners", "postServeActions",
+    ]
     package static let unsupportedMappingKeys: [String: String] = [:]
-    package static let requestKeys = ["method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
-                              "queryParameters", "headers", "cookies", "formParameters", "basicAuthCredentials", "bodyPatterns",
-                              "host", "port", "scheme", "clientIp"]
+    package static let requestKeys = [
+        "method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
+        "queryParameters", "headers", "cookies", "formParameters", "basicAuthCredentials", "bodyPatterns",
+        "host", "port", "scheme", "clientIp",
+    ]
     package static let unsupportedRequestKeys: [String: String] = [
         "customMatcher": "custom matchers are Java extensions; this condition never matches",
         "multipartPatterns": "multipart bodies are not parsed; this condition never matches",
@@ -31,11 +35,20 @@ package enum WireMockReader {
         // refuses a repeated key).
         let (root, duplicates) = parsed.mergingDuplicateKeys()
         for duplicate in duplicates {
-            c.warning("\(duplicate.objectPath).\(duplicate.key)", duplicate.position,
-                      "\"\(duplicate.key)\" is written twice in this object; the last value is used, as WireMock does")
+            c.warning(
+                "\(duplicate.objectPath).\(duplicate.key)",
+                duplicate.position,
+                "\"\(duplicate.key)\" is written twice in this object; the last value is used, as WireMock does"
+            )
         }
         if let list = root["mappings"] {
-            _ = c.checkKeys(root, "$", supported: ["mappings", "meta", "importOptions"], unsupported: [:], what: "a mappings file")
+            _ = c.checkKeys(
+                root,
+                "$",
+                supported: ["mappings", "meta", "importOptions"],
+                unsupported: [:],
+                what: "a mappings file"
+            )
             guard let elements = list.elements else {
                 let before = c.problems.count
                 c.error("$.mappings", list, "expected an array of mappings, found \(list.kindDescription)")
@@ -60,10 +73,17 @@ package enum WireMockReader {
     }
 
     /// The mapping, or nil after an error (or the warning that a message mapping is not loaded).
-    private static func readCheckedMapping(_ c: inout WireMockContext, _ node: JSONNode,
-                                           _ path: String) -> WireMockMapping? {
+    private static func readCheckedMapping(
+        _ c: inout WireMockContext,
+        _ node: JSONNode,
+        _ path: String
+    ) -> WireMockMapping? {
         guard node.members != nil else {
-            c.error(path, node, "expected a mapping (an object with \"request\" and \"response\"), found \(node.kindDescription)")
+            c.error(
+                path,
+                node,
+                "expected a mapping (an object with \"request\" and \"response\"), found \(node.kindDescription)"
+            )
             return nil
         }
         if node["trigger"] != nil || node["actions"] != nil, node["request"] == nil {
@@ -93,15 +113,20 @@ package enum WireMockReader {
                     c.warning(path + ".priority", p.position, "priority \(written) is read as \(n), as WireMock does")
                 }
             } else {
-                c.error(path + ".priority", p,
-                        "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)")
+                c.error(
+                    path + ".priority",
+                    p,
+                    "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)"
+                )
             }
         }
         if let request = node["request"] {
             if let read = readRequest(&c, request, path + ".request") { mapping.request = read }
         }
         if let response = node["response"] {
-            if let read = WireMockResponseReader.read(&c, response, path + ".response", request: mapping.request) { mapping.response = read }
+            if let read = WireMockResponseReader.read(&c, response, path + ".response", request: mapping.request) {
+                mapping.response = read
+            }
         }
         mapping.scenario = readScenario(&c, node, path)
         mapping.webhooks = WireMockWebhookReader.read(&c, node, path)
@@ -116,7 +141,11 @@ package enum WireMockReader {
             guard let value = node[key] else { continue }
             // Jackson trims a UUID's text before reading it (a real folder has "...463\n").
             guard let s = value.string.map(trimmedUUIDText), UUID(uuidString: s) != nil else {
-                c.error(path + "." + key, value, "expected a UUID such as \"76ada7b0-49ae-4229-91c4-396a36f18e09\", found \(value.kindDescription)")
+                c.error(
+                    path + "." + key,
+                    value,
+                    "expected a UUID such as \"76ada7b0-49ae-4229-91c4-396a36f18e09\", found \(value.kindDescription)"
+                )
                 continue
             }
             if let first = id, first.lowercased() != s.lowercased() {
@@ -137,8 +166,11 @@ package enum WireMockReader {
         var values: [String: String] = [:]
         for key in ["scenarioName", "requiredScenarioState", "newScenarioState"] {
             guard let value = node[key] else { continue }
-            if let s = WireMockScalars.string(value), !s.isEmpty { values[key] = s }
-            else { c.error(path + "." + key, value, "expected a non-empty string, found \(value.kindDescription)") }
+            if let s = WireMockScalars.string(value), !s.isEmpty {
+                values[key] = s
+            } else {
+                c.error(path + "." + key, value, "expected a non-empty string, found \(value.kindDescription)")
+            }
         }
         guard let name = values["scenarioName"] else {
             if values["requiredScenarioState"] != nil || values["newScenarioState"] != nil {
@@ -150,12 +182,24 @@ package enum WireMockReader {
     }
 
     package static func readRequest(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> WireMockRequest? {
-        guard c.checkKeys(node, path, supported: requestKeys, unsupported: unsupportedRequestKeys, what: "a request pattern") else { return nil }
+        guard
+            c.checkKeys(
+                node,
+                path,
+                supported: requestKeys,
+                unsupported: unsupportedRequestKeys,
+                what: "a request pattern"
+            )
+        else { return nil }
         var request = WireMockRequest()
         if let method = node["method"] { readMethod(&c, method, path + ".method", into: &request) }
         let urls = urlKeys.filter { node[$0] != nil }
         if urls.count > 1 {
-            c.error(path + "." + urls[1], node[urls[1]], "a request pattern takes one of url, urlPattern, urlPath, urlPathPattern, urlPathTemplate; found \(urls.joined(separator: " and "))")
+            c.error(
+                path + "." + urls[1],
+                node[urls[1]],
+                "a request pattern takes one of url, urlPattern, urlPath, urlPathPattern, urlPathTemplate; found \(urls.joined(separator: " and "))"
+            )
         } else if let key = urls.first, let value = node[key] {
             request.url = readURL(&c, key, value, path + "." + key)
         }
@@ -175,57 +219,93 @@ package enum WireMockReader {
         }
         if let body = node["bodyPatterns"] {
             if let elements = body.elements {
-                request.body = elements.enumerated().compactMap { WireMockPatternReader.pattern(&c, $0.element, "\(path).bodyPatterns[\($0.offset)]") }
+                request.body = elements.enumerated().compactMap {
+                    WireMockPatternReader.pattern(&c, $0.element, "\(path).bodyPatterns[\($0.offset)]")
+                }
             } else {
                 c.error(path + ".bodyPatterns", body, "expected an array of matchers, found \(body.kindDescription)")
             }
         }
         if let host = node["host"] {
-            request.host = host.string.map { .equalTo($0.lowercased(), caseInsensitive: true) } ?? WireMockPatternReader.pattern(&c, host, path + ".host")
+            request.host =
+                host.string.map { .equalTo($0.lowercased(), caseInsensitive: true) }
+                ?? WireMockPatternReader.pattern(&c, host, path + ".host")
         }
         if let port = node["port"] {
-            if let n = WireMockScalars.integer(port), (1...65535).contains(n) { request.port = n }
-            else { c.error(path + ".port", port, "expected a port from 1 to 65535") }
+            if let n = WireMockScalars.integer(port), (1...65535).contains(n) {
+                request.port = n
+            } else {
+                c.error(path + ".port", port, "expected a port from 1 to 65535")
+            }
         }
         if let scheme = node["scheme"] {
-            if let s = scheme.string, s == "http" || s == "https" { request.scheme = s }
-            else { c.error(path + ".scheme", scheme, "expected \"http\" or \"https\"") }
+            if let s = scheme.string, s == "http" || s == "https" {
+                request.scheme = s
+            } else {
+                c.error(path + ".scheme", scheme, "expected \"http\" or \"https\"")
+            }
         }
         if let ip = node["clientIp"] {
-            if let s = ip.string { request.clientIp = s } else { c.error(path + ".clientIp", ip, "expected an IP address as a string") }
+            if let s = ip.string {
+                request.clientIp = s
+            } else {
+                c.error(path + ".clientIp", ip, "expected an IP address as a string")
+            }
         }
         for key in unsupportedRequestKeys.keys.sorted() where node[key] != nil { request.unsupported.append(key) }
         return request
     }
 
-    static func readMethod(_ c: inout WireMockContext, _ node: JSONNode, _ path: String, into request: inout WireMockRequest) {
+    static func readMethod(
+        _ c: inout WireMockContext,
+        _ node: JSONNode,
+        _ path: String,
+        into request: inout WireMockRequest
+    ) {
         if let s = node.string {
             if s == "ANY" { return }
-            guard HTTPToken.isToken(s) else { c.error(path, node, "\"\(s)\" is not an HTTP method"); return }
+            guard HTTPToken.isToken(s) else {
+                c.error(path, node, "\"\(s)\" is not an HTTP method")
+                return
+            }
             request.methods = [s]
             return
         }
         for key in ["oneOf", "noneOf"] {
             guard let list = node[key] else { continue }
-            guard let methods = list.elements?.compactMap(\.string), methods.count == list.elements?.count, !methods.isEmpty,
-                  methods.allSatisfy(HTTPToken.isToken) else {
+            guard let methods = list.elements?.compactMap(\.string), methods.count == list.elements?.count,
+                !methods.isEmpty,
+                methods.allSatisfy(HTTPToken.isToken)
+            else {
                 c.error(path + "." + key, list, "expected an array of methods, such as [\"GET\", \"HEAD\"]")
                 return
             }
             if key == "oneOf" { request.methods = methods } else { request.excludedMethods = methods }
             return
         }
-        c.error(path, node, "expected a method (\"GET\", \"ANY\") or {\"oneOf\": [...]} / {\"noneOf\": [...]}, found \(node.kindDescription)")
+        c.error(
+            path,
+            node,
+            "expected a method (\"GET\", \"ANY\") or {\"oneOf\": [...]} / {\"noneOf\": [...]}, found \(node.kindDescription)"
+        )
     }
 
-    static func readURL(_ c: inout WireMockContext, _ key: String, _ node: JSONNode, _ path: String) -> WireMockRequest.URLMatch? {
+    static func readURL(
+        _ c: inout WireMockContext,
+        _ key: String,
+        _ node: JSONNode,
+        _ path: String
+    ) -> WireMockRequest.URLMatch? {
         guard let s = node.string else {
             c.error(path, node, "expected a string, found \(node.kindDescription)")
             return nil
         }
         switch key {
         case "url", "urlPath":
-            guard s.hasPrefix("/") else { c.error(path, node, "\(key) starts with \"/\" (found \"\(s)\")"); return nil }
+            guard s.hasPrefix("/") else {
+                c.error(path, node, "\(key) starts with \"/\" (found \"\(s)\")")
+                return nil
+            }
             if key == "urlPath", s.contains("?") {
                 c.error(path, node, "urlPath is the path alone; put the query in \"url\" or in \"queryParameters\"")
                 return nil
@@ -239,7 +319,12 @@ package enum WireMockReader {
         }
     }
 
-    static func readPathParameters(_ c: inout WireMockContext, _ node: JSONNode, _ path: String, url: WireMockRequest.URLMatch?) -> [(name: String, pattern: ContentPattern)] {
+    static func readPathParameters(
+        _ c: inout WireMockContext,
+        _ node: JSONNode,
+        _ path: String,
+        url: WireMockRequest.URLMatch?
+    ) -> [(name: String, pattern: ContentPattern)] {
         guard case .urlPathTemplate(_, let template)? = url else {
             // WireMock writes `"pathParameters": {}` into every mapping it saves: nothing to check.
             if node.members?.isEmpty == true { return [] }
@@ -254,7 +339,12 @@ package enum WireMockReader {
         for member in members {
             let memberPath = path + DecodingContext.pathComponent(member.key)
             guard template.parameterNames.contains(member.key) else {
-                c.error(memberPath, member.value, "the urlPathTemplate has no {\(member.key)}; it has " + template.parameterNames.sorted().map { "{\($0)}" }.joined(separator: ", "))
+                c.error(
+                    memberPath,
+                    member.value,
+                    "the urlPathTemplate has no {\(member.key)}; it has "
+                        + template.parameterNames.sorted().map { "{\($0)}" }.joined(separator: ", ")
+                )
                 continue
             }
             if let p = WireMockPatternReader.pattern(&c, member.value, memberPath) { result.append((member.key, p)) }
@@ -262,14 +352,21 @@ package enum WireMockReader {
         return result
     }
 
-    static func named(_ c: inout WireMockContext, _ node: JSONNode?, _ path: String, what: String) -> [(name: String, pattern: MultiValuePattern)] {
+    static func named(
+        _ c: inout WireMockContext,
+        _ node: JSONNode?,
+        _ path: String,
+        what: String
+    ) -> [(name: String, pattern: MultiValuePattern)] {
         guard let node else { return [] }
         guard let members = node.members else {
             c.error(path, node, "expected an object of \(what), name to matcher, found \(node.kindDescription)")
             return []
         }
         return members.compactMap { member in
-            WireMockPatternReader.multiValue(&c, member.value, path + DecodingContext.pathComponent(member.key)).map { (member.key, $0) }
+            WireMockPatternReader.multiValue(&c, member.value, path + DecodingContext.pathComponent(member.key)).map {
+                (member.key, $0)
+            }
         }
     }
 }
@@ -277,21 +374,36 @@ package enum WireMockReader {
 /// `urlPathTemplate`: the OpenAPI subset of RFC 6570 WireMock takes, `/users/{id}`, where a
 /// variable is a whole segment. Compiled to the engine's segment pattern.
 enum WireMockPathTemplate {
-    static func compile(_ c: inout WireMockContext, _ source: String, _ node: JSONNode, _ path: String) -> PathPattern? {
-        guard source.hasPrefix("/") else { c.error(path, node, "urlPathTemplate starts with \"/\""); return nil }
+    static func compile(_ c: inout WireMockContext, _ source: String, _ node: JSONNode, _ path: String) -> PathPattern?
+    {
+        guard source.hasPrefix("/") else {
+            c.error(path, node, "urlPathTemplate starts with \"/\"")
+            return nil
+        }
         var segments: [PathPattern.Segment] = []
         var names = Set<String>()
         for part in source.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
                 let name = String(part.dropFirst().dropLast())
                 guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                    c.error(path, node, "{\(name)}: stubserver takes simple variables ({name}); RFC 6570 operators such as {+name} or {name*} are not supported")
+                    c.error(
+                        path,
+                        node,
+                        "{\(name)}: stubserver takes simple variables ({name}); RFC 6570 operators such as {+name} or {name*} are not supported"
+                    )
                     return nil
                 }
-                guard names.insert(name).inserted else { c.error(path, node, "{\(name)} appears twice"); return nil }
+                guard names.insert(name).inserted else {
+                    c.error(path, node, "{\(name)} appears twice")
+                    return nil
+                }
                 segments.append(.parameter(name))
             } else if part.contains("{") || part.contains("}") {
-                c.error(path, node, "\"\(part)\": a {variable} must be a whole segment here (stubserver does not split segments such as {name}.{ext})")
+                c.error(
+                    path,
+                    node,
+                    "\"\(part)\": a {variable} must be a whole segment here (stubserver does not split segments such as {name}.{ext})"
+                )
                 return nil
             } else {
                 guard let decoded = PercentDecoding.decode(part, strict: true) else {

@@ -56,7 +56,8 @@ private extension String {
     var trimmingJSONSpace: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !Self.isSpace($0) }),
-              let last = scalars.lastIndex(where: { !Self.isSpace($0) }) else { return "" }
+            let last = scalars.lastIndex(where: { !Self.isSpace($0) })
+        else { return "" }
         return String(scalars[first...last])
     }
 

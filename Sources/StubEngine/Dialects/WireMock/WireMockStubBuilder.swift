@@ -10,16 +10,37 @@ import HTTP1
 /// rest become `WireMockCondition`s; the response is prepared once, or compiled into a
 /// Handlebars renderer when it is templated.
 package enum WireMockStubBuilder {
-    package static func stub(_ m: WireMockMapping, _ c: inout WireMockContext, source: StubSource, order: Int,
-                             id: String, defaultName: String) -> Stub? {
+    package static func stub(
+        _ m: WireMockMapping,
+        _ c: inout WireMockContext,
+        source: StubSource,
+        order: Int,
+        id: String,
+        defaultName: String
+    ) -> Stub? {
         let before = c.problems.count
         let request = pattern(m.request, &c, m.path + ".request")
-        let response = makeResponse(m.response, &c, m.path + ".response", pathParameters: request.path?.parameterNames ?? [])
+        let response = makeResponse(
+            m.response,
+            &c,
+            m.path + ".response",
+            pathParameters: request.path?.parameterNames ?? []
+        )
         guard !c.problems[before...].contains(where: { $0.severity == .error }), let response else { return nil }
         let webhooks = m.webhooks.compactMap { WireMockWebhookReader.compile($0, &c) }
-        return Stub(name: m.name ?? defaultName, source: source, priority: m.priority, request: request,
-                    responses: [response], scenario: m.scenario, order: order, definition: m.node, dialect: .wiremock,
-                    id: id, webhooks: webhooks)
+        return Stub(
+            name: m.name ?? defaultName,
+            source: source,
+            priority: m.priority,
+            request: request,
+            responses: [response],
+            scenario: m.scenario,
+            order: order,
+            definition: m.node,
+            dialect: .wiremock,
+            id: id,
+            webhooks: webhooks
+        )
     }
 
     /// The request conditions (also used to find journal entries by a WireMock pattern).
@@ -34,8 +55,11 @@ package enum WireMockStubBuilder {
         case .urlPattern(let regex)?:
             conditions.append(.rawURL(.matches(regex)))
         case .urlPath(let rawPath)?:
-            if let literal = literalPath(rawPath) { pathPattern = literal }
-            else { conditions.append(.rawPath(rawPath)) }
+            if let literal = literalPath(rawPath) {
+                pathPattern = literal
+            } else {
+                conditions.append(.rawPath(rawPath))
+            }
         case .urlPathPattern(let regex)?:
             pathPattern = .regex(regex)
         case .urlPathTemplate(_, let template)?:
@@ -66,26 +90,49 @@ package enum WireMockStubBuilder {
         guard rawPath.hasPrefix("/") else { return nil }
         var segments: [PathPattern.Segment] = []
         for part in rawPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard part != "." && part != "..", let decoded = PercentDecoding.decode(part, strict: true) else { return nil }
+            guard part != "." && part != "..", let decoded = PercentDecoding.decode(part, strict: true) else {
+                return nil
+            }
             segments.append(.literal(decoded))
         }
         return .segments(source: rawPath, segments)
     }
 
-    static func makeResponse(_ r: WireMockResponse, _ c: inout WireMockContext, _ path: String, pathParameters: Set<String>) -> StubResponse? {
+    static func makeResponse(
+        _ r: WireMockResponse,
+        _ c: inout WireMockContext,
+        _ path: String,
+        pathParameters: Set<String>
+    ) -> StubResponse? {
         if case .missingFile(let name) = r.body {
             return StubResponse(prepared: WireMockResponse.missingFileAnswer(name))
         }
         var headers = HeaderFields()
         for header in r.headers { headers.add(header.name, header.value) }
-        let prepared = PreparedResponse(status: r.status, reason: r.statusMessage, headers: headers, body: r.staticBody ?? [])
+        let prepared = PreparedResponse(
+            status: r.status,
+            reason: r.statusMessage,
+            headers: headers,
+            body: r.staticBody ?? []
+        )
         var delay: Delay? = r.delayDistribution ?? r.fixedDelay.map { .fixed($0) }
         if delay == .fixed(0) { delay = nil }
         let renderer = r.templated ? templateRenderer(r, &c, path) : nil
-        return StubResponse(prepared: prepared, delay: delay, fault: r.fault, dribble: r.dribble, template: renderer, proxy: r.proxy)
+        return StubResponse(
+            prepared: prepared,
+            delay: delay,
+            fault: r.fault,
+            dribble: r.dribble,
+            template: renderer,
+            proxy: r.proxy
+        )
     }
 
-    private static func templateRenderer(_ r: WireMockResponse, _ c: inout WireMockContext, _ path: String) -> WireMockResponseRenderer? {
+    private static func templateRenderer(
+        _ r: WireMockResponse,
+        _ c: inout WireMockContext,
+        _ path: String
+    ) -> WireMockResponseRenderer? {
         func compile(_ text: String, _ at: String) -> HandlebarsTemplate? {
             guard HandlebarsTemplate.hasTags(text) else { return nil }
             let key = String(at.dropFirst(path.count + 1))
@@ -95,7 +142,15 @@ package enum WireMockStubBuilder {
                 for warning in template.warnings { c.warning(at, position, warning) }
                 return template
             } catch {
-                c.problem(StubProblem(.error, file: c.displayPath, position: position, jsonPath: at, message: "template: \(error)"))
+                c.problem(
+                    StubProblem(
+                        .error,
+                        file: c.displayPath,
+                        position: position,
+                        jsonPath: at,
+                        message: "template: \(error)"
+                    )
+                )
                 return nil
             }
         }
@@ -109,14 +164,24 @@ package enum WireMockStubBuilder {
         var body = WireMockResponseRenderer.Body.fixed(r.staticBody ?? [])
         switch r.body {
         case .text(let s): if let t = compile(s, path + ".body") { body = .template(t) }
-        case .json(let node): if let t = compile(JSONSerializer.string(node), path + ".jsonBody") { body = .template(t) }
+        case .json(let node):
+            if let t = compile(JSONSerializer.string(node), path + ".jsonBody") { body = .template(t) }
         case .file(let name, let bytes):
-            if let text = String(bytes: bytes, encoding: .utf8), let t = compile(text, path + ".bodyFileName (\(name))") { body = .template(t) }
+            if let text = String(bytes: bytes, encoding: .utf8), let t = compile(text, path + ".bodyFileName (\(name))")
+            {
+                body = .template(t)
+            }
         case .templatedFile(let nameTemplate): body = .file(nameTemplate, c.filesCache)
         case .none, .bytes, .missingFile: break
         }
         if case .fixed = body {} else { uses = true }
         guard uses else { return nil }
-        return WireMockResponseRenderer(status: r.status, reason: r.statusMessage, headers: headers, body: body, parameters: r.transformerParameters)
+        return WireMockResponseRenderer(
+            status: r.status,
+            reason: r.statusMessage,
+            headers: headers,
+            body: body,
+            parameters: r.transformerParameters
+        )
     }
 }

@@ -31,8 +31,12 @@ struct WireMockResponseRenderer: ResponseRenderer {
     let parameters: JSONNode?
 
     func render(_ context: TemplateContext) -> PreparedResponse {
-        let data = WireMockTemplateData(facts: context.facts, captures: context.captures,
-                                        fallbackBaseURL: context.fallbackBaseURL, parameters: parameters)
+        let data = WireMockTemplateData(
+            facts: context.facts,
+            captures: context.captures,
+            fallbackBaseURL: context.fallbackBaseURL,
+            parameters: parameters
+        )
         var rendered = HeaderFields()
         for header in headers {
             rendered.add(header.name, header.template.map { HandlebarsRenderer.render($0, data: data) } ?? header.value)
@@ -65,10 +69,17 @@ struct WireMockResponseRenderer: ResponseRenderer {
                 bytes = Array("\(why) (from the template \(nameTemplate.source)); it is not served\n".utf8)
             case .missing:
                 status = 500
-                bytes = Array("bodyFileName \"\(name)\" (from the template \(nameTemplate.source)) is not in __files\n".utf8)
+                bytes = Array(
+                    "bodyFileName \"\(name)\" (from the template \(nameTemplate.source)) is not in __files\n".utf8
+                )
             }
         }
-        return PreparedResponse(status: status, reason: status == self.status ? reason : nil, headers: rendered, body: bytes)
+        return PreparedResponse(
+            status: status,
+            reason: status == self.status ? reason : nil,
+            headers: rendered,
+            body: bytes
+        )
     }
 }
 
@@ -81,7 +92,8 @@ struct WireMockTemplateData: HandlebarsData {
 
     func root(_ name: String) -> HandlebarsValue? {
         switch name {
-        case "request": return .object(WireMockRequestModel(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL))
+        case "request":
+            return .object(WireMockRequestModel(facts: facts, captures: captures, fallbackBaseURL: fallbackBaseURL))
         case "parameters": return parameters.map { HandlebarsValue(json: $0) }
         default: return nil
         }
@@ -107,9 +119,15 @@ struct WireMockRequestModel: HandlebarsObject, @unchecked Sendable {
         let request = facts.request
         switch name {
         case "url": return .string(facts.rawURL)
-        case "path": return .object(URLPathModel(path: facts.rawPath, segments: facts.segments.map(String.init), captures: captures))
+        case "path":
+            return .object(
+                URLPathModel(path: facts.rawPath, segments: facts.segments.map(String.init), captures: captures)
+            )
         case "pathSegments": return .list(facts.segments.map { .string(String($0)) })
-        case "query": return .object(NamedValuesModel(lookup: { name in request.queryValues(name) }, text: request.rawQuery ?? ""))
+        case "query":
+            return .object(
+                NamedValuesModel(lookup: { name in request.queryValues(name) }, text: request.rawQuery ?? "")
+            )
         case "headers": return .object(NamedValuesModel(lookup: { request.headers.values($0) }, text: ""))
         case "cookies": return .object(NamedValuesModel(lookup: { facts.cookies($0) }, text: ""))
         case "method": return .string(request.method)

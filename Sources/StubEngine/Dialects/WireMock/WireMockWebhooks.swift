@@ -43,13 +43,19 @@ enum WireMockWebhookReader {
                 for (i, element) in elements.enumerated() {
                     let at = "\(listPath)[\(i)]"
                     guard let name = element["name"]?.string else {
-                        c.warning(at, element.position,
-                                  "expected {\"name\": \"webhook\", \"parameters\": {...}}; not run")
+                        c.warning(
+                            at,
+                            element.position,
+                            "expected {\"name\": \"webhook\", \"parameters\": {...}}; not run"
+                        )
                         continue
                     }
                     guard name == webhookName else {
-                        c.warning(at + ".name", element["name"]?.position,
-                                  "\"\(name)\" is a Java extension; only \"webhook\" is run")
+                        c.warning(
+                            at + ".name",
+                            element["name"]?.position,
+                            "\"\(name)\" is a Java extension; only \"webhook\" is run"
+                        )
                         continue
                     }
                     let parameters = element["parameters"] ?? .object([])
@@ -61,15 +67,21 @@ enum WireMockWebhookReader {
                 for member in members {
                     let at = listPath + DecodingContext.pathComponent(member.key)
                     guard member.key == webhookName else {
-                        c.warning(at, member.keyPosition,
-                                  "\"\(member.key)\" is a Java extension; only \"webhook\" is run")
+                        c.warning(
+                            at,
+                            member.keyPosition,
+                            "\"\(member.key)\" is a Java extension; only \"webhook\" is run"
+                        )
                         continue
                     }
                     if let webhook = readWebhook(&c, member.value, at) { webhooks.append(webhook) }
                 }
             } else {
-                c.warning(listPath, list.position,
-                          "expected an array of {\"name\": \"webhook\", \"parameters\": {...}}; not run")
+                c.warning(
+                    listPath,
+                    list.position,
+                    "expected an array of {\"name\": \"webhook\", \"parameters\": {...}}; not run"
+                )
             }
         }
         return webhooks
@@ -77,8 +89,11 @@ enum WireMockWebhookReader {
 
     static func readWebhook(_ c: inout WireMockContext, _ node: JSONNode, _ path: String) -> WireMockWebhook? {
         guard node.members != nil else {
-            c.warning(path, node.position,
-                      "expected the webhook's parameters (an object), found \(node.kindDescription); not sent")
+            c.warning(
+                path,
+                node.position,
+                "expected the webhook's parameters (an object), found \(node.kindDescription); not sent"
+            )
             return nil
         }
         var webhook = WireMockWebhook(parameters: node, path: path)
@@ -90,7 +105,9 @@ enum WireMockWebhookReader {
             return nil
         }
         if let method = string("method") { webhook.method = method }
-        if let url = string("url") { webhook.url = url } else if node["url"] == nil {
+        if let url = string("url") {
+            webhook.url = url
+        } else if node["url"] == nil {
             problems.append((path, node.position, "a webhook needs a \"url\""))
         }
         if let headers = node["headers"] {
@@ -105,13 +122,21 @@ enum WireMockWebhookReader {
             if let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) {
                 webhook.body = .bytes(Array(data))
             } else {
-                problems.append((path + ".base64Body", node["base64Body"]?.position,
-                                 "expected the body bytes as a base64 string"))
+                problems.append(
+                    (
+                        path + ".base64Body", node["base64Body"]?.position,
+                        "expected the body bytes as a base64 string"
+                    )
+                )
             }
         }
         if node["bodyFileName"] != nil, case .none = webhook.body {
-            problems.append((path + ".bodyFileName", node["bodyFileName"]?.position,
-                             "a webhook's bodyFileName is not supported; give \"body\""))
+            problems.append(
+                (
+                    path + ".bodyFileName", node["bodyFileName"]?.position,
+                    "a webhook's bodyFileName is not supported; give \"body\""
+                )
+            )
         }
         if let delay = node["delay"] {
             var scratch = c
@@ -157,8 +182,13 @@ enum WireMockWebhookReader {
         case .bytes(let bytes): body = .bytes(bytes)
         }
         guard !failed else { return nil }
-        let renderer = WireMockWebhookRenderer(method: method, url: url, headers: headers, body: body,
-                                               parameters: webhook.parameters)
+        let renderer = WireMockWebhookRenderer(
+            method: method,
+            url: url,
+            headers: headers,
+            body: body,
+            parameters: webhook.parameters
+        )
         return Webhook(renderer: renderer, delay: webhook.delay)
     }
 }
@@ -197,8 +227,11 @@ struct WireMockWebhookRenderer: WebhookRenderer {
     let parameters: JSONNode
 
     func render(_ context: WebhookContext) -> WebhookCall {
-        let request = WireMockRequestModel(facts: context.facts, captures: context.captures,
-                                           fallbackBaseURL: context.fallbackBaseURL)
+        let request = WireMockRequestModel(
+            facts: context.facts,
+            captures: context.captures,
+            fallbackBaseURL: context.fallbackBaseURL
+        )
         let data = WireMockWebhookData(request: request, parameters: parameters, facts: context.facts)
         func render(_ part: Part) -> String {
             part.template.map { HandlebarsRenderer.render($0, data: data) } ?? part.text
@@ -216,8 +249,12 @@ struct WireMockWebhookRenderer: WebhookRenderer {
             case .bytes(let b): bytes = b
             }
         }
-        return WebhookCall(method: method, url: render(url).trimmingWhitespace(), headers: fields,
-                           body: bytes)
+        return WebhookCall(
+            method: method,
+            url: render(url).trimmingWhitespace(),
+            headers: fields,
+            body: bytes
+        )
     }
 }
 

@@ -52,8 +52,15 @@ package struct DecodingContext: ProblemCollecting {
             } else {
                 message += "; expected one of: " + allowed.joined(separator: ", ")
             }
-            problem(StubProblem(.error, file: displayPath, position: member.keyPosition,
-                                jsonPath: path + Self.pathComponent(member.key), message: message))
+            problem(
+                StubProblem(
+                    .error,
+                    file: displayPath,
+                    position: member.keyPosition,
+                    jsonPath: path + Self.pathComponent(member.key),
+                    message: message
+                )
+            )
         }
         return true
     }

@@ -27,7 +27,11 @@ package enum StubFileDecoder {
         } else if root.members != nil {
             return decodeStub(&c, root, "$", index: 0, order: firstOrder).map { [$0] } ?? []
         } else {
-            c.error("$", root, "expected a stub object, an array of stubs, or {\"stubs\": [...]}, found \(root.kindDescription)")
+            c.error(
+                "$",
+                root,
+                "expected a stub object, an array of stubs, or {\"stubs\": [...]}, found \(root.kindDescription)"
+            )
             return []
         }
         var stubs: [Stub] = []
@@ -40,35 +44,63 @@ package enum StubFileDecoder {
         return stubs
     }
 
-
-    static func decodeStub(_ c: inout DecodingContext, _ node: JSONNode, _ path: String, index: Int, order: Int) -> Stub? {
+    static func decodeStub(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ path: String,
+        index: Int,
+        order: Int
+    ) -> Stub? {
         let before = c.problems.count
         guard c.checkKeys(node, path, allowed: Self.stubKeys, what: "a stub") else { return nil }
         var name = "\(c.displayPath)#\(index)"
         if let nameNode = node["name"] {
-            if let s = nameNode.string, !s.isEmpty { name = s }
-            else { c.error(path + ".name", nameNode, "expected a non-empty string, found \(nameNode.kindDescription)") }
+            if let s = nameNode.string, !s.isEmpty {
+                name = s
+            } else {
+                c.error(path + ".name", nameNode, "expected a non-empty string, found \(nameNode.kindDescription)")
+            }
         }
         var priority = 5
         if let p = node["priority"] {
-            if let n = DecodingContext.integer(p), n >= 1 { priority = n }
-            else { c.error(path + ".priority", p, "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)") }
+            if let n = DecodingContext.integer(p), n >= 1 {
+                priority = n
+            } else {
+                c.error(
+                    path + ".priority",
+                    p,
+                    "expected a whole number of 1 or more (1 is the highest priority), found \(p.kindDescription)"
+                )
+            }
         }
-        let request = node["request"].map { RequestDecoder.decodeRequest(&c, $0, path + ".request") } ?? RequestPattern()
+        let request =
+            node["request"].map { RequestDecoder.decodeRequest(&c, $0, path + ".request") } ?? RequestPattern()
         let parameters = request?.path?.parameterNames ?? []
         var responses: [StubResponse] = []
         switch (node["response"], node["responses"]) {
         case (let single?, nil):
-            if let response = ResponseDecoder.decodeResponse(&c, single, path + ".response", pathParameters: parameters) { responses = [response] }
+            if let response = ResponseDecoder.decodeResponse(&c, single, path + ".response", pathParameters: parameters)
+            {
+                responses = [response]
+            }
         case (nil, let list?):
             if let elements = list.elements, !elements.isEmpty {
                 for (i, element) in elements.enumerated() {
-                    if let response = ResponseDecoder.decodeResponse(&c, element, "\(path).responses[\(i)]", pathParameters: parameters) {
+                    if let response = ResponseDecoder.decodeResponse(
+                        &c,
+                        element,
+                        "\(path).responses[\(i)]",
+                        pathParameters: parameters
+                    ) {
                         responses.append(response)
                     }
                 }
             } else {
-                c.error(path + ".responses", list, "expected a non-empty array of responses, found \(list.kindDescription)")
+                c.error(
+                    path + ".responses",
+                    list,
+                    "expected a non-empty array of responses, found \(list.kindDescription)"
+                )
             }
         case (_?, let list?):
             c.error(path + ".responses", list, "a stub has either \"response\" or \"responses\" (a sequence), not both")
@@ -86,14 +118,25 @@ package enum StubFileDecoder {
             }
         }
         let scenario = node["scenario"].flatMap { decodeScenario(&c, $0, path + ".scenario") }
-        let webhooks = node["webhooks"].map {
-            WebhookDecoder.decodeWebhooks(&c, $0, path + ".webhooks", pathParameters: parameters)
-        } ?? []
+        let webhooks =
+            node["webhooks"].map {
+                WebhookDecoder.decodeWebhooks(&c, $0, path + ".webhooks", pathParameters: parameters)
+            } ?? []
         guard c.problems.count == before || !c.problems[before...].contains(where: { $0.severity == .error }),
-              let request, !responses.isEmpty else { return nil }
-        return Stub(name: name, source: c.makeSource(index), priority: priority, request: request,
-                    responses: responses, afterLast: afterLast, scenario: scenario, order: order, definition: node,
-                    webhooks: webhooks)
+            let request, !responses.isEmpty
+        else { return nil }
+        return Stub(
+            name: name,
+            source: c.makeSource(index),
+            priority: priority,
+            request: request,
+            responses: responses,
+            afterLast: afterLast,
+            scenario: scenario,
+            order: order,
+            definition: node,
+            webhooks: webhooks
+        )
     }
 
     static func decodeScenario(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> ScenarioRule? {
@@ -101,8 +144,11 @@ package enum StubFileDecoder {
         var values: [String: String] = [:]
         for key in ["name", "when", "then"] {
             guard let value = node[key] else { continue }
-            if let s = value.string, !s.isEmpty { values[key] = s }
-            else { c.error(path + "." + key, value, "expected a non-empty string, found \(value.kindDescription)") }
+            if let s = value.string, !s.isEmpty {
+                values[key] = s
+            } else {
+                c.error(path + "." + key, value, "expected a non-empty string, found \(value.kindDescription)")
+            }
         }
         guard let name = values["name"] else {
             if node["name"] == nil { c.error(path, node, "a scenario needs a \"name\"") }

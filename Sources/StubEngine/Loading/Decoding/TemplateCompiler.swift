@@ -7,17 +7,30 @@ import HTTP1
 
 /// `"template": true`: the body and header values of a response compiled into templates.
 enum TemplateCompiler {
-    static func compileTemplate(_ c: inout DecodingContext, _ node: JSONNode, _ path: String, prepared: PreparedResponse,
-                                  pathParameters: Set<String>) -> ResponseTemplate? {
+    static func compileTemplate(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ path: String,
+        prepared: PreparedResponse,
+        pathParameters: Set<String>
+    ) -> ResponseTemplate? {
         let before = c.problems.count
         var uses = false
         var headers: [(name: String, value: String, template: Template?)] = []
         let headerNodes = node["headers"]?.members ?? []
         for field in prepared.headers {
-            guard field.value.contains("{{") else { headers.append((field.name, field.value, nil)); continue }
+            guard field.value.contains("{{") else {
+                headers.append((field.name, field.value, nil))
+                continue
+            }
             var template = Template()
             let member = headerNodes.first { $0.key.lowercased() == field.name.lowercased() }
-            for failure in Template.scan(field.value, pathParameters: pathParameters, jsonString: false, into: &template) {
+            for failure in Template.scan(
+                field.value,
+                pathParameters: pathParameters,
+                jsonString: false,
+                into: &template
+            ) {
                 c.error(path + ".headers" + DecodingContext.pathComponent(field.name), member?.value, failure.message)
             }
             uses = true
@@ -28,7 +41,12 @@ enum TemplateCompiler {
             if let text = b.string {
                 if text.contains("{{") {
                     var template = Template()
-                    for failure in Template.scan(text, pathParameters: pathParameters, jsonString: false, into: &template) {
+                    for failure in Template.scan(
+                        text,
+                        pathParameters: pathParameters,
+                        jsonString: false,
+                        into: &template
+                    ) {
                         c.error(path + ".body", b, failure.message)
                     }
                     body = template
@@ -45,8 +63,15 @@ enum TemplateCompiler {
             let isJSON = prepared.headers["Content-Type"]?.lowercased().contains("json") ?? false
             if isJSON, let parsed = try? JSONParser.parse(prepared.body) {
                 var failures: [(path: String, node: JSONNode, error: TemplateError)] = []
-                let template = Template.json(parsed, pathParameters: pathParameters, path: path + ".bodyFile", errors: &failures)
-                for failure in failures { c.error(path + ".bodyFile", f, "in the file at \(failure.node.position): \(failure.error.message)") }
+                let template = Template.json(
+                    parsed,
+                    pathParameters: pathParameters,
+                    path: path + ".bodyFile",
+                    errors: &failures
+                )
+                for failure in failures {
+                    c.error(path + ".bodyFile", f, "in the file at \(failure.node.position): \(failure.error.message)")
+                }
                 if template.hasVariables { body = template }
             } else if let text = String(bytes: prepared.body, encoding: .utf8), text.contains("{{") {
                 var template = Template()
@@ -61,9 +86,19 @@ enum TemplateCompiler {
         if body != nil { uses = true }
         guard c.problems.count == before else { return nil }
         if !uses {
-            c.warning(path + ".template", node["template"]?.position, "template is on but neither the body nor a header uses {{...}}")
+            c.warning(
+                path + ".template",
+                node["template"]?.position,
+                "template is on but neither the body nor a header uses {{...}}"
+            )
             return nil
         }
-        return ResponseTemplate(status: prepared.status, headers: headers, body: body, staticBody: prepared.body, prepared: prepared)
+        return ResponseTemplate(
+            status: prepared.status,
+            headers: headers,
+            body: body,
+            staticBody: prepared.body,
+            prepared: prepared
+        )
     }
 }

@@ -9,11 +9,19 @@ import HTTP1
 /// like every other field; with `"template": true`, the URL, method, header values and body
 /// are templates over the request, compiled now.
 enum WebhookDecoder {
-    static func decodeWebhooks(_ c: inout DecodingContext, _ node: JSONNode, _ path: String,
-                               pathParameters: Set<String>) -> [Webhook] {
+    static func decodeWebhooks(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ path: String,
+        pathParameters: Set<String>
+    ) -> [Webhook] {
         guard let elements = node.elements else {
-            c.error(path, node, "expected an array of webhooks, such as [{\"url\": \"http://localhost:9000/hook\"}], "
-                + "found \(node.kindDescription)")
+            c.error(
+                path,
+                node,
+                "expected an array of webhooks, such as [{\"url\": \"http://localhost:9000/hook\"}], "
+                    + "found \(node.kindDescription)"
+            )
             return []
         }
         return elements.enumerated().compactMap { index, element in
@@ -21,8 +29,12 @@ enum WebhookDecoder {
         }
     }
 
-    static func decodeWebhook(_ c: inout DecodingContext, _ node: JSONNode, _ path: String,
-                              pathParameters: Set<String>) -> Webhook? {
+    static func decodeWebhook(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ path: String,
+        pathParameters: Set<String>
+    ) -> Webhook? {
         guard c.checkKeys(node, path, allowed: StubFormat.webhookKeys, what: "a webhook") else { return nil }
         let before = c.problems.count
         var templated = false
@@ -39,8 +51,11 @@ enum WebhookDecoder {
         }
         let method = text(&c, node, "method", path, default: "POST")
         if let url, !(templated && url.contains("{{")), WebhookTarget(url) == nil {
-            c.error(path + ".url", node["url"],
-                    "expected an absolute http or https URL, such as \"http://localhost:9000/hook\"")
+            c.error(
+                path + ".url",
+                node["url"],
+                "expected an absolute http or https URL, such as \"http://localhost:9000/hook\""
+            )
         }
         if let method, !(templated && method.contains("{{")), !HTTPToken.isToken(method) {
             c.error(path + ".method", node["method"], "\"\(method)\" is not an HTTP method")
@@ -93,21 +108,35 @@ enum WebhookDecoder {
                 bodyTemplate = compile(s, path + ".body", bodyNode)
             } else {
                 var failures: [(path: String, node: JSONNode, error: TemplateError)] = []
-                bodyTemplate = Template.json(bodyNode, pathParameters: pathParameters, path: path + ".body",
-                                             errors: &failures)
+                bodyTemplate = Template.json(
+                    bodyNode,
+                    pathParameters: pathParameters,
+                    path: path + ".body",
+                    errors: &failures
+                )
                 for failure in failures { c.error(failure.path, failure.node, failure.error.message) }
             }
         } else if node["bodyBase64"] != nil {
             c.error(path + ".template", node["template"], "templates apply to text bodies; bodyBase64 is bytes")
         }
         guard c.problems.count == before else { return nil }
-        let renderer = NativeWebhookTemplate(method: methodTemplate, url: urlTemplate, headers: headerTemplates,
-                                             body: bodyTemplate, fixedBody: body)
+        let renderer = NativeWebhookTemplate(
+            method: methodTemplate,
+            url: urlTemplate,
+            headers: headerTemplates,
+            body: bodyTemplate,
+            fixedBody: body
+        )
         return Webhook(renderer: renderer, delay: delay)
     }
 
-    private static func text(_ c: inout DecodingContext, _ node: JSONNode, _ key: String, _ path: String,
-                             default value: String?) -> String? {
+    private static func text(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ key: String,
+        _ path: String,
+        default value: String?
+    ) -> String? {
         guard let member = node[key] else { return value }
         guard let s = member.string, !s.isEmpty else {
             c.error(path + "." + key, member, "expected a non-empty string, found \(member.kindDescription)")
@@ -118,30 +147,50 @@ enum WebhookDecoder {
 
     /// Header name to value, or to an array of values: names are tokens, values on one line.
     /// Framing fields are the client's to set from the body.
-    private static func requestHeaders(_ c: inout DecodingContext, _ node: JSONNode,
-                                       _ path: String) -> [(name: String, value: String)] {
+    private static func requestHeaders(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ path: String
+    ) -> [(name: String, value: String)] {
         guard let members = node.members else {
-            c.error(path, node, "expected an object of header name to value (or to an array of values), "
-                + "found \(node.kindDescription)")
+            c.error(
+                path,
+                node,
+                "expected an object of header name to value (or to an array of values), "
+                    + "found \(node.kindDescription)"
+            )
             return []
         }
         var headers: [(name: String, value: String)] = []
         for member in members {
             let memberPath = path + DecodingContext.pathComponent(member.key)
             guard DecodingContext.isToken(member.key) else {
-                c.problem(StubProblem(.error, file: c.displayPath, position: member.keyPosition, jsonPath: memberPath,
-                                      message: "\"\(member.key)\" is not a valid header name"))
+                c.problem(
+                    StubProblem(
+                        .error,
+                        file: c.displayPath,
+                        position: member.keyPosition,
+                        jsonPath: memberPath,
+                        message: "\"\(member.key)\" is not a valid header name"
+                    )
+                )
                 continue
             }
             if ServerOwnedFields.isFraming(member.key) {
-                c.warning(memberPath, member.keyPosition,
-                          "\(member.key) is dropped: the call's framing is set from its body")
+                c.warning(
+                    memberPath,
+                    member.keyPosition,
+                    "\(member.key) is dropped: the call's framing is set from its body"
+                )
                 continue
             }
             for value in member.value.elements ?? [member.value] {
                 guard let s = value.string ?? value.number?.text else {
-                    c.error(memberPath, value,
-                            "expected a header value as a string, found \(value.kindDescription)")
+                    c.error(
+                        memberPath,
+                        value,
+                        "expected a header value as a string, found \(value.kindDescription)"
+                    )
                     continue
                 }
                 if s.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
@@ -171,8 +220,11 @@ struct NativeWebhookTemplate: WebhookRenderer {
     let fixedBody: [UInt8]
 
     func render(_ context: WebhookContext) -> WebhookCall {
-        let data = TemplateContext(facts: context.facts, captures: context.captures,
-                                   fallbackBaseURL: context.fallbackBaseURL)
+        let data = TemplateContext(
+            facts: context.facts,
+            captures: context.captures,
+            fallbackBaseURL: context.fallbackBaseURL
+        )
         var fields = HeaderFields()
         for header in headers {
             // A rendered value may not break the head: line breaks become spaces.
@@ -182,7 +234,11 @@ struct NativeWebhookTemplate: WebhookRenderer {
         // Bounded as a response is (`--max-rendered-body`): a body over it is sent as the
         // message that says so; a method, URL or header value over it is left empty.
         let overLimit = TemplateContext.overLimit(data.maximumRenderedBytes).body
-        return WebhookCall(method: method.renderString(data) ?? "", url: url.renderString(data) ?? "", headers: fields,
-                           body: body.map { $0.render(data) ?? overLimit } ?? fixedBody)
+        return WebhookCall(
+            method: method.renderString(data) ?? "",
+            url: url.renderString(data) ?? "",
+            headers: fields,
+            body: body.map { $0.render(data) ?? overLimit } ?? fixedBody
+        )
     }
 }

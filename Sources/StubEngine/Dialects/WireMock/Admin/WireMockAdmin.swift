@@ -15,8 +15,11 @@ struct WireMockAdmin {
 
     /// Routes only WireMock has (after `/__admin`).
     static func isOwnRoute(_ rest: String) -> Bool {
-        let roots = ["/mappings", "/near-misses", "/settings", "/shutdown", "/version", "/requests/remove",
-                     "/requests/reset", "/requests/remove-by-metadata", "/requests/unmatched/near-misses", "/recordings/snapshot"]
+        let roots = [
+            "/mappings", "/near-misses", "/settings", "/shutdown", "/version", "/requests/remove",
+            "/requests/reset", "/requests/remove-by-metadata", "/requests/unmatched/near-misses",
+            "/recordings/snapshot",
+        ]
         if rest.hasPrefix("/scenarios/"), rest.hasSuffix("/state") { return true }
         return roots.contains { rest == $0 || rest.hasPrefix($0 + "/") }
     }
@@ -29,12 +32,14 @@ struct WireMockAdmin {
         ("GET", "/__admin/mappings/unmatched"),
         ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"), ("GET", "/__admin/requests/{id}"),
         ("DELETE", "/__admin/requests/{id}"), ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
-        ("POST", "/__admin/requests/remove"), ("POST", "/__admin/requests/remove-by-metadata"), ("POST", "/__admin/requests/reset"),
+        ("POST", "/__admin/requests/remove"), ("POST", "/__admin/requests/remove-by-metadata"),
+        ("POST", "/__admin/requests/reset"),
         ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/unmatched/near-misses"),
         ("POST", "/__admin/near-misses/request"), ("POST", "/__admin/near-misses/request-pattern"),
         ("GET", "/__admin/scenarios"), ("POST", "/__admin/scenarios/reset"), ("PUT", "/__admin/scenarios/{name}/state"),
         ("GET", "/__admin/settings"), ("POST", "/__admin/settings"), ("PUT", "/__admin/settings"),
-        ("POST", "/__admin/reset"), ("GET", "/__admin/health"), ("GET", "/__admin/version"), ("POST", "/__admin/shutdown"),
+        ("POST", "/__admin/reset"), ("GET", "/__admin/health"), ("GET", "/__admin/version"),
+        ("POST", "/__admin/shutdown"),
     ]
 
     func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse {
@@ -42,7 +47,8 @@ struct WireMockAdmin {
         let requests = WireMockRequestRoutes(engine: engine)
         switch (request.method, rest) {
         case ("GET", "/health"): return health()
-        case ("GET", "/version"): return WireMockAdminJSON.json(200, .object([("version", .string(engine.options.version))]))
+        case ("GET", "/version"):
+            return WireMockAdminJSON.json(200, .object([("version", .string(engine.options.version))]))
         case ("POST", "/reset"):
             engine.reset()
             return WireMockAdminJSON.empty
@@ -50,11 +56,16 @@ struct WireMockAdmin {
         case ("GET", "/settings"): return settings()
         case ("POST", "/settings"), ("PUT", "/settings"): return updateSettings(request)
         case (_, "/recordings/snapshot"), ("POST", "/recordings/start"):
-            return WireMockAdminJSON.error(501, "WireMock's recording and snapshots are not supported; record with stubserver record --proxy URL --out DIR or POST /__admin/recordings/start {\"to\": URL} (docs/proxy.md)")
+            return WireMockAdminJSON.error(
+                501,
+                "WireMock's recording and snapshots are not supported; record with stubserver record --proxy URL --out DIR or POST /__admin/recordings/start {\"to\": URL} (docs/proxy.md)"
+            )
         default: break
         }
         if rest == "/mappings" || rest.hasPrefix("/mappings/") { return mappings.handle(request, rest: rest) }
-        if rest.hasPrefix("/requests") || rest.hasPrefix("/near-misses/") { return requests.handle(request, rest: rest) }
+        if rest.hasPrefix("/requests") || rest.hasPrefix("/near-misses/") {
+            return requests.handle(request, rest: rest)
+        }
         if rest.hasPrefix("/scenarios") { return scenarios(request, rest: rest) }
         return notFound(request)
     }
@@ -63,7 +74,10 @@ struct WireMockAdmin {
         let path = request.path
         let allowed = Self.routes.filter { Self.matches($0.path, path) }.map(\.method)
         if !allowed.isEmpty {
-            var response = WireMockAdminJSON.error(405, "\(request.method) is not allowed on \(path); use \(allowed.joined(separator: ", "))")
+            var response = WireMockAdminJSON.error(
+                405,
+                "\(request.method) is not allowed on \(path); use \(allowed.joined(separator: ", "))"
+            )
             response.prepared = response.prepared.adding(HeaderFields([("Allow", allowed.joined(separator: ", "))]))
             return response
         }
@@ -71,23 +85,38 @@ struct WireMockAdmin {
     }
 
     private static func matches(_ route: String, _ path: String) -> Bool {
-        let a = route.split(separator: "/"), b = path.split(separator: "/")
+        let a = route.split(separator: "/")
+        let b = path.split(separator: "/")
         return a.count == b.count && zip(a, b).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
     }
 
     private func health() -> OutgoingResponse {
-        WireMockAdminJSON.json(200, .object([
-            ("status", .string("healthy")),
-            ("message", .string("stubserver is ok")),
-            ("version", .string(engine.options.version)),
-            ("uptimeInSeconds", .number(Int(Date().timeIntervalSince(engine.startedAt)))),
-            ("timestamp", .string(DateFormats.rfc3339(epochMilliseconds: Int(Date().timeIntervalSince1970 * 1000), withMilliseconds: true))),
-        ]))
+        WireMockAdminJSON.json(
+            200,
+            .object([
+                ("status", .string("healthy")),
+                ("message", .string("stubserver is ok")),
+                ("version", .string(engine.options.version)),
+                ("uptimeInSeconds", .number(Int(Date().timeIntervalSince(engine.startedAt)))),
+                (
+                    "timestamp",
+                    .string(
+                        DateFormats.rfc3339(
+                            epochMilliseconds: Int(Date().timeIntervalSince1970 * 1000),
+                            withMilliseconds: true
+                        )
+                    )
+                ),
+            ])
+        )
     }
 
     private func shutdown() -> OutgoingResponse {
         guard engine.options.wiremock.allowShutdown, let stop = engine.wiremock.shutdown.value else {
-            return WireMockAdminJSON.error(403, "shutting down through the admin API is off; start the server with --allow-shutdown to allow it")
+            return WireMockAdminJSON.error(
+                403,
+                "shutting down through the admin API is off; start the server with --allow-shutdown to allow it"
+            )
         }
         // After this answer has gone: the server's stop lets responses in flight finish.
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { stop() }
@@ -95,7 +124,10 @@ struct WireMockAdmin {
     }
 
     private func settings() -> OutgoingResponse {
-        WireMockAdminJSON.json(200, .object([("settings", .object([("fixedDelay", .number(engine.globalDelay.value))]))]))
+        WireMockAdminJSON.json(
+            200,
+            .object([("settings", .object([("fixedDelay", .number(engine.globalDelay.value))]))])
+        )
     }
 
     /// `{"fixedDelay": 500}` (or inside `"settings"`); other settings are refused by name.
@@ -105,10 +137,14 @@ struct WireMockAdmin {
         }
         let node = root["settings"] ?? root
         for member in node.members ?? [] where member.key != "fixedDelay" {
-            return WireMockAdminJSON.error(422, "the setting \"\(member.key)\" is not supported; stubserver has fixedDelay")
+            return WireMockAdminJSON.error(
+                422,
+                "the setting \"\(member.key)\" is not supported; stubserver has fixedDelay"
+            )
         }
         if let delay = node["fixedDelay"] {
-            guard delay.value.isNull || DecodingContext.integer(delay).map({ (0...600_000).contains($0) }) == true else {
+            guard delay.value.isNull || DecodingContext.integer(delay).map({ (0...600_000).contains($0) }) == true
+            else {
                 return WireMockAdminJSON.error(422, "fixedDelay is milliseconds from 0 to 600000")
             }
             engine.globalDelay.value = DecodingContext.integer(delay) ?? 0
@@ -127,14 +163,16 @@ struct WireMockAdmin {
         }
         let parts = rest.split(separator: "/").map(String.init)
         guard parts.count == 3, parts[0] == "scenarios", request.method == "PUT" || request.method == "POST",
-              parts[2] == "state" || parts[2] == "reset" else { return notFound(request) }
+            parts[2] == "state" || parts[2] == "reset"
+        else { return notFound(request) }
         let name = parts[1]
         guard engine.scenarios.contains(where: { $0.name == name }) else {
             return WireMockAdminJSON.error(404, "no scenario named \(name)")
         }
         var state = ScenarioRule.initialState
         if parts[2] == "state", !request.body.isEmpty {
-            guard let node = try? JSONParser.parse(request.body), let given = node["state"]?.string, !given.isEmpty else {
+            guard let node = try? JSONParser.parse(request.body), let given = node["state"]?.string, !given.isEmpty
+            else {
                 return WireMockAdminJSON.error(400, "expected a body like {\"state\": \"paid\"}")
             }
             state = given

@@ -11,17 +11,24 @@ import HTTP1
 enum WireMockAdminJSON {
     /// A mapping as WireMock lists it: as written, with its `id` and `uuid`.
     static func mapping(_ stub: Stub) -> JSONNode {
-        var members = (stub.definition?.members ?? []).filter { $0.key != "id" && $0.key != "uuid" }.map { ($0.key, $0.value) }
+        var members = (stub.definition?.members ?? []).filter { $0.key != "id" && $0.key != "uuid" }.map {
+            ($0.key, $0.value)
+        }
         members.insert(("id", .string(stub.id)), at: 0)
         members.insert(("uuid", .string(stub.id)), at: 1)
-        if stub.definition?["priority"] == nil, stub.priority != 5 { members.append(("priority", .number(stub.priority))) }
+        if stub.definition?["priority"] == nil, stub.priority != 5 {
+            members.append(("priority", .number(stub.priority)))
+        }
         return .object(members)
     }
 
     /// A mapping node with its id set (the id in the path wins over the body's).
     static func withID(_ node: JSONNode, _ id: String) -> JSONNode {
         let rest = (node.members ?? []).filter { $0.key != "id" && $0.key != "uuid" }
-        return JSONNode(.object([JSONNode.Member(key: "id", keyPosition: node.position, value: .string(id))] + rest), at: node.position)
+        return JSONNode(
+            .object([JSONNode.Member(key: "id", keyPosition: node.position, value: .string(id))] + rest),
+            at: node.position
+        )
     }
 
     /// A journal entry's WireMock id: a UUID carrying the entry's number, so either id finds it.
@@ -38,7 +45,11 @@ enum WireMockAdminJSON {
     /// A logged request.
     static func loggedRequest(_ e: JournalEntry) -> JSONNode {
         let host = e.headers["Host"] ?? "localhost"
-        let url = e.target.hasPrefix("/") ? e.target : (URL(string: e.target).map { ($0.path.isEmpty ? "/" : $0.path) + ($0.query.map { "?" + $0 } ?? "") } ?? e.target)
+        let url =
+            e.target.hasPrefix("/")
+            ? e.target
+            : (URL(string: e.target).map { ($0.path.isEmpty ? "/" : $0.path) + ($0.query.map { "?" + $0 } ?? "") }
+                ?? e.target)
         var headers: [(String, JSONNode)] = []
         var seen: [String: Int] = [:]
         for field in e.headers {
@@ -55,7 +66,9 @@ enum WireMockAdminJSON {
             query.append((name, .object([("key", .string(name)), ("values", .array(values))])))
         }
         let text = String(bytes: e.body, encoding: .utf8)
-        let ip = e.peer.hasPrefix("[") ? String(e.peer.dropFirst().prefix { $0 != "]" }) : String(e.peer.prefix { $0 != ":" })
+        let ip =
+            e.peer.hasPrefix("[")
+            ? String(e.peer.dropFirst().prefix { $0 != "]" }) : String(e.peer.prefix { $0 != ":" })
         return .object([
             ("url", .string(url)),
             ("absoluteUrl", .string("http://\(host)\(url)")),
@@ -71,7 +84,10 @@ enum WireMockAdminJSON {
             ("scheme", .string("http")),
             ("host", .string(String(host.prefix { $0 != ":" }))),
             ("queryParams", .object(query)),
-            ("loggedDateString", .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: false))),
+            (
+                "loggedDateString",
+                .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: false))
+            ),
         ])
     }
 
@@ -89,17 +105,29 @@ enum WireMockAdminJSON {
         members.append(("responseDefinition", .object(definition)))
         if let response = e.response {
             let text = String(bytes: response.body, encoding: .utf8)
-            members.append(("response", .object([
-                ("status", .number(status)),
-                ("headers", .object(response.headers.map { ($0.name, .string($0.value)) })),
-                ("body", .string(text ?? "")),
-                ("bodyAsBase64", .string(Data(response.body).base64EncodedString())),
-            ])))
+            members.append(
+                (
+                    "response",
+                    .object([
+                        ("status", .number(status)),
+                        ("headers", .object(response.headers.map { ($0.name, .string($0.value)) })),
+                        ("body", .string(text ?? "")),
+                        ("bodyAsBase64", .string(Data(response.body).base64EncodedString())),
+                    ])
+                )
+            )
         }
         members.append(("wasMatched", .bool(e.stubID != nil)))
         let ms = Int(e.durationMilliseconds.rounded())
-        members.append(("timing", .object([("addedDelay", .number(e.response?.delayMilliseconds ?? 0)), ("processTime", .number(ms)),
-                                           ("responseSendTime", .number(0)), ("serveTime", .number(ms)), ("totalTime", .number(ms))])))
+        members.append(
+            (
+                "timing",
+                .object([
+                    ("addedDelay", .number(e.response?.delayMilliseconds ?? 0)), ("processTime", .number(ms)),
+                    ("responseSendTime", .number(0)), ("serveTime", .number(ms)), ("totalTime", .number(ms)),
+                ])
+            )
+        )
         return .object(members)
     }
 
@@ -128,10 +156,18 @@ enum WireMockAdminJSON {
         var inBrackets = false
         for ch in jsonPath.dropFirst() {
             if inBrackets {
-                if ch == "]" { out += "/" + String(current.drop { $0 == "\"" }.reversed().drop { $0 == "\"" }.reversed()); current = ""; inBrackets = false }
-                else { current.append(ch) }
+                if ch == "]" {
+                    out += "/" + String(current.drop { $0 == "\"" }.reversed().drop { $0 == "\"" }.reversed())
+                    current = ""
+                    inBrackets = false
+                } else {
+                    current.append(ch)
+                }
             } else if ch == "." || ch == "[" {
-                if !current.isEmpty { out += "/" + current; current = "" }
+                if !current.isEmpty {
+                    out += "/" + current
+                    current = ""
+                }
                 inBrackets = ch == "["
             } else {
                 current.append(ch)
@@ -142,11 +178,18 @@ enum WireMockAdminJSON {
     }
 
     static func error(_ status: Int, _ message: String) -> OutgoingResponse {
-        json(status, .object([("errors", .array([.object([("code", .number(status)), ("title", .string(message))])]))]))
+        json(
+            status,
+            .object([("errors", .array([.object([("code", .number(status)), ("title", .string(message))])]))])
+        )
     }
 
     static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
-        OutgoingResponse(status: status, headers: HeaderFields([("Content-Type", "application/json")]), body: JSONSerializer.bytes(node))
+        OutgoingResponse(
+            status: status,
+            headers: HeaderFields([("Content-Type", "application/json")]),
+            body: JSONSerializer.bytes(node)
+        )
     }
 
     static let empty = OutgoingResponse(status: 200)

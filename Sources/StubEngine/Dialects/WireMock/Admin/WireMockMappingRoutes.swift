@@ -29,7 +29,9 @@ struct WireMockMappingRoutes {
         default: break
         }
         let id = String(rest.dropFirst("/mappings/".count))
-        guard rest.hasPrefix("/mappings/"), !id.contains("/") else { return WireMockAdmin(engine: engine).notFound(request) }
+        guard rest.hasPrefix("/mappings/"), !id.contains("/") else {
+            return WireMockAdmin(engine: engine).notFound(request)
+        }
         switch request.method {
         case "GET":
             guard let stub = engine.wiremockMapping(id: id) else { return noMapping(id) }
@@ -48,19 +50,29 @@ struct WireMockMappingRoutes {
     private func list(_ request: IncomingRequest) -> OutgoingResponse {
         let all = engine.wiremockMappings
         var page = all[...]
-        if let offset = request.queryValues("offset").first.flatMap(Int.init), offset > 0 { page = page.dropFirst(offset) }
+        if let offset = request.queryValues("offset").first.flatMap(Int.init), offset > 0 {
+            page = page.dropFirst(offset)
+        }
         if let limit = request.queryValues("limit").first.flatMap(Int.init), limit >= 0 { page = page.prefix(limit) }
-        return WireMockAdminJSON.json(200, .object([
-            ("mappings", .array(page.map(WireMockAdminJSON.mapping))),
-            ("meta", .object([("total", .number(all.count))])),
-        ]))
+        return WireMockAdminJSON.json(
+            200,
+            .object([
+                ("mappings", .array(page.map(WireMockAdminJSON.mapping))),
+                ("meta", .object([("total", .number(all.count))])),
+            ])
+        )
     }
 
     private func create(_ request: IncomingRequest) -> OutgoingResponse {
         switch engine.decodeWireMockMappings(request.body) {
         case .failure(let failure): return WireMockAdminJSON.problems(failure.problems)
         case .success(let stubs):
-            guard stubs.count == 1 else { return WireMockAdminJSON.error(422, "POST /__admin/mappings takes one mapping; use /__admin/mappings/import for several") }
+            guard stubs.count == 1 else {
+                return WireMockAdminJSON.error(
+                    422,
+                    "POST /__admin/mappings takes one mapping; use /__admin/mappings/import for several"
+                )
+            }
             engine.putWireMockStubs(stubs)
             return WireMockAdminJSON.json(201, WireMockAdminJSON.mapping(stubs[0]))
         }
@@ -83,7 +95,10 @@ struct WireMockMappingRoutes {
     /// "deleteAllNotInImport": false}}`.
     private func importMappings(_ request: IncomingRequest) -> OutgoingResponse {
         guard let root = try? JSONParser.parse(request.body), root["mappings"]?.elements != nil else {
-            return WireMockAdminJSON.error(400, "expected a body like {\"mappings\": [...], \"importOptions\": {\"duplicatePolicy\": \"OVERWRITE\"}}")
+            return WireMockAdminJSON.error(
+                400,
+                "expected a body like {\"mappings\": [...], \"importOptions\": {\"duplicatePolicy\": \"OVERWRITE\"}}"
+            )
         }
         let options = root["importOptions"]
         let policy = options?["duplicatePolicy"]?.string ?? "OVERWRITE"
@@ -107,11 +122,15 @@ struct WireMockMappingRoutes {
     /// mapping, never replacing a file), then serves them as file mappings.
     private func save() -> OutgoingResponse {
         guard engine.options.folderFormat == .wiremock, let directory = engine.options.directory else {
-            return WireMockAdminJSON.error(400, "this server does not serve a WireMock folder (--wiremock DIR), so there is no mappings/ to save into")
+            return WireMockAdminJSON.error(
+                400,
+                "this server does not serve a WireMock folder (--wiremock DIR), so there is no mappings/ to save into"
+            )
         }
         let runtime = engine.wiremockMappings.filter { if case .runtime = $0.source { true } else { false } }
         guard !runtime.isEmpty else { return WireMockAdminJSON.empty }
-        let folder = WireMockFolderLoader(directory: URL(fileURLWithPath: directory), displayName: directory).mappingsFolder
+        let folder = WireMockFolderLoader(directory: URL(fileURLWithPath: directory), displayName: directory)
+            .mappingsFolder
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var names = FileNameAllocator(reserving: Set(existing))
         do {
@@ -119,13 +138,20 @@ struct WireMockMappingRoutes {
             for stub in runtime {
                 let base = FileNameAllocator.slug(stub.name, fallback: "mapping") + "-" + stub.id.prefix(8)
                 let file = folder.appendingPathComponent(names.allocate(String(base), extension: "json"))
-                try Data(JSONPrettyPrinter.bytes(WireMockAdminJSON.mapping(stub))).write(to: file, options: .withoutOverwriting)
+                try Data(JSONPrettyPrinter.bytes(WireMockAdminJSON.mapping(stub))).write(
+                    to: file,
+                    options: .withoutOverwriting
+                )
             }
         } catch {
             return WireMockAdminJSON.error(500, "cannot save into \(folder.path): \(describe(error))")
         }
-        let reloaded = StubLoader(directory: directory, format: .wiremock, strict: engine.options.strict,
-                                  globalTemplating: engine.options.wiremock.globalTemplating).load()
+        let reloaded = StubLoader(
+            directory: directory,
+            format: .wiremock,
+            strict: engine.options.strict,
+            globalTemplating: engine.options.wiremock.globalTemplating
+        ).load()
         guard reloaded.isServable else {
             return WireMockAdminJSON.problems(reloaded.errors)
         }
@@ -136,7 +162,10 @@ struct WireMockMappingRoutes {
     /// The body is a matcher applied to each mapping's `metadata` as JSON.
     private func byMetadata(_ request: IncomingRequest, remove: Bool) -> OutgoingResponse {
         guard let node = try? JSONParser.parse(request.body) else {
-            return WireMockAdminJSON.error(400, "expected a matcher such as {\"matchesJsonPath\": {\"expression\": \"$.tag\", \"equalTo\": \"x\"}}")
+            return WireMockAdminJSON.error(
+                400,
+                "expected a matcher such as {\"matchesJsonPath\": {\"expression\": \"$.tag\", \"equalTo\": \"x\"}}"
+            )
         }
         var context = engine.wiremockContext(label: "request body")
         guard let pattern = WireMockPatternReader.pattern(&context, node, "$"), !context.hasErrors else {
@@ -150,19 +179,25 @@ struct WireMockMappingRoutes {
             engine.removeWireMockStubs(ids: Set(found.map(\.id)))
             return WireMockAdminJSON.empty
         }
-        return WireMockAdminJSON.json(200, .object([
-            ("mappings", .array(found.map(WireMockAdminJSON.mapping))),
-            ("meta", .object([("total", .number(found.count))])),
-        ]))
+        return WireMockAdminJSON.json(
+            200,
+            .object([
+                ("mappings", .array(found.map(WireMockAdminJSON.mapping))),
+                ("meta", .object([("total", .number(found.count))])),
+            ])
+        )
     }
 
     /// Mappings no request in the journal matched.
     private func unmatched() -> OutgoingResponse {
         let used = Set(engine.journal.entries.compactMap(\.stubID))
         let unused = engine.wiremockMappings.filter { !used.contains($0.id) }
-        return WireMockAdminJSON.json(200, .object([
-            ("mappings", .array(unused.map(WireMockAdminJSON.mapping))),
-            ("meta", .object([("total", .number(unused.count))])),
-        ]))
+        return WireMockAdminJSON.json(
+            200,
+            .object([
+                ("mappings", .array(unused.map(WireMockAdminJSON.mapping))),
+                ("meta", .object([("total", .number(unused.count))])),
+            ])
+        )
     }
 }
