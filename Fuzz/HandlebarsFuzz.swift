@@ -92,8 +92,10 @@ private func requests() -> [FuzzData] {
                 path: "/users/42/<b>",
                 query: [("q", "<i>&\"'"), ("q", "2"), ("n", "10")],
                 headers: [("X-A", "<script>"), ("Content-Type", "application/json"), ("x-a", "`=")],
-                body:
-                    #"{"name": "<a href='x'>", "list": [1, 2.5, "3", null, true], "nested": {"k": "v", "deep": [{"k": 1}]}}"#
+                body: #"""
+                    {"name": "<a href='x'>", "list": [1, 2.5, "3", null, true],
+                     "nested": {"k": "v", "deep": [{"k": 1}]}}
+                    """#
             ),
             parameters: try? JSONParser.parse(Array(#"{"greeting": "<hi>", "n": 3}"#.utf8))
         ),

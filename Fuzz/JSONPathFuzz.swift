@@ -22,7 +22,11 @@ import Foundation
 // Parsed per input, not held in a global: LeakSanitizer reports a global JSON tree as leaked at
 // exit (it does not find the references that hold its boxes).
 private let fixedDocumentTexts = [
-    #"{"store": {"book": [{"category": "fiction", "price": 8.95, "isbn": "0-553"}, {"category": "reference", "price": 22.5, "tags": ["a", "b"]}], "bicycle": {"color": "red", "price": 19.95}}, "limit": 10}"#,
+    #"""
+    {"store": {"book": [{"category": "fiction", "price": 8.95, "isbn": "0-553"},
+                        {"category": "reference", "price": 22.5, "tags": ["a", "b"]}],
+               "bicycle": {"color": "red", "price": 19.95}}, "limit": 10}
+    """#,
     #"[1, "2", -3.5e2, null, true, [[]], {"": {"a b": "c"}}, {"'\\\"": 0}]"#,
     #"{"a": {"a": {"a": {"a": [0, {"a": 1}]}}}, "n": "10", "m": 10, "e": [], "o": {}}"#,
 ]

@@ -97,7 +97,10 @@ private func serve(_ stub: Stub) {
     if case .noMatch(let report) = outcome.kind, stub.scenario == nil {
         precondition(
             report.resolved.candidates.first?.mismatches.isEmpty == false,
-            "the stub did not match, yet the near-miss report finds nothing that failed: \(String(decoding: StubEncoder.encode(stub), as: UTF8.self))"
+            """
+            the stub did not match, yet the near-miss report finds nothing that failed: \
+            \(String(decoding: StubEncoder.encode(stub), as: UTF8.self))
+            """
         )
     }
     if case .now(let response) = outcome.reply, case .stub = outcome.kind, stub.response.isTemplated,

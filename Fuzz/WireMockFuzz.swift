@@ -190,7 +190,10 @@ private func checkImport(_ input: [UInt8]) {
         _ = try StubFolderWriter.write(result.plan, into: out)
     } catch {
         preconditionFailure(
-            "the imported stubs do not load: \(error)\nnotes: \(result.notes.map(\.description).joined(separator: "\n"))"
+            """
+            the imported stubs do not load: \(error)\nnotes: \
+            \(result.notes.map(\.description).joined(separator: "\n"))
+            """
         )
     }
 }

@@ -15,7 +15,10 @@ package enum DateFormats {
         let (y, m, d) = civil(fromDays: dayNumber)
         let weekday = days[((dayNumber % 7) + 7) % 7]
         return
-            "\(weekday), \(pad2(d)) \(months[m - 1]) \(y) \(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60)) GMT"
+            """
+            \(weekday), \(pad2(d)) \(months[m - 1]) \(y) \
+            \(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60)) GMT
+            """
     }
 
     /// RFC 3339 in UTC: `2026-11-23T10:15:58Z`, or with milliseconds `2026-11-23T10:15:58.842Z`
@@ -24,8 +27,9 @@ package enum DateFormats {
         let (seconds, millisecond) = split(epochMilliseconds, 1000)
         let (dayNumber, secondOfDay) = split(seconds, 86_400)
         let (y, m, d) = civil(fromDays: dayNumber)
-        var text =
-            "\(pad(y, 4))-\(pad2(m))-\(pad2(d))T\(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60))"
+        let date = "\(pad(y, 4))-\(pad2(m))-\(pad2(d))"
+        let time = "\(pad2(secondOfDay / 3600)):\(pad2(secondOfDay % 3600 / 60)):\(pad2(secondOfDay % 60))"
+        var text = date + "T" + time
         if withMilliseconds { text += "." + pad(millisecond, 3) }
         return text + "Z"
     }
@@ -34,8 +38,10 @@ package enum DateFormats {
     /// offset from UTC).
     package static func clock(epochMilliseconds: Int) -> String {
         let (_, millisecondOfDay) = split(epochMilliseconds, 86_400_000)
-        return
-            "\(pad2(millisecondOfDay / 3_600_000)):\(pad2(millisecondOfDay / 60_000 % 60)):\(pad2(millisecondOfDay / 1000 % 60)).\(pad(millisecondOfDay % 1000, 3))"
+        let hours = pad2(millisecondOfDay / 3_600_000)
+        let minutes = pad2(millisecondOfDay / 60_000 % 60)
+        let seconds = pad2(millisecondOfDay / 1000 % 60)
+        return "\(hours):\(minutes):\(seconds).\(pad(millisecondOfDay % 1000, 3))"
     }
 
     private static func civil(fromDays days: Int) -> (Int, Int, Int) {

@@ -9,7 +9,10 @@ package enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .addressInUse(let address):
-            "\(address) is already in use by another program; stop it, pick another port, or use --port 0 for a free one"
+            """
+            \(address) is already in use by another program; stop it, pick another port, or use --port 0 for a \
+            free one
+            """
         case .permissionDenied(let address):
             "no permission to listen on \(address) (ports below 1024 need privileges); pick a port above 1024"
         case .addressNotAvailable(let address):

@@ -142,7 +142,9 @@ public struct ScenarioDefinition: Sendable, Equatable {
 ///     let stubs = try Stubs {
 ///         StubDefinition(request: .get("/v1/me"), response: .json(["id": 42]))
 ///         if signedOut { StubDefinition(request: .get("/v1/feed"), response: .status(401)) }
-///         for id in 1...3 { StubDefinition(request: .get("/v1/items/\(id)"), response: .json(["id": .number(Double(id))])) }
+///         for id in 1...3 {
+///             StubDefinition(request: .get("/v1/items/\(id)"), response: .json(["id": .number(Double(id))]))
+///         }
 ///     }
 @resultBuilder
 public enum StubListBuilder {

@@ -11,7 +11,8 @@ import SystemSupport
 ///
 ///     let transport = StubURLProtocol.register(stubs)
 ///     defer { StubURLProtocol.unregister(transport) }
-///     let client = MyAPIClient(baseURL: transport.baseURL, session: URLSession(configuration: transport.configuration))
+///     let session = URLSession(configuration: transport.configuration)
+///     let client = MyAPIClient(baseURL: transport.baseURL, session: session)
 ///
 /// Each registration gets its own host (`e1.stubkit.invalid`), and requests are routed by host,
 /// so parallel tests each reach their own stubs (a header would not do: on Linux `canInit` sees

@@ -129,7 +129,10 @@ public final class Stubs: Sendable {
     }
 
     static let journalOff =
-        "the journal is off (journalCapacity: 0), so no request was recorded: none can be listed, found, counted or verified"
+        """
+        the journal is off (journalCapacity: 0), so no request was recorded: none can be listed, found, counted \
+        or verified
+        """
 
     static func json(_ pattern: RequestDefinition) -> [UInt8] {
         JSONSerializer.bytes(DefinitionJSON.request(pattern).node)

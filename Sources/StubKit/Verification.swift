@@ -82,7 +82,10 @@ extension Stubs {
             return "cannot verify \(DefinitionJSON.request(pattern)): \(error)"
         }
         var lines = [
-            "Expected a request matching \(DefinitionJSON.request(pattern)) \(expected); \(Self.received(matching.count))."
+            """
+            Expected a request matching \(DefinitionJSON.request(pattern)) \(expected); \
+            \(Self.received(matching.count)).
+            """
         ]
         if !matching.isEmpty {
             lines.append("Matching requests:")

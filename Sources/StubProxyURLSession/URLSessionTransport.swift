@@ -7,8 +7,8 @@ import StubEngine
 import SystemSupport
 
 /// Forwards through the platform's URLSession: https upstreams where the server's own client
-/// has no TLS (macOS). Built on Linux too, where the tests drive it over http. URLSession changes messages on the way, and this
-/// transport undoes what can be undone (docs/proxy.md, "https through URLSession"):
+/// has no TLS (macOS). Built on Linux too, where the tests drive it over http. URLSession changes
+/// messages on the way, and this transport undoes what can be undone (docs/proxy.md, "https through URLSession"):
 /// - it decodes gzip, deflate and br bodies but keeps `Content-Encoding` and `Content-Length`:
 ///   both are dropped when the body was decoded, and the body goes out chunked;
 /// - it folds repeated fields into one, `Set-Cookie` included: cookies are split again, at
@@ -83,7 +83,10 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
                 request.upstream,
                 status: 502,
                 reason:
-                    "URLSession cannot send a GET with a body (the server's own client can, for http upstreams and on Linux)"
+                    """
+                    URLSession cannot send a GET with a body (the server's own client can, for http upstreams \
+                    and on Linux)
+                    """
             )
             return
         }

@@ -43,13 +43,19 @@ package enum StubServerCommand {
             if !kinds.isEmpty {
                 let given = arguments.count > 1 ? " \"\(arguments[1])\"" : ""
                 return usageError(
-                    "\(first) needs what to import\(given.isEmpty ? "" : ", not" + given): \(kinds.joined(separator: " or "))",
+                    """
+                    \(first) needs what to import\(given.isEmpty ? "" : ", not" + given): \
+                    \(kinds.joined(separator: " or "))
+                    """,
                     hint: "stubserver \(kinds[0]) --help",
                     console
                 )
             }
             var message =
-                "unknown command \"\(first)\" (the commands are: \(Commands.all.map(\.name).joined(separator: ", ")); serve is the default)"
+                """
+                unknown command \"\(first)\" (the commands are: \
+                \(Commands.all.map(\.name).joined(separator: ", ")); serve is the default)
+                """
             if let near = Suggestion.closest(to: first, among: Commands.all.map(\.name)) {
                 message += "; did you mean \(near)?"
             }

@@ -156,7 +156,11 @@ import Testing
         }
     }
 
-    @Test func noSourceFileIsLongerThan400Lines() throws {
+    /// The formatter (`.swift-format`, checked by `swift format lint --strict` in .ci/run) decides
+    /// line shape; it cannot break a string literal or a comment, so this holds the 120 columns
+    /// there too. File length follows concern and has no cap: a file too long to read is split by
+    /// responsibility, never compressed.
+    @Test func noSourceLineIsWiderThan120Columns() throws {
         for module in try FileManager.default.contentsOfDirectory(
             atPath: Self.root.appendingPathComponent("Sources").path
         ) {
@@ -164,8 +168,13 @@ import Testing
                 let lines = try String(contentsOf: file, encoding: .utf8).split(
                     separator: "\n",
                     omittingEmptySubsequences: false
-                ).count
-                #expect(lines <= 400, "\(file.lastPathComponent) has \(lines) lines")
+                )
+                for (index, line) in lines.enumerated() where line.count > 120 {
+                    // The inspector's page is HTML, CSS and JavaScript held in Swift strings until
+                    // it moves to files of its own.
+                    if file.path.contains("/Inspector/Inspector") { continue }
+                    Issue.record("\(file.lastPathComponent):\(index + 1) is \(line.count) columns wide")
+                }
             }
         }
     }

@@ -9,7 +9,10 @@ import Testing
         let head = try RequestHeadEncoder().encode(method: "POST", target: "/v1/items?q=a%20b", headers: headers)
         #expect(
             String(decoding: head, as: UTF8.self)
-                == "POST /v1/items?q=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nx-trace: a\r\nAccept: */*\r\nX-Trace: b\r\nContent-Length: 2\r\n\r\n"
+                == """
+                POST /v1/items?q=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nx-trace: a\r\nAccept: */*\r\nX-Trace: \
+                b\r\nContent-Length: 2\r\n\r\n
+                """
         )
     }
 

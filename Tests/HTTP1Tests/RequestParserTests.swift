@@ -4,7 +4,10 @@ import Testing
 @Suite struct RequestParserAcceptsTests {
     @Test func simpleGet() throws {
         let d = ParserDriver.parse(
-            "GET /v1/users/42?lang=en&x=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\nX-A: 1\r\nx-a: 2\r\n\r\n"
+            """
+            GET /v1/users/42?lang=en&x=a%20b HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\nX-A: 1\r\nx-a: \
+            2\r\n\r\n
+            """
         )
         #expect(d.failure == nil)
         let r = try #require(d.requests.first)
@@ -68,8 +71,11 @@ import Testing
 
     @Test func byteAtATimeChunked() {
         let bytes = Array(
-            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer-A: x\r\n\r\n"
-                .utf8
+            """
+            POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \
+            chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer-A: x\r\n\r\n
+            """
+            .utf8
         )
         var d = ParserDriver()
         for b in bytes { d.feed([b]) }
@@ -79,7 +85,10 @@ import Testing
 
     @Test func pipelinedRequestsInOneBuffer() {
         let d = ParserDriver.parse(
-            "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nokGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+            """
+            GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nokGET /3 \
+            HTTP/1.1\r\nHost: h\r\n\r\n
+            """
         )
         #expect(d.requests.map(\.path) == ["/1", "/2", "/3"])
         #expect(d.requests[1].body == Array("ok".utf8))
@@ -87,7 +96,10 @@ import Testing
 
     @Test func chunkExtensionsQuotedAndTrailers() {
         let d = ParserDriver.parse(
-            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4 ; name=\"quoted \\\" value\" ; flag\r\nwiki\r\n0\r\nExpires: never\r\n\r\n"
+            """
+            POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4 ; name=\"quoted \\\" value\" ; \
+            flag\r\nwiki\r\n0\r\nExpires: never\r\n\r\n
+            """
         )
         #expect(d.failure == nil)
         #expect(d.requests.first?.body == Array("wiki".utf8))

@@ -6,7 +6,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 @Suite struct ResponseParserFramingTests {
     @Test func contentLengthBodyWithHeadAsSent() throws {
         let d = ResponseDriver.everyWay(
-            "HTTP/1.1 201 Created Here\r\nSet-Cookie: a=1\r\ncontent-TYPE: text/plain\r\nSet-Cookie: b=2\r\nContent-Length: 5\r\n\r\nhello"
+            """
+            HTTP/1.1 201 Created Here\r\nSet-Cookie: a=1\r\ncontent-TYPE: text/plain\r\nSet-Cookie: \
+            b=2\r\nContent-Length: 5\r\n\r\nhello
+            """
         )
         let head = try #require(d.heads.first)
         #expect(head.version == .http1_1)
@@ -27,7 +30,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test func chunkedWithExtensionsAndTrailers() throws {
         let d = ResponseDriver.everyWay(
-            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=\"q \\\" v\" ; flag\r\nhello\r\n006\r\n world\r\n0;last\r\nExpires: never\r\nX-Checksum: 1\r\n\r\n"
+            """
+            HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=\"q \\\" v\" ; flag\r\nhello\r\n006\r\n \
+            world\r\n0;last\r\nExpires: never\r\nX-Checksum: 1\r\n\r\n
+            """
         )
         #expect(d.heads.first?.framing == .chunked)
         #expect(d.heads.first?.connectionReusable == true)
@@ -94,7 +100,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     @Test(arguments: [204, 304])
     func bodylessStatuses(_ status: Int) {
         let d = ResponseDriver.everyWay(
-            "HTTP/1.1 \(status) X\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz",
+            """
+            HTTP/1.1 \(status) X\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\nHTTP/1.1 200 \
+            OK\r\nContent-Length: 1\r\n\r\nz
+            """,
             methods: ["GET", "GET"]
         )
         #expect(d.heads.map(\.framing) == [.none, .length(1)])
@@ -107,7 +116,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test func informationalResponsesThenTheFinalOne() {
         let d = ResponseDriver.everyWay(
-            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\nLink: </b.js>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            """
+            HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\nLink: \
+            </b.js>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok
+            """,
             methods: ["POST"]
         )
         #expect(
@@ -186,7 +198,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test func obsFoldIsReplacedWithOneSpace() throws {
         let d = ResponseDriver.everyWay(
-            "HTTP/1.1 200 OK\r\nX-Long: first  \r\n \t second\r\n\tthird\r\n   \r\nX-Next: n\r\nContent-Length: 0\r\n\r\n"
+            """
+            HTTP/1.1 200 OK\r\nX-Long: first  \r\n \t second\r\n\tthird\r\n   \r\nX-Next: n\r\nContent-Length: \
+            0\r\n\r\n
+            """
         )
         let head = try #require(d.heads.first)
         #expect(head.headers.values("X-Long") == ["first second third"])
@@ -402,7 +417,10 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         )
         #expect(
             verdict(
-                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: \(String(repeating: "t", count: 40))\r\n\r\n"
+                """
+                HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: \
+                \(String(repeating: "t", count: 40))\r\n\r\n
+                """
             )?.kind == .tooLarge
         )
         #expect(

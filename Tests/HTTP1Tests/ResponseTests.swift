@@ -10,7 +10,10 @@ import Testing
         let p = PreparedResponse(status: 201, headers: h, body: Array("{}".utf8))
         #expect(
             String(decoding: p.head, as: UTF8.self)
-                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n"
+                == """
+                HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nSet-Cookie: a=1\r\nSet-Cookie: \
+                b=2\r\nContent-Length: 2\r\n
+                """
         )
     }
 
@@ -68,7 +71,10 @@ import Testing
         let replaced = original.replacingBody(Array(#"{"id":"12345"}"#.utf8))
         #expect(
             String(decoding: replaced.head, as: UTF8.self)
-                == "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: 14\r\nX-Added: 2\r\n"
+                == """
+                HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-A: 1\r\nContent-Length: \
+                14\r\nX-Added: 2\r\n
+                """
         )
         #expect(replaced.body == Array(#"{"id":"12345"}"#.utf8))
         let again = replaced.replacingBody([])

@@ -19,7 +19,10 @@ private let corpusDirectory = Corpus.directory(testFile: #filePath)
         "Replay an HTTP/1.1 conformance corpus",
         .enabled(
             if: corpusDirectory != nil,
-            "HTTP corpus folder not found (../shared/corpora/http next to the package, or $STUBSERVER_HTTP_CORPUS): conformance replay skipped"
+            """
+            HTTP corpus folder not found (../shared/corpora/http next to the package, or \
+            $STUBSERVER_HTTP_CORPUS): conformance replay skipped
+            """
         ),
         arguments: ConformanceSuite.allCases
     )
@@ -60,7 +63,10 @@ private let corpusDirectory = Corpus.directory(testFile: #filePath)
             var divergences: [String] = []
             for (vector, outcome) in zip(vectors, outcomes) {
                 let detail =
-                    "\(suite) \(vector.id): expected \(vector.expectation), got \(outcome); request \"\(vector.escaped)\""
+                    """
+                    \(suite) \(vector.id): expected \(vector.expectation), got \(outcome); request \
+                    \"\(vector.escaped)\"
+                    """
                 switch outcome {
                 case .silent, .connectFailed:
                     Issue.record("hang or failure: \(detail)")
@@ -136,19 +142,28 @@ enum DeliberateDivergences {
         ],
         .go: [
             "#7 TestServerValidatesHostHeader":
-                "an unbracketed IPv6 address is not uri-host syntax: an invalid Host MUST get 400 (RFC 9112 §3.2); Apache agrees",
+                """
+            an unbracketed IPv6 address is not uri-host syntax: an invalid Host MUST get 400 (RFC 9112 \
+            §3.2); Apache agrees
+            """,
             "#19 TestServerValidatesHostHeader": "no HTTP/2 prior knowledge: the h2 preface is a 2.0 request line, 505",
             "#20 TestServerValidatesHostHeader": connect,
         ],
         .http11probe: [
             "COMP-HOST-EMPTY-VALUE":
-                "an empty Host is valid (uri-host may be empty; RFC 9110 §7.2 even requires it when the URI has no authority); Go and Cowboy agree",
+                """
+            an empty Host is valid (uri-host may be empty; RFC 9110 §7.2 even requires it when the URI has \
+            no authority); Go and Cowboy agree
+            """,
             "COMP-UNKNOWN-METHOD": method,
             "MAL-POST-CL-HUGE-NO-BODY": "an announced body over the 32 MiB limit gets 413 at once (RFC 9110 §15.5.14)",
             "NORM-UNDERSCORE-CL":
                 "Content_Length is a distinct, valid field name (RFC 9110 §5.1): kept as sent, never used for framing",
             "NORM-UNDERSCORE-TE":
-                "Transfer_Encoding is a distinct, valid field name (RFC 9110 §5.1): kept as sent, never used for framing",
+                """
+            Transfer_Encoding is a distinct, valid field name (RFC 9110 §5.1): kept as sent, never used for \
+            framing
+            """,
         ],
         .llhttp: [
             "invalid.md:69": method,

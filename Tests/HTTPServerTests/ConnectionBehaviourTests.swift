@@ -145,7 +145,10 @@ import HTTP1
         try await withServer { server in
             let c = try WireConnection(port: server.port)
             c.send(
-                "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n"
+                """
+                POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n6\r\n \
+                world\r\n0\r\nX-Trailer: 1\r\n\r\n
+                """
             )
             #expect(try c.readResponse().text == "POST /up 11")
             c.send("GET /next HTTP/1.1\r\nHost: h\r\n\r\n")
@@ -179,7 +182,10 @@ import HTTP1
         try await withServer { server in
             let c = try WireConnection(port: server.port)
             c.send(
-                "GET http://api.example/abs?q=1 HTTP/1.1\r\nHost: api.example\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n"
+                """
+                GET http://api.example/abs?q=1 HTTP/1.1\r\nHost: api.example\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: \
+                h\r\n\r\n
+                """
             )
             #expect(try c.readResponse().text == "GET /abs 0")
             #expect(try c.readResponse().text == "OPTIONS * 0")

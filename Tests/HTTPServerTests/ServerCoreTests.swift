@@ -84,7 +84,10 @@ import Testing
         try await withServer(reply: Self.handler(observed)) { server in
             let c = try WireConnection(port: server.port)
             c.send(
-                "GET /later/300 HTTP/1.1\r\nHost: h\r\n\r\nGET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET /later/20 HTTP/1.1\r\nHost: h\r\n\r\n"
+                """
+                GET /later/300 HTTP/1.1\r\nHost: h\r\n\r\nGET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET /later/20 \
+                HTTP/1.1\r\nHost: h\r\n\r\n
+                """
             )
             #expect(try c.readResponse().text == "later 300")
             #expect(try c.readResponse().text == "now /fast")
@@ -244,7 +247,10 @@ import Testing
         try await withServer(reply: Self.handler(observed)) { server in
             let c = try WireConnection(port: server.port)
             c.send(
-                "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /later/100 HTTP/1.1\r\nHost: h\r\n\r\nGET /reset HTTP/1.1\r\nHost: h\r\n\r\n"
+                """
+                GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /later/100 HTTP/1.1\r\nHost: h\r\n\r\nGET /reset \
+                HTTP/1.1\r\nHost: h\r\n\r\n
+                """
             )
             #expect(try c.readResponse().text == "now /a")
             #expect(try c.readResponse().text == "later 100")

@@ -46,7 +46,10 @@ final class StreamMemoryTests: XCTestCase {
         }
         XCTAssertEqual(position, total)
         print(
-            "stream memory: server RSS \(baseline) KiB at the start, \(peak) KiB at most (growth \(peak - baseline) KiB)"
+            """
+            stream memory: server RSS \(baseline) KiB at the start, \(peak) KiB at most (growth \
+            \(peak - baseline) KiB)
+            """
         )
         XCTAssertLessThan(peak - baseline, 8 * 1024, "server RSS grew \(peak - baseline) KiB over the whole body")
         #endif

@@ -224,7 +224,10 @@ final class BacktrackingRegexTests: XCTestCase {
             (#"\k"#, 0, #"write \k<name> for a back-reference to a named group"#),
             (
                 "(?=a)*", 5,
-                "quantifier '*' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"
+                """
+                quantifier '*' after an anchor or \\b: an assertion matches no characters, so there is nothing \
+                to repeat
+                """
             ),
             (#"[\1]"#, 1, #"\1 cannot be used inside [...]"#),
         ]

@@ -79,7 +79,10 @@ final class InspectorAdminJSONTests: XCTestCase {
         let folder = TemporaryFolder()
         folder.write(
             "api.json",
-            "[\n  {\"request\": {\"path\": \"/a\"}, \"response\": {}},\n\n  {\"request\": {\"path\": \"/b\"}, \"response\": {}}\n]\n"
+            """
+            [\n  {\"request\": {\"path\": \"/a\"}, \"response\": {}},\n\n  {\"request\": {\"path\": \"/b\"}, \
+            \"response\": {}}\n]\n
+            """
         )
         let e = Engine(stubs: folder.load().stubs, options: .init())
         let stubs = admin(e, "GET", "/__admin/stubs").json["stubs"]?.elements ?? []

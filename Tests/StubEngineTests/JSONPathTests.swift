@@ -56,7 +56,10 @@ import Testing
         ("$[?(@.count === '3')].expensive", "[10]"),
         ("$[?(@.count !== 3)].expensive", "[10]"),
         (
-            "$[?(@.store.book[0] == {'category': 'reference', 'author': 'Nigel Rees', 'title': 'Sayings of the Century', 'price': 8.95})].expensive",
+            """
+            $[?(@.store.book[0] == {'category': 'reference', 'author': 'Nigel Rees', 'title': 'Sayings of the \
+            Century', 'price': 8.95})].expensive
+            """,
             "[10]"
         ),
         ("$.store.book[?(@.price =~ /^8.*/)].price", "[8.95,8.99]"),

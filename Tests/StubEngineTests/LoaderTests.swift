@@ -73,7 +73,10 @@ final class LoaderTests: XCTestCase {
         XCTAssertTrue(
             messages.contains {
                 $0.contains(
-                    "three.json:1:15: error: $.response.staus: unknown key \"staus\" in the response; did you mean \"status\"?"
+                    """
+                    three.json:1:15: error: $.response.staus: unknown key \"staus\" in the response; did you \
+                    mean \"status\"?
+                    """
                 )
             }
         )

@@ -333,25 +333,37 @@ final class RegexTests: XCTestCase {
             "(?=a)",
             at: 0,
             icuAccepts: true,
-            "look-ahead (?=...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+            """
+            look-ahead (?=...) is not supported: stub regexes run in linear time, which look-around makes \
+            impossible; match the text itself instead
+            """
         ),
         E(
             "(?!a)",
             at: 0,
             icuAccepts: true,
-            "negative look-ahead (?!...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+            """
+            negative look-ahead (?!...) is not supported: stub regexes run in linear time, which look-around \
+            makes impossible; match the text itself instead
+            """
         ),
         E(
             "(?<=a)b",
             at: 0,
             icuAccepts: true,
-            "look-behind (?<=...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+            """
+            look-behind (?<=...) is not supported: stub regexes run in linear time, which look-around makes \
+            impossible; match the text itself instead
+            """
         ),
         E(
             "(?<!a)b",
             at: 0,
             icuAccepts: true,
-            "negative look-behind (?<!...) is not supported: stub regexes run in linear time, which look-around makes impossible; match the text itself instead"
+            """
+            negative look-behind (?<!...) is not supported: stub regexes run in linear time, which look-around \
+            makes impossible; match the text itself instead
+            """
         ),
         E(
             "(?>a)",
@@ -363,13 +375,19 @@ final class RegexTests: XCTestCase {
             "a*+",
             at: 1,
             icuAccepts: true,
-            "possessive quantifiers (*+) are not supported: stub regexes run in linear time, which possessive matching does not fit; drop the '+'"
+            """
+            possessive quantifiers (*+) are not supported: stub regexes run in linear time, which possessive \
+            matching does not fit; drop the '+'
+            """
         ),
         E(
             "a{2}+",
             at: 1,
             icuAccepts: true,
-            "possessive quantifiers ({2}+) are not supported: stub regexes run in linear time, which possessive matching does not fit; drop the '+'"
+            """
+            possessive quantifiers ({2}+) are not supported: stub regexes run in linear time, which possessive \
+            matching does not fit; drop the '+'
+            """
         ),
         E(
             "(?(1)a|b)",

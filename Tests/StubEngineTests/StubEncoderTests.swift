@@ -123,7 +123,10 @@ final class StubEncoderTests: XCTestCase {
         for response in stub.responses {
             parts.append(String(decoding: response.prepared.head + response.prepared.body, as: UTF8.self))
             parts.append(
-                "\(String(describing: response.delay)) \(String(describing: response.fault)) \(String(describing: response.dribble)) \(response.isTemplated)"
+                """
+                \(String(describing: response.delay)) \(String(describing: response.fault)) \
+                \(String(describing: response.dribble)) \(response.isTemplated)
+                """
             )
         }
         return parts.joined(separator: " | ")

@@ -161,7 +161,12 @@ final class HARImporterTests: XCTestCase {
         XCTAssertNil(try stubs(outcome, "get-not-modified.json")[0]["response"]?["body"], "a 304 carries no body")
         XCTAssertEqual(
             outcome.summary,
-            "2 stubs from 2 entries in 2 files; 6 entries skipped (1: status 0 (no response: blocked, cancelled or failed); 1: response body not recorded (the tool saved no content text); 1: not an http(s) URL (wss://a.example/sock...); 1: CONNECT (a proxy tunnel, not a request to the API); 1: another host (not --host); 1: path under /__admin/ (stubserver's admin API))"
+            """
+            2 stubs from 2 entries in 2 files; 6 entries skipped (1: status 0 (no response: blocked, cancelled \
+            or failed); 1: response body not recorded (the tool saved no content text); 1: not an http(s) URL \
+            (wss://a.example/sock...); 1: CONNECT (a proxy tunnel, not a request to the API); 1: another host \
+            (not --host); 1: path under /__admin/ (stubserver's admin API))
+            """
         )
         XCTAssertEqual(outcome.plan.problems.count, 6)
         XCTAssertTrue(

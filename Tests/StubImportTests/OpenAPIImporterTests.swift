@@ -225,7 +225,11 @@ final class OpenAPIImporterTests: XCTestCase {
         XCTAssertEqual(outcome.skipped.map(\.count), [1, 1, 1])
         XCTAssertEqual(
             outcome.summary,
-            "3 stubs for 3 operations in 3 files; 3 operations skipped (1: path is under /__admin/, which belongs to stubserver's admin API; 1: path does not start with /; 1: path has a query or fragment; OpenAPI describes those as parameters); 1 webhook not stubbed (the API sends those requests)"
+            """
+            3 stubs for 3 operations in 3 files; 3 operations skipped (1: path is under /__admin/, which \
+            belongs to stubserver's admin API; 1: path does not start with /; 1: path has a query or fragment; \
+            OpenAPI describes those as parameters); 1 webhook not stubbed (the API sends those requests)
+            """
         )
     }
 

@@ -12,7 +12,10 @@ import XCTest
 final class SchemaSuiteConformanceTests: XCTestCase {
     enum Reason: String {
         case identifiers =
-            "$id, URN and remote references: references resolve by location (JSON pointer, $anchor, relative file); $id does not change the base, and nothing is fetched"
+            """
+            $id, URN and remote references: references resolve by location (JSON pointer, $anchor, relative \
+            file); $id does not change the base, and nothing is fetched
+            """
         case dynamic = "$dynamicRef is read as a plain $ref (no dynamic scope)"
         case metaschema = "$vocabulary and validating against metaschemas"
     }
@@ -104,7 +107,10 @@ final class SchemaSuiteConformanceTests: XCTestCase {
                         passed += 1
                     } else {
                         failed.append(
-                            "\(suite)/\(label) / \(test["description"]?.string ?? ""): expected \(valid ? "valid" : "invalid")"
+                            """
+                            \(suite)/\(label) / \(test["description"]?.string ?? ""): expected \
+                            \(valid ? "valid" : "invalid")
+                            """
                         )
                     }
                 }
@@ -118,7 +124,10 @@ final class SchemaSuiteConformanceTests: XCTestCase {
             }
         }
         print(
-            "JSON Schema Test Suite \(suite) as \(dialect): \(passed) cases pass, \(failed.count) fail, \(skippedCases) skipped (\(skippedFiles.count) files, \(skippedGroups.count) groups)"
+            """
+            JSON Schema Test Suite \(suite) as \(dialect): \(passed) cases pass, \(failed.count) fail, \
+            \(skippedCases) skipped (\(skippedFiles.count) files, \(skippedGroups.count) groups)
+            """
         )
         for failure in failed { XCTFail(failure) }
     }

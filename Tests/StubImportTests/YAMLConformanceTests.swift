@@ -204,14 +204,20 @@ final class YAMLConformanceTests: XCTestCase {
         }
         XCTAssertGreaterThan(compared, 5)
         print(
-            "OpenAPI examples: \(compared) YAML documents read as their JSON form; \(Self.openAPIFormsDiffer.count) whose forms differ upstream"
+            """
+            OpenAPI examples: \(compared) YAML documents read as their JSON form; \
+            \(Self.openAPIFormsDiffer.count) whose forms differ upstream
+            """
         )
     }
 
     func testYAMLTestSuite() throws {
         guard let root = Self.corpus else {
             throw XCTSkip(
-                "YAML test suite not found (../shared/corpora/yaml next to the package, or $STUBSERVER_YAML_CORPUS): conformance skipped"
+                """
+                YAML test suite not found (../shared/corpora/yaml next to the package, or \
+                $STUBSERVER_YAML_CORPUS): conformance skipped
+                """
             )
         }
         let ids = try Self.cases(in: root)
@@ -261,7 +267,10 @@ final class YAMLConformanceTests: XCTestCase {
                     passes = true
                 } else {
                     problem =
-                        "reads as \(JSONSerializer.string(node)), expected \(expected.map(JSONSerializer.string).joined(separator: " "))"
+                        """
+                        reads as \(JSONSerializer.string(node)), expected \
+                        \(expected.map(JSONSerializer.string).joined(separator: " "))
+                        """
                 }
             case .failure(let error):
                 problem = "refused: \(error)"

@@ -410,7 +410,10 @@ final class YAMLReaderTests: XCTestCase {
         let half = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         assertRefused([
             (
-                "a: &a \(half)\nb: &b [[[[*a]]]]\nc: \(String(repeating: "[", count: 210))*b\(String(repeating: "]", count: 210))",
+                """
+                a: &a \(half)\nb: &b [[[[*a]]]]\nc: \
+                \(String(repeating: "[", count: 210))*b\(String(repeating: "]", count: 210))
+                """,
                 3, 214, "through the alias *b"
             )
         ])

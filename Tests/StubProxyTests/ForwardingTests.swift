@@ -34,8 +34,11 @@ final class ForwardingTests: XCTestCase {
             [
                 .send(
                     Array(
-                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n"
-                            .utf8
+                        """
+                        HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: \
+                        text/plain\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n
+                        """
+                        .utf8
                     )
                 )
             ]
@@ -65,7 +68,10 @@ final class ForwardingTests: XCTestCase {
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let c = try proxy.connect()
         c.send(
-            "GET /204 HTTP/1.1\r\nHost: app.test\r\n\r\nGET /304 HTTP/1.1\r\nHost: app.test\r\nIf-None-Match: \"v1\"\r\n\r\n"
+            """
+            GET /204 HTTP/1.1\r\nHost: app.test\r\n\r\nGET /304 HTTP/1.1\r\nHost: app.test\r\nIf-None-Match: \
+            \"v1\"\r\n\r\n
+            """
         )
         let noContent = try c.readResponse()
         XCTAssertEqual(noContent.status, 204)
@@ -136,7 +142,10 @@ final class ForwardingTests: XCTestCase {
         let upstream = try ScriptedUpstream { _ in [.response(200, body: Array("seen".utf8))] }
         let proxy = try ProxyHarness(self, upstream: upstreamURL(upstream))
         let response = try proxy.exchange(
-            "GET /search HTTP/1.1\r\nHost: app.test\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"q\":\"swift\"}"
+            """
+            GET /search HTTP/1.1\r\nHost: app.test\r\nContent-Type: application/json\r\nContent-Length: \
+            13\r\n\r\n{\"q\":\"swift\"}
+            """
         )
         XCTAssertEqual(response.status, 200)
         let seen = try XCTUnwrap(upstream.requests.first)

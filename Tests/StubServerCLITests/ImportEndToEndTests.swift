@@ -93,7 +93,10 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(
             result.stdout,
-            "\(out): 1 stub from 1 entry in 1 file; 1 entry skipped (1: status 0 (no response: blocked, cancelled or failed)); all 1 stub load\n"
+            """
+            \(out): 1 stub from 1 entry in 1 file; 1 entry skipped (1: status 0 (no response: blocked, \
+            cancelled or failed)); all 1 stub load\n
+            """
         )
         XCTAssertTrue(result.stderr.contains("capture.har:1:299: note: entry skipped: status 0"), result.stderr)
         let server = try StubServerProcess(["--dir", out, "--port", "0", "--no-watch", "--log", "quiet"])

@@ -46,7 +46,10 @@ final class ReDoSProbeBinaryTests: XCTestCase {
     private func assertBounded(_ times: [Double], _ what: String) {
         let sorted = times.sorted()
         print(
-            "ReDoS probe (\(what)): median \(sorted[sorted.count / 2]) ms, max \(sorted.last!) ms over \(times.count) requests"
+            """
+            ReDoS probe (\(what)): median \(sorted[sorted.count / 2]) ms, max \(sorted.last!) ms over \
+            \(times.count) requests
+            """
         )
         // The budget bounds a request to one budget's worth of steps here (the near-miss report
         // reuses the verdict): milliseconds in release, well under a second in a debug build

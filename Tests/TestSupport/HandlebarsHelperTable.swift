@@ -92,7 +92,10 @@ public enum HandlebarsHelperTable {
             body: xml
         ),
         Row(
-            "{{#each (xPath request.body '/outer/inner') as |node|}}{{node.name}}:{{node.text}}:{{node.attributes.id}};{{/each}}",
+            """
+            {{#each (xPath request.body '/outer/inner') as \
+            |node|}}{{node.name}}:{{node.text}}:{{node.attributes.id}};{{/each}}
+            """,
             .exact("inner:Stuff:7;inner:More:8;"),
             method: "POST",
             body: xml
@@ -146,7 +149,10 @@ public enum HandlebarsHelperTable {
             .exact("padded|Some stuff with whitespace")
         ),
         Row(
-            "{{abbreviate 'Handlebars.java' 10}}|{{substring 'Handlebars.java' 11}}|{{substring 'Handlebars.java' 0 10}}",
+            """
+            {{abbreviate 'Handlebars.java' 10}}|{{substring 'Handlebars.java' 11}}|{{substring \
+            'Handlebars.java' 0 10}}
+            """,
             .exact("Handleb...|java|Handlebars")
         ),
         Row("{{replace 'Handlebars ...' '...' 'rocks'}}", .exact("Handlebars rocks")),
@@ -178,7 +184,10 @@ public enum HandlebarsHelperTable {
             .exact("gtltgtelte")
         ),
         Row(
-            "{{#and true 1}}and{{/and}}{{#or false 0 'x'}}or{{/or}}{{#not false}}not{{/not}}{{#unless false}}unless{{/unless}}",
+            """
+            {{#and true 1}}and{{/and}}{{#or false 0 'x'}}or{{/or}}{{#not false}}not{{/not}}{{#unless \
+            false}}unless{{/unless}}
+            """,
             .exact("andornotunless")
         ),
         Row("{{#if request.query.x}}x{{else if request.query.y}}y{{else}}none{{/if}}", .exact("y"), target: "/a?y=1"),
@@ -195,18 +204,27 @@ public enum HandlebarsHelperTable {
         ),
         Row("{{val request.query.missing or='default'}}|{{val request.query.x default='d'}}", .exact("default|1")),
         Row(
-            "{{val 10 assign='myVar'}}{{#lt myVar 20}}Less Than{{else}}More Than{{/lt}}|{{val 'v' assign='other'}}{{other}}",
+            """
+            {{val 10 assign='myVar'}}{{#lt myVar 20}}Less Than{{else}}More Than{{/lt}}|{{val 'v' \
+            assign='other'}}{{other}}
+            """,
             .exact("Less Than|v")
         ),
         // JSON (WireMock 3.10's helpers; inline results in {{{ }}}, as {{ }} escapes the quotes).
         Row(
             "{{#formatJson}}{\"foo\":true,\"bar\":{\"baz\":false},\"list\":[1,{}],\"none\":[]}{{/formatJson}}",
             .exact(
-                "{\n  \"foo\" : true,\n  \"bar\" : {\n    \"baz\" : false\n  },\n  \"list\" : [ 1, { } ],\n  \"none\" : [ ]\n}"
+                """
+                {\n  \"foo\" : true,\n  \"bar\" : {\n    \"baz\" : false\n  },\n  \"list\" : [ 1, { } ],\n  \
+                \"none\" : [ ]\n}
+                """
             )
         ),
         Row(
-            "{{{formatJson '{ \"foo\": true, \"bar\": { \"baz\": false } }' format='compact'}}}|{{#formatJson format='compact'}}"
+            """
+            {{{formatJson '{ \"foo\": true, \"bar\": { \"baz\": false } }' format='compact'}}}|{{#formatJson \
+            format='compact'}}
+            """
                 + "{{{request.body}}}{{/formatJson}}",
             .exact(#"{"foo":true,"bar":{"baz":false}}|{"a":[1,2]}"#),
             method: "POST",
@@ -220,15 +238,24 @@ public enum HandlebarsHelperTable {
         ),
         Row(
             "{{#parseJson 'things'}}[{\"id\": 1, \"name\": \"One\"}, {\"id\": 2, \"name\": \"Two\"}]{{/parseJson}}"
-                + "{{things.1.name}}|{{parseJson request.body 'body'}}{{body.user.name}}|{{size (parseJson request.body)}}",
+                + """
+                {{things.1.name}}|{{parseJson request.body 'body'}}{{body.user.name}}|{{size (parseJson \
+                request.body)}}
+                """,
             .exact("Two|Ann|1"),
             method: "POST",
             body: #"{"user": {"name": "Ann"}}"#
         ),
         Row(
             "{{#assign 'object1'}}{\"id\": 456, \"address\": {\"number\": \"12\"}, \"hobbies\": [\"chess\"]}{{/assign}}"
-                + "{{{jsonMerge object1 '{\"nickname\": \"Bob\", \"address\": {\"street\": \"High St\"}, \"hobbies\": [\"rugby\"]}'}}}|"
-                + "{{#jsonMerge '{\"keepMe\": 1, \"removeMe\": 2}' removeNulls=true}}{\"removeMe\": null}{{/jsonMerge}}|"
+                + """
+                {{{jsonMerge object1 '{\"nickname\": \"Bob\", \"address\": {\"street\": \"High St\"}, \
+                \"hobbies\": [\"rugby\"]}'}}}|
+                """
+                    + """
+                    {{#jsonMerge '{\"keepMe\": 1, \"removeMe\": 2}' removeNulls=true}}{\"removeMe\": \
+                    null}{{/jsonMerge}}|
+                    """
                 + "{{{jsonMerge '[1]' '{}'}}}",
             .exact(
                 #"{"id":456,"address":{"number":"12","street":"High St"},"hobbies":["rugby"],"nickname":"Bob"}|"#
@@ -236,7 +263,10 @@ public enum HandlebarsHelperTable {
             )
         ),
         Row(
-            "{{{jsonRemove request.body '$.[?(@.id == 123)]'}}}|{{{jsonRemove '{\"id\": 456, \"name\": \"bob\"}' '$.name'}}}",
+            """
+            {{{jsonRemove request.body '$.[?(@.id == 123)]'}}}|{{{jsonRemove '{\"id\": 456, \"name\": \"bob\"}' \
+            '$.name'}}}
+            """,
             .exact(#"[{"id":456,"name":"bob"},{"id":321,"name":"sam"}]|{"id":456}"#),
             method: "POST",
             body: #"[{"id": 456, "name": "bob"}, {"id": 123, "name": "alice"}, {"id": 321, "name": "sam"}]"#
@@ -244,7 +274,10 @@ public enum HandlebarsHelperTable {
         Row(
             "{{{jsonArrayAdd '[{\"id\": 123}]' '{\"id\": 321}'}}}|"
                 + "{{#jsonArrayAdd '[{\"id\": 1}, {\"id\": 2}]' maxItems=2}}{\"id\": 3}{{/jsonArrayAdd}}|"
-                + "{{#jsonArrayAdd '[1]'}}[2, 3]{{/jsonArrayAdd}}|{{#jsonArrayAdd '[1]' flatten=true}}[2, 3]{{/jsonArrayAdd}}|"
+                    + """
+                    {{#jsonArrayAdd '[1]'}}[2, 3]{{/jsonArrayAdd}}|{{#jsonArrayAdd '[1]' flatten=true}}[2, \
+                    3]{{/jsonArrayAdd}}|
+                    """
                 + "{{{jsonArrayAdd request.body '\"bob\"' jsonPath='$[0].names'}}}",
             .exact(
                 #"[{"id":123},{"id":321}]|[{"id":2},{"id":3}]|[1,[2,3]]|[1,2,3]|"#
@@ -265,21 +298,36 @@ public enum HandlebarsHelperTable {
             .exact("[1, three]|[2, three]|[1, 2]|[1, 2]")
         ),
         Row(
-            "{{arrayJoin ',' (array 'One' 'Two' 'Three')}}|{{arrayJoin ' - ' 'a' 'b' 'c'}}|{{arrayJoin ', ' (range 1 5)}}|"
-                + "{{arrayJoin ',' (array 'One' 'Two') prefix='[' suffix=']'}}|{{arrayJoin ' * ' (array 1 2 3) prefix='(' suffix=')'}}",
+            """
+            {{arrayJoin ',' (array 'One' 'Two' 'Three')}}|{{arrayJoin ' - ' 'a' 'b' 'c'}}|{{arrayJoin ', ' \
+            (range 1 5)}}|
+            """
+                + """
+                {{arrayJoin ',' (array 'One' 'Two') prefix='[' suffix=']'}}|{{arrayJoin ' * ' (array 1 2 3) \
+                prefix='(' suffix=')'}}
+                """,
             .exact("One,Two,Three|a - b - c|1, 2, 3, 4, 5|[One,Two]|(1 * 2 * 3)")
         ),
         Row(
             "{{#parseJson 'things'}}[{\"id\": 1, \"name\": \"One\"}, {\"id\": 2, \"name\": \"Two\"}]{{/parseJson}}"
-                + "{{#arrayJoin ',' things prefix='[' suffix=']' as |item|}}{\"name{{item.id}}\": \"{{item.name}}\"}{{/arrayJoin}}",
+                + """
+                {{#arrayJoin ',' things prefix='[' suffix=']' as |item|}}{\"name{{item.id}}\": \
+                \"{{item.name}}\"}{{/arrayJoin}}
+                """,
             .exact(#"[{"name1": "One"},{"name2": "Two"}]"#)
         ),
         // XML (WireMock 3.10's formatXml): pretty indents four spaces, compact drops the whitespace.
         Row(
-            "{{#formatXml}}\n<foo><bar\n>wh</bar><baz id=\"1\"/></foo\n>\n{{/formatXml}}|{{{formatXml ' <foo>  <bar>wh</bar>  </foo> ' format='compact'}}}|"
+            """
+            {{#formatXml}}\n<foo><bar\n>wh</bar><baz id=\"1\"/></foo\n>\n{{/formatXml}}|{{{formatXml ' <foo>  \
+            <bar>wh</bar>  </foo> ' format='compact'}}}|
+            """
                 + "{{{formatXml 'not xml'}}}",
             .exact(
-                "<foo>\n    <bar>wh</bar>\n    <baz id=\"1\"/>\n</foo>|<foo><bar>wh</bar></foo>|[ERROR: Input is not valid XML]"
+                """
+                <foo>\n    <bar>wh</bar>\n    <baz id=\"1\"/>\n</foo>|<foo><bar>wh</bar></foo>|[ERROR: Input is \
+                not valid XML]
+                """
             )
         ),
         // SOAP and the host.
@@ -316,7 +364,10 @@ public enum HandlebarsHelperTable {
             .exact("2021-06-15 15:16:17")
         ),
         Row(
-            "{{date (parseDate '2021-06-15T15:16:17Z') offset='1 days' timezone='America/New_York' format='yyyy-MM-dd HH:mm z'}}",
+            """
+            {{date (parseDate '2021-06-15T15:16:17Z') offset='1 days' timezone='America/New_York' \
+            format='yyyy-MM-dd HH:mm z'}}
+            """,
             .exact("2021-06-16 11:16 EDT")
         ),
         Row(
@@ -332,13 +383,19 @@ public enum HandlebarsHelperTable {
         ),
         Row(
             "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'first day of year') format='yyyy-MM-dd'}}|"
-                + "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'first day of next year') format='yyyy-MM-dd'}}|"
+                + """
+                {{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'first day of next year') \
+                format='yyyy-MM-dd'}}|
+                """
                 + "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'last day of year') format='yyyy-MM-dd'}}|"
                 + "{{date (truncateDate (parseDate '2024-02-10T08:00:00Z') 'last day of month') format='yyyy-MM-dd'}}",
             .exact("2024-01-01|2025-01-01|2024-12-31|2024-02-29")
         ),
         Row(
-            "{{dateFormat (parseDate '2021-06-15T15:16:17Z') 'yyyy/MM/dd'}}|{{dateFormat (parseDate '2021-06-15') format='full'}}",
+            """
+            {{dateFormat (parseDate '2021-06-15T15:16:17Z') 'yyyy/MM/dd'}}|{{dateFormat (parseDate \
+            '2021-06-15') format='full'}}
+            """,
             .exact("2021/06/15|Tuesday, June 15, 2021")
         ),
     ]
@@ -370,7 +427,10 @@ public enum HandlebarsHelperTable {
             let connection = try WireConnection(port: port)
             defer { connection.close() }
             var head =
-                "\(row.method) \(row.target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nX-Row: \(index)\r\n"
+                """
+                \(row.method) \(row.target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nX-Row: \
+                \(index)\r\n
+                """
             for (name, value) in row.headers { head += "\(name): \(value)\r\n" }
             if row.method != "GET" { head += "Content-Length: \(row.body.utf8.count)\r\n" }
             connection.send(head + "\r\n" + row.body)

@@ -107,14 +107,35 @@ final class WireMockImportTests: XCTestCase {
         let result = WireMockImporter.plan(folder: folder.path)
         let notes = result.notes.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") }
         let expected = [
-            "mappings/m.json:2:112: dropped: $.mappings[0].response.statusMessage: the stub format has no reason phrase",
+            """
+            mappings/m.json:2:112: dropped: $.mappings[0].response.statusMessage: the stub format has no reason \
+            phrase
+            """,
             "mappings/m.json:3:26: dropped: $.mappings[1].request.method: noneOf has no native form",
-            "mappings/m.json:3:84: dropped: $.mappings[1].request.bodyPatterns[0]: matchesJsonPath $.a has no native form",
-            "mappings/m.json:4:38: approximated: $.mappings[1].response.delayDistribution: a lognormal delay becomes a fixed delay of its median (80 ms)",
-            "mappings/m.json:4:98: approximated: $.mappings[1].response.fault: MALFORMED_RESPONSE_CHUNK becomes \"garbage\"",
-            "mappings/m.json:5:67: approximated: $.mappings[2].request.cookies.s: the cookie is checked as Cookie containing s=1",
-            "mappings/m.json:6:92: approximated: $.mappings[2].response.transformers: WireMock HTML-escapes {{...}} output",
-            "mappings/m.json:7:110: dropped: $.mappings[3].response.transformers: the template uses tags without a native variable",
+            """
+            mappings/m.json:3:84: dropped: $.mappings[1].request.bodyPatterns[0]: matchesJsonPath $.a has no \
+            native form
+            """,
+            """
+            mappings/m.json:4:38: approximated: $.mappings[1].response.delayDistribution: a lognormal delay \
+            becomes a fixed delay of its median (80 ms)
+            """,
+            """
+            mappings/m.json:4:98: approximated: $.mappings[1].response.fault: MALFORMED_RESPONSE_CHUNK becomes \
+            \"garbage\"
+            """,
+            """
+            mappings/m.json:5:67: approximated: $.mappings[2].request.cookies.s: the cookie is checked as \
+            Cookie containing s=1
+            """,
+            """
+            mappings/m.json:6:92: approximated: $.mappings[2].response.transformers: WireMock HTML-escapes \
+            {{...}} output
+            """,
+            """
+            mappings/m.json:7:110: dropped: $.mappings[3].response.transformers: the template uses tags without \
+            a native variable
+            """,
         ]
         for fragment in expected {
             XCTAssertTrue(notes.contains { $0.contains(fragment) }, "\(fragment)\n in \(notes.joined(separator: "\n"))")
@@ -243,8 +264,15 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(
             notes.filter { $0.contains("skipped") },
             [
-                "mappings/m.json:1:35: skipped: $.mappings[0].request.url: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
-                "mappings/m.json:1:91: skipped: $.mappings[1].request.urlPath: the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported",
+                """
+                mappings/m.json:1:35: skipped: $.mappings[0].request.url: the path has a '%' not followed by \
+                two hex digits; no request can carry it (the server answers 400), so the mapping is not imported
+                """,
+                """
+                mappings/m.json:1:91: skipped: $.mappings[1].request.urlPath: the path has a '%' not followed \
+                by two hex digits; no request can carry it (the server answers 400), so the mapping is not \
+                imported
+                """,
             ],
             notes.joined(separator: "\n")
         )

@@ -111,7 +111,7 @@ struct AdminAPI {
             }
         }
         let idText = rest.dropFirst("/requests/".count)
-        if rest.hasPrefix("/requests/"), !idText.isEmpty, idText.utf8.allSatisfy { (0x30...0x39).contains($0) } {
+        if rest.hasPrefix("/requests/"), !idText.isEmpty, idText.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             guard request.method == "GET" else { return methodNotAllowed(request, allowed: ["GET"]) }
             // Too many digits for a number is an id no entry has: 404, as for any other.
             guard let entry = Int(idText).flatMap({ engine.journal.entry(id: $0) }) else {

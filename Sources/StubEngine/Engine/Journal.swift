@@ -46,7 +46,10 @@ package final class Journal: Sendable {
     /// Why nothing can be listed, found or counted with the journal off: an error, never an
     /// empty list, so "never called" is not taken as checked.
     package static let offMessage =
-        "the journal is off (--journal 0), so no request was recorded: none can be listed, found or counted; give the journal a size to verify requests"
+        """
+        the journal is off (--journal 0), so no request was recorded: none can be listed, found or counted; \
+        give the journal a size to verify requests
+        """
 
     /// `response` is nil when the client left before a promised answer came.
     func record(

@@ -182,7 +182,10 @@ enum HandlebarsHelpers {
         guard let pattern = HandlebarsArguments.literal(a.params[1]) else {
             throw HandlebarsHelperError(
                 message:
-                    "\(a.helper.rawValue)'s regular expression must be a quoted string (it is compiled when the stub loads)"
+                    """
+                    \(a.helper.rawValue)'s regular expression must be a quoted string (it is compiled when the \
+                    stub loads)
+                    """
             )
         }
         if a.helper == .regexExtract, a.params.count >= 3, HandlebarsArguments.literal(a.params[2]) == nil {

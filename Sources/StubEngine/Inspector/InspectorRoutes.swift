@@ -76,7 +76,10 @@ package enum InspectorAssets {
     static let securityHeaders: [(String, String)] = [
         (
             "Content-Security-Policy",
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+            """
+            default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+            base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+            """
         ),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),

@@ -36,7 +36,10 @@ struct BodyFileReader: Sendable {
             return .failure(
                 Failure(
                     message:
-                        "bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for example in __files/)"
+                        """
+                        bodyFile \"\(relative)\" points outside the stub folder; keep body files inside it (for \
+                        example in __files/)
+                        """
                 )
             )
         }
@@ -64,7 +67,10 @@ struct BodyFileReader: Sendable {
             return .failure(
                 Failure(
                     message:
-                        "bodyFile \"\(relative)\" is \(size) bytes, over the \(Self.maximumBytes / (1 << 20)) MiB limit for body files (bodies are held in memory)"
+                        """
+                        bodyFile \"\(relative)\" is \(size) bytes, over the \(Self.maximumBytes / (1 << 20)) \
+                        MiB limit for body files (bodies are held in memory)
+                        """
                 )
             )
         }

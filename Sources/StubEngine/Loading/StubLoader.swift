@@ -100,7 +100,10 @@ package struct StubLoader: Sendable {
                         .error,
                         file: displayName,
                         message:
-                            "the stub folder does not exist; create it or pass --dir with the folder that holds your stub files"
+                            """
+                            the stub folder does not exist; create it or pass --dir with the folder that holds \
+                            your stub files
+                            """
                     )
                 ],
                 fileCount: 0

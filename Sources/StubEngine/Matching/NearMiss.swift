@@ -185,12 +185,14 @@ package struct NearMissReport: Sendable {
     }
 
     package var json: String {
-        var out =
-            "{\"error\":\"no stub matched\",\"request\":{\"method\":\(JSONSerializer.quoted(method)),\"target\":\(JSONSerializer.quoted(target))},\"closest\":["
+        let quoted = JSONSerializer.quoted
+        var out = "{\"error\":\"no stub matched\","
+        out += "\"request\":{\"method\":\(quoted(method)),\"target\":\(quoted(target))},\"closest\":["
         out += candidates.map { c in
-            "{\"name\":\(JSONSerializer.quoted(c.name)),\"source\":\(JSONSerializer.quoted(c.source)),\"mismatches\":["
+            "{\"name\":\(quoted(c.name)),\"source\":\(quoted(c.source)),\"mismatches\":["
                 + c.mismatches.map { m in
-                    "{\"condition\":\(JSONSerializer.quoted(m.condition)),\"expected\":\(JSONSerializer.quoted(m.expected)),\"actual\":\(JSONSerializer.quoted(m.actual))"
+                    "{\"condition\":\(quoted(m.condition)),\"expected\":\(quoted(m.expected)),"
+                        + "\"actual\":\(quoted(m.actual))"
                         + (m.aborted.map { ",\"aborted\":\(JSONSerializer.quoted($0))" } ?? "") + "}"
                 }.joined(separator: ",") + "]}"
         }.joined(separator: ",")

@@ -146,7 +146,10 @@ package final class Recorder: Sendable {
                             sequence,
                             nil,
                             skipped:
-                                "\(request.method) \(request.path): body over \(Self.maximumBodyBytes >> 20) MiB, not recorded"
+                                """
+                                \(request.method) \(request.path): body over \(Self.maximumBodyBytes >> 20) \
+                                MiB, not recorded
+                                """
                         )
                         return
                     }

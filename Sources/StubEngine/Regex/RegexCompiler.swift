@@ -66,7 +66,10 @@ struct RegexCompiler {
             throw RegexSyntaxError(
                 offset: 0,
                 message:
-                    "pattern too large: \(program.captureGroupCount) capture groups in a pattern this long; write (?:...) for groups that need not capture"
+                    """
+                    pattern too large: \(program.captureGroupCount) capture groups in a pattern this long; \
+                    write (?:...) for groups that need not capture
+                    """
             )
         }
         program.stateCount = total

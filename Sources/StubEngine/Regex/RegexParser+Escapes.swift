@@ -150,7 +150,10 @@ extension RegexParser {
         if v > 0x10FFFF { throw error("code point beyond U+10FFFF", at: start) }
         if (0xD800...0xDFFF).contains(v) {
             throw error(
-                "surrogate code points cannot occur in text; write the character itself or \\x{...} with its full code point",
+                """
+                surrogate code points cannot occur in text; write the character itself or \\x{...} with its \
+                full code point
+                """,
                 at: start
             )
         }
@@ -177,7 +180,10 @@ extension RegexParser {
             guard let set = NamedSet.resolve(name) else {
                 throw error(
                     "unsupported property \\\(c){\(name)}: general categories (L, Lu, Nd, P, ...), Alphabetic, "
-                        + "Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported",
+                        + """
+                        Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names \
+                        are supported
+                        """,
                     at: start
                 )
             }

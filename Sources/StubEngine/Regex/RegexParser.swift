@@ -133,7 +133,10 @@ struct RegexParser {
                 guard repeatable else {
                     throw error(
                         lastWasAssertion
-                            ? "quantifier '\(c)' after an anchor or \\b: an assertion matches no characters, so there is nothing to repeat"
+                            ? """
+                            quantifier '\(c)' after an anchor or \\b: an assertion matches no characters, so \
+                            there is nothing to repeat
+                            """
                             : "quantifier '\(c)' has nothing to repeat; write \\\(c) for a literal '\(c)'",
                         at: start
                     )
@@ -213,7 +216,10 @@ struct RegexParser {
         }
         if cost > RegexLimits.maxInstructions {
             throw error(
-                "pattern too large: this repetition would compile to more than \(RegexLimits.maxInstructions) instructions",
+                """
+                pattern too large: this repetition would compile to more than \(RegexLimits.maxInstructions) \
+                instructions
+                """,
                 at: start
             )
         }

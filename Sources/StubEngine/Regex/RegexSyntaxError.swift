@@ -34,6 +34,9 @@ enum Refusal {
         "back-references (\(written)) are not supported: \(linearTime) back-references make impossible"
     }
     static func lookaround(_ kind: String, _ written: String) -> String {
-        "\(kind) \(written)...) is not supported: \(linearTime) look-around makes impossible; match the text itself instead"
+        """
+        \(kind) \(written)...) is not supported: \(linearTime) look-around makes impossible; match the text \
+        itself instead
+        """
     }
 }

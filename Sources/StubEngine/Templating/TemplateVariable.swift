@@ -20,7 +20,10 @@ enum TemplateVariable: Sendable, Equatable {
     case randomInt(min: Int, max: Int)
 
     static let catalogue =
-        "request.method, request.path, request.path.NAME, request.query.NAME, request.headers.NAME, request.body, request.json./POINTER, request.baseUrl, now, now +3d, uuid, randomInt MIN MAX"
+        """
+        request.method, request.path, request.path.NAME, request.query.NAME, request.headers.NAME, \
+        request.body, request.json./POINTER, request.baseUrl, now, now +3d, uuid, randomInt MIN MAX
+        """
 
     /// Parses the text between `{{` and `}}`. `pathParameters` are the stub's `{name}`s, so a
     /// misspelt capture is a load error rather than an empty string at run time.
@@ -77,7 +80,10 @@ enum TemplateVariable: Sendable, Equatable {
             guard let offset = parseOffset(words[1]) else {
                 return .failure(
                     TemplateError(
-                        "{{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or now -90m, of at most 100 years (36600d)"
+                        """
+                        {{\(text)}}: an offset is a sign, a number and a unit s, m, h or d, as in now +3d or \
+                        now -90m, of at most 100 years (36600d)
+                        """
                     )
                 )
             }

@@ -75,7 +75,10 @@ package enum StubFolderWriter {
             } catch {
                 throw Failure(
                     description:
-                        "cannot move \(file.relativePath) into \(folder) (\(written.count) of \(plan.files.count) files written): \(describe(error))"
+                        """
+                        cannot move \(file.relativePath) into \(folder) (\(written.count) of \
+                        \(plan.files.count) files written): \(describe(error))
+                        """
                 )
             }
         }

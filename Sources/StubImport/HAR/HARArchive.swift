@@ -40,7 +40,10 @@ enum HARArchive {
                     file: file,
                     position: root.position,
                     message:
-                        "not a HAR file: expected {\"log\": {\"entries\": [...]}}, as browsers and proxies export (HAR 1.2)"
+                        """
+                        not a HAR file: expected {\"log\": {\"entries\": [...]}}, as browsers and proxies \
+                        export (HAR 1.2)
+                        """
                 )
             )
         }

@@ -87,7 +87,11 @@ extension HARImporter.Outcome {
     package var summary: String {
         let bodies = plan.bodyFiles.count
         var text =
-            "\(SchemaWording.plural(plan.stubCount, "stub")) from \(SchemaWording.plural(importedEntries, "entry")) in \(SchemaWording.plural(plan.stubFiles.count, "file"))"
+            """
+            \(SchemaWording.plural(plan.stubCount, "stub")) from \
+            \(SchemaWording.plural(importedEntries, "entry")) in \
+            \(SchemaWording.plural(plan.stubFiles.count, "file"))
+            """
         if bodies > 0 { text += " (and \(SchemaWording.plural(bodies, "body file")) in __files/)" }
         let skippedCount = skipped.reduce(0) { $0 + $1.count }
         if skippedCount > 0 {

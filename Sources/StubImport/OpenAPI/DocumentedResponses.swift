@@ -62,7 +62,10 @@ package enum DocumentedResponses {
                         file: documents.displayName(of: raw.location),
                         position: raw.node.position,
                         message:
-                            "response \(key) of \(operation.title) skipped: a stub answers with a final status (200 to 599)"
+                            """
+                            response \(key) of \(operation.title) skipped: a stub answers with a final status \
+                            (200 to 599)
+                            """
                     )
                 )
                 continue

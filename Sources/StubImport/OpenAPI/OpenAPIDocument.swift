@@ -43,7 +43,10 @@ package struct OpenAPIDocument {
                     file: name,
                     position: root.node.position,
                     message:
-                        "expected an OpenAPI document (an object with \"openapi\", \"info\" and \"paths\"), found \(root.node.kindDescription)"
+                        """
+                        expected an OpenAPI document (an object with \"openapi\", \"info\" and \"paths\"), \
+                        found \(root.node.kindDescription)
+                        """
                 )
             )
         }
@@ -54,7 +57,10 @@ package struct OpenAPIDocument {
                     file: name,
                     position: swagger.node.position,
                     message:
-                        "this is a Swagger 2.0 document; stubserver reads OpenAPI 3.0 and 3.1. Convert it first (for example with swagger2openapi, or the Swagger Editor's \"Convert to OpenAPI 3\")"
+                        """
+                        this is a Swagger 2.0 document; stubserver reads OpenAPI 3.0 and 3.1. Convert it first \
+                        (for example with swagger2openapi, or the Swagger Editor's \"Convert to OpenAPI 3\")
+                        """
                 )
             )
         }
@@ -81,7 +87,10 @@ package struct OpenAPIDocument {
                     file: name,
                     position: versionNode.node.position,
                     message:
-                        "OpenAPI version \(SchemaWording.value(versionNode.node)) is not one stubserver reads; it reads 3.0 and 3.1"
+                        """
+                        OpenAPI version \(SchemaWording.value(versionNode.node)) is not one stubserver reads; \
+                        it reads 3.0 and 3.1
+                        """
                 )
             )
         }

@@ -124,7 +124,11 @@ extension OpenAPIImporter.Outcome {
     /// `9 stubs for 4 operations in 4 files; 1 operation skipped (...); 2 webhooks and callbacks noted`.
     package var summary: String {
         var text =
-            "\(SchemaWording.plural(plan.stubCount, "stub")) for \(SchemaWording.plural(importedOperations, "operation")) in \(SchemaWording.plural(plan.stubFiles.count, "file"))"
+            """
+            \(SchemaWording.plural(plan.stubCount, "stub")) for \
+            \(SchemaWording.plural(importedOperations, "operation")) in \
+            \(SchemaWording.plural(plan.stubFiles.count, "file"))
+            """
         let skippedCount = skipped.reduce(0) { $0 + $1.count }
         if skippedCount > 0 {
             text +=

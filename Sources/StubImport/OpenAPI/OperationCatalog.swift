@@ -67,7 +67,10 @@ package enum OperationCatalog {
                 operations.append(operation)
                 for (name, callback) in value["callbacks"]?.members ?? [] {
                     note(
-                        "callback \"\(name)\" of \(operation.title) skipped: the API calls the client there, so there is nothing to stub",
+                        """
+                        callback \"\(name)\" of \(operation.title) skipped: the API calls the client there, so \
+                        there is nothing to stub
+                        """,
                         callback
                     )
                 }

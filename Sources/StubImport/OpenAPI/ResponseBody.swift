@@ -40,7 +40,10 @@ enum ResponseBody {
                 body: nil,
                 contentType: type,
                 problem:
-                    "its example is structured data, which cannot be written as \(MediaTypes.essence(mediaType)); the stub has no body"
+                    """
+                    its example is structured data, which cannot be written as \
+                    \(MediaTypes.essence(mediaType)); the stub has no body
+                    """
             )
         }
     }

@@ -20,7 +20,10 @@ package struct ResponseExamples {
                         file: documents.displayName(of: external.location),
                         position: external.node.position,
                         message:
-                            "example \"\(name)\" skipped: its value is at \(SchemaWording.value(external.node)) (externalValue), and an import does not fetch; put the value in the document to use it"
+                            """
+                            example \"\(name)\" skipped: its value is at \(SchemaWording.value(external.node)) \
+                            (externalValue), and an import does not fetch; put the value in the document to use it
+                            """
                     )
                 )
             }

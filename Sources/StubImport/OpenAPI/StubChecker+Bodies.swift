@@ -40,7 +40,10 @@ extension StubChecker {
                 file,
                 bodyNode,
                 bodyPath,
-                "Content-Type \(MediaTypes.essence(contentType)) is not documented for \(key) of \(operation.method) \(operation.path) (documented: \(content.map(\.key).joined(separator: ", ")))"
+                """
+                Content-Type \(MediaTypes.essence(contentType)) is not documented for \(key) of \
+                \(operation.method) \(operation.path) (documented: \(content.map(\.key).joined(separator: ", ")))
+                """
             )
             return
         }
@@ -114,7 +117,10 @@ extension StubChecker {
                 target.file,
                 bodyNode,
                 target.path,
-                "the body is not valid JSON (\(error.position): \(error.message)), so it was not checked against the schema",
+                """
+                the body is not valid JSON (\(error.position): \(error.message)), so it was not checked against \
+                the schema
+                """,
                 position: target.position ?? error.position
             )
             return nil

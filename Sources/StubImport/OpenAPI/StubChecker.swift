@@ -74,7 +74,10 @@ package final class StubChecker {
                 file,
                 request ?? definition,
                 base + ".request",
-                "no method: the stub answers every method; checked against \(route.methods.first ?? "GET") \(route.path)"
+                """
+                no method: the stub answers every method; checked against \(route.methods.first ?? "GET") \
+                \(route.path)
+                """
             )
         }
         for method in methods.isEmpty ? Array(route.methods.prefix(1)) : methods {
@@ -84,7 +87,10 @@ package final class StubChecker {
                     file,
                     methodNode ?? definition,
                     base + ".request.method",
-                    "\(method) is not documented for \(route.path) (documented: \(route.methods.joined(separator: ", ")))"
+                    """
+                    \(method) is not documented for \(route.path) (documented: \
+                    \(route.methods.joined(separator: ", ")))
+                    """
                 )
                 continue
             }
@@ -128,7 +134,10 @@ package final class StubChecker {
                 file,
                 node["status"] ?? node,
                 path + ".status",
-                "status \(status) is not documented for \(operation.method) \(operation.path) (documented: \(documentedKeys.joined(separator: ", ")))"
+                """
+                status \(status) is not documented for \(operation.method) \(operation.path) (documented: \
+                \(documentedKeys.joined(separator: ", ")))
+                """
             )
             return
         }
@@ -142,7 +151,10 @@ package final class StubChecker {
                 file,
                 node["headers"] ?? node,
                 path + (node["headers"] == nil ? "" : ".headers"),
-                "missing the header \(name), which \(operation.method) \(operation.path) requires in its \(key) response (schema: \(raw.location))"
+                """
+                missing the header \(name), which \(operation.method) \(operation.path) requires in its \(key) \
+                response (schema: \(raw.location))
+                """
             )
         }
         guard !isHead, !response.prepared.body.isEmpty else { return }

@@ -33,7 +33,10 @@ package enum ImportFolderWriter {
         {
             return .failure(
                 ImportFailure(
-                    "\(folder) is not empty; pick a new folder, or pass --force to replace everything in it with the import"
+                    """
+                    \(folder) is not empty; pick a new folder, or pass --force to replace everything in it with \
+                    the import
+                    """
                 )
             )
         }
@@ -57,7 +60,10 @@ package enum ImportFolderWriter {
             let lines = problems.filter { $0.severity == .error }.prefix(5).map(\.description).joined(separator: "\n")
             return .failure(
                 ImportFailure(
-                    "the import made stubs that do not load, so nothing was written (this is a bug in stubserver; please report it with the input):\n\(lines)"
+                    """
+                    the import made stubs that do not load, so nothing was written (this is a bug in \
+                    stubserver; please report it with the input):\n\(lines)
+                    """
                 )
             )
         }

@@ -109,7 +109,10 @@ package final class DocumentSet {
         guard let pointer = anchors(of: document)[decoded] else {
             report(
                 .error,
-                "$ref \"\(ref)\" names the anchor \"\(decoded)\", which no \"$anchor\" in \(documents[document].displayName) defines",
+                """
+                $ref \"\(ref)\" names the anchor \"\(decoded)\", which no \"$anchor\" in \
+                \(documents[document].displayName) defines
+                """,
                 at: refNode
             )
             return nil
@@ -146,13 +149,19 @@ package final class DocumentSet {
             if scheme == "http" || scheme == "https" {
                 report(
                     .error,
-                    "$ref \"\(ref)\" is remote: stubserver reads local files only and never fetches while importing; download it next to the document and refer to the copy by a relative path",
+                    """
+                    $ref \"\(ref)\" is remote: stubserver reads local files only and never fetches while \
+                    importing; download it next to the document and refer to the copy by a relative path
+                    """,
                     at: refNode
                 )
             } else {
                 report(
                     .error,
-                    "$ref \"\(ref)\" is neither a pointer (\"#/...\") nor a relative file path; stubserver resolves only those",
+                    """
+                    $ref \"\(ref)\" is neither a pointer (\"#/...\") nor a relative file path; stubserver \
+                    resolves only those
+                    """,
                     at: refNode
                 )
             }
@@ -161,7 +170,10 @@ package final class DocumentSet {
         guard let base = documents[document].path else {
             report(
                 .error,
-                "$ref \"\(ref)\" names a file, but this document was not read from a file, so there is no folder to find it in",
+                """
+                $ref \"\(ref)\" names a file, but this document was not read from a file, so there is no folder \
+                to find it in
+                """,
                 at: refNode
             )
             return nil
@@ -201,7 +213,10 @@ package final class DocumentSet {
             failedPaths.insert(path)
             report(
                 .error,
-                "$ref \"\(ref)\": \(names.display) \(problem.position == nil ? problem.message : "cannot be read: " + problem.description)",
+                """
+                $ref \"\(ref)\": \(names.display) \
+                \(problem.position == nil ? problem.message : "cannot be read: " + problem.description)
+                """,
                 at: refNode
             )
             return nil
@@ -257,7 +272,10 @@ package final class DocumentSet {
             } else {
                 report(
                     .error,
-                    "$ref \"\(ref)\" leads nowhere: \(current.location.description) is \(current.node.kindDescription), with no \"\(token)\" in it",
+                    """
+                    $ref \"\(ref)\" leads nowhere: \(current.location.description) is \
+                    \(current.node.kindDescription), with no \"\(token)\" in it
+                    """,
                     at: refNode
                 )
                 return nil

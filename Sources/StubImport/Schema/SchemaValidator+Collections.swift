@@ -49,7 +49,10 @@ extension SchemaValidator {
                     instance,
                     path,
                     schema["minContains"]?.location ?? contains.location,
-                    "expected at least \(SchemaWording.plural(minimum, "item")) matching \"contains\", found \(matching.count)"
+                    """
+                    expected at least \(SchemaWording.plural(minimum, "item")) matching \"contains\", found \
+                    \(matching.count)
+                    """
                 )
             }
             if let maximumNode = schema["maxContains"], let maximum = Self.wholeNumber(maximumNode.node),
@@ -60,7 +63,10 @@ extension SchemaValidator {
                     instance,
                     path,
                     maximumNode.location,
-                    "expected at most \(SchemaWording.plural(maximum, "item")) matching \"contains\", found \(matching.count)"
+                    """
+                    expected at most \(SchemaWording.plural(maximum, "item")) matching \"contains\", found \
+                    \(matching.count)
+                    """
                 )
             }
             result.evaluatedItemIndexes.formUnion(matching)

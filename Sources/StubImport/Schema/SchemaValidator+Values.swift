@@ -89,7 +89,10 @@ extension SchemaValidator {
                     instance,
                     path,
                     maximum.location,
-                    "expected \(booleanExclusiveMax ? "less than" : "at most") \(SchemaWording.number(maximum.node)), found \(shown)"
+                    """
+                    expected \(booleanExclusiveMax ? "less than" : "at most") \
+                    \(SchemaWording.number(maximum.node)), found \(shown)
+                    """
                 )
             }
         }
@@ -100,7 +103,10 @@ extension SchemaValidator {
                     instance,
                     path,
                     minimum.location,
-                    "expected \(booleanExclusiveMin ? "more than" : "at least") \(SchemaWording.number(minimum.node)), found \(shown)"
+                    """
+                    expected \(booleanExclusiveMin ? "more than" : "at least") \
+                    \(SchemaWording.number(minimum.node)), found \(shown)
+                    """
                 )
             }
         }

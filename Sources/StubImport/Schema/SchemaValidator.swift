@@ -155,7 +155,11 @@ package final class SchemaValidator {
                     instance,
                     path,
                     oneOf.location,
-                    "matches \(valid.count) of oneOf's \(branches.count) schemas (\(valid.map { branches[$0].location.description }.joined(separator: ", "))); exactly one must match"
+                    """
+                    matches \(valid.count) of oneOf's \(branches.count) schemas \
+                    (\(valid.map { branches[$0].location.description }.joined(separator: ", "))); exactly one \
+                    must match
+                    """
                 )
             }
         }
@@ -188,8 +192,8 @@ package final class SchemaValidator {
         if let closest = evaluations.indices.min(by: { distance(evaluations[$0]) < distance(evaluations[$1]) }),
             let first = evaluations[closest].failures.first
         {
-            message +=
-                " (closest, \(branches[closest].location): \(first.instancePath == "$" ? "" : first.instancePath + ": ")\(first.message))"
+            let place = first.instancePath == "$" ? "" : first.instancePath + ": "
+            message += " (closest, \(branches[closest].location): \(place)\(first.message))"
         }
         return message
     }
@@ -206,7 +210,10 @@ package final class SchemaValidator {
         if compiled == nil {
             documents.report(
                 .warning,
-                "pattern \(JSONSerializer.quoted(source)) is not a regular expression stubserver can compile; it is not checked",
+                """
+                pattern \(JSONSerializer.quoted(source)) is not a regular expression stubserver can compile; it \
+                is not checked
+                """,
                 at: location
             )
         }

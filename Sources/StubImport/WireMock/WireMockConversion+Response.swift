@@ -225,7 +225,10 @@ extension WireMockConversion {
             .dropped,
             m,
             ["response", "transformers"],
-            "the template uses tags without a native variable (blocks, helpers such as jsonPath); it is written as plain text, not as a template"
+            """
+            the template uses tags without a native variable (blocks, helpers such as jsonPath); it is written \
+            as plain text, not as a template
+            """
         )
         return false
     }

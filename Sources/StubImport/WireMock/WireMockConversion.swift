@@ -58,7 +58,10 @@ struct WireMockConversion {
                 .skipped,
                 m,
                 ["request", raw.key],
-                "the path has a '%' not followed by two hex digits; no request can carry it (the server answers 400), so the mapping is not imported"
+                """
+                the path has a '%' not followed by two hex digits; no request can carry it (the server answers \
+                400), so the mapping is not imported
+                """
             )
             return nil
         }
@@ -77,7 +80,10 @@ struct WireMockConversion {
                     .approximated,
                     m,
                     ["scenarioName"],
-                    "a mapping without requiredScenarioState matches in any state; a native scenario stub needs one, so it is \"Started\""
+                    """
+                    a mapping without requiredScenarioState matches in any state; a native scenario stub needs \
+                    one, so it is \"Started\"
+                    """
                 )
             }
             if let then = rule.then { scenario.append(("then", .string(then))) }
@@ -123,7 +129,10 @@ struct WireMockConversion {
                     .dropped,
                     m,
                     ["request", "urlPattern"],
-                    "urlPattern's query part (\(source[question.lowerBound...])) is dropped: pathPattern matches the path only"
+                    """
+                    urlPattern's query part (\(source[question.lowerBound...])) is dropped: pathPattern matches \
+                    the path only
+                    """
                 )
             } else {
                 members.append(("pathPattern", .string(source)))
@@ -325,7 +334,10 @@ struct WireMockConversion {
                         .dropped,
                         m,
                         place,
-                        "equalToJson with \(ignoreOrder ? "ignoreArrayOrder" : "JsonUnit placeholders") has no native form: the body is not checked"
+                        """
+                        equalToJson with \(ignoreOrder ? "ignoreArrayOrder" : "JsonUnit placeholders") has no \
+                        native form: the body is not checked
+                        """
                     )
                 } else if ignoreExtra {
                     converted = .object([("json", expected.source)])
@@ -333,7 +345,10 @@ struct WireMockConversion {
                         .approximated,
                         m,
                         place,
-                        "ignoreExtraElements becomes a \"json\" (subset) condition: extra object keys are allowed, extra array items are not"
+                        """
+                        ignoreExtraElements becomes a \"json\" (subset) condition: extra object keys are \
+                        allowed, extra array items are not
+                        """
                     )
                 } else {
                     converted = .object([("jsonEquals", expected.source)])

@@ -105,7 +105,10 @@ extension YAMLParser {
         if c == Ch.dash && isBlankOrBreakOrEnd(next) {
             guard compact else {
                 throw fail(
-                    "a block sequence cannot start on the same line as the key or '---' before it; start the '- ' entries on the next line"
+                    """
+                    a block sequence cannot start on the same line as the key or '---' before it; start the '- \
+                    ' entries on the next line
+                    """
                 )
             }
             if tabbed { throw tabIndentation() }
@@ -146,7 +149,10 @@ extension YAMLParser {
             if scalar.multiLine { throw keyOnOneLine() }
             guard compact else {
                 throw fail(
-                    "a mapping cannot start on the same line as the key or '---' before it; put it on the next line, indented (or quote the value if it contains ': ')",
+                    """
+                    a mapping cannot start on the same line as the key or '---' before it; put it on the next \
+                    line, indented (or quote the value if it contains ': ')
+                    """,
                     at: start
                 )
             }
@@ -189,7 +195,10 @@ extension YAMLParser {
             index = lineStart + i
             if i > m {
                 throw fail(
-                    "this line is indented more than the keys of the mapping above it (column \(m + 1)); check the indentation"
+                    """
+                    this line is indented more than the keys of the mapping above it (column \(m + 1)); check \
+                    the indentation
+                    """
                 )
             }
             key = try parseBlockKey(parent: m)
@@ -225,7 +234,10 @@ extension YAMLParser {
                 throw fail("a mapping key must be on one line (or is the ':' after the key missing?)", at: start)
             }
             throw fail(
-                "expected ':' after the key \(quoted(scalar.keyText ?? scalar.text)); each entry of a mapping is 'key: value'"
+                """
+                expected ':' after the key \(quoted(scalar.keyText ?? scalar.text)); each entry of a mapping is \
+                'key: value'
+                """
             )
         }
         if scalar.multiLine { throw keyOnOneLine() }
@@ -248,7 +260,10 @@ extension YAMLParser {
             if i > m {
                 index = lineStart + i
                 throw fail(
-                    "this line is indented more than the '- ' entries of the sequence above it (column \(m + 1)); check the indentation"
+                    """
+                    this line is indented more than the '- ' entries of the sequence above it (column \
+                    \(m + 1)); check the indentation
+                    """
                 )
             }
             guard isSequenceEntry(at: lineStart + i) else { break }
@@ -267,7 +282,10 @@ extension YAMLParser {
             let tagStart = index
             while Ch.isAnchorChar(at(index)) && index < tagStart + 40 { index += 1 }
             throw fail(
-                "tags such as \(text(tagStart, index)) are not supported; remove the tag (plain values are read with YAML's core schema, quoted ones as strings)",
+                """
+                tags such as \(text(tagStart, index)) are not supported; remove the tag (plain values are read \
+                with YAML's core schema, quoted ones as strings)
+                """,
                 at: start
             )
         }
@@ -307,7 +325,10 @@ extension YAMLParser {
             if let anchor { throw fail("an alias cannot have an anchor (&\(anchor.name))", at: anchor.position) }
             guard let text = scalar.keyText else {
                 throw fail(
-                    "this alias stands for a collection or an empty value; a mapping key must be a string, number or boolean",
+                    """
+                    this alias stands for a collection or an empty value; a mapping key must be a string, \
+                    number or boolean
+                    """,
                     at: scalar.position
                 )
             }
@@ -315,7 +336,10 @@ extension YAMLParser {
         case .plain, .quoted:
             if scalar.kind == .plain && scalar.text == "<<" {
                 throw fail(
-                    "merge keys ('<<') are a YAML 1.1 feature and are not supported; write the entries out (or quote \"<<\" for a literal key)",
+                    """
+                    merge keys ('<<') are a YAML 1.1 feature and are not supported; write the entries out (or \
+                    quote \"<<\" for a literal key)
+                    """,
                     at: scalar.position
                 )
             }
@@ -334,7 +358,10 @@ extension YAMLParser {
     /// line indented by mistake.
     mutating func keyOnOneLine() -> YAMLSyntaxError {
         fail(
-            "a mapping key must be on one line; this ':' follows a value that spans lines (is this line indented more than it should be?)"
+            """
+            a mapping key must be on one line; this ':' follows a value that spans lines (is this line indented \
+            more than it should be?)
+            """
         )
     }
 

@@ -29,7 +29,10 @@ extension YAMLParser {
         }
         guard isBlankOrBreakOrEnd(at(index)) else {
             throw fail(
-                "unexpected \(describe(index)) in the block scalar header; only an indentation digit, '-' or '+' and a comment may follow '\(literal ? "|" : ">")'"
+                """
+                unexpected \(describe(index)) in the block scalar header; only an indentation digit, '-' or '+' \
+                and a comment may follow '\(literal ? "|" : ">")'
+                """
             )
         }
         try finishLine()
@@ -146,7 +149,10 @@ extension YAMLParser {
             guard spaces > n else { break }
             if widest > spaces {
                 throw fail(
-                    "an empty line at the start of this block scalar has \(widest) spaces, more than its first line of text (\(spaces)); remove the extra spaces or give an indentation digit",
+                    """
+                    an empty line at the start of this block scalar has \(widest) spaces, more than its first \
+                    line of text (\(spaces)); remove the extra spaces or give an indentation digit
+                    """,
                     at: SourcePosition(line: widestLine, column: widest + 1)
                 )
             }

@@ -50,7 +50,10 @@ enum YAMLCoreSchema {
         switch text {
         case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
             return .refused(
-                "\(text) (\(text.hasSuffix("n") || text.hasSuffix("N") ? "not a number" : "infinity")) has no JSON equivalent; quote it to keep it as a string"
+                """
+                \(text) (\(text.hasSuffix("n") || text.hasSuffix("N") ? "not a number" : "infinity")) has no \
+                JSON equivalent; quote it to keep it as a string
+                """
             )
         default: break
         }

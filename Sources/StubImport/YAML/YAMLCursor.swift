@@ -196,7 +196,10 @@ extension YAMLParser {
                 throw YAMLSyntaxError(
                     position: position(i),
                     message:
-                        "control character \(hex(b)) is not allowed in YAML (in a double-quoted string, write it as an escape such as \\x\(hexDigits(b)))"
+                        """
+                        control character \(hex(b)) is not allowed in YAML (in a double-quoted string, write it \
+                        as an escape such as \\x\(hexDigits(b)))
+                        """
                 )
             }
             var need = 0

@@ -232,7 +232,10 @@ extension YAMLParser {
             if spaces <= n {
                 index = i
                 throw fail(
-                    "a line inside a flow collection must be indented more than the key or '- ' it belongs to (at least \(n + 1) spaces)"
+                    """
+                    a line inside a flow collection must be indented more than the key or '- ' it belongs to \
+                    (at least \(n + 1) spaces)
+                    """
                 )
             }
             index = k

@@ -115,7 +115,10 @@ struct YAMLParser {
             )
         }
         throw fail(
-            "unexpected \(describe(index)) after the end of the document's root value (which starts at \(root.position)); check the indentation"
+            """
+            unexpected \(describe(index)) after the end of the document's root value (which starts at \
+            \(root.position)); check the indentation
+            """
         )
     }
 
@@ -223,7 +226,10 @@ struct YAMLParser {
         nodes += anchor.size
         if aliasNodes > YAMLReader.maximumAliasExpansion {
             throw fail(
-                "aliases expand to more than \(YAMLReader.maximumAliasExpansion) values; the document is refused (is it a \"billion laughs\" attack?)",
+                """
+                aliases expand to more than \(YAMLReader.maximumAliasExpansion) values; the document is refused \
+                (is it a \"billion laughs\" attack?)
+                """,
                 at: start
             )
         }

@@ -84,7 +84,10 @@ extension YAMLParser {
         case Ch.dash, Ch.question, Ch.colon:
             if isBlankOrBreakOrEnd(next) || (flow && Ch.isFlowIndicator(next)) {
                 throw fail(
-                    "unexpected \(describe(index)) where a value was expected (quote the value if it starts with '\(Character(Unicode.Scalar(c)))')"
+                    """
+                    unexpected \(describe(index)) where a value was expected (quote the value if it starts with \
+                    '\(Character(Unicode.Scalar(c)))')
+                    """
                 )
             }
         case Ch.percent:
@@ -260,13 +263,19 @@ extension YAMLParser {
             }
             if spaces == 0 && isDocumentMarker(at: lineStart) {
                 throw fail(
-                    "a document marker inside the quoted string that starts at \(opening); is the closing quote missing?"
+                    """
+                    a document marker inside the quoted string that starts at \(opening); is the closing quote \
+                    missing?
+                    """
                 )
             }
             if spaces <= n {
                 index = lineStart + spaces
                 throw fail(
-                    "this line continues the quoted string that starts at \(opening) and must be indented more than the key or '- ' it belongs to (at least \(n + 1) spaces)"
+                    """
+                    this line continues the quoted string that starts at \(opening) and must be indented more \
+                    than the key or '- ' it belongs to (at least \(n + 1) spaces)
+                    """
                 )
             }
             index = i

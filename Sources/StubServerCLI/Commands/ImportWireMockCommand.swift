@@ -57,7 +57,10 @@ struct ImportWireMockCommand: Command {
         let errors = result.problems.filter { $0.severity == .error }.count
         guard result.plan.stubCount > 0 else {
             console.err(
-                "stubserver: nothing to import from \(folder) (\(plural(result.fileCount, "mapping file"))\(errors > 0 ? ", \(plural(errors, "error"))" : ""))"
+                """
+                stubserver: nothing to import from \(folder) \
+                (\(plural(result.fileCount, "mapping file"))\(errors > 0 ? ", \(plural(errors, "error"))" : ""))
+                """
             )
             return 1
         }
@@ -70,13 +73,17 @@ struct ImportWireMockCommand: Command {
         let dropped = result.notes.filter { $0.kind == .dropped }.count
         let approximated = result.notes.filter { $0.kind == .approximated }.count
         let skipped = result.notes.filter { $0.kind == .skipped }.count
-        console.out(
-            "imported \(plural(result.mappingCount, "mapping")) from \(plural(result.fileCount, "file")) into \(out): "
-                + "\(plural(result.plan.stubFiles.count, "stub file")), \(plural(result.plan.bodyFiles.count, "body file")); "
-                + "\(dropped) dropped, \(approximated) approximated\(skipped > 0 ? ", \(plural(skipped, "mapping")) skipped" : "")"
-                + (result.skipped.isEmpty
-                    ? "" : ", \(plural(result.skipped.count, "mapping")) with errors not imported")
-        )
+        let mappings = plural(result.mappingCount, "mapping")
+        let files = plural(result.fileCount, "file")
+        let stubFiles = plural(result.plan.stubFiles.count, "stub file")
+        let bodyFiles = plural(result.plan.bodyFiles.count, "body file")
+        var summary = "imported \(mappings) from \(files) into \(out): \(stubFiles), \(bodyFiles); "
+        summary += "\(dropped) dropped, \(approximated) approximated"
+        if skipped > 0 { summary += ", \(plural(skipped, "mapping")) skipped" }
+        if !result.skipped.isEmpty {
+            summary += ", \(plural(result.skipped.count, "mapping")) with errors not imported"
+        }
+        console.out(summary)
         return errors > 0 ? 1 : 0
     }
 }

@@ -27,7 +27,10 @@ struct ProxyOptions: Sendable, Equatable {
         upstream = try a.nonEmpty("--proxy", "a URL such as https://staging.example.com")
         if let upstream, UpstreamURL(upstream) == nil {
             throw UsageError(
-                "--proxy must be an http or https URL without query or user, such as https://staging.example.com/api, not \"\(upstream)\""
+                """
+                --proxy must be an http or https URL without query or user, such as \
+                https://staging.example.com/api, not \"\(upstream)\"
+                """
             )
         }
         setHeaders = a.all("--proxy-header")

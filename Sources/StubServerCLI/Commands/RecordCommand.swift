@@ -115,7 +115,10 @@ struct RecordCommand: Command {
         }
         let existing = run.engine.catalog.count
         run.announce(
-            "stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)",
+            """
+            stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \
+            \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)
+            """,
             console: console
         )
         run.server.waitUntilStopped()
@@ -130,12 +133,18 @@ struct RecordCommand: Command {
         }
         guard !report.written.isEmpty else {
             console.out(
-                "stubserver recorded \(plural(report.exchangeCount, "new exchange")): nothing new to write in \(report.output)"
+                """
+                stubserver recorded \(plural(report.exchangeCount, "new exchange")): nothing new to write in \
+                \(report.output)
+                """
             )
             return
         }
         console.out(
-            "stubserver recorded \(plural(report.exchangeCount, "exchange")) as \(plural(report.stubCount, "stub")) in \(report.output):"
+            """
+            stubserver recorded \(plural(report.exchangeCount, "exchange")) as \
+            \(plural(report.stubCount, "stub")) in \(report.output):
+            """
         )
         for file in report.written { console.out("  \(file)") }
     }

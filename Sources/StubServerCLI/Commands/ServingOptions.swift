@@ -67,7 +67,10 @@ struct ServingOptions: Sendable, Equatable {
             .value(
                 "--allowed-host",
                 "NAME",
-                "a host name the admin API and inspector answer besides localhost and IP addresses (.example.test: every name below it)",
+                """
+                a host name the admin API and inspector answer besides localhost and IP addresses \
+                (.example.test: every name below it)
+                """,
                 repeatable: true
             ),
             .value(
@@ -100,7 +103,10 @@ struct ServingOptions: Sendable, Equatable {
             .value(
                 "--admin-dialect",
                 "native|wiremock",
-                "which admin API answers the routes both have, such as /__admin/requests (default: wiremock for a WireMock folder, else native)"
+                """
+                which admin API answers the routes both have, such as /__admin/requests (default: wiremock for \
+                a WireMock folder, else native)
+                """
             ),
             .flag(
                 "--allow-shutdown",
@@ -171,7 +177,10 @@ struct ServingOptions: Sendable, Equatable {
                 !(authority.hasSuffix("/") ? authority.dropLast() : authority).contains("/")
             else {
                 throw UsageError(
-                    "--admin-origin takes an origin (scheme, host and port), such as http://localhost:3000, not \"\(value)\""
+                    """
+                    --admin-origin takes an origin (scheme, host and port), such as http://localhost:3000, not \
+                    \"\(value)\"
+                    """
                 )
             }
             return value

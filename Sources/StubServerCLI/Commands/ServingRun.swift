@@ -41,7 +41,10 @@ struct ServingRun {
         let loader = options.loader
         if loader.format == .wiremock, !options.formatWasGiven {
             console.err(
-                "stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings (docs/wiremock.md)"
+                """
+                stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings \
+                (docs/wiremock.md)
+                """
             )
         }
         let result = loader.load()
@@ -120,11 +123,17 @@ struct ServingRun {
         }
         if !options.isLoopback {
             console.err(
-                "stubserver: warning: listening on \(options.host): anyone who can reach this machine can read your stubs"
+                """
+                stubserver: warning: listening on \(options.host): anyone who can reach this machine can read \
+                your stubs
+                """
             )
             if options.adminOpen {
                 console.err(
-                    "stubserver: warning: the admin API (/__admin/) is open to them too (--admin-open): anyone can add stubs and read the journal"
+                    """
+                    stubserver: warning: the admin API (/__admin/) is open to them too (--admin-open): anyone \
+                    can add stubs and read the journal
+                    """
                 )
             }
         }
@@ -149,7 +158,10 @@ struct ServingRun {
         if let token = generatedToken {
             lines = [
                 "inspector: \(server.baseURL)/__admin/ui#token=\(token)",
-                "admin token: \(token) (send Authorization: Bearer \(token) to /__admin/; --admin-token T sets your own)",
+                """
+                admin token: \(token) (send Authorization: Bearer \(token) to /__admin/; --admin-token T sets \
+                your own)
+                """,
             ]
         }
         for line in lines {
@@ -185,7 +197,10 @@ struct ServingRun {
                 console.out("stubserver reloaded \(stubs) from \(directory)\(skippedNote(reloaded))")
             } else {
                 console.err(
-                    "stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the last good \(plural(engine.catalog.count, "stub"))"
+                    """
+                    stubserver: reload failed (\(plural(reloaded.errors.count, "error"))); still serving the \
+                    last good \(plural(engine.catalog.count, "stub"))
+                    """
                 )
             }
         }

@@ -60,7 +60,10 @@ struct ValidateCommand: Command {
         guard let spec else {
             let kind = folder.resolvedFormat == .wiremock ? " (a WireMock folder)" : ""
             console.out(
-                "\(directory)\(kind): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")), no errors\(warnings)"
+                """
+                \(directory)\(kind): \(plural(result.stubs.count, "stub")) in \
+                \(plural(result.fileCount, "file")), no errors\(warnings)
+                """
             )
             return 0
         }
@@ -84,7 +87,10 @@ struct ValidateCommand: Command {
         if failing.isEmpty && documentErrors == 0 {
             let noted = findings.isEmpty ? "" : " (\(plural(findings.count, "warning")))"
             console.out(
-                "\(directory): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")) agree with \(spec)\(noted)"
+                """
+                \(directory): \(plural(result.stubs.count, "stub")) in \(plural(result.fileCount, "file")) \
+                agree with \(spec)\(noted)
+                """
             )
             return 0
         }

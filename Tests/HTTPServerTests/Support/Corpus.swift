@@ -287,7 +287,10 @@ enum Corpus {
                 id: id,
                 reason: type == "request-finish"
                     ? "llhttp_finish() at end of input, not a request a server answers"
-                    : "exercises the \(type.replacingOccurrences(of: "request-", with: "")) leniency flag; we are strict"
+                    : """
+                    exercises the \(type.replacingOccurrences(of: "request-", with: "")) leniency flag; we are \
+                    strict
+                    """
             )
         }
         if (c["meta"] as? [String: Any])?["skipBody"] as? Bool == true {

@@ -198,7 +198,10 @@ package enum WireMockReader {
             c.error(
                 path + "." + urls[1],
                 node[urls[1]],
-                "a request pattern takes one of url, urlPattern, urlPath, urlPathPattern, urlPathTemplate; found \(urls.joined(separator: " and "))"
+                """
+                a request pattern takes one of url, urlPattern, urlPath, urlPathPattern, urlPathTemplate; found \
+                \(urls.joined(separator: " and "))
+                """
             )
         } else if let key = urls.first, let value = node[key] {
             request.url = readURL(&c, key, value, path + "." + key)
@@ -286,7 +289,10 @@ package enum WireMockReader {
         c.error(
             path,
             node,
-            "expected a method (\"GET\", \"ANY\") or {\"oneOf\": [...]} / {\"noneOf\": [...]}, found \(node.kindDescription)"
+            """
+            expected a method (\"GET\", \"ANY\") or {\"oneOf\": [...]} / {\"noneOf\": [...]}, found \
+            \(node.kindDescription)
+            """
         )
     }
 
@@ -389,7 +395,10 @@ enum WireMockPathTemplate {
                     c.error(
                         path,
                         node,
-                        "{\(name)}: stubserver takes simple variables ({name}); RFC 6570 operators such as {+name} or {name*} are not supported"
+                        """
+                        {\(name)}: stubserver takes simple variables ({name}); RFC 6570 operators such as \
+                        {+name} or {name*} are not supported
+                        """
                     )
                     return nil
                 }
@@ -402,7 +411,10 @@ enum WireMockPathTemplate {
                 c.error(
                     path,
                     node,
-                    "\"\(part)\": a {variable} must be a whole segment here (stubserver does not split segments such as {name}.{ext})"
+                    """
+                    \"\(part)\": a {variable} must be a whole segment here (stubserver does not split segments \
+                    such as {name}.{ext})
+                    """
                 )
                 return nil
             } else {

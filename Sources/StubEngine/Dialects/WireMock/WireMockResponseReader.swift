@@ -82,7 +82,10 @@ package enum WireMockResponseReader {
             c.warning(
                 "\(path).transformers[\(i)]",
                 name.position,
-                "transformer \(name.string.map { "\"\($0)\"" } ?? name.kindDescription) is not supported (Java extensions are not run); only \"response-template\" is"
+                """
+                transformer \(name.string.map { "\"\($0)\"" } ?? name.kindDescription) is not supported (Java \
+                extensions are not run); only \"response-template\" is
+                """
             )
         }
         return templated

@@ -29,7 +29,10 @@ enum JSONConditionDecoder {
                     c.warning(
                         path,
                         node.position,
-                        "\"absent\" holds only for a member an object lacks; here there is always a value, so this never matches"
+                        """
+                        \"absent\" holds only for a member an object lacks; here there is always a value, so \
+                        this never matches
+                        """
                     )
                 }
                 return .matcher(matcher)
@@ -81,7 +84,10 @@ enum JSONConditionDecoder {
                 node,
                 operators.isEmpty
                     ? "a matcher needs one of: " + (textOperators + numberOperators).joined(separator: ", ")
-                    : "a matcher takes exactly one of \(operators.joined(separator: ", ")) (only a lower and an upper number bound go together)"
+                    : """
+                    a matcher takes exactly one of \(operators.joined(separator: ", ")) (only a lower and an \
+                    upper number bound go together)
+                    """
             )
             return nil
         }
@@ -123,7 +129,10 @@ enum JSONConditionDecoder {
             c.error(
                 path + "." + other,
                 node[other],
-                "\(other) does not go with a number bound (\(operators.filter(numberOperators.contains).joined(separator: ", ")))"
+                """
+                \(other) does not go with a number bound \
+                (\(operators.filter(numberOperators.contains).joined(separator: ", ")))
+                """
             )
             return nil
         }
@@ -133,7 +142,10 @@ enum JSONConditionDecoder {
             c.error(
                 path,
                 node,
-                "a number matcher takes one lower bound (greaterThan or atLeast) and one upper bound (lessThan or atMost)"
+                """
+                a number matcher takes one lower bound (greaterThan or atLeast) and one upper bound (lessThan \
+                or atMost)
+                """
             )
             return nil
         }
@@ -175,7 +187,10 @@ enum JSONConditionDecoder {
             c.error(
                 path,
                 node,
-                "expected an object of JSON pointer to pattern, such as {\"/user/name\": {\"matches\": \".+\"}}, found \(node.kindDescription)"
+                """
+                expected an object of JSON pointer to pattern, such as {\"/user/name\": {\"matches\": \".+\"}}, \
+                found \(node.kindDescription)
+                """
             )
             return nil
         }

@@ -17,7 +17,11 @@ enum ProxyDecoder {
             c.error(
                 path.replacingLast(".proxy", with: "." + key),
                 response[key],
-                "a proxied response's \(key == "template" || key == "fault" || key == "dribble" ? key : "status, headers and body") come from the upstream; remove \"\(key)\" or \"proxy\""
+                """
+                a proxied response's \
+                \(key == "template" || key == "fault" || key == "dribble" ? key : "status, headers and body") \
+                come from the upstream; remove \"\(key)\" or \"proxy\"
+                """
             )
         }
         guard let toNode = node["to"] else {
@@ -32,7 +36,10 @@ enum ProxyDecoder {
             c.error(
                 path + ".to",
                 toNode,
-                "expected an http or https URL without query or userinfo, such as \"https://staging.example.com/api\", found \(toNode.kindDescription)"
+                """
+                expected an http or https URL without query or userinfo, such as \
+                \"https://staging.example.com/api\", found \(toNode.kindDescription)
+                """
             )
             return nil
         }

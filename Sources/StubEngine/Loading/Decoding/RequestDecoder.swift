@@ -93,7 +93,10 @@ package enum RequestDecoder {
         c.error(
             path,
             node,
-            "expected a method (\"GET\"), an array of methods ([\"GET\", \"HEAD\"]) or \"ANY\", found \(node.kindDescription)"
+            """
+            expected a method (\"GET\"), an array of methods ([\"GET\", \"HEAD\"]) or \"ANY\", found \
+            \(node.kindDescription)
+            """
         )
         return nil
     }
@@ -114,8 +117,9 @@ package enum RequestDecoder {
                     path,
                     node.position,
                     "regular expression \"\(source)\" uses a \(construct.name) "
-                        + "(at character \(construct.offset)), which needs the backtracking engine: a match that takes more "
-                        + "than \(regex.budget) steps gives up, counts as no match and is journaled as aborted"
+                        + "(at character \(construct.offset)), which needs the backtracking engine: "
+                        + "a match that takes more than \(regex.budget) steps gives up, counts as no match "
+                        + "and is journaled as aborted"
                 )
             }
             return regex
@@ -172,7 +176,10 @@ package enum RequestDecoder {
                 node,
                 operators.isEmpty
                     ? "a matcher needs one of: equals, contains, matches, present, absent"
-                    : "a matcher takes exactly one of \(operators.joined(separator: ", ")); split it into separate stubs or use \"matches\""
+                    : """
+                    a matcher takes exactly one of \(operators.joined(separator: ", ")); split it into separate \
+                    stubs or use \"matches\"
+                    """
             )
             return nil
         }
@@ -193,7 +200,10 @@ package enum RequestDecoder {
             c.error(
                 path + "." + op,
                 operand,
-                "expected true, found \(operand.kindDescription); use \(op == "present" ? "absent" : "present"): true for the opposite"
+                """
+                expected true, found \(operand.kindDescription); use \(op == "present" ? "absent" : "present"): \
+                true for the opposite
+                """
             )
             return nil
         }
@@ -235,7 +245,10 @@ package enum RequestDecoder {
             c.error(
                 path,
                 node,
-                "expected a body matcher such as {\"json\": {...}} or {\"contains\": \"text\"}, found \(node.kindDescription)"
+                """
+                expected a body matcher such as {\"json\": {...}} or {\"contains\": \"text\"}, found \
+                \(node.kindDescription)
+                """
             )
             return nil
         }

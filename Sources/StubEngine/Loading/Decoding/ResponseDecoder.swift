@@ -88,7 +88,10 @@ enum ResponseDecoder {
                 c.error(
                     path + ".fault",
                     f,
-                    "expected one of \(Fault.native.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \(f.kindDescription)"
+                    """
+                    expected one of \(Fault.native.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \
+                    \(f.kindDescription)
+                    """
                 )
             }
         }
@@ -192,7 +195,10 @@ enum ResponseDecoder {
             c.error(
                 path,
                 node,
-                "expected milliseconds (a whole number of 0 or more) or {\"min\": 100, \"max\": 800}, found \(node.kindDescription)"
+                """
+                expected milliseconds (a whole number of 0 or more) or {\"min\": 100, \"max\": 800}, found \
+                \(node.kindDescription)
+                """
             )
         }
         return nil
@@ -206,7 +212,10 @@ enum ResponseDecoder {
             c.error(
                 path,
                 node,
-                "dribble needs \"chunks\" (1 or more) and \"durationMs\" (0 or more), e.g. {\"chunks\": 10, \"durationMs\": 3000}"
+                """
+                dribble needs \"chunks\" (1 or more) and \"durationMs\" (0 or more), e.g. {\"chunks\": 10, \
+                \"durationMs\": 3000}
+                """
             )
             return nil
         }

@@ -58,7 +58,10 @@ struct WireMockAdmin {
         case (_, "/recordings/snapshot"), ("POST", "/recordings/start"):
             return WireMockAdminJSON.error(
                 501,
-                "WireMock's recording and snapshots are not supported; record with stubserver record --proxy URL --out DIR or POST /__admin/recordings/start {\"to\": URL} (docs/proxy.md)"
+                """
+                WireMock's recording and snapshots are not supported; record with stubserver record --proxy URL \
+                --out DIR or POST /__admin/recordings/start {\"to\": URL} (docs/proxy.md)
+                """
             )
         default: break
         }
