@@ -113,7 +113,8 @@ enum DeliberateDivergences {
     static let connect = "CONNECT asks for a tunnel, which we do not implement: 501 (RFC 9110 §9.1 SHOULD)"
     static let regName = "a valid RFC 3986 reg-name; Apache refuses look-alike IPv4 numbers as policy"
     static let malformedVersion =
-        "not HTTP-version syntax (RFC 9112 §2.3: DIGIT \".\" DIGIT), so 400; 505 is for a well-formed unsupported major"
+        "not HTTP-version syntax (RFC 9112 §2.3: DIGIT \".\" DIGIT), so 400; "
+        + "505 is for a well-formed unsupported major"
     static let fragment = "a request-target has no fragment (RFC 9112 §3.2); stricter than llhttp, as Cowboy is"
     static let notURIChar = "not a URI character (RFC 3986 §2); must be percent-encoded; stricter than llhttp"
     static let notHTTP = "RTSP and ICE are other protocols; we serve HTTP/1.x only"

@@ -38,7 +38,10 @@ final class AdminAPITests: XCTestCase {
             "POST",
             "/__admin/stubs",
             body:
-                #"[{"name": "rt", "request": {"path": "/x"}, "response": {"body": "runtime"}}, {"request": {"path": "/y"}, "response": {}}]"#
+                #"""
+                [{"name": "rt", "request": {"path": "/x"}, "response": {"body": "runtime"}}, {"request": {"path": \#
+                "/y"}, "response": {}}]
+                """#
         )
         XCTAssertEqual(added.status, 201)
         let ids = added.json["ids"]?.elements?.compactMap(\.string) ?? []
@@ -227,7 +230,10 @@ final class AdminAPITests: XCTestCase {
 
     func testScenariosAndReset() {
         let e = engine(
-            #"[{"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {}}, {"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]}]"#
+            #"""
+            [{"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {}}, \#
+            {"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]}]
+            """#
         )
         XCTAssertEqual(
             admin(e, "GET", "/__admin/scenarios").json["scenarios"]?.elements?.first?["state"]?.string,

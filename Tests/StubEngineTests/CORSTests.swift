@@ -4,7 +4,10 @@ import XCTest
 
 final class CORSTests: XCTestCase {
     let stubs =
-        #"[{"name": "users", "request": {"method": ["GET", "OPTIONS"], "path": "/users"}, "response": {"headers": {"X-Total": "2", "ETag": "\"v1\""}, "body": [1, 2]}}]"#
+        #"""
+        [{"name": "users", "request": {"method": ["GET", "OPTIONS"], "path": "/users"}, "response": {"headers": \#
+        {"X-Total": "2", "ETag": "\"v1\""}, "body": [1, 2]}}]
+        """#
 
     func testPreflightIsAnsweredWhenCORSIsOn() {
         let e = Engine(stubs: loadStubs(stubs), cors: CORSPolicy(maxAgeSeconds: 600))

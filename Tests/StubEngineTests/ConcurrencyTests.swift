@@ -10,9 +10,12 @@ final class ConcurrencyTests: XCTestCase {
         let e = Engine(
             stubs: loadStubs(
                 """
-                [{"request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}, {"body": "3"}], "after": "cycle"},
-                 {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "Started", "then": "next"}, "response": {"body": "a"}},
-                 {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "next", "then": "Started"}, "response": {"body": "b"}}]
+                [{"request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}, {"body": "3"}], "after": \
+                "cycle"},
+                 {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "Started", "then": "next"}, \
+                "response": {"body": "a"}},
+                 {"request": {"path": "/s"}, "scenario": {"name": "flow", "when": "next", "then": "Started"}, \
+                "response": {"body": "b"}}]
                 """
             ),
             options: .init(journalCapacity: 100)

@@ -20,13 +20,17 @@ final class EngineTests: XCTestCase {
     func testOnlyAStaticStatelessStubHasAnAnswerMadeAtLoad() {
         let stubs = loadStubs(
             """
-            [{"name": "static", "request": {"path": "/static"}, "response": {"status": 201, "headers": {"X-Id": "7"}, "body": {"ok": true}}},
-             {"name": "template", "request": {"path": "/t/{id}"}, "response": {"template": true, "body": "{{request.path.id}}"}},
+            [{"name": "static", "request": {"path": "/static"}, "response": {"status": 201, "headers": {"X-Id": "7"}, \
+            "body": {"ok": true}}},
+             {"name": "template", "request": {"path": "/t/{id}"}, "response": {"template": true, "body": \
+            "{{request.path.id}}"}},
              {"name": "delay", "request": {"path": "/d"}, "response": {"delay": 5}},
              {"name": "fault", "request": {"path": "/f"}, "response": {"fault": "reset"}},
-             {"name": "dribble", "request": {"path": "/s"}, "response": {"body": "01234", "dribble": {"chunks": 5, "durationMs": 10}}},
+             {"name": "dribble", "request": {"path": "/s"}, "response": {"body": "01234", "dribble": {"chunks": 5, \
+            "durationMs": 10}}},
              {"name": "sequence", "request": {"path": "/q"}, "responses": [{"status": 200}, {"status": 500}]},
-             {"name": "scenario", "request": {"path": "/c"}, "response": {}, "scenario": {"name": "s", "when": "Started", "then": "done"}}]
+             {"name": "scenario", "request": {"path": "/c"}, "response": {}, "scenario": {"name": "s", "when": \
+            "Started", "then": "done"}}]
             """
         )
         let fixed = Dictionary(uniqueKeysWithValues: stubs.map { ($0.name, $0.fixedAnswer != nil) })
@@ -57,7 +61,8 @@ final class EngineTests: XCTestCase {
              {"request": {"path": "/empty"}, "response": {"fault": "empty"}},
              {"request": {"path": "/garbage"}, "response": {"fault": "garbage"}},
              {"request": {"path": "/hang"}, "response": {"fault": "hang"}},
-             {"request": {"path": "/slow"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": 1000}}}]
+             {"request": {"path": "/slow"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": \
+            1000}}}]
             """
         )
         XCTAssertEqual(e.handle(makeRequest("GET", "/fixed")).answered.delayMilliseconds, 250)
@@ -81,8 +86,10 @@ final class EngineTests: XCTestCase {
         let e = engine(
             """
             [{"name": "Profile", "request": {"method": "GET", "path": "/v1/users/{id}"}, "response": {}},
-             {"name": "Login", "request": {"method": "POST", "path": "/login", "headers": {"X-Client": "ios"}, "body": {"json": {"user": {"name": "ann"}}}}, "response": {}},
-             {"name": "Search", "request": {"method": "GET", "path": "/search", "query": {"q": "swift"}}, "response": {}},
+             {"name": "Login", "request": {"method": "POST", "path": "/login", "headers": {"X-Client": "ios"}, "body": \
+            {"json": {"user": {"name": "ann"}}}}, "response": {}},
+             {"name": "Search", "request": {"method": "GET", "path": "/search", "query": {"q": "swift"}}, "response": \
+            {}},
              {"name": "Unrelated", "request": {"method": "DELETE", "path": "/zzz"}, "response": {}}]
             """
         )
@@ -143,7 +150,10 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(e.answer(makeRequest("GET", "/x")), "old")
         e.replace(
             with: loadStubs(
-                #"[{"name": "new", "request": {"path": "/x"}, "response": {}}, {"name": "added", "request": {"path": "/y"}, "response": {}}]"#
+                #"""
+                [{"name": "new", "request": {"path": "/x"}, "response": {}}, {"name": "added", "request": \#
+                {"path": "/y"}, "response": {}}]
+                """#
             )
         )
         XCTAssertEqual(e.answer(makeRequest("GET", "/x")), "new")
@@ -152,10 +162,16 @@ final class EngineTests: XCTestCase {
 
     func testConcurrentRequestsDuringReloadsSeeAWholeCatalog() {
         let a = loadStubs(
-            #"[{"name": "a1", "request": {"path": "/1"}, "response": {}}, {"name": "a2", "request": {"path": "/2"}, "response": {}}]"#
+            #"""
+            [{"name": "a1", "request": {"path": "/1"}, "response": {}}, {"name": "a2", "request": {"path": "/2"}, \#
+            "response": {}}]
+            """#
         )
         let b = loadStubs(
-            #"[{"name": "b1", "request": {"path": "/1"}, "response": {}}, {"name": "b2", "request": {"path": "/2"}, "response": {}}]"#
+            #"""
+            [{"name": "b1", "request": {"path": "/1"}, "response": {}}, {"name": "b2", "request": {"path": "/2"}, \#
+            "response": {}}]
+            """#
         )
         let e = Engine(stubs: a)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in

@@ -14,7 +14,10 @@ import Testing
     static let data = Data(roots: [
         "request": .json(
             try! JSONParser.parse(
-                #"{"method": "POST", "body": "{\"name\":\"Ann <3\",\"items\":[{\"id\":1},{\"id\":2}]}", "list": ["a", "b", "c"], "zero": 0, "empty": ""}"#
+                #"""
+                {"method": "POST", "body": "{\"name\":\"Ann <3\",\"items\":[{\"id\":1},{\"id\":2}]}", "list": \#
+                ["a", "b", "c"], "zero": 0, "empty": ""}
+                """#
             )
         )
     ])

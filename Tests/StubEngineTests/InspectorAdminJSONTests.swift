@@ -95,8 +95,10 @@ final class InspectorAdminJSONTests: XCTestCase {
     func testScenariosListTheirStatesAndSequencesTheirNextResponse() {
         let e = engine(
             #"""
-            [{"name": "Cart", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "Started", "then": "paid"}, "response": {}},
-             {"name": "Paid", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "paid", "then": "shipped"}, "response": {}},
+            [{"name": "Cart", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "Started", \#
+            "then": "paid"}, "response": {}},
+             {"name": "Paid", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "paid", "then": \#
+            "shipped"}, "response": {}},
              {"name": "Retry", "request": {"path": "/retry"}, "responses": [{"status": 503}, {"status": 200}]}]
             """#
         )

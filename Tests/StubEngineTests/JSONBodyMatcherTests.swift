@@ -144,7 +144,10 @@ final class JSONBodyMatcherTests: XCTestCase {
 
     func testJSONPointers() {
         assertHolds(
-            #"{"jsonPointer": {"/user/name": {"matches": "[a-z]+"}, "/items/0/id": 7, "/a~1b": true, "/m~0n": {"present": true}}}"#,
+            #"""
+            {"jsonPointer": {"/user/name": {"matches": "[a-z]+"}, "/items/0/id": 7, "/a~1b": true, "/m~0n": \#
+            {"present": true}}}
+            """#,
             for: [#"{"user": {"name": "ann"}, "items": [{"id": 7, "x": 1}], "a/b": true, "m~n": 0}"#],
             not: [
                 #"{"user": {"name": "Ann"}, "items": [{"id": 7}], "a/b": true, "m~n": 0}"#,
@@ -170,9 +173,11 @@ final class JSONBodyMatcherTests: XCTestCase {
         let e = engine(
             """
             [{"name": "Create", "request": {"method": "POST", "path": "/posts",
-              "body": {"json": {"title": {"matches": ".+"}, "author": {"id": {"atLeast": 1}}, "tags": [{"equals": "swift"}], "draft": {"absent": true}}}}, "response": {}},
+              "body": {"json": {"title": {"matches": ".+"}, "author": {"id": {"atLeast": 1}}, "tags": [{"equals": \
+            "swift"}], "draft": {"absent": true}}}}, "response": {}},
              {"name": "Pointer", "request": {"method": "POST", "path": "/posts",
-              "body": {"jsonPointer": {"/author/id": {"greaterThan": 100}, "/tags/0": {"contains": "x"}}}}, "response": {}}]
+              "body": {"jsonPointer": {"/author/id": {"greaterThan": 100}, "/tags/0": {"contains": "x"}}}}, \
+            "response": {}}]
             """
         )
         func report(_ body: String) -> String {
@@ -305,7 +310,10 @@ final class JSONBodyMatcherTests: XCTestCase {
         )
         XCTAssertEqual(
             warnings(
-                #"{"request": {"body": {"json": {"user": {"name": "x"}, "n": {"atLeast": 1, "atMost": 1}}}}, "response": {}}"#
+                #"""
+                {"request": {"body": {"json": {"user": {"name": "x"}, "n": {"atLeast": 1, "atMost": 1}}}}, \#
+                "response": {}}
+                """#
             ),
             []
         )

@@ -193,7 +193,10 @@ final class LoaderTests: XCTestCase {
                 "$.webhooks[0].url", "unknown variable"
             ),
             (
-                #"{"request": {"path": "/a/{id}"}, "response": {}, "webhooks": [{"url": "http://h/", "template": true, "body": {"x": "{{request.path.di}}"}}]}"#,
+                #"""
+                {"request": {"path": "/a/{id}"}, "response": {}, "webhooks": [{"url": "http://h/", "template": \#
+                true, "body": {"x": "{{request.path.di}}"}}]}
+                """#,
                 "$.webhooks[0].body.x", "no {di} in the request path"
             ),
         ])
@@ -225,7 +228,10 @@ final class LoaderTests: XCTestCase {
         folder.write("api/__files/pic.png", "PNGDATA")
         folder.write(
             "api/s.json",
-            #"[{"response": {"bodyFile": "__files/pic.png"}}, {"response": {"bodyFile": "__files/pic.png", "headers": {"Content-Type": "image/x-custom"}}}]"#
+            #"""
+            [{"response": {"bodyFile": "__files/pic.png"}}, {"response": {"bodyFile": "__files/pic.png", \#
+            "headers": {"Content-Type": "image/x-custom"}}}]
+            """#
         )
         let stubs = folder.load().stubs
         XCTAssertEqual(stubs.count, 2)
@@ -238,7 +244,10 @@ final class LoaderTests: XCTestCase {
         let folder = TemporaryFolder()
         folder.write(
             "s.json",
-            #"{"response": {"headers": {"Content-Length": "5", "transfer-encoding": "chunked", "Connection": "close", "X-Kept": "1"}, "body": "hello"}}"#
+            #"""
+            {"response": {"headers": {"Content-Length": "5", "transfer-encoding": "chunked", "Connection": \#
+            "close", "X-Kept": "1"}, "body": "hello"}}
+            """#
         )
         let result = folder.load()
         XCTAssertTrue(result.isServable)
@@ -256,7 +265,8 @@ final class LoaderTests: XCTestCase {
               {"response": {"body": [1]}},
               {"response": {"bodyBase64": "AAEC/w=="}},
               {"response": {"status": 204}},
-              {"response": {"headers": {"Content-Type": "application/problem+json", "Set-Cookie": ["a=1", "b=2"]}, "body": {"x": 1}}}
+              {"response": {"headers": {"Content-Type": "application/problem+json", "Set-Cookie": ["a=1", "b=2"]}, \
+            "body": {"x": 1}}}
             ]
             """
         )

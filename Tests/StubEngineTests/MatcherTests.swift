@@ -59,11 +59,15 @@ final class MatcherTests: XCTestCase {
         let e = engine(
             """
             [{"name": "host", "request": {"host": "api.example.com", "path": "/h"}, "response": {}},
-             {"name": "query", "request": {"path": "/q", "query": {"lang": "en", "page": {"matches": "[0-9]+"}}}, "response": {}},
-             {"name": "header", "request": {"path": "/r", "headers": {"x-api-key": {"equals": "SECRET", "caseInsensitive": true}}}, "response": {}},
-             {"name": "absent", "request": {"path": "/a", "headers": {"Authorization": {"absent": true}}}, "response": {}},
+             {"name": "query", "request": {"path": "/q", "query": {"lang": "en", "page": {"matches": "[0-9]+"}}}, \
+            "response": {}},
+             {"name": "header", "request": {"path": "/r", "headers": {"x-api-key": {"equals": "SECRET", \
+            "caseInsensitive": true}}}, "response": {}},
+             {"name": "absent", "request": {"path": "/a", "headers": {"Authorization": {"absent": true}}}, "response": \
+            {}},
              {"name": "present", "request": {"path": "/p", "query": {"debug": {"present": true}}}, "response": {}},
-             {"name": "contains", "request": {"path": "/c", "headers": {"User-Agent": {"contains": "iPhone"}}}, "response": {}}]
+             {"name": "contains", "request": {"path": "/c", "headers": {"User-Agent": {"contains": "iPhone"}}}, \
+            "response": {}}]
             """
         )
         XCTAssertEqual(e.answer(makeRequest("GET", "/h")), "host", "Host without its port")
@@ -127,11 +131,14 @@ final class MatcherTests: XCTestCase {
     func testBodyMatchers() {
         let e = engine(
             """
-            [{"name": "json", "request": {"path": "/json", "body": {"json": {"user": {"name": "ann"}, "n": 1}}}, "response": {}},
+            [{"name": "json", "request": {"path": "/json", "body": {"json": {"user": {"name": "ann"}, "n": 1}}}, \
+            "response": {}},
              {"name": "jsonEquals", "request": {"path": "/eq", "body": {"jsonEquals": {"a": [1, 2]}}}, "response": {}},
-             {"name": "text", "request": {"path": "/text", "body": {"contains": "HELLO", "caseInsensitive": true}}, "response": {}},
+             {"name": "text", "request": {"path": "/text", "body": {"contains": "HELLO", "caseInsensitive": true}}, \
+            "response": {}},
              {"name": "regex", "request": {"path": "/re", "body": {"matches": "id=[0-9]+"}}, "response": {}},
-             {"name": "form", "request": {"path": "/form", "body": {"form": {"user": "ann lee", "remember": {"present": true}}}}, "response": {}}]
+             {"name": "form", "request": {"path": "/form", "body": {"form": {"user": "ann lee", "remember": \
+            {"present": true}}}}, "response": {}}]
             """
         )
         XCTAssertEqual(
@@ -246,7 +253,10 @@ final class MatcherTests: XCTestCase {
         for i in 0..<10_000 {
             json +=
                 (i > 0 ? "," : "")
-                + #"{"name": "s\#(i)", "request": {"method": "GET", "path": "/api/v1/resource-\#(i / 10)/item-\#(i % 10)"}, "response": {"body": {"i": \#(i)}}}"#
+                    + #"""
+                    {"name": "s\#(i)", "request": {"method": "GET", "path": \#
+                    "/api/v1/resource-\#(i / 10)/item-\#(i % 10)"}, "response": {"body": {"i": \#(i)}}}
+                    """#
         }
         json += #",{"name": "param", "request": {"path": "/api/v1/{any}/other"}, "response": {}}]"#
         let e = engine(json)

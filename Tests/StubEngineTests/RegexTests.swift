@@ -267,8 +267,8 @@ final class RegexTests: XCTestCase {
         let assertions = ["^", "$", #"\A"#, #"\z"#, #"\Z"#, #"\b"#, #"\B"#, "(?m:^)", "(?m:$)"]
         let quantifiers = ["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}", "*?", "+?", "??", "{1,3}?", "{2,}?"]
         let pieces = [
-            "a", "b", "s", "ß", "S", "k", "\u{212A}", "é", "e\u{301}", "\n", "\r", "\r\n", "ff", "ﬀ", "ẞ", " ", "ι",
-            "\u{345}", "ǆ",
+            "a", "b", "s", "ß", "S", "k", "\u{212A}", "é", "e\u{301}", "\n", "\r", "\r\n", "ff", "ﬀ", "ẞ", " ",
+            "ι", "\u{345}", "ǆ",
         ]
         func pattern(_ depth: Int) -> String {
             switch random.next(depth > 3 ? 3 : 10) {
@@ -321,13 +321,19 @@ final class RegexTests: XCTestCase {
             #"(a)\1"#,
             at: 3,
             icuAccepts: true,
-            #"back-references (\1) are not supported: stub regexes run in linear time, which back-references make impossible"#
+            #"""
+            back-references (\1) are not supported: stub regexes run in linear time, which back-references make \#
+            impossible
+            """#
         ),
         E(
             #"(?<n>a)\k<n>"#,
             at: 7,
             icuAccepts: true,
-            #"back-references (\k<name>) are not supported: stub regexes run in linear time, which back-references make impossible"#
+            #"""
+            back-references (\k<name>) are not supported: stub regexes run in linear time, which back-references \#
+            make impossible
+            """#
         ),
         E(
             "(?=a)",
@@ -567,13 +573,19 @@ final class RegexTests: XCTestCase {
             #"\p{Greek}"#,
             at: 0,
             icuAccepts: true,
-            #"unsupported property \p{Greek}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported"#
+            #"""
+            unsupported property \p{Greek}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, \#
+            Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported
+            """#
         ),
         E(
             #"\p{^L}"#,
             at: 0,
             icuAccepts: false,
-            #"unsupported property \p{^L}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported"#
+            #"""
+            unsupported property \p{^L}: general categories (L, Lu, Nd, P, ...), Alphabetic, Lowercase, \#
+            Uppercase, White_Space, Hex_Digit, Any, ASCII, Assigned and the POSIX names are supported
+            """#
         ),
         E(
             #"\pL"#,
@@ -621,7 +633,10 @@ final class RegexTests: XCTestCase {
             #"\uD83D\uDE00"#,
             at: 0,
             icuAccepts: true,
-            #"surrogate code points cannot occur in text; write the character itself or \x{...} with its full code point"#
+            #"""
+            surrogate code points cannot occur in text; write the character itself or \x{...} with its full code \#
+            point
+            """#
         ),
         E(
             #"\0"#,
@@ -886,7 +901,10 @@ final class RegexTests: XCTestCase {
             ),
             (
                 #"{"request": {"pathPattern": "/a/(\\d+)/\\2"}, "response": {}}"#, "$.request.pathPattern",
-                #"invalid regular expression "/a/(\d+)/\2": back-reference \2 names a group the pattern does not have (it has 1 capture group) (at character 9)"#
+                #"""
+                invalid regular expression "/a/(\d+)/\2": back-reference \2 names a group the pattern does not \#
+                have (it has 1 capture group) (at character 9)
+                """#
             ),
         ])
     }
@@ -923,8 +941,9 @@ final class RegexTests: XCTestCase {
         guard let match else { return "none" }
         func offsets(_ r: Range<String.Index>) -> String {
             let s = text.unicodeScalars
-            return
-                "\(s.distance(from: s.startIndex, to: r.lowerBound))-\(s.distance(from: s.startIndex, to: r.upperBound))"
+            let lower = s.distance(from: s.startIndex, to: r.lowerBound)
+            let upper = s.distance(from: s.startIndex, to: r.upperBound)
+            return "\(lower)-\(upper)"
         }
         return ([offsets(match.range)] + match.groups.map { $0.map(offsets) ?? "-" }).joined(separator: " ")
     }

@@ -35,8 +35,17 @@ final class SchemaAgreementTests: XCTestCase {
             #"{"response": {}}"#,
             #"[]"#,
             #"{"stubs": [{"response": {"status": 201}}], "$schema": "x", "_c": 1}"#,
-            #"{"name": "n", "priority": 1, "_note": "x", "request": {"method": ["GET", "HEAD"], "path": "/a/{id}/**", "host": {"matches": "api\\..*"}, "query": {"_ts": {"present": true}}, "headers": {"X-A": {"contains": "b", "caseInsensitive": true}}, "body": {"json": {"a": [1]}}}, "response": {"status": 200, "headers": {"Set-Cookie": ["a=1", "b=2"], "X-N": 5}, "body": {"x": null}, "delay": {"min": 1, "max": 2}}}"#,
-            #"{"request": {"body": {"form": {"a": "b"}}}, "response": {"bodyBase64": "AA==", "dribble": {"chunks": 2, "durationMs": 10}}}"#,
+            #"""
+            {"name": "n", "priority": 1, "_note": "x", "request": {"method": ["GET", "HEAD"], "path": \#
+            "/a/{id}/**", "host": {"matches": "api\\..*"}, "query": {"_ts": {"present": true}}, "headers": \#
+            {"X-A": {"contains": "b", "caseInsensitive": true}}, "body": {"json": {"a": [1]}}}, "response": \#
+            {"status": 200, "headers": {"Set-Cookie": ["a=1", "b=2"], "X-N": 5}, "body": {"x": null}, "delay": \#
+            {"min": 1, "max": 2}}}
+            """#,
+            #"""
+            {"request": {"body": {"form": {"a": "b"}}}, "response": {"bodyBase64": "AA==", "dribble": {"chunks": \#
+            2, "durationMs": 10}}}
+            """#,
             #"{"request": {"body": {"equals": "x", "caseInsensitive": false}}, "response": {"fault": "hang"}}"#,
             #"{"request": {"method": "ANY", "pathPattern": "/x.*"}, "response": {"delay": 5}}"#,
             #"{"request": {"path": "/a", "rawQuery": {"absent": true}}, "response": {}}"#,
@@ -44,20 +53,46 @@ final class SchemaAgreementTests: XCTestCase {
             #"{"request": {"rawQuery": 5}, "response": {}}"#,
             #"{"request": {"rawQuery": {"absent": true, "equals": "x"}}, "response": {}}"#,
             #"{"request": {"path": "/u/{id}"}, "response": {"template": true, "body": {"id": "{{request.path.id}}"}}}"#,
-            #"{"responses": [{"status": 503}, {"body": "ok"}], "after": "cycle", "scenario": {"name": "s", "when": "Started", "then": "x"}}"#,
-            #"{"request": {"path": "/legacy/**"}, "response": {"proxy": {"to": "https://staging.example.com/v2", "stripPrefix": "/legacy", "headers": {"X-Key": "k"}, "removeHeaders": ["Cookie"], "preserveHost": true, "timeoutMs": 5000}, "delay": 10}}"#,
+            #"""
+            {"responses": [{"status": 503}, {"body": "ok"}], "after": "cycle", "scenario": {"name": "s", "when": \#
+            "Started", "then": "x"}}
+            """#,
+            #"""
+            {"request": {"path": "/legacy/**"}, "response": {"proxy": {"to": "https://staging.example.com/v2", \#
+            "stripPrefix": "/legacy", "headers": {"X-Key": "k"}, "removeHeaders": ["Cookie"], "preserveHost": \#
+            true, "timeoutMs": 5000}, "delay": 10}}
+            """#,
             #"{"response": {"proxy": {"to": "http://127.0.0.1:8081"}}}"#,
             // JSON body patterns: matchers anywhere, literals otherwise, pointers.
-            #"{"request": {"body": {"json": {"title": {"matches": ".+"}, "a": {"contains": "x", "caseInsensitive": true}, "b": {"equals": {"present": 1}}}}}, "response": {}}"#,
-            #"{"request": {"body": {"json": {"p": {"present": true}, "q": {"absent": true}, "n": {"greaterThan": 0, "atMost": 9.5}, "m": {"atLeast": -1}, "l": {"lessThan": 1e3}}}}, "response": {}}"#,
-            #"{"request": {"body": {"json": [1, "a", null, true, {"x": [{"equals": "y", "caseInsensitive": true}]}, {"matches": "z", "_c": 1}]}}, "response": {}}"#,
+            #"""
+            {"request": {"body": {"json": {"title": {"matches": ".+"}, "a": {"contains": "x", "caseInsensitive": \#
+            true}, "b": {"equals": {"present": 1}}}}}, "response": {}}
+            """#,
+            #"""
+            {"request": {"body": {"json": {"p": {"present": true}, "q": {"absent": true}, "n": {"greaterThan": 0, \#
+            "atMost": 9.5}, "m": {"atLeast": -1}, "l": {"lessThan": 1e3}}}}, "response": {}}
+            """#,
+            #"""
+            {"request": {"body": {"json": [1, "a", null, true, {"x": [{"equals": "y", "caseInsensitive": true}]}, \#
+            {"matches": "z", "_c": 1}]}}, "response": {}}
+            """#,
             #"{"request": {"body": {"json": {"equals": [1, 2]}}}, "response": {}}"#,
             #"{"request": {"body": {"json": {"user": {"name": {"maches": ".+"}}, "e": {}}}}, "response": {}}"#,
-            #"{"request": {"body": {"jsonPointer": {"/user/name": {"matches": "a"}, "/items/0": 3, "": {"present": true}, "/a~0b~1c": [1]}}}, "response": {}}"#,
+            #"""
+            {"request": {"body": {"jsonPointer": {"/user/name": {"matches": "a"}, "/items/0": 3, "": {"present": \#
+            true}, "/a~0b~1c": [1]}}}, "response": {}}
+            """#,
             #"{"request": {"body": {"jsonEquals": {"matches": 5}}}, "response": {}}"#,
             // Webhooks.
-            #"{"request": {"path": "/o/{id}"}, "response": {}, "webhooks": [{"url": "http://127.0.0.1:9/h/{{request.path.id}}", "template": true, "method": "PUT", "headers": {"X-A": ["1", "2"]}, "body": {"id": "{{request.path.id}}"}, "delay": {"min": 1, "max": 5}}]}"#,
-            #"{"response": {}, "webhooks": [{"url": "https://hooks.example.com/x?y=1", "bodyBase64": "AA==", "delay": 0, "_c": 1}], "_n": 1}"#,
+            #"""
+            {"request": {"path": "/o/{id}"}, "response": {}, "webhooks": [{"url": \#
+            "http://127.0.0.1:9/h/{{request.path.id}}", "template": true, "method": "PUT", "headers": {"X-A": \#
+            ["1", "2"]}, "body": {"id": "{{request.path.id}}"}, "delay": {"min": 1, "max": 5}}]}
+            """#,
+            #"""
+            {"response": {}, "webhooks": [{"url": "https://hooks.example.com/x?y=1", "bodyBase64": "AA==", \#
+            "delay": 0, "_c": 1}], "_n": 1}
+            """#,
             #"{"response": {}, "webhooks": []}"#,
             // Invalid for both:
             #"{"response": {}, "webhooks": [{}]}"#,

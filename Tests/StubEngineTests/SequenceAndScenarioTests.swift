@@ -26,7 +26,8 @@ final class SequenceAndScenarioTests: XCTestCase {
         let e = engine(
             """
             [{"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]},
-             {"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {"body": "paying"}}]
+             {"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {"body": \
+            "paying"}}]
             """
         )
         _ = e.handle(makeRequest("GET", "/s"))
@@ -40,10 +41,14 @@ final class SequenceAndScenarioTests: XCTestCase {
     func testScenarioMovesThroughStates() {
         let e = engine(
             """
-            [{"name": "cart empty", "request": {"method": "GET", "path": "/cart"}, "scenario": {"name": "checkout", "when": "Started"}, "response": {"body": "empty"}},
-             {"name": "add", "request": {"method": "POST", "path": "/cart"}, "scenario": {"name": "checkout", "when": "Started", "then": "has-item"}, "response": {"status": 201}},
-             {"name": "cart full", "request": {"method": "GET", "path": "/cart"}, "scenario": {"name": "checkout", "when": "has-item"}, "response": {"body": "1 item"}},
-             {"name": "pay", "request": {"method": "POST", "path": "/pay"}, "scenario": {"name": "checkout", "when": "has-item", "then": "paid"}, "response": {"body": "paid"}}]
+            [{"name": "cart empty", "request": {"method": "GET", "path": "/cart"}, "scenario": {"name": "checkout", \
+            "when": "Started"}, "response": {"body": "empty"}},
+             {"name": "add", "request": {"method": "POST", "path": "/cart"}, "scenario": {"name": "checkout", "when": \
+            "Started", "then": "has-item"}, "response": {"status": 201}},
+             {"name": "cart full", "request": {"method": "GET", "path": "/cart"}, "scenario": {"name": "checkout", \
+            "when": "has-item"}, "response": {"body": "1 item"}},
+             {"name": "pay", "request": {"method": "POST", "path": "/pay"}, "scenario": {"name": "checkout", "when": \
+            "has-item", "then": "paid"}, "response": {"body": "paid"}}]
             """
         )
         XCTAssertEqual(e.handle(makeRequest("GET", "/cart")).answered.bodyText, "empty")
@@ -77,8 +82,10 @@ final class SequenceAndScenarioTests: XCTestCase {
     func testConcurrentScenarioTransitionHappensOnce() {
         let e = engine(
             """
-            [{"name": "first", "request": {"path": "/claim"}, "scenario": {"name": "coupon", "when": "Started", "then": "claimed"}, "response": {"body": "yours"}},
-             {"name": "later", "request": {"path": "/claim"}, "scenario": {"name": "coupon", "when": "claimed"}, "response": {"status": 409, "body": "taken"}}]
+            [{"name": "first", "request": {"path": "/claim"}, "scenario": {"name": "coupon", "when": "Started", \
+            "then": "claimed"}, "response": {"body": "yours"}},
+             {"name": "later", "request": {"path": "/claim"}, "scenario": {"name": "coupon", "when": "claimed"}, \
+            "response": {"status": 409, "body": "taken"}}]
             """
         )
         let request = makeRequest("GET", "/claim")

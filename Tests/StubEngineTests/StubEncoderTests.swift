@@ -11,22 +11,33 @@ final class StubEncoderTests: XCTestCase {
     /// Stubs that use every part of the format, beside the bundled examples.
     static let variety = #"""
         [
-          {"_comment": "kept", "response": {"body": "plain"}, "request": {"path": "/a", "method": ["GET", "HEAD"]}, "name": "order shuffled"},
-          {"priority": 2, "request": {"pathPattern": "/v[0-9]+/.*", "host": {"contains": "api", "caseInsensitive": true},
-            "query": {"q": {"matches": "sw.*"}, "page": "1"}, "headers": {"X-A": {"present": true}, "X-B": {"absent": true}},
+          {"_comment": "kept", "response": {"body": "plain"}, "request": {"path": "/a", "method": ["GET", "HEAD"]}, \#
+        "name": "order shuffled"},
+          {"priority": 2, "request": {"pathPattern": "/v[0-9]+/.*", "host": {"contains": "api", "caseInsensitive": \#
+        true},
+            "query": {"q": {"matches": "sw.*"}, "page": "1"}, "headers": {"X-A": {"present": true}, "X-B": {"absent": \#
+        true}},
             "body": {"caseInsensitive": true, "contains": "Hello"}},
-           "response": {"status": 201, "headers": {"Set-Cookie": ["a=1", "b=2"], "X-N": "3"}, "body": {"z": 1, "a": [1.50, true, null, "é"]}}},
-          {"request": {"method": "POST", "path": "/form", "body": {"form": {"name": {"equals": "ann", "caseInsensitive": true}}}},
+           "response": {"status": 201, "headers": {"Set-Cookie": ["a=1", "b=2"], "X-N": "3"}, "body": {"z": 1, "a": \#
+        [1.50, true, null, "é"]}}},
+          {"request": {"method": "POST", "path": "/form", "body": {"form": {"name": {"equals": "ann", \#
+        "caseInsensitive": true}}}},
            "response": {"bodyBase64": "AAEC/w==", "delay": {"max": 20, "min": 10}}},
           {"request": {"path": "/users/{id}/*/**", "body": {"jsonEquals": {"b": [1, 2], "a": {}}}},
-           "response": {"template": true, "headers": {"Location": "/users/{{request.path.id}}"}, "body": {"id": "{{request.path.id}}", "at": "{{now +1d}}"}}},
+           "response": {"template": true, "headers": {"Location": "/users/{{request.path.id}}"}, "body": {"id": \#
+        "{{request.path.id}}", "at": "{{now +1d}}"}}},
           {"request": {"path": "/seq", "body": {"json": {"user": {"name": "x"}}}},
-           "responses": [{"status": 500}, {"body": "ok", "dribble": {"durationMs": 100, "chunks": 2}}], "after": "cycle",
+           "responses": [{"status": 500}, {"body": "ok", "dribble": {"durationMs": 100, "chunks": 2}}], "after": \#
+        "cycle",
            "scenario": {"then": "paid", "name": "checkout"}},
           {"request": {"path": "/fault"}, "response": {"fault": "reset"}},
-          {"request": {"path": "/matchers", "body": {"json": {"title": {"caseInsensitive": true, "matches": ".+"}, "n": [{"atMost": 9, "greaterThan": 0}], "e": {"equals": {"present": true}}, "x": {"absent": true}}}}, "response": {}},
-          {"request": {"path": "/pointers", "body": {"jsonPointer": {"/b/0": {"contains": "x"}, "/a~1b": 1, "": {"present": true}}}}, "response": {}},
-          {"request": {"path": "/file"}, "response": {"bodyFile": "__files/body.json", "headers": {"Content-Type": "application/vnd.x+json"}}}
+          {"request": {"path": "/matchers", "body": {"json": {"title": {"caseInsensitive": true, "matches": ".+"}, \#
+        "n": [{"atMost": 9, "greaterThan": 0}], "e": {"equals": {"present": true}}, "x": {"absent": true}}}}, \#
+        "response": {}},
+          {"request": {"path": "/pointers", "body": {"jsonPointer": {"/b/0": {"contains": "x"}, "/a~1b": 1, "": \#
+        {"present": true}}}}, "response": {}},
+          {"request": {"path": "/file"}, "response": {"bodyFile": "__files/body.json", "headers": {"Content-Type": \#
+        "application/vnd.x+json"}}}
         ]
         """#
 
@@ -71,7 +82,10 @@ final class StubEncoderTests: XCTestCase {
     func testOutputIsPrettyWithTheContractsKeyOrder() throws {
         let stub = try XCTUnwrap(
             loadStubs(
-                #"{"response": {"body": {"b": 1, "a": [1, 2]}, "status": 200}, "request": {"path": "/x", "method": "GET"}, "name": "n"}"#
+                #"""
+                {"response": {"body": {"b": 1, "a": [1, 2]}, "status": 200}, "request": {"path": "/x", "method": \#
+                "GET"}, "name": "n"}
+                """#
             ).first
         )
         XCTAssertEqual(

@@ -7,8 +7,10 @@ final class TemplateTests: XCTestCase {
         let e = engine(
             #"""
             {"request": {"path": "/users/{id}/echo"}, "response": {"template": true,
-              "headers": {"X-Echo": "{{request.method}} {{request.path}}", "Location": "{{request.baseUrl}}/users/{{request.path.id}}"},
-              "body": "id={{request.path.id}} q={{request.query.q}} ua={{request.headers.User-Agent}} name={{request.json./user/name}} raw={{request.body}} missing=[{{request.query.nope}}]"}}
+              "headers": {"X-Echo": "{{request.method}} {{request.path}}", "Location": \#
+            "{{request.baseUrl}}/users/{{request.path.id}}"},
+              "body": "id={{request.path.id}} q={{request.query.q}} ua={{request.headers.User-Agent}} \#
+            name={{request.json./user/name}} raw={{request.body}} missing=[{{request.query.nope}}]"}}
             """#
         )
         let response = e.handle(
@@ -28,7 +30,8 @@ final class TemplateTests: XCTestCase {
         let e = engine(
             #"""
             {"request": {"path": "/echo"}, "response": {"template": true,
-              "body": {"said": "{{request.body}}", "count": "{{request.json./n}}", "greeting": "hi {{request.query.name}}!", "static": [1, "x"]}}}
+              "body": {"said": "{{request.body}}", "count": "{{request.json./n}}", "greeting": "hi \#
+            {{request.query.name}}!", "static": [1, "x"]}}}
             """#
         )
         let nasty = "quote\" backslash\\ newline\n tab\t </script> \u{1}"
@@ -82,7 +85,10 @@ final class TemplateTests: XCTestCase {
 
     func testTemplatesAreOffByDefaultAndStaticStubsKeepTheirBytes() {
         let e = engine(
-            #"[{"request": {"path": "/a"}, "response": {"body": "{{request.path}}"}}, {"request": {"path": "/b"}, "response": {"template": true, "body": "plain"}}]"#
+            #"""
+            [{"request": {"path": "/a"}, "response": {"body": "{{request.path}}"}}, {"request": {"path": "/b"}, \#
+            "response": {"template": true, "body": "plain"}}]
+            """#
         )
         XCTAssertEqual(e.handle(makeRequest("GET", "/a")).answered.bodyText, "{{request.path}}")
         XCTAssertFalse(e.catalog.stubs[0].response.isTemplated)

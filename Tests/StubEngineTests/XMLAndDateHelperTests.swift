@@ -13,7 +13,8 @@ import Testing
             <!DOCTYPE order [<!ELEMENT order ANY>]>
             <!-- a comment -->
             <soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope/"><soap:Body>
-              <m:a xmlns:m="urn:m"><m:test kind='x &amp; y'>success &lt;1&gt; &#65;&#x42;</m:test><![CDATA[<raw>]]></m:a>
+              <m:a xmlns:m="urn:m"><m:test kind='x &amp; y'>success &lt;1&gt; \
+            &#65;&#x42;</m:test><![CDATA[<raw>]]></m:a>
             </soap:Body></soap:Envelope>
             """
         )

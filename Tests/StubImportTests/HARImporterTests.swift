@@ -14,7 +14,10 @@ final class HARImporterTests: XCTestCase {
             }.joined(separator: ", ")
             let postData = post.map { #", "postData": \#($0)"# } ?? ""
             return
-                #"{"request": {"method": "\#(method)", "url": "\#(url)", "headers": []\#(postData)}, "response": {"status": \#(status), "headers": [\#(headerList)], "content": {\#(content)}}}"#
+                #"""
+                {"request": {"method": "\#(method)", "url": "\#(url)", "headers": []\#(postData)}, "response": \#
+                {"status": \#(status), "headers": [\#(headerList)], "content": {\#(content)}}}
+                """#
         }
         return Array(#"{"log": {"version": "1.2", "entries": [\#(list.joined(separator: ",\n"))]}}"#.utf8)
     }
@@ -50,7 +53,8 @@ final class HARImporterTests: XCTestCase {
         let response = try stubs(outcome, "get-v1-me.json")[0]["response"]
         XCTAssertEqual(
             JSONSerializer.string(response ?? .null),
-            #"{"status":200,"headers":{"content-type":"application/json","X-Request-Id":"r1","ETag":"\"e\"","X-Multi":["a","b"]},"body":{"a":1}}"#
+            #"{"status":200,"headers":{"content-type":"application/json","X-Request-Id":"r1","ETag":"\"e\"","#
+                + #""X-Multi":["a","b"]},"body":{"a":1}}"#
         )
         XCTAssertEqual(outcome.droppedSecrets, ["set-cookie": 2])
         XCTAssertTrue(

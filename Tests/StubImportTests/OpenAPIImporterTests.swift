@@ -124,7 +124,8 @@ final class OpenAPIImporterTests: XCTestCase {
         let variables = try openAPI(
             """
             openapi: 3.0.1
-            servers: [{url: '{scheme}://h.example/{base}/', variables: {scheme: {default: https}, base: {default: ds-api}}}]
+            servers: [{url: '{scheme}://h.example/{base}/', variables: {scheme: {default: https}, base: {default: \
+            ds-api}}}]
             paths: {/x: {get: {responses: {'200': {description: ok}}}}}
             """
         )
@@ -163,13 +164,17 @@ final class OpenAPIImporterTests: XCTestCase {
             openapi: 3.1.0
             paths:
               /text: {get: {responses: {'200': {description: t, content: {text/plain: {example: hello}}}}}}
-              /html: {get: {responses: {'200': {description: t, content: {text/html: {schema: {type: string, example: '<p>hi</p>'}}}}}}}
-              /quoted: {get: {responses: {'200': {description: t, content: {application/json: {example: just a string}}}}}}
+              /html: {get: {responses: {'200': {description: t, content: {text/html: {schema: {type: string, example: \
+            '<p>hi</p>'}}}}}}}
+              /quoted: {get: {responses: {'200': {description: t, content: {application/json: {example: just a \
+            string}}}}}}
               /xml: {get: {responses: {'200': {description: t, content: {application/xml: {example: {a: 1}}}}}}}
-              /any: {get: {responses: {'200': {description: t, content: {'*/*': {schema: {type: object, properties: {a: {type: integer}}}}}}}}}
+              /any: {get: {responses: {'200': {description: t, content: {'*/*': {schema: {type: object, properties: \
+            {a: {type: integer}}}}}}}}}
               /empty: {get: {responses: {'204': {description: t, content: {application/json: {example: {a: 1}}}}}}}
               /nojson: {get: {responses: {'200': {description: t, content: {application/json: {}}}}}}
-              /count: {get: {responses: {'200': {description: t, content: {text/plain: {schema: {type: integer, minimum: 3}}}}}}}
+              /count: {get: {responses: {'200': {description: t, content: {text/plain: {schema: {type: integer, \
+            minimum: 3}}}}}}}
             """
         )
         let outcome = OpenAPIImporter.plan(document)

@@ -40,7 +40,8 @@ final class ReferenceTests: XCTestCase {
         XCTAssertEqual(
             documents.problems.map(\.message),
             [
-                ##"$ref "#/components/schemas/Pett" leads nowhere: #/components/schemas has no "Pett"; did you mean "Pet"?"##
+                ##"$ref "#/components/schemas/Pett" leads nowhere: #/components/schemas has no "Pett"; "##
+                    + #"did you mean "Pet"?"#
             ]
         )
     }
@@ -62,7 +63,11 @@ final class ReferenceTests: XCTestCase {
         XCTAssertEqual(
             outcome.plan.errors.map(\.description),
             [
-                #"spec.yaml:8:17: error: $ref "https://example.com/common.yaml#/responses/Ok" is remote: stubserver reads local files only and never fetches while importing; download it next to the document and refer to the copy by a relative path"#
+                #"""
+                spec.yaml:8:17: error: $ref "https://example.com/common.yaml#/responses/Ok" is remote: stubserver \#
+                reads local files only and never fetches while importing; download it next to the document and \#
+                refer to the copy by a relative path
+                """#
             ]
         )
         // The operation is still stubbed, with what could be read.
@@ -88,7 +93,10 @@ final class ReferenceTests: XCTestCase {
                   schema: {$ref: '../schemas/pet.json'}
             """,
             "api/schemas/pet.json":
-                #"{"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "example": "Rex"}}}"#,
+                #"""
+            {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "example": \#
+            "Rex"}}}
+            """#,
         ])
         let path = folder.appendingPathComponent("api/spec.yaml").path
         let document = try OpenAPIDocument.open(path: path).get()

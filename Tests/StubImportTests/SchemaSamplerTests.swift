@@ -66,7 +66,10 @@ final class SchemaSamplerTests: XCTestCase {
 
     func testObjectsGetEveryPropertyButWriteOnlyOnes() {
         let schema =
-            #"{"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}, "nick": {"type": "string"}, "password": {"type": "string", "writeOnly": true}}}"#
+            #"""
+            {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}, "nick": {"type": \#
+            "string"}, "password": {"type": "string", "writeOnly": true}}}
+            """#
         XCTAssertEqual(sample(schema), #"{"id":0,"nick":"string"}"#)
         XCTAssertEqual(sample(#"{"type": "object", "additionalProperties": {"type": "integer"}}"#), #"{"key":0}"#)
         XCTAssertEqual(sample(#"{"required": ["a"]}"#), #"{"a":{}}"#)
@@ -87,8 +90,10 @@ final class SchemaSamplerTests: XCTestCase {
 
     func testAllOfIsMergedAndTheFirstFittingChoiceIsTaken() {
         let schema = ##"""
-            {"allOf": [{"$ref": "#/$defs/Base"}, {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer", "format": "int64"}}}],
-             "$defs": {"Base": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "tag": {"type": "string"}}}}}
+            {"allOf": [{"$ref": "#/$defs/Base"}, {"type": "object", "required": ["id"], "properties": {"id": \##
+            {"type": "integer", "format": "int64"}}}],
+             "$defs": {"Base": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, \##
+            "tag": {"type": "string"}}}}}
             """##
         XCTAssertEqual(sample(schema), #"{"name":"string","tag":"string","id":0}"#)
         // The first choice also matches the second: oneOf needs exactly one, so the second is used.
@@ -99,7 +104,10 @@ final class SchemaSamplerTests: XCTestCase {
         XCTAssertEqual(sample(#"{"anyOf": [{"type": "integer"}, {"type": "string"}]}"#), "0")
         XCTAssertEqual(
             sample(
-                #"{"type": "object", "properties": {"a": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}"#
+                #"""
+                {"type": "object", "properties": {"a": {"type": "integer"}}, "oneOf": [{"required": ["a"]}, \#
+                {"required": ["b"]}]}
+                """#
             ),
             #"{"a":0}"#
         )
@@ -113,10 +121,17 @@ final class SchemaSamplerTests: XCTestCase {
 
     func testRecursionStopsAtTheFirstRepetition() {
         let tree =
-            ##"{"$ref": "#/$defs/Node", "$defs": {"Node": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "parent": {"$ref": "#/$defs/Node"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}"##
+            ##"""
+            {"$ref": "#/$defs/Node", "$defs": {"Node": {"type": "object", "required": ["name"],
+             "properties": {"name": {"type": "string"}, "parent": {"$ref": "#/$defs/Node"},
+                            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}
+            """##
         XCTAssertEqual(sample(tree), #"{"name":"string","children":[]}"#)
         let mutual =
-            ##"{"$ref": "#/$defs/A", "$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}}"##
+            ##"""
+            {"$ref": "#/$defs/A", "$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+                                            "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}}}
+            """##
         XCTAssertEqual(sample(mutual), #"{"b":{}}"#)
     }
 
@@ -125,7 +140,10 @@ final class SchemaSamplerTests: XCTestCase {
         let levels = (0..<10).map { level in
             let next = level == 9 ? "" : ##", "next": {"$ref": "#/$defs/L\##(level + 1)"}"##
             return
-                #""L\#(level)": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}\#(next)}}"#
+                #"""
+                "L\#(level)": {"type": "object", "required": ["id"], "properties": {"id": {"type": \#
+                "integer"}\#(next)}}
+                """#
         }
         let schema = ##"{"$ref": "#/$defs/L0", "$defs": {\##(levels.joined(separator: ", "))}}"##
         XCTAssertEqual(
@@ -133,7 +151,13 @@ final class SchemaSamplerTests: XCTestCase {
             #"{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0,"next":{"id":0}}}}}}}"#
         )
         let required =
-            ##"{"type": "object", "required": ["a"], "properties": {"a": {"type": "object", "required": ["b"], "properties": {"b": {"type": "object", "required": ["c"], "properties": {"c": {"type": "object", "required": ["d"], "properties": {"d": {"type": "object", "required": ["e"], "properties": {"e": {"type": "object", "required": ["f"], "properties": {"f": {"type": "object", "required": ["g"], "properties": {"g": {"type": "integer"}}}}}}}}}}}}}}}"##
+            ##"""
+            {"type": "object", "required": ["a"], "properties": {"a": {"type": "object", "required": ["b"], \##
+            "properties": {"b": {"type": "object", "required": ["c"], "properties": {"c": {"type": "object", \##
+            "required": ["d"], "properties": {"d": {"type": "object", "required": ["e"], "properties": {"e": \##
+            {"type": "object", "required": ["f"], "properties": {"f": {"type": "object", "required": ["g"], \##
+            "properties": {"g": {"type": "integer"}}}}}}}}}}}}}}}
+            """##
         XCTAssertEqual(sample(required), #"{"a":{"b":{"c":{"d":{"e":{"f":{"g":0}}}}}}}"#)
     }
 

@@ -6,9 +6,10 @@ import XCTest
 /// The JSON Schema Test Suite against `SchemaValidator`: draft 2020-12 (OpenAPI 3.1) and
 /// draft 4 (OpenAPI 3.0's dialect). The suite is not in `../shared/corpora`:
 /// `scripts/schema-conformance` fetches it (inside the `jsonschema` source package, with pip)
-/// and runs this test with `JSON_SCHEMA_TEST_SUITE` set to its `tests` folder. Without it the test skips. Cases that need what the validator
-/// leaves out on purpose are skipped by the list below, each with its reason; the test fails
-/// when an entry goes stale (the case now passes, or is gone).
+/// and runs this test with `JSON_SCHEMA_TEST_SUITE` set to its `tests` folder. Without it the
+/// test skips. Cases that need what the validator leaves out on purpose are skipped by the list
+/// below, each with its reason; the test fails when an entry goes stale (the case now passes, or
+/// is gone).
 final class SchemaSuiteConformanceTests: XCTestCase {
     enum Reason: String {
         case identifiers =

@@ -155,7 +155,10 @@ final class SchemaValidatorTests: XCTestCase {
         XCTAssertFalse(valid(##"{"allOf": [{"$ref": "#"}], "type": "integer"}"##, ##""x""##))
         // A recursive structure is checked all the way down.
         let tree =
-            ##"{"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "n": {"type": "integer"}}}"##
+            ##"""
+            {"type": "object",
+             "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "n": {"type": "integer"}}}
+            """##
         XCTAssertEqual(
             failures(tree, #"{"children": [{"children": [{"n": "deep"}]}]}"#).map(\.instancePath),
             ["$.children[0].children[0].n"]

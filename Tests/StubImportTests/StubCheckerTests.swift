@@ -78,10 +78,22 @@ final class StubCheckerTests: XCTestCase {
         XCTAssertEqual(
             findings,
             [
-                #"stubs/users.json:3:67: error: $[0].response.body.id: expected an integer, found the string "42" (schema: #/components/schemas/User/properties/id/type)"#,
-                #"stubs/users.json:5:60: error: $[1].response.body: missing required property "name" (schema: #/components/schemas/User/required)"#,
-                #"stubs/users.json:7:27: error: $[2].response.status: status 302 is not documented for GET /users/{userId} (documented: 200, 4XX)"#,
-                #"stubs/users.json:8:41: error: $[3].request.path: no path of spec.yaml matches /v1/userz/{id}; did you mean /v1/users/{userId}?"#,
+                #"""
+                stubs/users.json:3:67: error: $[0].response.body.id: expected an integer, found the string "42" \#
+                (schema: #/components/schemas/User/properties/id/type)
+                """#,
+                #"""
+                stubs/users.json:5:60: error: $[1].response.body: missing required property "name" (schema: \#
+                #/components/schemas/User/required)
+                """#,
+                #"""
+                stubs/users.json:7:27: error: $[2].response.status: status 302 is not documented for GET \#
+                /users/{userId} (documented: 200, 4XX)
+                """#,
+                #"""
+                stubs/users.json:8:41: error: $[3].request.path: no path of spec.yaml matches /v1/userz/{id}; did \#
+                you mean /v1/users/{userId}?
+                """#,
             ]
         )
     }
@@ -100,8 +112,14 @@ final class StubCheckerTests: XCTestCase {
         XCTAssertEqual(
             findings,
             [
-                #"stubs/__files/user.json:3:11: error: $.name: expected a string, found false (schema: #/components/schemas/User/properties/name/type)"#,
-                #"stubs/seq.json:4:37: error: $.responses[1].body.code: expected a string, found the number 404 (schema: #/components/schemas/Error/properties/code/type)"#,
+                #"""
+                stubs/__files/user.json:3:11: error: $.name: expected a string, found false (schema: \#
+                #/components/schemas/User/properties/name/type)
+                """#,
+                #"""
+                stubs/seq.json:4:37: error: $.responses[1].body.code: expected a string, found the number 404 \#
+                (schema: #/components/schemas/Error/properties/code/type)
+                """#,
             ]
         )
     }
@@ -110,22 +128,40 @@ final class StubCheckerTests: XCTestCase {
         let findings = try check([
             "misc.json": """
             [
-              {"request": {"method": ["GET", "HEAD"], "path": "/v1/users/1"}, "response": {"body": {"id": 1, "name": "a"}}},
+              {"request": {"method": ["GET", "HEAD"], "path": "/v1/users/1"}, "response": {"body": {"id": 1, "name": \
+            "a"}}},
               {"request": {"method": "POST", "path": "/v1/users/1"}, "response": {"status": 204}},
               {"request": {"method": "GET", "path": "/v1/users/2"},
                "response": {"headers": {"X-Request-Id": "r", "Content-Type": "text/plain"}, "body": "hi"}},
-              {"request": {"pathPattern": "/files/[a-z]+[.]json"}, "response": {"headers": {"Content-Type": "text/plain"}, "body": "too long"}}
+              {"request": {"pathPattern": "/files/[a-z]+[.]json"}, "response": {"headers": {"Content-Type": \
+            "text/plain"}, "body": "too long"}}
             ]
             """
         ])
         XCTAssertEqual(
             findings,
             [
-                #"stubs/misc.json:2:79: error: $[0].response: missing the header X-Request-Id, which GET /users/{userId} requires in its 200 response (schema: #/paths/~1users~1{userId}/get/responses/200/headers/X-Request-Id)"#,
-                #"stubs/misc.json:3:26: error: $[1].request.method: POST is not documented for /users/{userId} (documented: GET, DELETE)"#,
-                #"stubs/misc.json:5:89: error: $[2].response.body: Content-Type text/plain is not documented for 200 of GET /users/{userId} (documented: application/json)"#,
-                #"stubs/misc.json:6:15: warning: $[3].request: no method: the stub answers every method; checked against GET /files/{name}.json"#,
-                #"stubs/misc.json:6:120: error: $[3].response.body: expected at most 5 characters, found 8 (schema: #/paths/~1files~1{name}.json/get/responses/200/content/text~1plain/schema/maxLength)"#,
+                #"""
+                stubs/misc.json:2:79: error: $[0].response: missing the header X-Request-Id, which GET \#
+                /users/{userId} requires in its 200 response (schema: \#
+                #/paths/~1users~1{userId}/get/responses/200/headers/X-Request-Id)
+                """#,
+                #"""
+                stubs/misc.json:3:26: error: $[1].request.method: POST is not documented for /users/{userId} \#
+                (documented: GET, DELETE)
+                """#,
+                #"""
+                stubs/misc.json:5:89: error: $[2].response.body: Content-Type text/plain is not documented for \#
+                200 of GET /users/{userId} (documented: application/json)
+                """#,
+                #"""
+                stubs/misc.json:6:15: warning: $[3].request: no method: the stub answers every method; checked \#
+                against GET /files/{name}.json
+                """#,
+                #"""
+                stubs/misc.json:6:120: error: $[3].response.body: expected at most 5 characters, found 8 (schema: \#
+                #/paths/~1files~1{name}.json/get/responses/200/content/text~1plain/schema/maxLength)
+                """#,
             ]
         )
     }
@@ -137,17 +173,22 @@ final class StubCheckerTests: XCTestCase {
               {"request": {"method": "GET", "path": "/v1/users/{id}"},
                "response": {"template": true, "headers": {"X-Request-Id": "{{uuid}}"},
                             "body": {"id": "{{request.path.id}}", "name": "n", "email": null}}},
-              {"request": {"method": "GET", "path": "/v1/users/{id}", "headers": {"X": "fault"}}, "response": {"fault": "reset"}},
+              {"request": {"method": "GET", "path": "/v1/users/{id}", "headers": {"X": "fault"}}, "response": \
+            {"fault": "reset"}},
               {"request": {"method": "DELETE", "path": "/v1/users/{id}"}, "response": {"status": 204}},
               {"request": {"method": "GET", "path": "/v1/users/{id}", "headers": {"X": "cut"}},
-               "response": {"status": 400, "headers": {"Content-Type": "application/json"}, "body": "{\\"code\\": \\"E"}}
+               "response": {"status": 400, "headers": {"Content-Type": "application/json"}, "body": "{\\"code\\": \
+            \\"E"}}
             ]
             """
         ])
         XCTAssertEqual(
             findings,
             [
-                #"stubs/good.json:8:89: warning: $[3].response.body: the body is not valid JSON (1:12: unexpected end of file inside the string that starts at 1:10), so it was not checked against the schema"#
+                #"""
+                stubs/good.json:8:89: warning: $[3].response.body: the body is not valid JSON (1:12: unexpected \#
+                end of file inside the string that starts at 1:10), so it was not checked against the schema
+                """#
             ]
         )
     }

@@ -198,7 +198,10 @@ final class YAMLReaderTests: XCTestCase {
         )
         XCTAssertEqual(
             JSONSerializer.string(node),
-            #"{"base":{"x":1},"use":{"x":1},"key":"name","name":"v","seq":[1],"again":[1],"empty":null,"null again":null}"#
+            #"""
+            {"base":{"x":1},"use":{"x":1},"key":"name","name":"v","seq":[1],"again":[1],"empty":null,"null \#
+            again":null}
+            """#
         )
         XCTAssertEqual(node["use"]?.position, p(2, 6))
         XCTAssertEqual(node.members?[3].keyPosition, p(4, 1))
@@ -268,7 +271,8 @@ final class YAMLReaderTests: XCTestCase {
              "info": {"title": "Pet store", "version": "1.0", "description": "A sample API for pets."},
              "paths": {"/pets/{petId}": {"get": {
                 "operationId": "showPetById", "tags": ["pets"],
-                "parameters": [{"name": "petId", "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}}],
+                "parameters": [{"name": "petId", "in": "path", "required": true, "schema": {"type": "integer", \
+            "format": "int64"}}],
                 "responses": {
                   "200": {"description": "Expected response",
                           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}},

@@ -36,12 +36,15 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(stub.response?.body?["tags"]?[4]?["nested"]?[1]?[1]?[0], 3)
         XCTAssertEqual(
             body.description,
-            #"{"id":1001,"username":"new-user","score":9.5,"admin":false,"team":null,"tags":["swift",1,true,null,{"nested":[1,[2,[3]]]}],"profile":{"name":"Ann","links":[{"rel":"self","href":"/v1/users/1001"}]}}"#,
+            #"{"id":1001,"username":"new-user","score":9.5,"admin":false,"team":null,"#
+                + #""tags":["swift",1,true,null,{"nested":[1,[2,[3]]]}],"#
+                + #""profile":{"name":"Ann","links":[{"rel":"self","href":"/v1/users/1001"}]}}"#,
             "keys in the order written"
         )
         XCTAssertEqual(
             pattern.description,
-            #"{"user":{"name":{"matches":"[A-Z].*"},"age":{"atLeast":18,"atMost":130}},"items":[{"id":{"greaterThan":0}}],"debug":{"absent":true}}"#
+            #"{"user":{"name":{"matches":"[A-Z].*"},"age":{"atLeast":18,"atMost":130}},"#
+                + #""items":[{"id":{"greaterThan":0}}],"debug":{"absent":true}}"#
         )
     }
 

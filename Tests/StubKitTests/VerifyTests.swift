@@ -57,7 +57,11 @@ final class VerifyTests: XCTestCase {
             let message = messages.first ?? ""
             XCTAssertTrue(
                 message.contains(
-                    #"Expected a request matching {"method":"POST","path":"/oauth/token","body":{"json":{"password":"correct-horse"}}} at least once; none was received."#
+                    #"""
+                    Expected a request matching \#
+                    {"method":"POST","path":"/oauth/token","body":{"json":{"password":"correct-horse"}}} at least \#
+                    once; none was received.
+                    """#
                 ),
                 message
             )

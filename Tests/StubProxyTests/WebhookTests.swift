@@ -34,7 +34,8 @@ final class WebhookTests: XCTestCase {
         defer { listener.stop() }
         let stubs = """
             [{"name": "order", "request": {"method": "POST", "path": "/orders/{id}"}, "response": {"status": 202},
-              "webhooks": [{"url": "http://127.0.0.1:\(listener.port)/hooks/{{request.path.id}}?from={{request.method}}",
+              "webhooks": [{"url": \
+            "http://127.0.0.1:\(listener.port)/hooks/{{request.path.id}}?from={{request.method}}",
                             "template": true, "delay": 400,
                             "headers": {"X-Customer": "{{request.json./customer}}"},
                             "body": {"order": "{{request.path.id}}", "customer": "{{request.json./customer}}",

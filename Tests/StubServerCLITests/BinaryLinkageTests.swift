@@ -40,7 +40,8 @@ final class BinaryLinkageTests: XCTestCase {
         }
         let root = folder([
             "mappings/now.json": #"""
-            {"request": {"url": "/now"}, "response": {"body": "{{now}} {{now format='yyyy-MM-dd'}}", "transformers": ["response-template"]}}
+            {"request": {"url": "/now"}, "response": {"body": "{{now}} {{now format='yyyy-MM-dd'}}", "transformers": \#
+            ["response-template"]}}
             """#
         ])
         let server = try StubServerProcess(["--wiremock", root.path, "--port", "0", "--no-watch", "--log", "quiet"])

@@ -10,7 +10,10 @@ final class CommandLineEndToEndTests: XCTestCase {
     func testReadyLineServesAndStopsWithZeroOnSIGTERM() throws {
         let dir = folder([
             "a.json":
-                #"[{"name": "Hello", "request": {"path": "/hello"}, "response": {"body": {"hi": 1}}}, {"response": {"status": 204}}]"#
+                #"""
+            [{"name": "Hello", "request": {"path": "/hello"}, "response": {"body": {"hi": 1}}}, {"response": \#
+            {"status": 204}}]
+            """#
         ])
         let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
         let ready = try XCTUnwrap(server.readyLine())

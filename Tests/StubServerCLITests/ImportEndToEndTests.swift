@@ -65,7 +65,10 @@ final class ImportEndToEndTests: XCTestCase {
         let dir = folder([
             "spec.yaml": Self.spec,
             "stubs/pets.json":
-                #"[{"request": {"method": "GET", "path": "/v1/pets/1"}, "response": {"body": {"id": "1"}}}, {"request": {"method": "GET", "path": "/v1/cats/1"}, "response": {}}]"#,
+                #"""
+            [{"request": {"method": "GET", "path": "/v1/pets/1"}, "response": {"body": {"id": "1"}}}, \#
+            {"request": {"method": "GET", "path": "/v1/cats/1"}, "response": {}}]
+            """#,
         ])
         let result = try runStubServer([
             "validate", "--dir", dir.appendingPathComponent("stubs").path, "--openapi",
@@ -76,8 +79,14 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertEqual(
             lines,
             [
-                #"stubs/pets.json:1:83: error: $[0].response.body.id: expected an integer, found the string "1" (schema: #/paths/~1pets~1{id}/get/responses/200/content/application~1json/schema/properties/id/type)"#,
-                #"stubs/pets.json:1:76: error: $[0].response.body: missing required property "name" (schema: #/paths/~1pets~1{id}/get/responses/200/content/application~1json/schema/required)"#,
+                #"""
+                stubs/pets.json:1:83: error: $[0].response.body.id: expected an integer, found the string "1" \#
+                (schema: #/paths/~1pets~1{id}/get/responses/200/content/application~1json/schema/properties/id/type)
+                """#,
+                #"""
+                stubs/pets.json:1:76: error: $[0].response.body: missing required property "name" (schema: \#
+                #/paths/~1pets~1{id}/get/responses/200/content/application~1json/schema/required)
+                """#,
                 #"stubs/pets.json:1:129: error: $[1].request.path: no path of spec.yaml matches /v1/cats/1"#,
                 "stubs: 3 errors in 1 file against spec.yaml; fix the stubs or the document and run validate again",
             ]
@@ -86,7 +95,13 @@ final class ImportEndToEndTests: XCTestCase {
 
     func testImportHAR() throws {
         let har =
-            #"{"log": {"entries": [{"request": {"method": "GET", "url": "https://api.example.com/v1/me?x=1"}, "response": {"status": 200, "headers": [{"name": ":status", "value": "200"}, {"name": "Content-Type", "value": "application/json"}], "content": {"mimeType": "application/json", "text": "{\"id\":1}"}}}, {"request": {"method": "GET", "url": "https://api.example.com/gone"}, "response": {"status": 0, "headers": [], "content": {}}}]}}"#
+            #"""
+            {"log": {"entries": [{"request": {"method": "GET", "url": "https://api.example.com/v1/me?x=1"}, \#
+            "response": {"status": 200, "headers": [{"name": ":status", "value": "200"}, {"name": "Content-Type", \#
+            "value": "application/json"}], "content": {"mimeType": "application/json", "text": "{\"id\":1}"}}}, \#
+            {"request": {"method": "GET", "url": "https://api.example.com/gone"}, "response": {"status": 0, \#
+            "headers": [], "content": {}}}]}}
+            """#
         let dir = folder(["capture.har": har])
         let out = dir.appendingPathComponent("stubs").path
         let result = try runStubServer(["import", "har", dir.appendingPathComponent("capture.har").path, "--out", out])

@@ -95,7 +95,8 @@ final class ReDoSProbeBinaryTests: XCTestCase {
     func testTheProbeIsBoundedWithAWireMockBacktrackingMapping() throws {
         let dir = folder([
             "mappings/guarded.json": """
-            {"name": "guarded", "request": {"urlPath": "/token", "headers": {"X-Token": {"matches": "\(Self.pattern)"}}},
+            {"name": "guarded", "request": {"urlPath": "/token", "headers": {"X-Token": {"matches": \
+            "\(Self.pattern)"}}},
              "response": {"status": 200, "body": "ok"}}
             """
         ])

@@ -150,8 +150,10 @@ final class RecordingEndToEndTests: XCTestCase {
                     .send(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n".utf8))
                 ]
             default:
+                let encoding = request.header("Accept-Encoding") ?? ""
                 let echo =
-                    #"{"method":"\#(request.method)","target":"\#(request.target)","body":\#(request.body.count),"encoding":"\#(request.header("Accept-Encoding") ?? "")"}"#
+                    #"{"method":"\#(request.method)","target":"\#(request.target)","#
+                    + #""body":\#(request.body.count),"encoding":"\#(encoding)"}"#
                 return [
                     .response(
                         request.method == "POST" ? 201 : 200,

@@ -9,7 +9,8 @@ final class TemplateDatesEndToEndTests: XCTestCase {
     static let mapping = #"""
         {"request": {"urlPath": "/now"},
          "response": {"transformers": ["response-template"],
-                      "body": "{{now}}|{{now timezone='Europe/London' format='yyyy-MM-dd HH:mm z'}}|{{now format='epoch'}}|{{now timezone='UTC' offset='-1 days' format='yyyy-MM-dd'}}"}}
+                      "body": "{{now}}|{{now timezone='Europe/London' format='yyyy-MM-dd HH:mm z'}}|{{now \#
+        format='epoch'}}|{{now timezone='UTC' offset='-1 days' format='yyyy-MM-dd'}}"}}
         """#
 
     func testNowRendersInTheBinaryAndValidateAcceptsIt() throws {

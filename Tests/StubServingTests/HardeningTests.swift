@@ -171,7 +171,10 @@ final class HardeningTests: XCTestCase {
     func testAHugeJSONBodyIsNotParsedForMatchingOrReports() throws {
         #if os(Linux)
         let (server, _) = try serve(
-            #"{"request": {"method": "POST", "path": "/items", "body": {"json": {"a": 1}}}, "response": {"body": "ok"}}"#
+            #"""
+            {"request": {"method": "POST", "path": "/items", "body": {"json": {"a": 1}}}, "response": {"body": \#
+            "ok"}}
+            """#
         ) {
             $0.limits.maxBodyBytes = 64 << 20
         }

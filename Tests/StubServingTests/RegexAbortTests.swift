@@ -89,7 +89,8 @@ final class RegexAbortTests: XCTestCase {
     func testAnAbortBeforeAnotherStubAnswersIsJournaled() throws {
         let server = try serve(
             """
-            [{"name": "guarded", "priority": 1, "request": {"path": "/login", "headers": {"X-Token": {"matches": "^(a+)+(?!b)$"}}},
+            [{"name": "guarded", "priority": 1, "request": {"path": "/login", "headers": {"X-Token": {"matches": \
+            "^(a+)+(?!b)$"}}},
               "response": {"body": "guarded"}},
              {"name": "fallback", "priority": 9, "request": {"path": "/login"}, "response": {"body": "fallback"}}]
             """
@@ -113,7 +114,10 @@ final class RegexAbortTests: XCTestCase {
     /// match after it is spent gives up at once, saying why.
     func testTheRequestBudgetBoundsManyBacktrackingStubs() throws {
         let stubs = (0..<8).map { i in
-            #"{"name": "s\#(i)", "request": {"path": "/many", "headers": {"X-\#(i)": {"matches": "^(a+)+(?!b)$"}}}, "response": {}}"#
+            #"""
+            {"name": "s\#(i)", "request": {"path": "/many", "headers": {"X-\#(i)": {"matches": "^(a+)+(?!b)$"}}}, \#
+            "response": {}}
+            """#
         }
         let server = try serve("[" + stubs.joined(separator: ",") + "]")
         let headers = (0..<8).map { "X-\($0): \(Self.crafted)\r\n" }.joined()

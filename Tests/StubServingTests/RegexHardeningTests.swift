@@ -30,7 +30,8 @@ final class RegexHardeningTests: XCTestCase {
     /// stateful stub once happened under the engine's lock, stalling both loops).
     static let stubs = """
         [{"request": {"path": "/token", "headers": {"X-Token": {"matches": "^(a+)+$"}}}, "response": {"body": "ok"}},
-         {"request": {"path": "/either", "headers": {"X-Value": {"matches": "(a+)+c|a*b"}}}, "response": {"body": "matched"}},
+         {"request": {"path": "/either", "headers": {"X-Value": {"matches": "(a+)+c|a*b"}}}, "response": {"body": \
+        "matched"}},
          {"scenario": {"name": "cart", "then": "full"}, "request": {"path": "/cart"}, "response": {"body": "cart"}}]
         """
 
@@ -75,8 +76,11 @@ final class RegexHardeningTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         try Data(
-            #"[{"request": {"pathPattern": "/(a+)\\1"}, "response": {}}, {"request": {"pathPattern": "/(a\\2"}, "response": {}}]"#
-                .utf8
+            #"""
+            [{"request": {"pathPattern": "/(a+)\\1"}, "response": {}}, {"request": {"pathPattern": "/(a\\2"}, \#
+            "response": {}}]
+            """#
+            .utf8
         )
         .write(to: folder.appendingPathComponent("s.json"))
         let result = StubLoader(directory: folder.path).load()

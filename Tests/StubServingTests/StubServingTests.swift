@@ -66,7 +66,10 @@ final class StubServingTests: XCTestCase {
 
     func testHangHoldsTheConnectionOthersStillServed() throws {
         let (server, _) = try serve(
-            #"[{"request": {"path": "/h"}, "response": {"fault": "hang"}}, {"request": {"path": "/ok"}, "response": {"body": "ok"}}]"#
+            #"""
+            [{"request": {"path": "/h"}, "response": {"fault": "hang"}}, {"request": {"path": "/ok"}, "response": \#
+            {"body": "ok"}}]
+            """#
         )
         let hung = try WireConnection(port: server.port)
         hung.send(get("/h"))
@@ -82,7 +85,10 @@ final class StubServingTests: XCTestCase {
 
     func testDribbleKeepsFramingAndTakesItsTime() throws {
         let (server, _) = try serve(
-            #"{"request": {"path": "/d"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": 400}}}"#
+            #"""
+            {"request": {"path": "/d"}, "response": {"body": "0123456789", "dribble": {"chunks": 5, "durationMs": \#
+            400}}}
+            """#
         )
         let c = try WireConnection(port: server.port)
         let started = Date()
@@ -96,7 +102,10 @@ final class StubServingTests: XCTestCase {
 
     func testAThousandDelayedRequestsOccupyNoThreads() throws {
         let (server, _) = try serve(
-            #"[{"request": {"path": "/slow"}, "response": {"delay": 1500, "body": "late"}}, {"request": {"path": "/fast"}, "response": {"body": "fast"}}]"#
+            #"""
+            [{"request": {"path": "/slow"}, "response": {"delay": 1500, "body": "late"}}, {"request": {"path": \#
+            "/fast"}, "response": {"body": "fast"}}]
+            """#
         )
         let threadsBefore = Self.threadCount()
         var connections: [WireConnection] = []
@@ -120,7 +129,10 @@ final class StubServingTests: XCTestCase {
 
     func testTemplatedResponseOverTheWireUsesTheAddressTheClientUsed() throws {
         let (server, _) = try serve(
-            #"{"request": {"path": "/orders/{id}"}, "response": {"template": true, "status": 201, "headers": {"Location": "{{request.baseUrl}}/orders/{{request.path.id}}"}, "body": {"id": "{{request.path.id}}"}}}"#
+            #"""
+            {"request": {"path": "/orders/{id}"}, "response": {"template": true, "status": 201, "headers": \#
+            {"Location": "{{request.baseUrl}}/orders/{{request.path.id}}"}, "body": {"id": "{{request.path.id}}"}}}
+            """#
         )
         let c = try WireConnection(port: server.port)
         c.send("POST /orders/7 HTTP/1.1\r\nHost: 10.0.2.2:8080\r\nContent-Length: 0\r\n\r\n")

@@ -377,7 +377,8 @@ public enum HandlebarsHelperTable {
                 + "{{date (truncateDate (parseDate request.headers.MyDate) 'last day of month')}}|"
                 + "{{date (truncateDate (parseDate request.headers.MyDate) 'first day of next month')}}",
             .exact(
-                "2021-06-01T00:00:00Z|2021-06-15T15:00:00Z|2021-06-15T00:00:00Z|2021-06-30T00:00:00Z|2021-07-01T00:00:00Z"
+                "2021-06-01T00:00:00Z|2021-06-15T15:00:00Z|2021-06-15T00:00:00Z|"
+                    + "2021-06-30T00:00:00Z|2021-07-01T00:00:00Z"
             ),
             headers: [("MyDate", "Tue, 15 Jun 2021 15:16:17 GMT")]
         ),

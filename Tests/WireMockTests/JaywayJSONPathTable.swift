@@ -34,7 +34,8 @@ enum JaywayTable {
             {"category": "fiction", "author": "Evelyn Waugh", "title": "Sword of Honour", "price": 12.99},
             {"category": "fiction", "author": "Herman Melville", "title": "Moby Dick", "isbn": "0-553-21311-3",
              "price": 8.99},
-            {"category": "fiction", "author": "J. R. R. Tolkien", "title": "The Lord of the Rings", "isbn": "0-395-19395-8",
+            {"category": "fiction", "author": "J. R. R. Tolkien", "title": "The Lord of the Rings", "isbn": \
+        "0-395-19395-8",
              "price": 22.99}
           ],
           "bicycle": {"color": "red", "price": 19.95}},

@@ -126,7 +126,8 @@ final class WireMockAdminTests: XCTestCase {
             "PUT",
             "/__admin/mappings/\(created.id)",
             #"""
-            {"uuid": "\#(otherUUID)", "request": {"method": "GET", "urlPath": "/items"}, "response": {"status": 200, "body": "edited"}}
+            {"uuid": "\#(otherUUID)", "request": {"method": "GET", "urlPath": "/items"}, "response": {"status": 200, \#
+            "body": "edited"}}
             """#,
             as: Mapping.self
         )
@@ -297,7 +298,10 @@ final class WireMockAdminTests: XCTestCase {
         let h = try WireMockHarness(self, mappings: [:])
         let id = UUID().uuidString.lowercased()
         let body =
-            #"{"mappings": [{"id": "\#(id)", "metadata": {"tag": "x"}, "request": {"urlPath": "/imported"}, "response": {"body": "1"}}], "importOptions": {"duplicatePolicy": "IGNORE"}}"#
+            #"""
+            {"mappings": [{"id": "\#(id)", "metadata": {"tag": "x"}, "request": {"urlPath": "/imported"}, \#
+            "response": {"body": "1"}}], "importOptions": {"duplicatePolicy": "IGNORE"}}
+            """#
         do {
             let value = try await status(h, "POST", "/__admin/mappings/import", body)
             XCTAssertEqual(value, 200)
@@ -362,7 +366,10 @@ final class WireMockAdminTests: XCTestCase {
             self,
             mappings: [
                 "a.json":
-                    #"{"request": {"method": "GET", "urlPath": "/orders", "queryParameters": {"page": {"equalTo": "1"}}}, "response": {"body": "o"}}"#
+                    #"""
+                {"request": {"method": "GET", "urlPath": "/orders", "queryParameters": {"page": {"equalTo": \#
+                "1"}}}, "response": {"body": "o"}}
+                """#
             ]
         )
         _ = try h.send("GET", "/orders?page=2")

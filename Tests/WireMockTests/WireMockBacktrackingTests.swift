@@ -14,13 +14,22 @@ final class WireMockBacktrackingTests: XCTestCase {
             self,
             mappings: [
                 "lookahead.json":
-                    #"{"request": {"urlPathPattern": "/api/(?!internal/).+", "method": "GET"}, "response": {"body": "public"}}"#,
+                    #"""
+                {"request": {"urlPathPattern": "/api/(?!internal/).+", "method": "GET"}, "response": {"body": \#
+                "public"}}
+                """#,
                 "lookbehind.json":
                     #"{"request": {"urlPattern": "/price/(?<=/price/)\\d+(?<!0)"}, "response": {"body": "price"}}"#,
                 "backref.json":
-                    #"{"request": {"urlPath": "/pair", "queryParameters": {"p": {"matches": "(\\w+)-\\1"}}}, "response": {"body": "pair"}}"#,
+                    #"""
+                {"request": {"urlPath": "/pair", "queryParameters": {"p": {"matches": "(\\w+)-\\1"}}}, \#
+                "response": {"body": "pair"}}
+                """#,
                 "atomic.json":
-                    #"{"request": {"urlPath": "/atomic", "headers": {"X-Id": {"matches": "(?>\\d+)[A-Z]++"}}}, "response": {"body": "atomic"}}"#,
+                    #"""
+                {"request": {"urlPath": "/atomic", "headers": {"X-Id": {"matches": "(?>\\d+)[A-Z]++"}}}, \#
+                "response": {"body": "atomic"}}
+                """#,
             ]
         )
         XCTAssertEqual(h.load.stubs.count, 4)
@@ -41,9 +50,15 @@ final class WireMockBacktrackingTests: XCTestCase {
             self,
             mappings: [
                 "negated.json":
-                    #"{"request": {"urlPath": "/negated", "headers": {"X-Token": {"doesNotMatch": "^(a+)+(?!b)$"}}}, "response": {"body": "negated"}}"#,
+                    #"""
+                {"request": {"urlPath": "/negated", "headers": {"X-Token": {"doesNotMatch": \#
+                "^(a+)+(?!b)$"}}}, "response": {"body": "negated"}}
+                """#,
                 "not.json":
-                    #"{"request": {"urlPath": "/not", "headers": {"X-Token": {"not": {"matches": "^(a+)+(?!b)$"}}}}, "response": {"body": "not"}}"#,
+                    #"""
+                {"request": {"urlPath": "/not", "headers": {"X-Token": {"not": {"matches": \#
+                "^(a+)+(?!b)$"}}}}, "response": {"body": "not"}}
+                """#,
             ]
         )
         XCTAssertEqual(try h.send("GET", "/negated", headers: [("X-Token", "b")]).text, "negated")

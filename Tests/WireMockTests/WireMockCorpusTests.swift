@@ -160,7 +160,8 @@ final class WireMockCorpusTests: XCTestCase {
                     target: "/testjsonmapping",
                     responseHeaders: [("Content-Type", "application/json")],
                     body:
-                        #"{"bignumber":1234567890.12,"integer_as_float":2.0,"array":[1,2,3],"integer":2,"key":"value"}"#,
+                        #"{"bignumber":1234567890.12,"integer_as_float":2.0,"#
+                        + #""array":[1,2,3],"integer":2,"key":"value"}"#,
                     mapping: "testjsonmapping.json#0"
                 ),
                 Row(
@@ -190,7 +191,11 @@ final class WireMockCorpusTests: XCTestCase {
                     target: "/user",
                     responseHeaders: [("Content-Type", "application/json")],
                     body:
-                        #"{"name":"{{ random 'Name.first_name' }}","surname":"{{ random 'Name.last_name' }}","country":"{{ random 'Address.country' }}","city":"{{ random 'Address.city' }}","favorite_tool":"WireMock"}"#,
+                        #"""
+                        {"name":"{{ random 'Name.first_name' }}","surname":"{{ random 'Name.last_name' \#
+                        }}","country":"{{ random 'Address.country' }}","city":"{{ random 'Address.city' \#
+                        }}","favorite_tool":"WireMock"}
+                        """#,
                     mapping: "user.json#0"
                 ),
                 Row(

@@ -92,12 +92,18 @@ final class WireMockImportTests: XCTestCase {
             [
                 "m.json": #"""
                 {"mappings": [
-                  {"request": {"method": "GET", "url": "/search?q=a%20b&page=2"}, "response": {"status": 200, "statusMessage": "Fine", "body": "found"}},
-                  {"request": {"method": {"noneOf": ["DELETE"]}, "urlPath": "/x", "bodyPatterns": [{"matchesJsonPath": "$.a"}]},
-                   "response": {"delayDistribution": {"type": "lognormal", "median": 80, "sigma": 0.4}, "fault": "MALFORMED_RESPONSE_CHUNK"}},
-                  {"request": {"urlPathTemplate": "/users/{id}", "cookies": {"s": {"equalTo": "1"}}, "basicAuthCredentials": {"username": "u", "password": "p"}},
-                   "response": {"body": "user {{request.path.id}} via {{request.method}}", "transformers": ["response-template"], "headers": {"X-Id": "{{randomValue type='UUID'}}"}}},
-                  {"request": {"urlPath": "/t"}, "response": {"body": "{{#each request.query.a}}x{{/each}}", "transformers": ["response-template"]}}
+                  {"request": {"method": "GET", "url": "/search?q=a%20b&page=2"}, "response": {"status": 200, \#
+                "statusMessage": "Fine", "body": "found"}},
+                  {"request": {"method": {"noneOf": ["DELETE"]}, "urlPath": "/x", "bodyPatterns": \#
+                [{"matchesJsonPath": "$.a"}]},
+                   "response": {"delayDistribution": {"type": "lognormal", "median": 80, "sigma": 0.4}, "fault": \#
+                "MALFORMED_RESPONSE_CHUNK"}},
+                  {"request": {"urlPathTemplate": "/users/{id}", "cookies": {"s": {"equalTo": "1"}}, \#
+                "basicAuthCredentials": {"username": "u", "password": "p"}},
+                   "response": {"body": "user {{request.path.id}} via {{request.method}}", "transformers": \#
+                ["response-template"], "headers": {"X-Id": "{{randomValue type='UUID'}}"}}},
+                  {"request": {"urlPath": "/t"}, "response": {"body": "{{#each request.query.a}}x{{/each}}", \#
+                "transformers": ["response-template"]}}
                 ]}
                 """#
             ],
@@ -184,7 +190,8 @@ final class WireMockImportTests: XCTestCase {
         try WireMockHarness.write(
             [
                 "m.json": #"""
-                {"request": {"urlPath": "/h", "headers": {"Acc\u00e9pt": {"contains": "json"}, "X-Ok": {"equalTo": "1"}}}, "response": {"body": "h"}}
+                {"request": {"urlPath": "/h", "headers": {"Acc\u00e9pt": {"contains": "json"}, "X-Ok": {"equalTo": \#
+                "1"}}}, "response": {"body": "h"}}
                 """#
             ],
             [:],
@@ -194,7 +201,10 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(
             result.notes.map(\.description).map { $0.replacingOccurrences(of: folder.path + "/", with: "") },
             [
-                #"mappings/m.json:1:58: dropped: $.request.headers.Accépt: "Accépt" is not a valid header name, so no request carries it; the condition is not written"#
+                #"""
+                mappings/m.json:1:58: dropped: $.request.headers.Accépt: "Accépt" is not a valid header name, so \#
+                no request carries it; the condition is not written
+                """#
             ]
         )
         let out = folder.appendingPathComponent("out")
@@ -214,11 +224,20 @@ final class WireMockImportTests: XCTestCase {
         try WireMockHarness.write(
             [
                 "a.json":
-                    #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.id}{/each}}", "transformers": ["response-template"]}}"#,
+                    #"""
+                {"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": \#
+                "{{request.path.id}{/each}}", "transformers": ["response-template"]}}
+                """#,
                 "b.json":
-                    #"{"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": "{{request.path.other}}", "transformers": ["response-template"]}}"#,
+                    #"""
+                {"request": {"urlPathTemplate": "/users/{id}"}, "response": {"body": \#
+                "{{request.path.other}}", "transformers": ["response-template"]}}
+                """#,
                 "c.json":
-                    #"{"request": {"urlPathTemplate": "/teams/{id}"}, "response": {"body": "team {{request.path.id}}", "transformers": ["response-template"]}}"#,
+                    #"""
+                {"request": {"urlPathTemplate": "/teams/{id}"}, "response": {"body": "team \#
+                {{request.path.id}}", "transformers": ["response-template"]}}
+                """#,
             ],
             [:],
             into: folder
@@ -252,7 +271,8 @@ final class WireMockImportTests: XCTestCase {
         try WireMockHarness.write(
             [
                 "m.json": #"""
-                {"mappings": [{"request": {"url": "/a%q?x=%zz"}, "response": {}}, {"request": {"urlPath": "/b%"}, "response": {}},
+                {"mappings": [{"request": {"url": "/a%q?x=%zz"}, "response": {}}, {"request": {"urlPath": "/b%"}, \#
+                "response": {}},
                               {"request": {"url": "/c?q=%zz"}, "response": {"body": "c"}}]}
                 """#
             ],
@@ -291,7 +311,8 @@ final class WireMockImportTests: XCTestCase {
         try WireMockHarness.write(
             [
                 "m.json": #"""
-                {"request": {"method": "GET", "urlPathTemplate": "/user*/{id}/caf%C3%A9/{kind}", "pathParameters": {"kind": {"equalTo": "a*{b}%"}}},
+                {"request": {"method": "GET", "urlPathTemplate": "/user*/{id}/caf%C3%A9/{kind}", "pathParameters": \#
+                {"kind": {"equalTo": "a*{b}%"}}},
                  "response": {"body": "{{request.path.id}}", "transformers": ["response-template"]}}
                 """#
             ],
@@ -329,7 +350,8 @@ final class WireMockWebhookImportTests: XCTestCase {
                 "a.json": """
                 {"request": {"urlPathTemplate": "/orders/{id}"}, "response": {"status": 202},
                  "serveEventListeners": [{"name": "webhook", "parameters": {
-                   "method": "PUT", "url": "http://127.0.0.1:9/hooks/{{originalRequest.path.id}}?who={{parameters.who}}",
+                   "method": "PUT", "url": \
+                "http://127.0.0.1:9/hooks/{{originalRequest.path.id}}?who={{parameters.who}}",
                    "who": "shop", "headers": {"X-Method": "{{{originalRequest.method}}}"},
                    "body": "order {{{originalRequest.path.id}}}",
                    "delay": {"type": "uniform", "lower": 10, "upper": 20}}}]}
@@ -341,7 +363,8 @@ final class WireMockWebhookImportTests: XCTestCase {
                 "c.json": """
                 {"request": {"url": "/c"}, "response": {},
                  "serveEventListeners": [{"name": "webhook", "parameters": {
-                   "method": "POST", "url": "http://127.0.0.1:9/c", "body": "{{jsonPath originalRequest.body '$.id'}}"}}]}
+                   "method": "POST", "url": "http://127.0.0.1:9/c", "body": "{{jsonPath originalRequest.body \
+                '$.id'}}"}}]}
                 """,
             ],
             [:],

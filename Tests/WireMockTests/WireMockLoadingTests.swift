@@ -21,7 +21,10 @@ import Testing
         // (mapping, the problem expected, whether it is an error)
         (
             #"{"request": {"url": "/a", "bodyPatterns": [{"equalToXml": "<a/>"}]}, "response": {}}"#,
-            #"mappings/m.json:1:45: warning: $.request.bodyPatterns[0].equalToXml: "equalToXml" is not supported (XML comparison is not implemented)"#,
+            #"""
+            mappings/m.json:1:45: warning: $.request.bodyPatterns[0].equalToXml: "equalToXml" is not supported \#
+            (XML comparison is not implemented)
+            """#,
             false
         ),
         (
@@ -30,21 +33,36 @@ import Testing
         ),
         (
             #"{"request": {"urlPath": "/a"}, "response": {}, "postServeActions": [{"name": "my-action"}]}"#,
-            #"mappings/m.json:1:78: warning: $.postServeActions[0].name: "my-action" is a Java extension; only "webhook" is run"#,
+            #"""
+            mappings/m.json:1:78: warning: $.postServeActions[0].name: "my-action" is a Java extension; only \#
+            "webhook" is run
+            """#,
             false
         ),
         (
-            #"{"request": {"urlPath": "/a"}, "response": {}, "serveEventListeners": [{"name": "webhook", "parameters": {"method": "POST"}}]}"#,
+            #"""
+            {"request": {"urlPath": "/a"}, "response": {}, "serveEventListeners": [{"name": "webhook", \#
+            "parameters": {"method": "POST"}}]}
+            """#,
             #"warning: $.serveEventListeners[0].parameters: a webhook needs a "url"; the webhook is not sent"#, false
         ),
         (
-            #"{"request": {"urlPath": "/a"}, "response": {}, "postServeActions": {"webhook": {"url": "http://h/", "delay": {"type": "x"}}}}"#,
-            #"warning: $.postServeActions.webhook.delay.type: expected "uniform", "lognormal" or "fixed"; the webhook is not sent"#,
+            #"""
+            {"request": {"urlPath": "/a"}, "response": {}, "postServeActions": {"webhook": {"url": "http://h/", \#
+            "delay": {"type": "x"}}}}
+            """#,
+            #"""
+            warning: $.postServeActions.webhook.delay.type: expected "uniform", "lognormal" or "fixed"; the \#
+            webhook is not sent
+            """#,
             false
         ),
         (
             #"{"request": {"urlPath": "/a", "metod": "GET"}, "response": {}}"#,
-            #"warning: $.request.metod: unknown key "metod" in a request pattern; it is ignored (did you mean "method"?)"#,
+            #"""
+            warning: $.request.metod: unknown key "metod" in a request pattern; it is ignored (did you mean \#
+            "method"?)
+            """#,
             false
         ),
         (
@@ -52,23 +70,36 @@ import Testing
             #"warning: $.response.transformers[0]: transformer "my-extension" is not supported"#, false
         ),
         (
-            #"{"request": {"urlPath": "/a"}, "response": {"body": "{{lookupUser request.body}}", "transformers": ["response-template"]}}"#,
-            #"mappings/m.json:1:53: warning: $.response.body: {{lookupUser request.body}}: unknown helper "lookupUser""#,
+            #"""
+            {"request": {"urlPath": "/a"}, "response": {"body": "{{lookupUser request.body}}", "transformers": \#
+            ["response-template"]}}
+            """#,
+            #"mappings/m.json:1:53: warning: $.response.body: {{lookupUser request.body}}: "#
+                + #"unknown helper "lookupUser""#,
             false
         ),
         (
             #"{"request": {"urlPattern": "/(a)\\2"}, "response": {}}"#,
-            #"mappings/m.json:1:28: error: $.request.urlPattern: regular expression "/(a)\2": back-reference \2 names a group"#,
+            #"""
+            mappings/m.json:1:28: error: $.request.urlPattern: regular expression "/(a)\2": back-reference \2 \#
+            names a group
+            """#,
             true
         ),
         (
             #"{"request": {"urlPathPattern": "/(?<=a+)b"}, "response": {}}"#,
-            #"error: $.request.urlPathPattern: regular expression "/(?<=a+)b": look-behind (?<=...) needs a bounded length"#,
+            #"""
+            error: $.request.urlPathPattern: regular expression "/(?<=a+)b": look-behind (?<=...) needs a bounded \#
+            length
+            """#,
             true
         ),
         (
             #"{"request": {"url": "/a", "urlPath": "/a"}, "response": {}}"#,
-            #"error: $.request.urlPath: a request pattern takes one of url, urlPattern, urlPath, urlPathPattern, urlPathTemplate"#,
+            #"""
+            error: $.request.urlPath: a request pattern takes one of url, urlPattern, urlPath, urlPathPattern, \#
+            urlPathTemplate
+            """#,
             true
         ),
         (
@@ -88,7 +119,10 @@ import Testing
             #"error: $.response.bodyFileName: bodyFileName "../../etc/passwd" points outside the stub folder"#, true
         ),
         (
-            #"{"request": {"urlPathTemplate": "/a/{id}", "pathParameters": {"name": {"equalTo": "x"}}}, "response": {}}"#,
+            #"""
+            {"request": {"urlPathTemplate": "/a/{id}", "pathParameters": {"name": {"equalTo": "x"}}}, "response": \#
+            {}}
+            """#,
             #"error: $.request.pathParameters.name: the urlPathTemplate has no {name}; it has {id}"#, true
         ),
         (
@@ -96,8 +130,12 @@ import Testing
             #"error: $.request.urlPathTemplate: "{id}.json": a {variable} must be a whole segment here"#, true
         ),
         (
-            #"{"request": {"url": "/a", "bodyPatterns": [{"matchesJsonPath": "$.a[?(@.b =~ /x/q)]"}]}, "response": {}}"#,
-            #"error: $.request.bodyPatterns[0].matchesJsonPath: JSONPath "$.a[?(@.b =~ /x/q)]": unknown regular expression flag q; the flags are i, m, s, d, u and U (at column 17 of the expression)"#,
+            #"{"request": {"url": "/a", "bodyPatterns": [{"matchesJsonPath": "$.a[?(@.b =~ /x/q)]"}]}, "#
+                + #""response": {}}"#,
+            #"""
+            error: $.request.bodyPatterns[0].matchesJsonPath: JSONPath "$.a[?(@.b =~ /x/q)]": unknown regular \#
+            expression flag q; the flags are i, m, s, d, u and U (at column 17 of the expression)
+            """#,
             true
         ),
         (
@@ -105,12 +143,18 @@ import Testing
             #"error: $.request.bodyPatterns[0].equalToJson: the JSON in this string does not parse"#, true
         ),
         (
-            #"{"request": {"url": "/a"}, "response": {"body": "{{#if request.method}}open", "transformers": ["response-template"]}}"#,
+            #"""
+            {"request": {"url": "/a"}, "response": {"body": "{{#if request.method}}open", "transformers": \#
+            ["response-template"]}}
+            """#,
             #"error: $.response.body: template: {{#if}} is never closed with {{/if}}"#, true
         ),
         (
             #"{"request": {"url": "/a"}, "response": {"fault": "MELTDOWN"}}"#,
-            #"error: $.response.fault: expected one of CONNECTION_RESET_BY_PEER, EMPTY_RESPONSE, MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE"#,
+            #"""
+            error: $.response.fault: expected one of CONNECTION_RESET_BY_PEER, EMPTY_RESPONSE, \#
+            MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE
+            """#,
             true
         ),
         (

@@ -15,11 +15,17 @@ final class WireMockMatchingTests: XCTestCase {
         ("urlPathPattern", #"{"urlPathPattern": "/users/[a-z]+/orders"}"#),
         (
             "template",
-            #"{"urlPathTemplate": "/contacts/{contactId}/addresses/{addressId}", "pathParameters": {"contactId": {"equalTo": "12"}, "addressId": {"matches": "[0-9]+"}}}"#
+            #"""
+            {"urlPathTemplate": "/contacts/{contactId}/addresses/{addressId}", "pathParameters": {"contactId": \#
+            {"equalTo": "12"}, "addressId": {"matches": "[0-9]+"}}}
+            """#
         ),
         (
             "query",
-            #"{"urlPath": "/q", "queryParameters": {"search": {"equalTo": "Swift", "caseInsensitive": true}, "page": {"matches": "[0-9]+"}, "debug": {"absent": true}}}"#
+            #"""
+            {"urlPath": "/q", "queryParameters": {"search": {"equalTo": "Swift", "caseInsensitive": true}, \#
+            "page": {"matches": "[0-9]+"}, "debug": {"absent": true}}}
+            """#
         ),
         (
             "queryExact",
@@ -28,7 +34,10 @@ final class WireMockMatchingTests: XCTestCase {
         ("queryIncludes", #"{"urlPath": "/q-includes", "queryParameters": {"id": {"includes": [{"equalTo": "3"}]}}}"#),
         (
             "headers",
-            #"{"urlPath": "/h", "headers": {"x-api-key": {"equalTo": "k1"}, "Accept": {"contains": "json"}, "X-Trace": {"doesNotContain": "debug"}}}"#
+            #"""
+            {"urlPath": "/h", "headers": {"x-api-key": {"equalTo": "k1"}, "Accept": {"contains": "json"}, \#
+            "X-Trace": {"doesNotContain": "debug"}}}
+            """#
         ),
         ("cookies", #"{"urlPath": "/c", "cookies": {"session": {"matches": "s-[0-9]+"}}}"#),
         ("basicAuth", #"{"urlPath": "/auth", "basicAuthCredentials": {"username": "ann", "password": "s3cret"}}"#),
@@ -39,21 +48,34 @@ final class WireMockMatchingTests: XCTestCase {
         ),
         (
             "bodyJsonLoose",
-            #"{"urlPath": "/b/json-loose", "bodyPatterns": [{"equalToJson": "{\"tags\": [\"b\", \"a\"]}", "ignoreArrayOrder": true, "ignoreExtraElements": true}]}"#
+            #"""
+            {"urlPath": "/b/json-loose", "bodyPatterns": [{"equalToJson": "{\"tags\": [\"b\", \"a\"]}", \#
+            "ignoreArrayOrder": true, "ignoreExtraElements": true}]}
+            """#
         ),
         (
             "bodyJsonUnit",
-            #"{"urlPath": "/b/json-unit", "bodyPatterns": [{"equalToJson": {"id": "${json-unit.any-number}", "name": "${json-unit.any-string}", "code": "${json-unit.regex}[A-Z]{3}", "at": "${json-unit.ignore}"}}]}"#
+            #"""
+            {"urlPath": "/b/json-unit", "bodyPatterns": [{"equalToJson": {"id": "${json-unit.any-number}", \#
+            "name": "${json-unit.any-string}", "code": "${json-unit.regex}[A-Z]{3}", "at": "${json-unit.ignore}"}}]}
+            """#
         ),
         ("jsonPath", #"{"urlPath": "/b/path", "bodyPatterns": [{"matchesJsonPath": "$.items[?(@.price > 10)]"}]}"#),
         (
             "jsonPathNested",
-            #"{"urlPath": "/b/path-nested", "bodyPatterns": [{"matchesJsonPath": {"expression": "$.user.name", "equalTo": "ann"}}, {"matchesJsonPath": {"expression": "$.user", "equalToJson": {"name": "ann", "age": 3}}}]}"#
+            #"""
+            {"urlPath": "/b/path-nested", "bodyPatterns": [{"matchesJsonPath": {"expression": "$.user.name", \#
+            "equalTo": "ann"}}, {"matchesJsonPath": {"expression": "$.user", "equalToJson": {"name": "ann", \#
+            "age": 3}}}]}
+            """#
         ),
         ("binary", #"{"urlPath": "/b/binary", "bodyPatterns": [{"binaryEqualTo": "AAEC/w=="}]}"#),
         (
             "logic",
-            #"{"urlPath": "/b/logic", "bodyPatterns": [{"and": [{"contains": "a"}, {"or": [{"contains": "x"}, {"contains": "y"}]}, {"not": {"contains": "z"}}]}]}"#
+            #"""
+            {"urlPath": "/b/logic", "bodyPatterns": [{"and": [{"contains": "a"}, {"or": [{"contains": "x"}, \#
+            {"contains": "y"}]}, {"not": {"contains": "z"}}]}]}
+            """#
         ),
         ("doesNotMatch", #"{"urlPath": "/b/not-match", "bodyPatterns": [{"doesNotMatch": ".*secret.*"}]}"#),
         ("numbers", #"{"urlPath": "/n", "queryParameters": {"age": {"greaterThanEqualNumber": 18}}}"#),
@@ -192,10 +214,14 @@ final class WireMockMatchingTests: XCTestCase {
             mappings: [
                 "s.json": #"""
                 {"mappings": [
-                  {"scenarioName": "flow", "requiredScenarioState": "Started", "newScenarioState": "two", "request": {"urlPath": "/step"}, "response": {"body": "1"}},
-                  {"scenarioName": "flow", "requiredScenarioState": "two", "newScenarioState": "three", "request": {"urlPath": "/step"}, "response": {"body": "2"}},
-                  {"scenarioName": "flow", "requiredScenarioState": "three", "request": {"urlPath": "/step"}, "response": {"body": "3"}},
-                  {"scenarioName": "flow", "newScenarioState": "Started", "request": {"urlPath": "/restart"}, "response": {"body": "again"}}
+                  {"scenarioName": "flow", "requiredScenarioState": "Started", "newScenarioState": "two", "request": \#
+                {"urlPath": "/step"}, "response": {"body": "1"}},
+                  {"scenarioName": "flow", "requiredScenarioState": "two", "newScenarioState": "three", "request": \#
+                {"urlPath": "/step"}, "response": {"body": "2"}},
+                  {"scenarioName": "flow", "requiredScenarioState": "three", "request": {"urlPath": "/step"}, \#
+                "response": {"body": "3"}},
+                  {"scenarioName": "flow", "newScenarioState": "Started", "request": {"urlPath": "/restart"}, \#
+                "response": {"body": "again"}}
                 ]}
                 """#
             ]

@@ -13,9 +13,11 @@ final class WireMockResponseTests: XCTestCase {
             mappings: [
                 "r.json": #"""
                 {"mappings": [
-                  {"request": {"urlPath": "/teapot"}, "response": {"status": 418, "statusMessage": "I'm a little teapot", "headers": {"Set-Cookie": ["a=1", "b=2"], "X-One": "1"}, "body": "short and stout"}},
+                  {"request": {"urlPath": "/teapot"}, "response": {"status": 418, "statusMessage": "I'm a little \#
+                teapot", "headers": {"Set-Cookie": ["a=1", "b=2"], "X-One": "1"}, "body": "short and stout"}},
                   {"request": {"urlPath": "/b64"}, "response": {"base64Body": "AAEC/w=="}},
-                  {"request": {"urlPath": "/json"}, "response": {"jsonBody": [1, {"a": "b"}], "headers": {"Content-Type": "application/json"}}},
+                  {"request": {"urlPath": "/json"}, "response": {"jsonBody": [1, {"a": "b"}], "headers": \#
+                {"Content-Type": "application/json"}}},
                   {"request": {"urlPath": "/file"}, "response": {"bodyFileName": "nested/data.bin"}},
                   {"request": {"urlPath": "/empty"}, "response": {"status": 204}}
                 ]}
@@ -41,9 +43,12 @@ final class WireMockResponseTests: XCTestCase {
                 "d.json": #"""
                 {"mappings": [
                   {"request": {"urlPath": "/fixed"}, "response": {"fixedDelayMilliseconds": 200, "body": "late"}},
-                  {"request": {"urlPath": "/uniform"}, "response": {"delayDistribution": {"type": "uniform", "lower": 100, "upper": 150}, "body": "u"}},
-                  {"request": {"urlPath": "/lognormal"}, "response": {"delayDistribution": {"type": "lognormal", "median": 50, "sigma": 0.1, "maxValue": 200}, "body": "l"}},
-                  {"request": {"urlPath": "/dribble"}, "response": {"chunkedDribbleDelay": {"numberOfChunks": 4, "totalDuration": 400}, "body": "0123456789abcdef"}}
+                  {"request": {"urlPath": "/uniform"}, "response": {"delayDistribution": {"type": "uniform", "lower": \#
+                100, "upper": 150}, "body": "u"}},
+                  {"request": {"urlPath": "/lognormal"}, "response": {"delayDistribution": {"type": "lognormal", \#
+                "median": 50, "sigma": 0.1, "maxValue": 200}, "body": "l"}},
+                  {"request": {"urlPath": "/dribble"}, "response": {"chunkedDribbleDelay": {"numberOfChunks": 4, \#
+                "totalDuration": 400}, "body": "0123456789abcdef"}}
                 ]}
                 """#
             ]
@@ -100,8 +105,10 @@ final class WireMockResponseTests: XCTestCase {
             mappings: [
                 "p.json": #"""
                 {"request": {"urlPathPattern": "/api/.*"},
-                 "response": {"proxyBaseUrl": "http://127.0.0.1:\#(upstream.port)/base", "proxyUrlPrefixToRemove": "/api",
-                              "additionalProxyRequestHeaders": {"X-Added": "1"}, "removeProxyRequestHeaders": ["X-Secret"]}}
+                 "response": {"proxyBaseUrl": "http://127.0.0.1:\#(upstream.port)/base", "proxyUrlPrefixToRemove": \#
+                "/api",
+                              "additionalProxyRequestHeaders": {"X-Added": "1"}, "removeProxyRequestHeaders": \#
+                ["X-Secret"]}}
                 """#
             ]
         )
@@ -139,7 +146,10 @@ final class WireMockResponseTests: XCTestCase {
             ("{{{request.body}}}", "/t", [], "<b>", "<b>"),
         ]
         let mappings = cases.enumerated().map { i, c in
-            #"{"request": {"urlPathPattern": "/t.*", "headers": {"X-Case": {"equalTo": "\#(i)"}}}, "response": {"body": \#(JSONSerializer.quoted(c.template)), "transformers": ["response-template"]}}"#
+            #"""
+            {"request": {"urlPathPattern": "/t.*", "headers": {"X-Case": {"equalTo": "\#(i)"}}}, "response": \#
+            {"body": \#(JSONSerializer.quoted(c.template)), "transformers": ["response-template"]}}
+            """#
         }
         let h = try WireMockHarness(
             self,
@@ -158,9 +168,11 @@ final class WireMockResponseTests: XCTestCase {
                 "t.json": #"""
                 {"mappings": [
                   {"request": {"urlPathTemplate": "/files/{name}"},
-                   "response": {"bodyFileName": "{{request.path.name}}.txt", "headers": {"X-Name": "{{request.path.name}}"}, "transformers": ["response-template"]}},
+                   "response": {"bodyFileName": "{{request.path.name}}.txt", "headers": {"X-Name": \#
+                "{{request.path.name}}"}, "transformers": ["response-template"]}},
                   {"request": {"urlPath": "/now"},
-                   "response": {"body": "{{now format='yyyy'}}|{{now offset='1 days' format='epoch'}}|{{randomValue length=6 type='NUMERIC'}}", "transformers": ["response-template"]}},
+                   "response": {"body": "{{now format='yyyy'}}|{{now offset='1 days' format='epoch'}}|{{randomValue \#
+                length=6 type='NUMERIC'}}", "transformers": ["response-template"]}},
                   {"request": {"urlPath": "/static"}, "response": {"body": "{{request.path}}"}}
                 ]}
                 """#

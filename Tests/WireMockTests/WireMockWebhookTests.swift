@@ -63,7 +63,8 @@ final class WireMockWebhookTests: XCTestCase {
                 // The older object form; GET sends no body, as in WireMock.
                 "object.json": """
                 {"request": {"url": "/object"}, "response": {"status": 200},
-                 "postServeActions": {"webhook": {"url": "\(url)/object?path={{originalRequest.path}}", "body": "dropped",
+                 "postServeActions": {"webhook": {"url": "\(url)/object?path={{originalRequest.path}}", "body": \
+                "dropped",
                                                   "delay": {"type": "fixed", "milliseconds": 10}}}}
                 """,
             ]
