@@ -37,6 +37,19 @@ let package = Package(
         ),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
+        // The inspector's page (GET /__admin/ui), plugged into the engine's admin routes. Its
+        // HTML, CSS and JavaScript are files in Assets/, embedded at build time by EmbedAssets.
+        .target(
+            name: "Inspector",
+            dependencies: ["StubEngine", "HTTP1"],
+            exclude: ["Assets"],
+            swiftSettings: strict,
+            plugins: ["EmbedAssets"]
+        ),
+        // Build-time only: text files to Swift string constants, so the binary stays one file
+        // (no resource bundle beside it). The tool behind the EmbedAssets plugin.
+        .executableTarget(name: "AssetEmbedder", dependencies: ["SystemSupport"], swiftSettings: strict),
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["AssetEmbedder"]),
         // Forwarding to upstreams: the engine's transport over the server's HTTP client (and
         // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPServer.
         .target(
@@ -64,7 +77,9 @@ let package = Package(
         // The command line: arguments, serving, validate, record, imports, request log. Testable as a library.
         .target(
             name: "StubServerCLI",
-            dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport"],
+            dependencies: [
+                "StubEngine", "Inspector", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport",
+            ],
             swiftSettings: strict
         ),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
@@ -95,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StubServingTests",
-            dependencies: ["StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
+            dependencies: ["StubEngine", "Inspector", "HTTPServer", "HTTP1", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -118,7 +133,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Reads docs/architecture.md and the sources: the import rules and file sizes hold.
+        // Reads docs/architecture.md and the sources: the import rules and line widths hold.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(
             name: "HTTPServerTests",

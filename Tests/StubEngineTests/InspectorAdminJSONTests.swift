@@ -152,8 +152,4 @@ final class InspectorAdminJSONTests: XCTestCase {
             XCTAssertEqual(JSONSerializer.string(.number(value, decimals: 3)), text, "the journal's own formatting")
         }
     }
-
-    func testThePageStaysUnder150KB() {
-        XCTAssertLessThan(InspectorAssets.weight, 150 * 1024)
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import Inspector
 @testable import StubEngine
 import TestSupport
 import XCTest
@@ -12,6 +13,7 @@ final class AdminProtectionTests: XCTestCase {
     func serve(_ protection: AdminProtection = AdminProtection(), cors: Bool = false) throws -> (HTTP1Server, Engine) {
         var options = Engine.Options(cors: cors ? CORSPolicy() : nil)
         options.admin = protection
+        options.adminRoutes = [InspectorRoutes()]
         let engine = Engine(stubs: [], options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0

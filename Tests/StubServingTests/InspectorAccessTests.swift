@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import Inspector
 import StubEngine
 import TestSupport
 import XCTest
@@ -9,7 +10,9 @@ import XCTest
 /// origin), and the token the page keeps in the tab and sends as a Bearer header (no cookie).
 final class InspectorAccessTests: XCTestCase {
     func serve(token: String?) throws -> (HTTP1Server, Engine) {
-        let engine = Engine(stubs: [], options: Engine.Options(adminToken: token))
+        var options = Engine.Options(adminToken: token)
+        options.adminRoutes = [InspectorRoutes()]
+        let engine = Engine(stubs: [], options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
         let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
@@ -74,6 +77,23 @@ final class InspectorAccessTests: XCTestCase {
         XCTAssertEqual(try send(server, "POST", "/__admin/ui/app.js").status, 405)
         XCTAssertEqual(try send(server, "GET", "/__admin/ui/nothing").status, 404)
         XCTAssertLessThan(InspectorAssets.weight, 150 * 1024, "page weight")
+    }
+
+    /// The page, script and style are the files in Sources/Inspector/Assets byte for byte:
+    /// the `EmbedAssets` plugin embeds them at build time and nothing rewrites them on the way.
+    func testTheServedAssetsAreTheFilesInThePackage() throws {
+        let (server, _) = try serve(token: nil)
+        let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/Inspector/Assets")
+        for (path, file) in [
+            ("/__admin/ui", "index.html"), ("/__admin/ui/app.js", "app.js"), ("/__admin/ui/app.css", "app.css"),
+        ] {
+            let expected = try Data(contentsOf: assets.appendingPathComponent(file))
+            let response = try send(server, "GET", path)
+            XCTAssertEqual(response.status, 200, path)
+            XCTAssertEqual(response.header("Content-Length"), String(expected.count), path)
+            XCTAssertEqual(Data(response.body), expected, "\(path) is \(file) byte for byte")
+        }
     }
 
     func testWithATokenThePageLoadsButDataNeedsTheLogin() throws {

@@ -7,8 +7,9 @@ import HTTP1
 
 /// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
 /// `{"error": ...}` with a 4xx. It drives the engine it belongs to; it knows nothing of sockets.
-struct AdminAPI {
-    static let prefix = "/__admin"
+/// Routes from outside the engine (the inspector's page) come in through `AdminRouteSet`.
+package struct AdminAPI {
+    package static let prefix = "/__admin"
     let engine: Engine
 
     /// Reloading reads the folder; adding or replacing stubs may read body files.
@@ -39,9 +40,9 @@ struct AdminAPI {
             && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
     }
 
-    /// Method and path pattern (`*` is one segment or, last, the rest) of every route, for
-    /// 404 and 405 answers.
-    static let routes: [(method: String, path: String)] =
+    /// Method and path pattern (`*` is one segment or, last, the rest) of the engine's own
+    /// routes, for 404 and 405 answers (with those of the plugged-in `AdminRouteSet`s).
+    package static let routes: [(method: String, path: String)] =
         [
             ("GET", "/__admin/health"),
             ("GET", "/__admin/stubs"), ("POST", "/__admin/stubs"), ("DELETE", "/__admin/stubs"),
@@ -52,12 +53,14 @@ struct AdminAPI {
             ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
             ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
             ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
-            ("GET", "/__admin/events"), ("GET", "/__admin/ui"),
+            ("GET", "/__admin/events"),
         ] + RecordingRoutes.routes
 
     /// Answers a request that `AdminProtection` let through (`AdminResponder` checks first).
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
-        if InspectorRoutes.claims(request.path) { return InspectorRoutes(engine: engine).handle(request) }
+        for routeSet in engine.options.adminRoutes where routeSet.claims(request) {
+            return routeSet.handle(request, engine: engine)
+        }
         let path =
             request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
@@ -127,13 +130,14 @@ struct AdminAPI {
             guard request.method == "PUT" else { return methodNotAllowed(request, allowed: ["PUT"]) }
             return setScenario(String(rest.dropFirst("/scenarios/".count)), request)
         }
-        let allowed = Self.routes.filter { $0.path == path }.map(\.method)
+        let routes = Self.routes + engine.options.adminRoutes.flatMap(\.routes)
+        let allowed = routes.filter { $0.path == path }.map(\.method)
         if !allowed.isEmpty { return methodNotAllowed(request, allowed: allowed) }
         return Self.json(
             404,
             .object([
                 ("error", .string("no admin route \(request.method) \(request.path)")),
-                ("routes", .array(Self.routes.map { .string("\($0.method) \($0.path)") })),
+                ("routes", .array(routes.map { .string("\($0.method) \($0.path)") })),
                 ("wiremockRoutes", .array(WireMockAdmin.routes.map { .string("\($0.method) \($0.path)") })),
             ])
         )
@@ -342,11 +346,11 @@ struct AdminAPI {
         )
     }
 
-    static func error(_ status: Int, _ message: String) -> OutgoingResponse {
+    package static func error(_ status: Int, _ message: String) -> OutgoingResponse {
         json(status, .object([("error", .string(StubProblem.bounded(message)))]))
     }
 
-    static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
+    package static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
         OutgoingResponse(
             status: status,
             headers: HeaderFields([("Content-Type", "application/json")]),

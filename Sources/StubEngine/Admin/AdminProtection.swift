@@ -197,7 +197,7 @@ package struct AdminProtection: Sendable {
 
     /// `Authorization: Bearer TOKEN`, compared in constant time so the answer's timing does not
     /// reveal how much of a guess was right. The scheme is case-insensitive (RFC 9110 §11.1).
-    static func carries(_ request: IncomingRequest, token: String) -> Bool {
+    package static func carries(_ request: IncomingRequest, token: String) -> Bool {
         guard let header = request.headers["Authorization"] else { return false }
         let scheme = header.prefix { $0 != " " }
         guard asciiCaseInsensitiveEquals(scheme, "Bearer") else { return false }

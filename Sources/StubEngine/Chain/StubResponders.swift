@@ -165,7 +165,8 @@ final class AdminResponder: Responder {
         // Checked before the request is copied out of the facts: most requests are not admin ones.
         guard AdminAPI.claims(facts.request.path) else { return nil }
         let request = facts.request
-        let needsToken = !InspectorRoutes.isPublic(request) && !AdminAPI.isHealthProbe(request)
+        let isPublic = engine.options.adminRoutes.contains { $0.isPublic(request) }
+        let needsToken = !isPublic && !AdminAPI.isHealthProbe(request)
         if let refusal = engine.options.admin.refusal(for: request, needsToken: needsToken) {
             return Outcome(response: AdminAPI.refusal(refusal), kind: .refused(refusal))
         }

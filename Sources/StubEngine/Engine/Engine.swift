@@ -41,6 +41,9 @@ package final class Engine: Sendable {
         /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404 (the
         /// initial value of `fallbackProxy`).
         package var proxy: ProxyRule?
+        /// Admin routes from outside the engine, asked in order before its own (the command
+        /// line plugs in the inspector's page, `InspectorRoutes`).
+        package var adminRoutes: [any AdminRouteSet] = []
         /// The inspector's event streams (`GET /__admin/events`).
         package var events = EventFeedLimits()
         /// How `directory` is written: stub files, or a WireMock folder (`--wiremock`).
@@ -68,7 +71,7 @@ package final class Engine: Sendable {
     }
 
     let state: Locked<EngineState>
-    let options: Options
+    package let options: Options
     package let journal: Journal
     let startedAt = Date()
     /// Event streams open now (`GET /__admin/events`), bounded by `options.events.maxFeeds`.

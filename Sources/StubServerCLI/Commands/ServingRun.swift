@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import HTTPServer
+import Inspector
 import StubEngine
 import StubProxy
 import SystemSupport
@@ -74,6 +75,8 @@ struct ServingRun {
         engineOptions.wrappers =
             options.log == .quiet ? [] : [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         engineOptions.proxy = proxy.rule
+        // The inspector's page, beside the admin API it reads.
+        engineOptions.adminRoutes = [InspectorRoutes()]
         engineOptions.folderFormat = loader.format
         engineOptions.strict = options.strict
         engineOptions.maximumRenderedBytes = options.maxRenderedBodyBytes

@@ -1,0 +1,26 @@
+import HTTP1
+
+/// Admin routes that live outside the engine and are plugged into it through
+/// `Engine.Options.adminRoutes`: the inspector's page (the `Inspector` module). The engine owns
+/// the registry and the policy: `AdminResponder` applies `AdminProtection` to every admin
+/// request first, then asks each set in order whether it answers, before the engine's own routes.
+package protocol AdminRouteSet: Sendable {
+    /// Method and path of each route, listed in the admin API's 404 and 405 answers.
+    var routes: [(method: String, path: String)] { get }
+
+    /// Whether this set answers the request (any method: it answers 405 itself).
+    func claims(_ request: IncomingRequest) -> Bool
+
+    /// Whether the request may be answered without the admin token: routes that hold no data,
+    /// such as a page that must load before it can ask for the token. The Host check still applies.
+    func isPublic(_ request: IncomingRequest) -> Bool
+
+    /// Answers a request it claims, once the access checks let it through.
+    func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse
+}
+
+extension AdminRouteSet {
+    package func isPublic(_ request: IncomingRequest) -> Bool {
+        false
+    }
+}
