@@ -13,10 +13,12 @@ extension PathTemplate {
     }
 
     package static func stubSegments(_ path: String) -> [StubSegment] {
-        PathPattern.split(path).map { part in
-            if part == "**" { return .rest }
-            if part == "*" || (part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2) { return .parameter }
-            return .literal(PercentDecoding.decodeLenient(part))
+        PathPattern.split(path).map { segment in
+            if segment == "**" { return .rest }
+            if segment == "*" { return .parameter }
+            let parts = Self.parts(segment)
+            if parts.count == 1, case .parameter(let name) = parts[0], !name.isEmpty { return .parameter }
+            return .literal(PercentDecoding.decodeLenient(segment))
         }
     }
 

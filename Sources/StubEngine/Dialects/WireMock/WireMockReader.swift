@@ -378,53 +378,43 @@ package enum WireMockReader {
 }
 
 /// `urlPathTemplate`: the OpenAPI subset of RFC 6570 WireMock takes, `/users/{id}`, where a
-/// variable is a whole segment. Compiled to the engine's segment pattern.
+/// variable is a whole segment. Read by `PathTemplate` (the one reader of `{name}` paths) into
+/// the engine's segment pattern; `*` is text here, as in WireMock.
 enum WireMockPathTemplate {
     static func compile(_ c: inout WireMockContext, _ source: String, _ node: JSONNode, _ path: String) -> PathPattern?
     {
-        guard source.hasPrefix("/") else {
+        guard let template = PathTemplate(source) else {
             c.error(path, node, "urlPathTemplate starts with \"/\"")
             return nil
         }
-        var segments: [PathPattern.Segment] = []
-        var names = Set<String>()
-        for part in source.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
-                let name = String(part.dropFirst().dropLast())
-                guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                    c.error(
-                        path,
-                        node,
-                        """
-                        {\(name)}: stubserver takes simple variables ({name}); RFC 6570 operators such as \
-                        {+name} or {name*} are not supported
-                        """
-                    )
-                    return nil
-                }
-                guard names.insert(name).inserted else {
-                    c.error(path, node, "{\(name)} appears twice")
-                    return nil
-                }
-                segments.append(.parameter(name))
-            } else if part.contains("{") || part.contains("}") {
-                c.error(
-                    path,
-                    node,
-                    """
-                    \"\(part)\": a {variable} must be a whole segment here (stubserver does not split segments \
-                    such as {name}.{ext})
-                    """
-                )
-                return nil
-            } else {
-                guard let decoded = PercentDecoding.decode(part, strict: true) else {
-                    c.error(path, node, "\"\(part)\" has a '%' not followed by two hex digits")
-                    return nil
-                }
-                segments.append(.literal(decoded))
-            }
+        switch template.segmentPattern(wildcards: false) {
+        case .success(let pattern):
+            return pattern
+        case .failure(let problem):
+            c.error(path, node, message(problem))
+            return nil
         }
-        return .segments(source: source, segments)
+    }
+
+    /// WireMock's words for what `PathTemplate` found.
+    private static func message(_ problem: PathTemplate.SegmentProblem) -> String {
+        switch problem {
+        case .invalidName(let name):
+            """
+            {\(name)}: stubserver takes simple variables ({name}); RFC 6570 operators such as \
+            {+name} or {name*} are not supported
+            """
+        case .repeatedName(let name):
+            "{\(name)} appears twice"
+        case .partialSegment(let segment), .partialWildcard(let segment):
+            """
+            \"\(segment)\": a {variable} must be a whole segment here (stubserver does not split segments \
+            such as {name}.{ext})
+            """
+        case .badEscape(let segment):
+            "\"\(segment)\" has a '%' not followed by two hex digits"
+        case .restNotLast:
+            "\"**\" must be the last segment"
+        }
     }
 }

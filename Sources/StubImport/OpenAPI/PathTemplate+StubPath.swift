@@ -1,57 +1,18 @@
 import HTTP1
 import StubEngine
 
-/// A path of an OpenAPI document (`/pets/{petId}`, `/files/{name}.json`), as a stub condition and
-/// as something a stub's path is checked against.
+/// A path of an OpenAPI document (`/pets/{petId}`, `/files/{name}.json`), read by the engine's
+/// `PathTemplate`, as a stub condition and as something a stub's path is checked against.
 ///
 /// Whole-segment parameters become `{name}` segments; a segment that mixes literal text and a
 /// parameter (`{name}.json`) makes the whole path a `pathPattern` in which each parameter matches
 /// one segment's worth of characters. Literal text is written so the loader reads it back as
 /// the same characters: `%` not starting an escape, `*`, `{`, `}`, `?` and `#` are percent-encoded.
-package struct PathTemplate: Sendable {
-    package enum Part: Sendable, Equatable {
-        case literal(String)
-        case parameter(String)
-    }
-
+extension PathTemplate {
     package enum StubPath: Sendable, Equatable {
         case path(String)
         case pattern(String)
     }
-
-    package let source: String
-    /// The segments after the leading `/`, each a list of parts.
-    package let segments: [[Part]]
-
-    /// nil when the path does not start with `/`.
-    package init?(_ source: String) {
-        guard source.hasPrefix("/") else { return nil }
-        self.source = source
-        segments = source.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(Self.parts)
-    }
-
-    static func parts(_ segment: Substring) -> [Part] {
-        var parts: [Part] = []
-        var literal = ""
-        var i = segment.startIndex
-        while i < segment.endIndex {
-            if segment[i] == "{", let close = segment[i...].firstIndex(of: "}") {
-                if !literal.isEmpty {
-                    parts.append(.literal(literal))
-                    literal = ""
-                }
-                parts.append(.parameter(String(segment[segment.index(after: i)..<close])))
-                i = segment.index(after: close)
-            } else {
-                literal.append(segment[i])
-                i = segment.index(after: i)
-            }
-        }
-        if !literal.isEmpty || parts.isEmpty { parts.append(.literal(literal)) }
-        return parts
-    }
-
-    package var isPartialSegmentTemplate: Bool { segments.contains { $0.count > 1 } }
 
     /// The stub's `path` or `pathPattern`.
     package var stubPath: StubPath {
