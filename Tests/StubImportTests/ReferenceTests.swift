@@ -30,6 +30,33 @@ final class ReferenceTests: XCTestCase {
         XCTAssertEqual(documents.problems, [])
     }
 
+    /// One JSON pointer for references as for stub conditions (RFC 6901): an array index has no
+    /// leading zeros and no sign, and a `~` not followed by 0 or 1 is no pointer; each is said.
+    func testReferencePointersFollowRFC6901LikeEveryOtherPointer() {
+        let documents = DocumentSet(
+            root: json(#"{"items": [10, 11], "odd": {"01": "key"}}"#),
+            displayName: "spec.json",
+            path: nil
+        )
+        XCTAssertEqual(reference("#/items/1", in: documents)?.node.number?.text, "11")
+        XCTAssertEqual(reference("#/odd/01", in: documents)?.node.string, "key", "in an object 01 is a name")
+        XCTAssertEqual(documents.problems, [])
+        XCTAssertNil(reference("#/items/01", in: documents))
+        XCTAssertNil(reference("#/items/+1", in: documents))
+        XCTAssertNil(reference("#/items/-", in: documents))
+        XCTAssertNil(reference("#/items/~2", in: documents))
+        XCTAssertEqual(
+            documents.problems.map(\.message),
+            [
+                ##"$ref "#/items/01" leads nowhere: #/items is an array, with no "01" in it"##
+                    + " (an array index has no leading zeros)",
+                ##"$ref "#/items/+1" leads nowhere: #/items is an array, with no "+1" in it"##,
+                ##"$ref "#/items/-" leads nowhere: #/items is an array, with no "-" in it"##,
+                ##"$ref "#/items/~2": "~" in a JSON pointer is written "~0", and "/" inside a name "~1""##,
+            ]
+        )
+    }
+
     func testAMissingTargetSaysWhereAndSuggests() {
         let documents = DocumentSet(
             root: json(#"{"components": {"schemas": {"Pet": {}}}}"#),

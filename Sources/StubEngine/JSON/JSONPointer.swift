@@ -1,9 +1,12 @@
 /// An RFC 6901 JSON pointer (`/user/name`, `/items/0`, `""` for the whole document), parsed
-/// once: at load for a `jsonPointer` body condition, never per request.
+/// once: at load for a `jsonPointer` body condition and a template's `request.json./a/b`, never
+/// per request. The package's one reading and writing of pointers: stub conditions, templates,
+/// and the `$ref`s and finding locations of imported documents.
 ///
 /// Array indexes are what the RFC allows: `0`, or digits without a leading zero (`01`, `+1` and
-/// `-` select nothing). A body condition's pointer that is not valid is a load error; a
-/// template's (`{{request.json./a/b}}`) selects nothing.
+/// `-` select nothing: RFC 6901's array-index has no leading zeros, and `-` names the element
+/// after the last, which never exists in a document being read). A body condition's or a
+/// template's pointer that is not valid is a load error.
 package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     /// As written.
     package let description: String
@@ -17,10 +20,7 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
         description = text
         tokens =
             text.isEmpty
-            ? []
-            : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-                String($0).replacing("~1", with: "/").replacing("~0", with: "~")
-            }
+            ? [] : text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(Self.unescape)
     }
 
     /// Why `text` is not a JSON pointer, or nil when it is one.
@@ -28,13 +28,36 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
         if !text.isEmpty && !text.hasPrefix("/") {
             return "a JSON pointer is empty (the whole body) or starts with \"/\", as in \"/user/name\""
         }
-        let scalars = Array(text.unicodeScalars)
-        for (i, scalar) in scalars.enumerated() where scalar == "~" {
-            guard i + 1 < scalars.count, scalars[i + 1] == "0" || scalars[i + 1] == "1" else {
-                return "\"~\" in a JSON pointer is written \"~0\", and \"/\" inside a name \"~1\""
-            }
+        if badEscape(in: text) != nil {
+            return "\"~\" in a JSON pointer is written \"~0\", and \"/\" inside a name \"~1\""
         }
         return nil
+    }
+
+    /// The first `~` not followed by `0` or `1`, with the character after it if there is one.
+    package static func badEscape(in text: String) -> Range<String.Index>? {
+        let scalars = text.unicodeScalars
+        var i = scalars.startIndex
+        while let tilde = scalars[i...].firstIndex(of: "~") {
+            let after = scalars.index(after: tilde)
+            guard after < scalars.endIndex else { return tilde..<after }
+            if scalars[after] != "0" && scalars[after] != "1" { return tilde..<scalars.index(after: after) }
+            i = scalars.index(after: after)
+        }
+        return nil
+    }
+
+    /// A name as a reference token: `~` is written `~0` and `/` is `~1`. (Byte checks first: a
+    /// document walk escapes every key it passes, and most keys have neither.)
+    package static func escape(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return name }
+        return name.replacing("~", with: "~0").replacing("/", with: "~1")
+    }
+
+    /// A reference token as the name it stands for (`~1` before `~0`, so `~01` is `~1`).
+    package static func unescape(_ token: Substring) -> String {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
+        return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
     }
 
     /// The value the pointer selects, or nil when there is none.
@@ -57,7 +80,7 @@ package struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// RFC 6901's array-index: "0" or a digit 1-9 followed by digits.
-    static func arrayIndex(_ token: String) -> Int? {
+    package static func arrayIndex(_ token: String) -> Int? {
         let utf8 = token.utf8
         guard let first = utf8.first, utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         guard first != 0x30 || utf8.count == 1 else { return nil }

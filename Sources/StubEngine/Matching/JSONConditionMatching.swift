@@ -103,7 +103,7 @@ package struct JSONDifference: Sendable, Equatable {
         func member(_ key: String, of path: String) -> String {
             switch self {
             case .jsonPath: path + DecodingContext.pathComponent(key)
-            case .pointer: path + "/" + key.replacing("~", with: "~0").replacing("/", with: "~1")
+            case .pointer: path + "/" + JSONPointer.escape(key)
             }
         }
 

@@ -132,7 +132,7 @@ struct TemplateContext {
         case .header(let name): return request.headers.values(name).joined(separator: ", ")
         case .body: return facts.bodyText
         case .json(let pointer):
-            guard let node = facts.json?.resolve(pointer: pointer) else { return "" }
+            guard let node = facts.json.flatMap(pointer.resolve) else { return "" }
             return node.string ?? JSONSerializer.string(node)
         case .baseURL:
             guard let authority = request.authority, !authority.isEmpty else { return fallbackBaseURL }

@@ -13,7 +13,7 @@ enum TemplateVariable: Sendable, Equatable {
     case query(String)
     case header(String)
     case body
-    case json(pointer: String)
+    case json(pointer: JSONPointer)
     case baseURL
     case now(offsetSeconds: Int)
     case uuid
@@ -68,12 +68,13 @@ enum TemplateVariable: Sendable, Equatable {
                     TemplateError("{{\(text)}}: a JSON pointer starts with '/', as in request.json./user/name")
                 )
             }
-            if let bad = Self.badPointerEscape(pointer) {
+            guard let parsed = JSONPointer(pointer) else {
+                let bad = JSONPointer.badEscape(in: pointer).map { String(pointer[$0]) } ?? pointer
                 return .failure(
-                    TemplateError("{{\(text)}}: '\(pointer[bad])' in a JSON pointer; write ~0 for '~' and ~1 for '/'")
+                    TemplateError("{{\(text)}}: '\(bad)' in a JSON pointer; write ~0 for '~' and ~1 for '/'")
                 )
             }
-            return .success(.json(pointer: pointer))
+            return .success(.json(pointer: parsed))
         }
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         if words.first == "now", words.count == 2 {
@@ -123,20 +124,6 @@ enum TemplateVariable: Sendable, Equatable {
         let (seconds, overflow) = amount.multipliedReportingOverflow(by: scale)
         guard !overflow, seconds <= maximumOffsetSeconds else { return nil }
         return sign == "-" ? -seconds : seconds
-    }
-
-    /// The first '~' in a JSON pointer that is not "~0" or "~1", with the scalar after it (the
-    /// whole of what the pattern ~[^01]|~$ would match), or nil when every '~' is escaped.
-    static func badPointerEscape(_ pointer: String) -> Range<String.Index>? {
-        let scalars = pointer.unicodeScalars
-        var i = scalars.startIndex
-        while let tilde = scalars[i...].firstIndex(of: "~") {
-            let after = scalars.index(after: tilde)
-            guard after < scalars.endIndex else { return tilde..<after }
-            if scalars[after] != "0" && scalars[after] != "1" { return tilde..<scalars.index(after: after) }
-            i = scalars.index(after: after)
-        }
-        return nil
     }
 }
 

@@ -253,10 +253,12 @@ package final class DocumentSet {
     }
 
     private func lookup(pointer: String, in document: Int, ref: String, refNode: LocatedNode) -> LocatedNode? {
+        guard let parsed = JSONPointer(pointer) else {
+            report(.error, "$ref \"\(ref)\": \(JSONPointer.problem(in: pointer) ?? "not a JSON pointer")", at: refNode)
+            return nil
+        }
         var current = LocatedNode(documents[document].root, location(document, ""))
-        guard !pointer.isEmpty else { return current }
-        for raw in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let token = NodeLocation.unescape(raw)
+        for token in parsed.tokens {
             if let members = current.node.members {
                 guard let index = memberIndex(token, members, current.location) else {
                     var message = "$ref \"\(ref)\" leads nowhere: \(current.location.description) has no \"\(token)\""
@@ -267,14 +269,21 @@ package final class DocumentSet {
                     return nil
                 }
                 current = LocatedNode(members[index].value, current.location.appending(token))
-            } else if let elements = current.node.elements, let index = Int(token), elements.indices.contains(index) {
+            } else if let elements = current.node.elements, let index = JSONPointer.arrayIndex(token),
+                index < elements.count
+            {
                 current = LocatedNode(elements[index], current.location.appending(index))
             } else {
+                // RFC 6901: "01" is no array index (an index has no leading zeros).
+                let leadingZero =
+                    current.node.elements != nil && token.count > 1 && token.hasPrefix("0")
+                    && token.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
                 report(
                     .error,
                     """
                     $ref \"\(ref)\" leads nowhere: \(current.location.description) is \
-                    \(current.node.kindDescription), with no \"\(token)\" in it
+                    \(current.node.kindDescription), with no \"\(token)\" in it\
+                    \(leadingZero ? " (an array index has no leading zeros)" : "")
                     """,
                     at: refNode
                 )
@@ -301,7 +310,7 @@ package final class DocumentSet {
         while let (node, pointer) = stack.popLast() {
             if let members = node.members {
                 if let anchor = node["$anchor"]?.string, found[anchor] == nil { found[anchor] = pointer }
-                for member in members { stack.append((member.value, pointer + "/" + NodeLocation.escape(member.key))) }
+                for member in members { stack.append((member.value, pointer + "/" + JSONPointer.escape(member.key))) }
             } else if let elements = node.elements {
                 for (i, element) in elements.enumerated() { stack.append((element, pointer + "/\(i)")) }
             }

@@ -23,7 +23,7 @@ package struct NodeLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     package func appending(_ key: String) -> NodeLocation {
-        NodeLocation(document: document, pointer: pointer + "/" + Self.escape(key), documentName: documentName)
+        NodeLocation(document: document, pointer: pointer + "/" + JSONPointer.escape(key), documentName: documentName)
     }
 
     package func appending(_ index: Int) -> NodeLocation {
@@ -31,18 +31,6 @@ package struct NodeLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var description: String { "\(documentName)#\(pointer)" }
-
-    /// RFC 6901: `~` is `~0` and `/` is `~1` inside a reference token. (Byte checks first:
-    /// Foundation's `contains` on every step of every walk was a fifth of a large import.)
-    package static func escape(_ token: String) -> String {
-        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
-        return token.replacing("~", with: "~0").replacing("/", with: "~1")
-    }
-
-    package static func unescape(_ token: Substring) -> String {
-        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
-        return String(token).replacing("~1", with: "/").replacing("~0", with: "~")
-    }
 }
 
 /// A value and where it is: walking a document with these keeps every finding's schema path
