@@ -446,4 +446,21 @@ final class WireMockAdminTests: XCTestCase {
         }
         await fulfillment(of: [stopped], timeout: 5)
     }
+
+    /// `since` is read by the package's one ISO 8601 reader: with or without fractions and a
+    /// zone, a date alone; anything else is a 400 that shows the form.
+    func testRequestsSinceADate() async throws {
+        let h = try WireMockHarness(self, mappings: ["a.json": #"{"request": {"urlPath": "/a"}, "response": {}}"#])
+        _ = try h.send("GET", "/a")
+        for since in ["2000-01-01T00:00:00Z", "2000-01-01T00:00:00.5+02:00", "2000-01-01", "2000-01-01T00:00:00"] {
+            let events = try await call(h, "GET", "/__admin/requests?since=\(since)", as: ServeEvents.self)
+            XCTAssertEqual(events.requests.count, 1, since)
+        }
+        let future = try await call(h, "GET", "/__admin/requests?since=2999-01-01T00:00:00Z", as: ServeEvents.self)
+        XCTAssertEqual(future.requests.count, 0)
+        for since in ["yesterday", "2000-13-01T00:00:00Z", "2000-01-01T25:00:00Z"] {
+            let value = try await status(h, "GET", "/__admin/requests?since=\(since)")
+            XCTAssertEqual(value, 400, since)
+        }
+    }
 }

@@ -31,7 +31,7 @@ extension JavaDateFormat {
 
     /// `2021-06-15`, `2021-06-15T15:16:17Z`, `2021-06-15T15:16:17.123+02:00`, and without a zone
     /// (then on `zone`'s clock).
-    static func parseISO8601(_ text: String, zone: ZoneRules) -> Int? {
+    package static func parseISO8601(_ text: String, zone: ZoneRules) -> Int? {
         var reader = DateTextReader(Array(text))
         var fields = ParsedFields()
         guard reader.read("y", 4, abutting: true, into: &fields), reader.accept("-"),
@@ -130,11 +130,6 @@ struct DateTextReader {
         return nil
     }
 
-    static let months = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September",
-        "October", "November", "December",
-    ]
-    static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     /// The zone names RFC 822 dates use.
     static let namedOffsets = [
         "GMT": 0, "UTC": 0, "UT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
@@ -144,11 +139,11 @@ struct DateTextReader {
     mutating func read(_ letter: Character, _ count: Int, abutting: Bool, into fields: inout ParsedFields) -> Bool {
         switch letter {
         case "M" where count >= 3, "L" where count >= 3:
-            guard let month = name(Self.months) else { return false }
+            guard let month = name(DateText.monthNames) else { return false }
             fields.month = month + 1
             return true
         case "E":
-            return name(Self.weekdays) != nil
+            return name(DateText.weekdayNames) != nil
         case "a":
             if accept("AM") { fields.isPM = false } else if accept("PM") { fields.isPM = true } else { return false }
             return true

@@ -62,12 +62,6 @@ package struct JavaDateFormat: Sendable {
         self.tokens = tokens
     }
 
-    private static let months = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
-        "December",
-    ]
-    private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-
     /// The text of an instant (milliseconds since the Unix epoch) on `zone`'s clock, as
     /// `SimpleDateFormat` writes it in an English locale: weeks start on Sunday, and the week
     /// holding January 1 is week 1.
@@ -95,11 +89,12 @@ package struct JavaDateFormat: Sendable {
             let weekYear = Self.week(t).year
             return n == 2 ? pad(weekYear % 100, 2) : pad(weekYear, n)
         case "M", "L":
-            return n >= 4 ? months[t.month - 1] : n == 3 ? String(months[t.month - 1].prefix(3)) : pad(t.month, n)
+            return n >= 4
+                ? DateText.monthNames[t.month - 1] : n == 3 ? String(DateText.shortMonthName(t.month)) : pad(t.month, n)
         case "d": return pad(t.day, n)
         case "D": return pad(t.dayOfYear, n)
         case "E":
-            let name = weekdays[t.weekday % 7]
+            let name = DateText.weekdayNames[t.weekday]
             return n >= 4 ? name : String(name.prefix(3))
         case "u": return pad(t.weekday, n)
         case "a": return t.hour < 12 ? "AM" : "PM"
@@ -142,11 +137,7 @@ package struct JavaDateFormat: Sendable {
         return offset.seconds == 0 ? "GMT" : "GMT" + Self.offset(offset.seconds, colon: true)
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(abs(value))
-        let padded = digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-        return value < 0 ? "-" + padded : padded
-    }
+    private static func pad(_ value: Int, _ width: Int) -> String { DateText.zeroPadded(value, width: width) }
 
     private static func offset(_ seconds: Int, colon: Bool) -> String {
         let sign = seconds < 0 ? "-" : "+"

@@ -129,11 +129,7 @@ package struct CivilDateTime: Sendable, Equatable, CustomStringConvertible {
     }
 
     package var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(abs(value))
-            let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
-            return value < 0 ? "-" + padded : padded
-        }
+        func pad(_ value: Int, _ width: Int) -> String { DateText.zeroPadded(value, width: width) }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
     }
 }

@@ -98,12 +98,10 @@ struct WireMockRequestRoutes {
         let total = entries.count
         if request.queryValues("unmatched").first == "true" { entries = entries.filter(\.isUnmatched) }
         if let since = request.queryValues("since").first {
-            let plain = Date.ISO8601FormatStyle()
-            let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            guard let date = (try? plain.parse(since)) ?? (try? fractional.parse(since)) else {
+            // The one ISO 8601 reader (templates' parseDate uses it too); no zone written is UTC.
+            guard let ms = JavaDateFormat.parseISO8601(since, zone: .utc) else {
                 return WireMockAdminJSON.error(400, "since is an ISO 8601 date such as 2024-01-31T12:00:00Z")
             }
-            let ms = Int(date.timeIntervalSince1970 * 1000)
             entries = entries.filter { $0.receivedAtMilliseconds >= ms }
         }
         if let limit = request.queryValues("limit").first.flatMap(Int.init), limit >= 0 {
