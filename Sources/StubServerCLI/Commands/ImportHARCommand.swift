@@ -8,13 +8,15 @@ import StubImport
 
 /// `stubserver import har FILE --out DIR`: recorded traffic (browser dev tools, Charles,
 /// Proxyman, Insomnia) as stubs that answer with the recorded status, headers and bytes.
-struct ImportHARCommand: Command {
-    static let name = "import har"
-    static let synopsis = ["import har FILE --out DIR [--host HOST]... [--keep-secrets] [--force]"]
+typealias ImportHARCommand = ImportCommand<HARImportSource>
+
+struct HARImportSource: ImportSource {
+    static let format = "har"
+    static let synopsis = "FILE --out DIR [--host HOST]... [--keep-secrets] [--force]"
     static let summary = "write stubs that replay the entries of a HAR file"
-    static let positionalCount = 1
+    static let input = "the HAR file to read"
     static let options: [Option] = [
-        .value("--out", "DIR", "folder to write the stubs into (created; must be empty unless --force)"),
+        ImportHARCommand.outOption,
         .value(
             "--host",
             "HOST",
@@ -22,7 +24,7 @@ struct ImportHARCommand: Command {
             repeatable: true
         ),
         .flag("--keep-secrets", "keep cookies, Authorization and token headers (left out by default)"),
-        .flag("--force", "replace everything in --out with the import"),
+        ImportHARCommand.forceOption,
     ]
     static let details = """
         Entries with status 0 (blocked or cancelled) or without a recorded body are skipped and
@@ -32,39 +34,26 @@ struct ImportHARCommand: Command {
         """
 
     let file: String
-    let output: String
     let options: HARImportOptions
-    let replace: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard let file = arguments.positionals.first, !file.isEmpty else {
-            throw UsageError("import har needs the HAR file to read: stubserver import har FILE --out DIR")
-        }
-        guard let output = try arguments.nonEmpty("--out", "a folder") else {
-            throw UsageError("import har needs --out DIR, the folder to write the stubs into")
-        }
+    init(input: String, _ arguments: ParsedArguments) throws(UsageError) {
         let hosts = arguments.all("--host")
         if hosts.contains(where: \.isEmpty) { throw UsageError("--host needs a host name, such as api.example.com") }
-        self.file = file
-        self.output = output
+        file = input
         options = HARImportOptions(hosts: hosts, keepSecrets: arguments.has("--keep-secrets"))
-        replace = arguments.has("--force")
     }
 
-    func run(_ console: Console) -> Int32 {
+    func plan(_ console: Console) -> ImportPlanned? {
         guard let data = FileManager.default.contents(atPath: file) else {
             console.err("stubserver: cannot read \(file) (does it exist, and may you read it?)")
-            return 1
+            return nil
         }
-        let outcome: HARImporter.Outcome
         switch HARImporter.plan(Array(data), name: file, options: options) {
-        case .success(let planned): outcome = planned
+        case .success(let outcome):
+            return ImportPlanned(plan: outcome.plan, summary: outcome.summary)
         case .failure(let problem):
             console.err(problem.description)
-            return 1
+            return nil
         }
-        guard let written = writeImport(outcome.plan, to: output, replace: replace, console) else { return 1 }
-        console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load")
-        return 0
     }
 }

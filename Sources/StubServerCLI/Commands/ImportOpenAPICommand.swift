@@ -3,21 +3,21 @@ import StubImport
 
 /// `stubserver import openapi SPEC --out DIR`: stubs for every operation of an OpenAPI 3.0 or
 /// 3.1 document, written through the stub encoder and loaded back before it reports success.
-struct ImportOpenAPICommand: Command {
-    static let name = "import openapi"
-    static let synopsis = [
-        "import openapi SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside]"
-    ]
+typealias ImportOpenAPICommand = ImportCommand<OpenAPIImportSource>
+
+struct OpenAPIImportSource: ImportSource {
+    static let format = "openapi"
+    static let synopsis = "SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside]"
     static let summary = "write stubs for every operation of an OpenAPI 3.0 or 3.1 document (YAML or JSON)"
-    static let positionalCount = 1
+    static let input = "the document to read"
     static let options: [Option] = [
-        .value("--out", "DIR", "folder to write the stubs into (created; must be empty unless --force)"),
+        ImportOpenAPICommand.outOption,
         .flag(
             "--strip-base-path",
             "paths exactly as under paths (default: prefixed with the first server's path, /v2/pets)"
         ),
         .value("--base-path", "PATH", "prefix paths with PATH instead of the first server's path"),
-        .flag("--force", "replace everything in --out with the import"),
+        ImportOpenAPICommand.forceOption,
         .flag("--allow-ref-outside", "read $refs to absolute paths and outside the document's folder (each is noted)"),
     ]
     static let details = """
@@ -29,18 +29,10 @@ struct ImportOpenAPICommand: Command {
         """
 
     let spec: String
-    let output: String
     let options: OpenAPIImportOptions
-    let replace: Bool
     let allowsReferencesOutside: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard let spec = arguments.positionals.first, !spec.isEmpty else {
-            throw UsageError("import openapi needs the document to read: stubserver import openapi SPEC --out DIR")
-        }
-        guard let output = try arguments.nonEmpty("--out", "a folder") else {
-            throw UsageError("import openapi needs --out DIR, the folder to write the stubs into")
-        }
+    init(input: String, _ arguments: ParsedArguments) throws(UsageError) {
         var options = OpenAPIImportOptions()
         if let prefix = arguments.string("--base-path") {
             guard !arguments.has("--strip-base-path") else {
@@ -50,29 +42,23 @@ struct ImportOpenAPICommand: Command {
         } else if arguments.has("--strip-base-path") {
             options.basePath = .strip
         }
-        self.spec = spec
-        self.output = output
+        spec = input
         self.options = options
-        replace = arguments.has("--force")
         allowsReferencesOutside = arguments.has("--allow-ref-outside")
     }
 
-    func run(_ console: Console) -> Int32 {
+    func plan(_ console: Console) -> ImportPlanned? {
         let document: OpenAPIDocument
         switch OpenAPIDocument.open(path: spec, allowsReferencesOutside: allowsReferencesOutside) {
         case .success(let opened): document = opened
         case .failure(let problem):
             console.err(problem.description)
             console.err("stubserver: nothing imported: \(spec) cannot be read as an OpenAPI document")
-            return 1
+            return nil
         }
         let outcome = OpenAPIImporter.plan(document, options: options)
-        guard let written = writeImport(outcome.plan, to: output, replace: replace, console) else { return 1 }
-        let errors = outcome.plan.errors.count
-        let verdict =
-            errors == 0
-            ? "" : "; \(plural(errors, "error")) in the document (above): the operations they touch may be incomplete"
-        console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load\(verdict)")
-        return errors == 0 ? 0 : 1
+        return ImportPlanned(plan: outcome.plan, summary: outcome.summary) { errors in
+            "; \(plural(errors, "error")) in the document (above): the operations they touch may be incomplete"
+        }
     }
 }
