@@ -6,7 +6,7 @@
 //  1. importing never traps (malformed entries, odd URLs, invalid base64, headers with line
 //     breaks, statuses out of range, huge numbers);
 //  2. every entry is imported or skipped with a reason, never lost;
-//  3. what the import writes always loads: ImportFolderWriter loads it with StubLoader before
+//  3. what the import writes always loads: StubFolderWriter loads it with StubLoader before
 //     moving it into place and fails when any stub has an error, and the stub count agrees;
 //  4. no pseudo-header (`:authority`) reaches a written stub file.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
@@ -38,14 +38,14 @@ private func fuzzHAR(_ input: [UInt8]) {
             }
         }
     }
-    switch ImportFolderWriter.write(outcome.plan, to: output, replace: true) {
-    case .failure(let failure):
-        preconditionFailure("the import does not load: \(failure.message)")
-    case .success(let written):
+    do {
+        let written = try StubFolderWriter.write(outcome.plan.output, into: output, existing: .replace)
         precondition(
             written.stubCount == outcome.plan.stubCount,
             "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)"
         )
+    } catch {
+        preconditionFailure("the import does not load: \(error.description)")
     }
 }
 

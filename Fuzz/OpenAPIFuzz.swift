@@ -6,7 +6,7 @@
 //  1. reading, planning and checking never trap, whatever the document holds (cyclic and
 //     dangling references, absurd schemas, paths full of braces);
 //  2. planning is deterministic: the same bytes plan the same files;
-//  3. what the import writes always loads: ImportFolderWriter (the command's own writer) loads it
+//  3. what the import writes always loads: StubFolderWriter (the command's own writer) loads it
 //     with StubLoader before moving it into place and fails when any stub has an error;
 //  4. the stub check runs over the loaded stubs (it is `validate --openapi` on the import).
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
@@ -41,14 +41,14 @@ private func fuzzOpenAPI(_ input: [UInt8]) {
         outcome.importedOperations + outcome.skipped.reduce(0) { $0 + $1.count } == outcome.operationCount,
         "operations neither imported nor skipped"
     )
-    switch ImportFolderWriter.write(outcome.plan, to: output, replace: true) {
-    case .failure(let failure):
-        preconditionFailure("the import does not load: \(failure.message)")
-    case .success(let written):
+    do {
+        let written = try StubFolderWriter.write(outcome.plan.output, into: output, existing: .replace)
         precondition(
             written.stubCount == outcome.plan.stubCount,
             "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)"
         )
+    } catch {
+        preconditionFailure("the import does not load: \(error.description)")
     }
     let loaded = StubLoader(directory: output).load()
     _ = StubChecker(document: document).check(loaded.stubs)

@@ -187,7 +187,7 @@ private func checkImport(_ input: [UInt8]) {
     let out = scratch + "/out-\(imports)"
     defer { try? FileManager.default.removeItem(atPath: out) }
     do {
-        _ = try StubFolderWriter.write(result.plan, into: out)
+        _ = try StubFolderWriter.write(result.plan, into: out, existing: .keep)
     } catch {
         preconditionFailure(
             """

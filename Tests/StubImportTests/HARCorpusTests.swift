@@ -83,14 +83,12 @@ final class HARCorpusTests: XCTestCase {
             let bytes = Array(try Data(contentsOf: file))
             let outcome = try HARImporter.plan(bytes, name: file.lastPathComponent).get()
             let folder = temporaryFolder().appendingPathComponent("stubs")
-            let written = try ImportFolderWriter.write(outcome.plan, to: folder.path, replace: false).get()
+            let written = try StubFolderWriter.write(outcome.plan.output, into: folder.path, existing: .refuse)
             XCTAssertEqual(written.problems, [], "\(file.lastPathComponent) loads without warnings")
             let server = try serve(folder)
             let decoded = try HARArchive.entries(try JSONParser.parse(bytes), file: file.lastPathComponent).get()
-            var scratch = HARImporter.Outcome()
             for entry in decoded.entries {
-                guard case .success(let recording) = HARRecording.make(entry, options: .init(), outcome: &scratch)
-                else { continue }
+                guard case .success(let recording) = HARRecording.make(entry, options: .init()) else { continue }
                 let answer = try exchange(
                     server,
                     recording.method,

@@ -46,7 +46,7 @@ final class OpenAPICorpusTests: XCTestCase {
         let document = try OpenAPIDocument.open(path: spec.path).get()
         let outcome = OpenAPIImporter.plan(document)
         let folder = temporaryFolder().appendingPathComponent("stubs")
-        _ = try ImportFolderWriter.write(outcome.plan, to: folder.path, replace: false).get()
+        _ = try StubFolderWriter.write(outcome.plan.output, into: folder.path, existing: .refuse)
         return (folder, outcome, document)
     }
 

@@ -14,7 +14,7 @@ final class WireMockImportTests: XCTestCase {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("wm-import-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: out) }
         let result = WireMockImporter.plan(folder: folder.path)
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.count, result.mappingCount)
@@ -149,7 +149,7 @@ final class WireMockImportTests: XCTestCase {
         XCTAssertEqual(notes.count, expected.count, notes.joined(separator: "\n"))
 
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         let engine = Engine(stubs: load.stubs)
@@ -208,7 +208,7 @@ final class WireMockImportTests: XCTestCase {
             ]
         )
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.first?.request.headers.map(\.0), ["X-Ok"])
@@ -249,7 +249,7 @@ final class WireMockImportTests: XCTestCase {
             result.notes.map(\.description).joined(separator: "\n")
         )
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.count, 3)
@@ -298,7 +298,7 @@ final class WireMockImportTests: XCTestCase {
         )
         XCTAssertEqual(result.mappingCount, 1)
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         XCTAssertEqual(StubLoader(directory: out.path).load().errors, [])
     }
 
@@ -324,7 +324,7 @@ final class WireMockImportTests: XCTestCase {
         let written = String(decoding: result.plan.stubFiles[0].bytes, as: UTF8.self)
         XCTAssertTrue(written.contains(#""path": "/user%2A/{id}/café/a%2A%7Bb%7D%25""#), written)
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         let engine = Engine(stubs: load.stubs)
@@ -379,7 +379,7 @@ final class WireMockWebhookImportTests: XCTestCase {
         let helper = "$.serveEventListeners[0].parameters: a webhook whose templates"
         XCTAssertTrue(notes.contains { $0.contains("c.json") && $0.contains(helper) }, "\(notes)")
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let load = StubLoader(directory: out.path).load()
         XCTAssertEqual(load.errors, [])
         XCTAssertEqual(load.stubs.map(\.webhooks.count).sorted(), [0, 1, 1])

@@ -198,7 +198,7 @@ final class WireMockLenienceTests: XCTestCase {
         try WireMockHarness.write(["dup.json": mapping], [:], into: folder)
         let result = WireMockImporter.plan(folder: folder.path)
         let out = folder.appendingPathComponent("out")
-        try StubFolderWriter.write(result.plan, into: out.path)
+        try StubFolderWriter.write(result.plan, into: out.path, existing: .keep)
         let imported = StubLoader(directory: out.path).load()
         XCTAssertEqual(imported.errors, [])
         XCTAssertEqual(imported.stubs.count, 1)

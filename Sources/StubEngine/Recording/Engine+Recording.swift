@@ -64,7 +64,7 @@ extension Engine {
         let plan = planner.plan(harvest.exchanges)
         let written: [String]
         do {
-            written = try StubFolderWriter.write(plan, into: output)
+            written = try StubFolderWriter.write(plan, into: output, existing: .keep).paths
         } catch {
             throw .cannotWrite(error.description)
         }

@@ -1,9 +1,10 @@
 import HTTP1
 
-/// Recorded exchanges grouped into stubs and stub files (the grouping, `CaptureFile`, is shared
-/// with the HAR importer): one file per method and path, in order of first capture; in
-/// it, one stub per set of conditions (query, the chosen request fields, the body), each
-/// answering its responses in capture order (a `responses` sequence when they differ).
+/// The one way captured traffic becomes stub files, for recordings and imported captures (HAR)
+/// alike: one file per method and path, in order of first capture (the grouping,
+/// `CaptureFile`); in it, one stub per set of conditions (query, the chosen request fields, the
+/// session cookies, the body), each answering its responses in capture order (a `responses`
+/// sequence when they differ).
 package struct ExchangeStubPlanner {
     package enum BodyConditions: Sendable {
         /// Every request with a body matches on it (the recorder: a replay must tell apart what
@@ -22,7 +23,7 @@ package struct ExchangeStubPlanner {
     package var reservedStubNames: Set<String>
     package var reservedBodyNames: Set<String>
     /// Secret fields left out, by lower-cased name, and how often.
-    package private(set) var droppedSecrets: [String: Int] = [:]
+    package internal(set) var droppedSecrets: [String: Int] = [:]
 
     package init(
         bodyConditions: BodyConditions,
@@ -40,25 +41,29 @@ package struct ExchangeStubPlanner {
         var plan = StubFolderPlan()
         var names = FileNameAllocator(reserving: reservedStubNames)
         var bodyNames = FileNameAllocator(reserving: reservedBodyNames)
-        var saved: [[UInt8]: String] = [:]
+        let sessions = SessionCookies(exchanges, keepSecrets: keepSecrets)
         let files = CaptureFile.group(
             exchanges,
             method: \.method,
             path: \.path,
-            conditionKey: Self.conditionKey,
+            conditionKey: { Self.conditionKey($0, session: sessions.session(of: $0)) },
             body: \.requestBody
         )
         for file in files {
             let name = names.allocate(file.slug, extension: "json")
             let base = String(name.dropLast(".json".count))
             var stubs: [JSONNode] = []
+            // Body files are shared only among this endpoint's answers: two endpoints that
+            // happen to answer the same bytes (`{"ok":true}`) get a file each, so editing one
+            // changes one.
+            var saved: [[UInt8]: String] = [:]
             var bodyCount = 0
             for group in file.groups {
                 let distinguish = bodyConditions == .always || group.variants.count > 1
                 for (n, variant) in group.variants.enumerated() {
                     var responses: [JSONNode] = []
                     for exchange in variant.items {
-                        let response = self.response(exchange) { bytes, ext in
+                        let response = self.response(exchange, sessions: sessions) { bytes, ext in
                             // A body recorded twice (a repeated request) is one file.
                             if let known = saved[bytes] { return known }
                             bodyCount += 1
@@ -75,9 +80,14 @@ package struct ExchangeStubPlanner {
                         responses = [responses[0]]
                     }
                     let first = variant.items[0]
+                    let session = sessions.session(of: first)
                     var title = "\(first.method) \(captureTarget(path: first.path, query: first.query))"
+                    if !session.isEmpty {
+                        title += " (session " + session.map { "\($0.name)=\($0.value)" }.joined(separator: ", ") + ")"
+                    }
                     if group.variants.count > 1 && !variant.body.isEmpty { title += " (request body \(n + 1))" }
-                    stubs.append(stub(title, first, matchBody: distinguish && !variant.body.isEmpty, responses))
+                    let matchBody = distinguish && !variant.body.isEmpty
+                    stubs.append(stub(title, first, session: session, matchBody: matchBody, responses))
                 }
             }
             plan.addStubFile(name, stubs)
@@ -86,49 +96,46 @@ package struct ExchangeStubPlanner {
     }
 
     /// Exchanges with the same key are answered by one stub, bodies aside: the same method,
-    /// path, query and chosen fields, whatever the order of the parameters.
-    private static func conditionKey(_ exchange: RecordedExchange) -> String {
+    /// path, query, chosen fields and session, whatever the order of the parameters.
+    private static func conditionKey(
+        _ exchange: RecordedExchange,
+        session: [(name: String, value: String)]
+    ) -> String {
         let query = exchange.query.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.flatMap { [$0.name, $0.value] }
-        let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }.flatMap {
-            [$0.0, $0.1]
-        }
-        return ([exchange.method, exchange.path] + query + ["|"] + fields).map { "\($0.utf8.count):\($0)" }.joined()
+        let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }
+            .flatMap { [$0.0, $0.1] }
+        let cookies = session.flatMap { [$0.name, $0.value] }
+        return ([exchange.method, exchange.path] + query + ["|"] + fields + ["|"] + cookies)
+            .map { "\($0.utf8.count):\($0)" }.joined()
     }
 
     private mutating func stub(
         _ name: String,
         _ exchange: RecordedExchange,
+        session: [(name: String, value: String)],
         matchBody: Bool,
         _ responses: [JSONNode]
     ) -> JSONNode {
         var request: [(String, JSONNode)] = [
-            ("method", .string(exchange.method)), ("path", .string(Self.encodePath(exchange.path))),
+            ("method", .string(exchange.method)),
+            ("path", .string(Self.encodePath(exchange.path))),
         ]
         if !exchange.query.isEmpty {
             request.append(("query", .object(exchange.query.map { ($0.name, JSONNode.string($0.value)) })))
         }
-        if !exchange.requestHeaders.isEmpty {
-            request.append(
-                (
-                    "headers",
-                    .object(
-                        exchange.requestHeaders.map { field -> (String, JSONNode) in
-                            let verdict = RecordedFields.verdict(
-                                field.name,
-                                field.value,
-                                keepSecrets: keepSecrets,
-                                kept: keptHeaders
-                            )
-                            if verdict == .secret {
-                                droppedSecrets[field.name.lowercased(), default: 0] += 1
-                                return (field.name, .object([("present", .bool(true))]))
-                            }
-                            return (field.name, .object([("equals", .string(field.value))]))
-                        }
-                    )
-                )
-            )
+        var headers: [(String, JSONNode)] = exchange.requestHeaders.map { field in
+            let verdict = RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets, kept: keptHeaders)
+            if verdict == .secret {
+                droppedSecrets[field.name.lowercased(), default: 0] += 1
+                return (field.name, .object([("present", .bool(true))]))
+            }
+            return (field.name, .object([("equals", .string(field.value))]))
         }
+        // The session the request carried (a `--match-header Cookie` condition says more).
+        if !session.isEmpty, !headers.contains(where: { asciiCaseInsensitiveEquals($0.0, "Cookie") }) {
+            headers.append(("Cookie", SessionCookies.condition(session)))
+        }
+        if !headers.isEmpty { request.append(("headers", .object(headers))) }
         if matchBody, let condition = Self.bodyCondition(exchange) { request.append(("body", condition)) }
         var members: [(String, JSONNode)] = [("name", .string(name)), ("request", .object(request))]
         members.append(responses.count == 1 ? ("response", responses[0]) : ("responses", .array(responses)))
@@ -145,48 +152,6 @@ package struct ExchangeStubPlanner {
         }
         guard let text = RecordedBodies.validUTF8(exchange.requestBody) else { return nil }
         return .object([("equals", .string(text))])
-    }
-
-    /// `saveBody` stores a body file and returns its path (relative to the stub file).
-    private mutating func response(_ exchange: RecordedExchange, saveBody: ([UInt8], String) -> String) -> JSONNode {
-        var members: [(String, JSONNode)] = [("status", .number(exchange.status))]
-        var headers: [(name: String, values: [String])] = []
-        for field in exchange.headers {
-            switch RecordedFields.verdict(field.name, field.value, keepSecrets: keepSecrets, kept: keptHeaders) {
-            case .keep:
-                if let i = headers.firstIndex(where: { asciiCaseInsensitiveEquals($0.name, field.name) }) {
-                    headers[i].values.append(field.value)
-                } else {
-                    headers.append((field.name, [field.value]))
-                }
-            case .secret:
-                droppedSecrets[field.name.lowercased(), default: 0] += 1
-            case .volatile, .invalid:
-                break
-            }
-        }
-        if !headers.isEmpty {
-            members.append(
-                (
-                    "headers",
-                    .object(
-                        headers.map { header in
-                            (
-                                header.name,
-                                header.values.count == 1
-                                    ? .string(header.values[0]) : .array(header.values.map(JSONNode.string))
-                            )
-                        }
-                    )
-                )
-            )
-        }
-        switch RecordedBodies.placement(exchange.body, contentType: exchange.contentType) {
-        case .none: break
-        case .inline(let value): members.append(("body", value))
-        case .file(let ext): members.append(("bodyFile", .string(saveBody(exchange.body, ext))))
-        }
-        return .object(members)
     }
 
     /// A decoded path as a stub `path` the loader decodes back to it: every `%` and the

@@ -16,6 +16,14 @@ package struct RecordedExchange: Sendable {
     /// Response fields as received, in order; `ResponseFieldRules` decides which are written.
     package var headers: [(name: String, value: String)]
     package var body: [UInt8]
+    /// The request's cookies (its `Cookie` fields), in order: where a plan finds the sessions
+    /// the recording walked (`SessionCookies`).
+    package var requestCookies: [(name: String, value: String)]
+    /// Absolute URL prefixes that lead back to the recorded server, each with the path a replay
+    /// serves it under (`ServerLinks`).
+    package var serverURLs: [(absolute: String, path: String)]
+    /// The body's media type when no `Content-Type` field says it (a HAR's `content.mimeType`).
+    package var declaredContentType: String
 
     package init(
         method: String,
@@ -26,7 +34,10 @@ package struct RecordedExchange: Sendable {
         requestContentType: String = "",
         status: Int,
         headers: [(name: String, value: String)] = [],
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        requestCookies: [(name: String, value: String)] = [],
+        serverURLs: [(absolute: String, path: String)] = [],
+        declaredContentType: String = ""
     ) {
         self.method = method
         self.path = path
@@ -37,11 +48,25 @@ package struct RecordedExchange: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+        self.requestCookies = requestCookies
+        self.serverURLs = serverURLs
+        self.declaredContentType = declaredContentType
     }
 
     /// The response's media type (empty when it has none).
     package var contentType: String {
-        headers.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? ""
+        headers.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? declaredContentType
+    }
+
+    /// The cookies of `Cookie` fields (`a=1; b=2`), in order.
+    package static func cookies(_ fields: [String]) -> [(name: String, value: String)] {
+        fields.flatMap { field in
+            field.split(separator: ";").compactMap { pair -> (name: String, value: String)? in
+                guard let equals = pair.firstIndex(of: "=") else { return nil }
+                let name = pair[..<equals].trimmingSpaces()
+                return name.isEmpty ? nil : (name, pair[pair.index(after: equals)...].trimmingSpaces())
+            }
+        }
     }
 
     /// The query as the server reads it from a request: first value per name, in order.

@@ -111,7 +111,9 @@ package final class Recorder: Sendable {
             requestHeaders: fields,
             requestBody: request.body,
             requestContentType: request.headers["Content-Type"] ?? "",
-            status: 0
+            status: 0,
+            requestCookies: RecordedExchange.cookies(request.headers.values("Cookie")),
+            serverURLs: Self.serverURLs(request, rule: settings.upstream)
         )
         // `adjust` runs when the answer completes, before any body byte is written.
         pending.adjust { [self] response in
@@ -171,6 +173,23 @@ package final class Recorder: Sendable {
     /// The path the server matches, when the path as sent decodes to another one: `/a%2F..%2Fb`
     /// is sent upstream as it is, but resolves to `/b`. Recorded, it became a stub for `/b`
     /// holding the answer for another path.
+    /// Absolute URLs that lead back to the recorded server: the upstream's (below its base path,
+    /// which the client reaches under the rule's stripped prefix), and the recorder's own as the
+    /// client addressed it (what an upstream behind `--preserve-host` builds links from).
+    static func serverURLs(_ request: IncomingRequest, rule: ProxyRule?) -> [(absolute: String, path: String)] {
+        var urls: [(absolute: String, path: String)] = []
+        if let rule {
+            let upstream = rule.upstream
+            for origin in ServerLinks.variants(scheme: upstream.scheme, authority: upstream.authority) {
+                urls.append((origin + upstream.basePath, rule.stripPrefix ?? ""))
+            }
+        }
+        if let authority = request.authority, !authority.isEmpty {
+            urls += ServerLinks.variants(scheme: "http", authority: authority).map { ($0, "") }
+        }
+        return urls
+    }
+
     static func pathResolvedElsewhere(_ request: IncomingRequest) -> String? {
         let sent = request.target.prefix { $0 != "?" }
         guard sent.hasPrefix("/") else { return nil }

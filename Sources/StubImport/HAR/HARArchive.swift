@@ -18,6 +18,9 @@ struct HAREntry {
     let encoding: String?
     /// `content.size`: the decoded length, when the tool recorded it (-1 or absent when not).
     let size: Int?
+    /// The values of the request's `Cookie` fields: where the import finds the sessions the
+    /// capture walked.
+    let requestCookieFields: [String]
 }
 
 /// Reads HAR 1.2 (`{"log": {"entries": [...]}}`) as browsers' dev tools, Charles, Proxyman and
@@ -71,6 +74,10 @@ enum HARArchive {
         guard let status = response["status"].flatMap(WholeNumber.of) else {
             return .failure(ImportFailure("the response has no status"))
         }
+        let cookieFields: [String] = (request["headers"]?.elements ?? []).compactMap { header in
+            guard header["name"]?.string?.lowercased() == "cookie" else { return nil }
+            return header["value"]?.string
+        }
         var body: (String, String)?
         if let post = request["postData"], let text = post["text"]?.string {
             body = (post["mimeType"]?.string ?? "", text)
@@ -92,7 +99,8 @@ enum HARArchive {
                 mimeType: content?["mimeType"]?.string,
                 text: content?["text"]?.string,
                 encoding: content?["encoding"]?.string,
-                size: content?["size"].flatMap(WholeNumber.of)
+                size: content?["size"].flatMap(WholeNumber.of),
+                requestCookieFields: cookieFields
             )
         )
     }

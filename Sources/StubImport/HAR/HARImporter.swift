@@ -57,15 +57,19 @@ package enum HARImporter {
             for bad in decoded.malformed {
                 skip("malformed entry (\(bad.reason))", bad.node, name, &outcome)
             }
-            var recordings: [HARRecording] = []
+            var exchanges: [RecordedExchange] = []
             for entry in decoded.entries {
-                switch HARRecording.make(entry, options: options, outcome: &outcome) {
-                case .success(let recording): recordings.append(recording)
+                switch HARRecording.make(entry, options: options) {
+                case .success(let recording): exchanges.append(recording.exchange)
                 case .failure(let reason): skip(reason.message, entry.node, name, &outcome)
                 }
             }
-            outcome.importedEntries = recordings.count
-            HARStubWriter.write(recordings, into: &outcome.plan)
+            outcome.importedEntries = exchanges.count
+            // The recorder's planner: bodies become conditions only where they tell entries
+            // apart (an archive's bodies often carry timestamps).
+            var planner = ExchangeStubPlanner(bodyConditions: .whenTheyDiffer, keepSecrets: options.keepSecrets)
+            outcome.plan.output = planner.plan(exchanges)
+            outcome.droppedSecrets = planner.droppedSecrets
             return outcome
         }
     }

@@ -15,22 +15,32 @@ struct HARRecording {
     let query: [(name: String, value: String)]
     let requestBody: (mimeType: String, text: String)?
     let status: Int
+    /// The response's fields less `Content-Encoding` (the planner decides what a stub keeps).
     let headers: [(name: String, value: String)]
     let body: [UInt8]
     let contentType: String
+    let requestCookies: [(name: String, value: String)]
+    /// The entry's own origin: links to it lead back to the stub server on replay.
+    let serverURLs: [(absolute: String, path: String)]
 
-    /// Entries with the same key are answered by one stub (a sequence), bodies aside: the same
-    /// method, path and query conditions, whatever the order of the parameters.
-    var conditionKey: String {
-        let pairs = query.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.flatMap { [$0.name, $0.value] }
-        return ([method, path] + pairs).map { "\($0.utf8.count):\($0)" }.joined()
+    /// The entry as the one planner of captured traffic takes it (`ExchangeStubPlanner`).
+    var exchange: RecordedExchange {
+        RecordedExchange(
+            method: method,
+            path: path,
+            query: query,
+            requestBody: Array((requestBody?.text ?? "").utf8),
+            requestContentType: requestBody?.mimeType ?? "",
+            status: status,
+            headers: headers,
+            body: body,
+            requestCookies: requestCookies,
+            serverURLs: serverURLs,
+            declaredContentType: contentType
+        )
     }
 
-    static func make(
-        _ entry: HAREntry,
-        options: HARImportOptions,
-        outcome: inout HARImporter.Outcome
-    ) -> Result<HARRecording, ImportFailure> {
+    static func make(_ entry: HAREntry, options: HARImportOptions) -> Result<HARRecording, ImportFailure> {
         let url = entry.url
         let lowered = url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
@@ -93,32 +103,34 @@ struct HARRecording {
             let limit = StubLoader.maximumBodyFileBytes >> 20
             return .failure(ImportFailure("response body over the \(limit) MiB a body file may hold"))
         }
-        var headers: [(name: String, value: String)] = []
-        for header in entry.responseHeaders {
-            switch HARHeaders.verdict(header.name, header.value, keepSecrets: options.keepSecrets) {
-            case .keep: headers.append(header)
-            case .secret: outcome.droppedSecrets[header.name.lowercased(), default: 0] += 1
-            case .connection, .invalid: break
-            }
-        }
-        var query: [(name: String, value: String)] = []
-        for item in request.queryItems where !item.name.isEmpty && !query.contains(where: { $0.name == item.name }) {
-            query.append((item.name, item.value))
-        }
+        // A HAR holds the decoded body, so a `Content-Encoding: gzip` field would be a lie.
+        let headers = entry.responseHeaders.filter { !asciiCaseInsensitiveEquals($0.name, "Content-Encoding") }
         let contentType =
             headers.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? entry.mimeType ?? ""
         return .success(
             HARRecording(
                 method: entry.method,
                 path: request.path,
-                query: query,
+                query: RecordedExchange.query(of: request),
                 requestBody: entry.requestBody,
                 status: entry.status,
                 headers: headers,
                 body: body,
-                contentType: contentType
+                contentType: contentType,
+                requestCookies: RecordedExchange.cookies(entry.requestCookieFields),
+                serverURLs: Self.origins(of: url).map { ($0, "") }
             )
         )
+    }
+
+    /// The prefixes that lead to an absolute URL's origin (scheme and authority, without user
+    /// information).
+    static func origins(of url: String) -> [String] {
+        guard let separator = url.firstRange(of: "://") else { return [] }
+        let scheme = String(url[..<separator.lowerBound])
+        let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPort = authority.split(separator: "@").last ?? authority
+        return hostPort.isEmpty ? [] : ServerLinks.variants(scheme: scheme, authority: String(hostPort))
     }
 
     /// The lower-cased host of an absolute URL, without port or user information.

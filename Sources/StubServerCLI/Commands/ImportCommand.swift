@@ -1,9 +1,10 @@
+import StubEngine
 import StubImport
 
 /// What an import of one document into a folder of stubs needs besides the folder: what it
 /// reads, its own options, and how it plans the stubs. `import openapi` and `import har` are
 /// `ImportCommand`s over one each, so they share `--out`, `--force`, the writing (through
-/// `ImportFolderWriter`, loaded back before it reports success) and the last line.
+/// `StubFolderWriter`, loaded back before it reports success) and the last line.
 protocol ImportSource: Sendable {
     /// As typed after `import`: `openapi`.
     static var format: String { get }
@@ -65,15 +66,18 @@ struct ImportCommand<Source: ImportSource>: Command {
     func run(_ console: Console) -> Int32 {
         guard let planned = source.plan(console) else { return 1 }
         for problem in planned.plan.problems { console.err(problem.description) }
-        let written: ImportFolderWriter.Written
-        switch ImportFolderWriter.write(planned.plan, to: output, replace: replace) {
-        case .failure(let failure):
-            console.err("stubserver: \(failure.message)")
+        let written: StubFolderWriter.Written
+        do {
+            written = try StubFolderWriter.write(
+                planned.plan.output,
+                into: output,
+                existing: replace ? .replace : .refuse
+            )
+        } catch {
+            console.err("stubserver: \(error.description)")
             return 1
-        case .success(let result):
-            for problem in result.problems { console.err(problem.description) }
-            written = result
         }
+        for problem in written.problems { console.err(problem.description) }
         let errors = planned.plan.errors.count
         let verdict = errors == 0 ? "" : planned.errorVerdict(errors)
         console.out("\(output): \(planned.summary); all \(plural(written.stubCount, "stub")) load\(verdict)")

@@ -10,11 +10,16 @@ import StubImport
 /// list of what could not be converted (docs/wiremock.md, "Moving to native stubs").
 struct ImportWireMockCommand: Command {
     static let name = "import wiremock"
-    static let synopsis = ["import wiremock DIR --out DIR"]
+    static let synopsis = ["import wiremock DIR --out DIR [--force]"]
     static let summary = "convert a WireMock folder (mappings/, __files/) into stub files"
     static let positionalCount = 1
     static let options: [Option] = [
-        .value("--out", "DIR", "folder to write the stub files into (created if missing; nothing in it is replaced)"),
+        .value(
+            "--out",
+            "DIR",
+            "folder to write the stub files into (created if missing; nothing in it is replaced without --force)"
+        ),
+        .flag("--force", "replace everything in --out with the import"),
         .flag(
             "--global-response-templating",
             "treat every mapping's response as a template, as the server that served them did"
@@ -31,6 +36,8 @@ struct ImportWireMockCommand: Command {
     let folder: String
     let out: String
     let globalTemplating: Bool
+    /// `--force`: the folder becomes the import; else the import is added beside what it holds.
+    let replace: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard let folder = arguments.positionals.first else {
@@ -42,12 +49,13 @@ struct ImportWireMockCommand: Command {
         self.folder = folder
         self.out = out
         globalTemplating = arguments.has("--global-response-templating")
+        replace = arguments.has("--force")
     }
 
     func run(_ console: Console) -> Int32 {
         let result = WireMockImporter.plan(
             folder: folder,
-            existing: StubFolderWriter.existingNames(in: out),
+            existing: replace ? ([], []) : StubFolderWriter.existingNames(in: out),
             globalTemplating: globalTemplating
         )
         for problem in result.problems { console.err(problem.description) }
@@ -65,7 +73,7 @@ struct ImportWireMockCommand: Command {
             return 1
         }
         do {
-            try StubFolderWriter.write(result.plan, into: out)
+            try StubFolderWriter.write(result.plan, into: out, existing: replace ? .replace : .keep)
         } catch {
             console.err("stubserver: \(error.description)")
             return 1
