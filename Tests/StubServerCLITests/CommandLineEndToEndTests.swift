@@ -130,7 +130,11 @@ final class CommandLineEndToEndTests: XCTestCase {
     }
 
     func testValidateGoodFolderExitsZero() throws {
-        let dir = folder(["a.json": #"[{"response": {}}, {"response": {"headers": {"Content-Length": "1"}}}]"#])
+        // The second stub answers POST only: two stubs without conditions would be a shadowed pair.
+        let dir = folder([
+            "a.json": #"[{"response": {}}, {"request": {"method": "POST"}, "#
+                + #""response": {"headers": {"Content-Length": "1"}}}]"#
+        ])
         let result = try runStubServer(["validate", "--dir=\(dir.path)"])
         XCTAssertEqual(result.status, 0, result.stdout)
         XCTAssertTrue(result.stdout.contains("2 stubs in 1 file, no errors, 1 warning"), result.stdout)

@@ -165,6 +165,7 @@ package struct StubLoader: Sendable {
             stubs.append(contentsOf: StubFileDecoder.decodeFile(&context, root, firstOrder: stubs.count))
             problems.append(contentsOf: context.problems)
         }
+        problems += ShadowedStubs.warnings(stubs)
         return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
     }
 
