@@ -14,12 +14,18 @@ import SystemSupport
 struct RecordCommand: Command {
     static let name = "record"
     static let synopsis = [
-        "record --proxy URL --out DIR [--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]"
+        "record --proxy URL --out DIR [--dir DIR] [--include GLOB] [--exclude GLOB] [--keep-secrets] "
+            + "[--keep-header NAME] [options]"
     ]
     static let summary = "forward to URL and write what it answers as stub files in DIR"
     static let options: [Option] =
         [
-            .value("--out", "DIR", "folder to serve from and write the recorded stubs into (created if missing)"),
+            .value("--out", "DIR", "folder to write the recorded stubs into (created if missing)"),
+            .value(
+                "--dir",
+                "DIR",
+                "folder of stubs that answer first and are not recorded (default: --out; --out must be inside it)"
+            ),
             .value(
                 "--include",
                 "GLOB",
@@ -62,7 +68,19 @@ struct RecordCommand: Command {
         guard let out = try arguments.nonEmpty("--out", "a folder") else {
             throw UsageError("record needs --out DIR: where to write the stubs")
         }
-        serving.directory = out
+        // Stubs already written answer first, and what they answer is not recorded again: the
+        // folder that holds them is served, with the new recording inside it.
+        if let dir = try arguments.nonEmpty("--dir", "a folder") {
+            guard Self.isInside(out, dir) else {
+                throw UsageError(
+                    "--out must be inside --dir, so what it records is served with the rest next time: "
+                        + "\(out) is not inside \(dir)"
+                )
+            }
+            serving.directory = dir
+        } else {
+            serving.directory = out
+        }
         // What the session writes must not be served during it: a repeated request has to reach
         // the upstream again to become a sequence.
         serving.watch = false
@@ -83,6 +101,13 @@ struct RecordCommand: Command {
         settings = recording
     }
 
+    /// Whether `folder` is `container` or below it.
+    static func isInside(_ folder: String, _ container: String) -> Bool {
+        let inner = URL(fileURLWithPath: folder).standardizedFileURL.path
+        let outer = URL(fileURLWithPath: container).standardizedFileURL.path
+        return inner == outer || inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
+    }
+
     private static func globs(_ flag: String, _ arguments: ParsedArguments) throws(UsageError) -> [PathGlob] {
         try arguments.all(flag).map { text throws(UsageError) in
             guard let glob = PathGlob(text) else {
@@ -94,9 +119,9 @@ struct RecordCommand: Command {
 
     func run(_ console: Console) -> Int32 {
         do {
-            try FileManager.default.createDirectory(atPath: serving.directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: settings.output, withIntermediateDirectories: true)
         } catch {
-            console.err("stubserver: cannot create \(serving.directory): \(describe(error))")
+            console.err("stubserver: cannot create \(settings.output): \(describe(error))")
             return 1
         }
         let finish = RecordingFinish()
