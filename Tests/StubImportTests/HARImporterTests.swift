@@ -205,4 +205,31 @@ final class HARImporterTests: XCTestCase {
             ["malformed entry (the request has no method or url)", "malformed entry (no request)"]
         )
     }
+
+    /// The recorder's planner reads a capture's sessions and links too: the cookie the server set
+    /// and the browser sent back is a condition on a stand-in value, and a redirect to the
+    /// capture's own origin leads back to the stub server.
+    func testSessionsAndLinksAreTheRecordersToo() throws {
+        let json = #"{"name": "Content-Type", "value": "application/json"}"#
+        let cookie = #"{"name": "Cookie", "value": "sid=abc123"}"#
+        let entries = [
+            #"{"request": {"method": "POST", "url": "https://api.example.com/login", "headers": []}, "#
+                + #""response": {"status": 302, "headers": [{"name": "Set-Cookie", "value": "sid=abc123; Path=/"}, "#
+                + #"{"name": "Location", "value": "https://api.example.com/me"}], "content": {"size": 0}}}"#,
+            #"{"request": {"method": "GET", "url": "https://api.example.com/me", "headers": [\#(cookie)]}, "#
+                + #""response": {"status": 200, "headers": [\#(json)], "content": {"text": "{\"id\":1}"}}}"#,
+            #"{"request": {"method": "GET", "url": "https://api.example.com/me", "headers": []}, "#
+                + #""response": {"status": 401, "headers": [\#(json)], "content": {"text": "{}"}}}"#,
+        ]
+        let bytes = Array(#"{"log": {"entries": [\#(entries.joined(separator: ","))]}}"#.utf8)
+        let outcome = try plan(bytes)
+        let login = try XCTUnwrap(try stubs(outcome, "post-login.json").first?["response"]?["headers"])
+        XCTAssertEqual(login["Set-Cookie"]?.string, "sid=recorded-1; Path=/")
+        XCTAssertEqual(login["Location"]?.string, "{{request.baseUrl}}/me")
+        let me = try stubs(outcome, "get-me.json")
+        XCTAssertEqual(me.count, 2)
+        XCTAssertEqual(me[0]["request"]?["headers"]?["Cookie"]?["matches"]?.string, #"(.*;\s*)?sid\=recorded\-1(;.*)?"#)
+        XCTAssertNil(me[1]["request"]?["headers"])
+        XCTAssertEqual(outcome.droppedSecrets, [:], "the session cookie is written as a stand-in, not left out")
+    }
 }
