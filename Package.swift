@@ -35,6 +35,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Certificates for --https: PEM, DER and X.509 read and written in Swift, the local CA
+        // (keys made and used by libcrypto through CTLS on Linux, by Security on Apple platforms).
+        .target(name: "Certificates", dependencies: ["SystemSupport", "CTLS"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
         // The inspector's page (GET /__admin/ui), plugged into the engine's admin routes. Its
@@ -79,6 +82,7 @@ let package = Package(
             name: "StubServerCLI",
             dependencies: [
                 "StubEngine", "Inspector", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport",
+                "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -98,6 +102,8 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         // The calendar and the zone database reader (TZif files, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
+        // PEM, DER, SHA-256, the local CA and the certificates it issues.
+        .testTarget(name: "CertificatesTests", dependencies: ["Certificates"], swiftSettings: strict),
         .testTarget(
             name: "StubEngineTests",
             dependencies: ["StubEngine", "HTTP1", "SystemSupport"],
@@ -105,7 +111,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StubServerCLITests",
-            dependencies: ["StubServerCLI", "stubserver", "TestSupport"],
+            dependencies: ["StubServerCLI", "stubserver", "TestSupport", "Certificates"],
             swiftSettings: strict
         ),
         .testTarget(

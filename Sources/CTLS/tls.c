@@ -1,7 +1,9 @@
 // See include/CTLS.h for why this exists. OpenSSL's own headers are not needed (and may not be
-// installed): the few functions used are declared here with the signatures OpenSSL 1.1 and 3
-// share, and looked up by name.
+// installed): the few functions used are declared in ossl.h with the signatures OpenSSL 1.1 and
+// 3 share, and looked up by name here. Client sessions are below; server contexts and sessions
+// are in server.c, keys and signatures in keys.c.
 #include "CTLS.h"
+#include "ossl.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,63 +15,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-typedef struct ossl_ctx SSL_CTX;
-typedef struct ossl_ssl SSL;
-typedef struct ossl_method SSL_METHOD;
-typedef struct ossl_bio BIO;
-typedef struct ossl_bio_method BIO_METHOD;
-typedef struct ossl_param X509_VERIFY_PARAM;
-
-// Constants from ssl.h / tls1.h / x509_vfy.h, stable across 1.1 and 3.
-#define SSL_VERIFY_PEER 0x01
-#define SSL_ERROR_NONE 0
-#define SSL_ERROR_WANT_READ 2
-#define SSL_ERROR_WANT_WRITE 3
-#define SSL_ERROR_SYSCALL 5
-#define SSL_ERROR_ZERO_RETURN 6
-#define SSL_CTRL_SET_TLSEXT_HOSTNAME 55
-#define SSL_CTRL_SET_MIN_PROTO_VERSION 123
-#define TLSEXT_NAMETYPE_host_name 0
-#define TLS1_2_VERSION 0x0303
-#define X509_V_OK 0
-
-static struct {
-    int (*OPENSSL_init_ssl)(uint64_t, const void *);
-    const SSL_METHOD *(*TLS_client_method)(void);
-    SSL_CTX *(*SSL_CTX_new)(const SSL_METHOD *);
-    void (*SSL_CTX_free)(SSL_CTX *);
-    int (*SSL_CTX_set_default_verify_paths)(SSL_CTX *);
-    int (*SSL_CTX_load_verify_locations)(SSL_CTX *, const char *, const char *);
-    void (*SSL_CTX_set_verify)(SSL_CTX *, int, void *);
-    long (*SSL_CTX_ctrl)(SSL_CTX *, int, long, void *);
-    SSL *(*SSL_new)(SSL_CTX *);
-    void (*SSL_free)(SSL *);
-    void (*SSL_set_bio)(SSL *, BIO *, BIO *);
-    void (*SSL_set_connect_state)(SSL *);
-    long (*SSL_ctrl)(SSL *, int, long, void *);
-    int (*SSL_set1_host)(SSL *, const char *);
-    X509_VERIFY_PARAM *(*SSL_get0_param)(SSL *);
-    int (*SSL_set_alpn_protos)(SSL *, const unsigned char *, unsigned int);
-    int (*SSL_do_handshake)(SSL *);
-    int (*SSL_read)(SSL *, void *, int);
-    int (*SSL_write)(SSL *, const void *, int);
-    int (*SSL_get_error)(const SSL *, int);
-    long (*SSL_get_verify_result)(const SSL *);
-    int (*X509_VERIFY_PARAM_set1_ip_asc)(X509_VERIFY_PARAM *, const char *);
-    const char *(*X509_verify_cert_error_string)(long);
-    unsigned long (*ERR_get_error)(void);
-    void (*ERR_error_string_n)(unsigned long, char *, size_t);
-    void (*ERR_clear_error)(void);
-    const BIO_METHOD *(*BIO_s_mem)(void);
-    BIO *(*BIO_new)(const BIO_METHOD *);
-    void (*BIO_free)(BIO *);
-    int (*BIO_write)(BIO *, const void *, int);
-    int (*BIO_read)(BIO *, void *, int);
-    size_t (*BIO_ctrl_pending)(BIO *);
-} ossl;
+struct ossl_functions ossl;
 
 struct ctls_context { SSL_CTX *ctx; };
-struct ctls_session { SSL *ssl; BIO *in; BIO *out; };
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_result = -1;
@@ -96,29 +44,50 @@ static void load(void) {
     // The versions share these functions; 3 first (current distributions), then 1.1.
     static const char *const ssl_names[] = {"libssl.so.3", "libssl.so.1.1", "libssl.so", NULL};
     static const char *const crypto_names[] = {"libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so", NULL};
-    void *ssl = open_first(ssl_names);
-    void *crypto = open_first(crypto_names);
+    // STUBSERVER_LIBSSL and STUBSERVER_LIBCRYPTO name the libraries to load instead (an
+    // OpenSSL of one's own; the tests use them to run as if OpenSSL were not installed).
+    const char *ssl_override = getenv("STUBSERVER_LIBSSL");
+    const char *crypto_override = getenv("STUBSERVER_LIBCRYPTO");
+    const char *const ssl_given[] = {ssl_override, NULL};
+    const char *const crypto_given[] = {crypto_override, NULL};
+    void *ssl = open_first(ssl_override ? ssl_given : ssl_names);
+    void *crypto = open_first(crypto_override ? crypto_given : crypto_names);
     if (!ssl || !crypto) {
-        snprintf(load_error, sizeof load_error, "cannot load OpenSSL (libssl.so.3 or libssl.so.1.1): %s", dlerror());
+        snprintf(load_error, sizeof load_error,
+                 "cannot load OpenSSL (libssl.so.3 or libssl.so.1.1): %s; install the libssl3 package "
+                 "(Debian, Ubuntu: apt-get install libssl3; Fedora, RHEL: dnf install openssl-libs; "
+                 "Alpine: apk add libssl3)", dlerror());
         return;
     }
     LOOKUP(ssl, OPENSSL_init_ssl);
     LOOKUP(ssl, TLS_client_method);
+    LOOKUP(ssl, TLS_server_method);
     LOOKUP(ssl, SSL_CTX_new);
     LOOKUP(ssl, SSL_CTX_free);
     LOOKUP(ssl, SSL_CTX_set_default_verify_paths);
     LOOKUP(ssl, SSL_CTX_load_verify_locations);
     LOOKUP(ssl, SSL_CTX_set_verify);
     LOOKUP(ssl, SSL_CTX_ctrl);
+    LOOKUP(ssl, SSL_CTX_callback_ctrl);
+    LOOKUP(ssl, SSL_CTX_set_options);
+    LOOKUP(ssl, SSL_CTX_use_certificate);
+    LOOKUP(ssl, SSL_CTX_use_PrivateKey);
+    LOOKUP(ssl, SSL_CTX_check_private_key);
+    LOOKUP(ssl, SSL_CTX_set_alpn_select_cb);
+    LOOKUP(ssl, SSL_CTX_set_session_id_context);
     LOOKUP(ssl, SSL_new);
     LOOKUP(ssl, SSL_free);
     LOOKUP(ssl, SSL_set_bio);
     LOOKUP(ssl, SSL_set_connect_state);
+    LOOKUP(ssl, SSL_set_accept_state);
     LOOKUP(ssl, SSL_ctrl);
     LOOKUP(ssl, SSL_set1_host);
     LOOKUP(ssl, SSL_get0_param);
     LOOKUP(ssl, SSL_set_alpn_protos);
+    LOOKUP(ssl, SSL_get_servername);
+    LOOKUP(ssl, SSL_set_SSL_CTX);
     LOOKUP(ssl, SSL_do_handshake);
+    LOOKUP(ssl, SSL_shutdown);
     LOOKUP(ssl, SSL_read);
     LOOKUP(ssl, SSL_write);
     LOOKUP(ssl, SSL_get_error);
@@ -134,6 +103,25 @@ static void load(void) {
     LOOKUP(crypto, BIO_write);
     LOOKUP(crypto, BIO_read);
     LOOKUP(crypto, BIO_ctrl_pending);
+    LOOKUP(crypto, d2i_X509);
+    LOOKUP(crypto, X509_free);
+    LOOKUP(crypto, d2i_AutoPrivateKey);
+    LOOKUP(crypto, i2d_PUBKEY);
+    LOOKUP(crypto, EVP_PKEY_free);
+    LOOKUP(crypto, EVP_PKEY_CTX_new_id);
+    LOOKUP(crypto, EVP_PKEY_CTX_free);
+    LOOKUP(crypto, EVP_PKEY_keygen_init);
+    LOOKUP(crypto, EVP_PKEY_CTX_ctrl);
+    LOOKUP(crypto, EVP_PKEY_keygen);
+    LOOKUP(crypto, EVP_PKEY2PKCS8);
+    LOOKUP(crypto, i2d_PKCS8_PRIV_KEY_INFO);
+    LOOKUP(crypto, PKCS8_PRIV_KEY_INFO_free);
+    LOOKUP(crypto, EVP_MD_CTX_new);
+    LOOKUP(crypto, EVP_MD_CTX_free);
+    LOOKUP(crypto, EVP_sha256);
+    LOOKUP(crypto, EVP_DigestSignInit);
+    LOOKUP(crypto, EVP_DigestUpdate);
+    LOOKUP(crypto, EVP_DigestSignFinal);
     if (ossl.OPENSSL_init_ssl(0, NULL) != 1) {
         snprintf(load_error, sizeof load_error, "OpenSSL did not initialise");
         return;
@@ -141,31 +129,34 @@ static void load(void) {
     load_result = 0;
 }
 
-static void copy(char *error, size_t size, const char *text) {
+void ctls_copy_error(char *error, size_t size, const char *text) {
     if (error && size) snprintf(error, size, "%s", text);
 }
 
-/// The first queued OpenSSL error, else `fallback`.
-static void describe(char *error, size_t size, const char *fallback) {
+void ctls_describe(char *error, size_t size, const char *fallback) {
     unsigned long code = ossl.ERR_get_error();
     if (code && error && size) {
         ossl.ERR_error_string_n(code, error, size);
     } else {
-        copy(error, size, fallback);
+        ctls_copy_error(error, size, fallback);
     }
     ossl.ERR_clear_error();
 }
 
-int ctls_load(char *error, size_t error_size) {
+int ctls_ensure_loaded(char *error, size_t error_size) {
     pthread_once(&load_once, load);
-    if (load_result != 0) copy(error, error_size, load_error);
+    if (load_result != 0) ctls_copy_error(error, error_size, load_error);
     return load_result;
+}
+
+int ctls_load(char *error, size_t error_size) {
+    return ctls_ensure_loaded(error, error_size);
 }
 
 ctls_context *ctls_context_new(const char *ca_file, char *error, size_t error_size) {
     if (ctls_load(error, error_size) != 0) return NULL;
     SSL_CTX *ctx = ossl.SSL_CTX_new(ossl.TLS_client_method());
-    if (!ctx) { describe(error, error_size, "cannot make a TLS context"); return NULL; }
+    if (!ctx) { ctls_describe(error, error_size, "cannot make a TLS context"); return NULL; }
     ossl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
     ossl.SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     // The system's store always (SSL_CERT_FILE and SSL_CERT_DIR are honoured here), the given
@@ -173,13 +164,13 @@ ctls_context *ctls_context_new(const char *ca_file, char *error, size_t error_si
     ossl.SSL_CTX_set_default_verify_paths(ctx);
     if (ca_file && ossl.SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) {
         char reason[200];
-        describe(reason, sizeof reason, "no certificates in it");
+        ctls_describe(reason, sizeof reason, "no certificates in it");
         if (error && error_size) snprintf(error, error_size, "cannot read CA file %s: %s", ca_file, reason);
         ossl.SSL_CTX_free(ctx);
         return NULL;
     }
     ctls_context *context = calloc(1, sizeof *context);
-    if (!context) { ossl.SSL_CTX_free(ctx); copy(error, error_size, "out of memory"); return NULL; }
+    if (!context) { ossl.SSL_CTX_free(ctx); ctls_copy_error(error, error_size, "out of memory"); return NULL; }
     context->ctx = ctx;
     return context;
 }
@@ -195,19 +186,31 @@ static int is_address(const char *host) {
     return inet_pton(AF_INET, host, buffer) == 1 || inet_pton(AF_INET6, host, buffer) == 1;
 }
 
-ctls_session *ctls_session_new(ctls_context *context, const char *host, char *error, size_t error_size) {
-    SSL *ssl = ossl.SSL_new(context->ctx);
-    if (!ssl) { describe(error, error_size, "cannot make a TLS session"); return NULL; }
+struct ctls_session *ctls_session_over_memory(SSL_CTX *ctx, char *error, size_t error_size) {
+    SSL *ssl = ossl.SSL_new(ctx);
+    if (!ssl) { ctls_describe(error, error_size, "cannot make a TLS session"); return NULL; }
     BIO *in = ossl.BIO_new(ossl.BIO_s_mem());
     BIO *out = ossl.BIO_new(ossl.BIO_s_mem());
-    if (!in || !out) {
+    ctls_session *session = calloc(1, sizeof *session);
+    if (!in || !out || !session) {
         if (in) ossl.BIO_free(in);
         if (out) ossl.BIO_free(out);
+        free(session);
         ossl.SSL_free(ssl);
-        copy(error, error_size, "out of memory");
+        ctls_copy_error(error, error_size, "out of memory");
         return NULL;
     }
     ossl.SSL_set_bio(ssl, in, out); // the session owns them now
+    session->ssl = ssl;
+    session->in = in;
+    session->out = out;
+    return session;
+}
+
+ctls_session *ctls_session_new(ctls_context *context, const char *host, char *error, size_t error_size) {
+    ctls_session *session = ctls_session_over_memory(context->ctx, error, error_size);
+    if (!session) return NULL;
+    SSL *ssl = session->ssl;
     ossl.SSL_set_connect_state(ssl);
     int named;
     if (is_address(host)) {
@@ -220,15 +223,10 @@ ctls_session *ctls_session_new(ctls_context *context, const char *host, char *er
     static const unsigned char alpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
     ossl.SSL_set_alpn_protos(ssl, alpn, sizeof alpn);
     if (named != 1) {
-        describe(error, error_size, "cannot set the name to verify");
-        ossl.SSL_free(ssl);
+        ctls_describe(error, error_size, "cannot set the name to verify");
+        ctls_session_free(session);
         return NULL;
     }
-    ctls_session *session = calloc(1, sizeof *session);
-    if (!session) { ossl.SSL_free(ssl); copy(error, error_size, "out of memory"); return NULL; }
-    session->ssl = ssl;
-    session->in = in;
-    session->out = out;
     return session;
 }
 
@@ -274,10 +272,11 @@ static long outcome(ctls_session *session, int result, char *error, size_t error
         long verify = ossl.SSL_get_verify_result(session->ssl);
         if (verify != X509_V_OK) {
             if (error && error_size)
-                snprintf(error, error_size, "certificate verify failed: %s", ossl.X509_verify_cert_error_string(verify));
+                snprintf(error, error_size, "certificate verify failed: %s",
+                         ossl.X509_verify_cert_error_string(verify));
             ossl.ERR_clear_error();
         } else {
-            describe(error, error_size, "the TLS session failed");
+            ctls_describe(error, error_size, "the TLS session failed");
         }
         return CTLS_ERROR;
     }
@@ -287,6 +286,11 @@ static long outcome(ctls_session *session, int result, char *error, size_t error
 int ctls_handshake(ctls_session *session, char *error, size_t error_size) {
     int result = ossl.SSL_do_handshake(session->ssl);
     return result == 1 ? CTLS_OK : (int)outcome(session, result, error, error_size);
+}
+
+void ctls_close_notify(ctls_session *session) {
+    ossl.SSL_shutdown(session->ssl); // 0: ours is written, the peer's not awaited
+    ossl.ERR_clear_error();
 }
 
 long ctls_read(ctls_session *session, void *buffer, size_t capacity, char *error, size_t error_size) {
@@ -301,7 +305,7 @@ long ctls_write(ctls_session *session, const void *bytes, size_t count, char *er
     return n > 0 ? n : outcome(session, n, error, error_size);
 }
 
-#else // not Linux: URLSession carries https (see the header)
+#else // not Linux: URLSession carries https, Security makes keys (see the header)
 
 int ctls_load(char *error, size_t error_size) {
     if (error && error_size) snprintf(error, error_size, "TLS through OpenSSL is used on Linux only");
@@ -323,6 +327,7 @@ int ctls_feed(ctls_session *session, const void *bytes, size_t count) { (void)se
 size_t ctls_outgoing(ctls_session *session) { (void)session; return 0; }
 long ctls_take_outgoing(ctls_session *session, void *buffer, size_t capacity) { (void)session; (void)buffer; (void)capacity; return 0; }
 int ctls_handshake(ctls_session *session, char *error, size_t error_size) { (void)session; ctls_load(error, error_size); return CTLS_ERROR; }
+void ctls_close_notify(ctls_session *session) { (void)session; }
 long ctls_read(ctls_session *session, void *buffer, size_t capacity, char *error, size_t error_size) {
     (void)session; (void)buffer; (void)capacity; ctls_load(error, error_size); return CTLS_ERROR;
 }

@@ -68,6 +68,8 @@ final class Connection {
     @exclusivity(unchecked) var parser: RequestParser
     @exclusivity(unchecked) var pending: [UInt8] = []
     @exclusivity(unchecked) var output: OutboundQueue
+    /// How bytes reach the parser and the socket: plain, or through TLS (`ConnectionTLS.swift`).
+    @exclusivity(unchecked) var transport: ConnectionTransport
     var closeWhenFlushed = false
     /// When the current request's head began: its first byte other than the empty lines a
     /// client may send before a request (nil between requests). Stray CRLFs do not start the
@@ -89,6 +91,7 @@ final class Connection {
         self.loop = loop
         self.parser = RequestParser(limits: loop.configuration.limits, peer: peer)
         self.output = OutboundQueue(pool: loop.scratchPool)
+        self.transport = loop.configuration.tls == nil ? .plain : .undecided
         self.lastActivity = loop.now
         self.lastWriteProgress = loop.now
     }
@@ -130,18 +133,23 @@ final class Connection {
             endOfInput()
         case .bytes(let n):
             let bytes = UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<n])
-            switch phase {
-            case .active:
-                receive(bytes)
-            case .hanging, .lingering, .closed:
-                return  // discarded
-            case .delayed, .dribbling, .awaiting, .streaming, .faulting:
-                pending.append(contentsOf: bytes)
-            }
+            if case .plain = transport { receivePlaintext(bytes) } else { receiveSecure(bytes) }
         }
     }
 
-    private func endOfInput() {
+    /// Request bytes, as the client sent them (decrypted first on a TLS connection).
+    func receivePlaintext(_ bytes: UnsafeRawBufferPointer) {
+        switch phase {
+        case .active:
+            receive(bytes)
+        case .hanging, .lingering, .closed:
+            return  // discarded
+        case .delayed, .dribbling, .awaiting, .streaming, .faulting:
+            pending.append(contentsOf: bytes)
+        }
+    }
+
+    func endOfInput() {
         switch phase {
         case .active where !output.isEmpty:
             // The client half-closed after sending; finish writing what it asked for.
@@ -224,9 +232,9 @@ final class Connection {
     func flush() {
         guard !isClosed else { return }
         if !output.isEmpty {
-            let before = output.byteCount
-            let result = output.flush(to: fd)
-            if output.byteCount < before { lastWriteProgress = loop.now }
+            let before = output.bytesWritten
+            let result = output.flush(to: fd, through: transport.session)
+            if output.bytesWritten > before { lastWriteProgress = loop.now }
             switch result {
             case .failed:
                 close()
@@ -244,6 +252,10 @@ final class Connection {
             applyFault(fault)
         case .active:
             if closeWhenFlushed {
+                if sealCloseNotify() {
+                    flush()
+                    return
+                }
                 Posix.shutdownWrite(fd)
                 phase = .lingering(until: loop.now + Self.lingerMilliseconds)
             } else if !pending.isEmpty {

@@ -6,6 +6,10 @@ extension Connection {
     func checkTimeouts() {
         let now = loop.now
         let configuration = loop.configuration
+        if handshakeTimedOut(now: now) {
+            close()
+            return
+        }
         if !output.isEmpty, now - lastWriteProgress >= configuration.writeTimeoutMilliseconds {
             // A client that reads nothing of its response cannot hold the slot forever.
             close()

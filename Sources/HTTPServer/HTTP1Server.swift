@@ -121,6 +121,13 @@ package final class HTTP1Server: Sendable {
         }
     }
 
+    /// `https://127.0.0.1:PORT` when the port speaks TLS too (`ServerConfiguration.tls`), else nil.
+    package var secureBaseURL: String? {
+        guard configuration.tls != nil else { return nil }
+        let plain = baseURL
+        return plain.isEmpty ? nil : "https" + plain.dropFirst(4)
+    }
+
     /// The event loops, while running (the HTTP client runs its exchanges on them).
     var eventLoops: [EventLoop] { state.withLock { $0.loops } }
 

@@ -14,6 +14,15 @@ struct OutboundQueue {
     private var tailIsScratch = false
     private let pool: ScratchPool
     private(set) var byteCount = 0
+    /// TLS: ciphertext made from the queue's plaintext, or written by the session itself
+    /// (handshake, alerts, tickets), not yet sent. It goes out before more plaintext is sealed,
+    /// and `byteCount` counts it, so "empty" means nothing is owed to the socket either way.
+    private var sealed: [UInt8] = []
+    private var sealedOffset = 0
+    /// Bytes handed to the socket so far: progress, whatever the bytes were.
+    private(set) var bytesWritten = 0
+    /// Plaintext sealed at a time: a few TLS records.
+    static let sealBatch = 64 * 1024
 
     var isEmpty: Bool { byteCount == 0 }
 
@@ -47,12 +56,70 @@ struct OutboundQueue {
         offset = 0
         tailIsScratch = false
         byteCount = 0
+        sealed = []
+        sealedOffset = 0
+    }
+
+    /// Takes what a TLS session wrote on its own (handshake messages, alerts, tickets).
+    mutating func appendCiphertext(from session: TLSSession) {
+        let before = sealed.count
+        session.takeOutgoing(into: &sealed)
+        byteCount += sealed.count - before
+    }
+
+    /// A failed TLS session: plaintext still queued can no longer be sealed; ciphertext stays.
+    mutating func dropPlaintext() {
+        chunks.removeAll()
+        offset = 0
+        tailIsScratch = false
+        byteCount = sealed.count - sealedOffset
     }
 
     enum FlushResult { case done, blocked, failed }
 
+    /// Writes until done or the socket would block; through `session` (sealing the plaintext
+    /// as it goes) on a TLS connection.
+    mutating func flush(to fd: Int32, through session: TLSSession?) -> FlushResult {
+        if session == nil && sealed.isEmpty { return flushPlain(to: fd) }
+        return flushSealed(fd, session)
+    }
+
+    private mutating func flushSealed(_ fd: Int32, _ session: TLSSession?) -> FlushResult {
+        while true {
+            while sealedOffset < sealed.count {
+                let result = sealed.withUnsafeBytes {
+                    Posix.send(fd, UnsafeRawBufferPointer(rebasing: $0[sealedOffset...]))
+                }
+                switch result {
+                case .bytes(let n):
+                    sealedOffset += n
+                    byteCount -= n
+                    bytesWritten += n
+                case .wouldBlock: return .blocked
+                case .endOfFile, .failed: return .failed
+                }
+            }
+            // All written: the buffer is kept for the next records unless a burst made it huge.
+            if sealed.capacity > 4 * Self.sealBatch { sealed = [] } else { sealed.removeAll(keepingCapacity: true) }
+            sealedOffset = 0
+            guard let session, !chunks.isEmpty else { return .done }
+            var taken = 0
+            while taken < Self.sealBatch, !chunks.isEmpty {
+                let piece = min(chunks[0].count - offset, Self.sealBatch - taken)
+                let (count, _) = chunks[0].withUnsafeBytes {
+                    session.write(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + piece)]))
+                }
+                // After the handshake the session takes all it is given; anything else has failed.
+                guard count == piece else { return .failed }
+                consume(count)
+                taken += count
+            }
+            appendCiphertext(from: session)
+        }
+    }
+
     /// Writes until done or the socket would block.
-    mutating func flush(to fd: Int32) -> FlushResult {
+    private mutating func flushPlain(to fd: Int32) -> FlushResult {
         while !chunks.isEmpty {
             let result: IOResult
             if chunks.count >= 2 {
@@ -65,7 +132,9 @@ struct OutboundQueue {
                 result = chunks[0].withUnsafeBytes { Posix.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             }
             switch result {
-            case .bytes(let n): consume(n)
+            case .bytes(let n):
+                consume(n)
+                bytesWritten += n
             case .wouldBlock: return .blocked
             case .endOfFile, .failed: return .failed
             }

@@ -34,6 +34,9 @@ package struct ServerConfiguration: Sendable {
     package var selector: SelectorKind = .platformDefault
     /// How long `stop` lets in-flight responses finish before closing everything.
     package var shutdownGraceMilliseconds: Int64 = 5_000
+    /// TLS beside plain HTTP on the same port (`--https`): the first byte of a connection says
+    /// which it speaks. nil: plain HTTP only.
+    package var tls: ServerTLS?
     /// The `Server` header's value.
     package var serverName: String = "stubserver"
     package var onRejection: RejectionObserver?

@@ -73,6 +73,10 @@ final class TLSSession {
     private let raw: OpaquePointer
     private var error = [CChar](repeating: 0, count: 512)
 
+    init(raw: OpaquePointer) {
+        self.raw = raw
+    }
+
     init(context: TLSContext, host: String) throws(ClientFailure) {
         var error = [CChar](repeating: 0, count: 512)
         guard let made = host.withCString({ ctls_session_new(context.raw, $0, &error, error.count) }) else {
@@ -96,6 +100,11 @@ final class TLSSession {
         output.append(contentsOf: repeatElement(0, count: count))
         let taken = output.withUnsafeMutableBytes { ctls_take_outgoing(raw, $0.baseAddress! + start, count) }
         output.removeLast(count - Int(taken))
+    }
+
+    /// Ends the session properly: our close_notify is written to the outgoing ciphertext.
+    func closeNotify() {
+        ctls_close_notify(raw)
     }
 
     func handshake() -> Step {

@@ -141,7 +141,7 @@ struct RecordCommand: Command {
         let existing = run.engine.catalog.count
         run.announce(
             """
-            stubserver recording on \(run.server.baseURL) (\(plural(existing, "stub")) from \
+            stubserver recording on \(run.listeningURLs) (\(plural(existing, "stub")) from \
             \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)
             """,
             console: console

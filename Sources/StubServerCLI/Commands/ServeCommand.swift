@@ -39,7 +39,7 @@ struct ServeCommand: Command {
         let kind = run.loader.format == .wiremock ? ", a WireMock folder" : ""
         let stubs = plural(run.engine.catalog.count, "stub")
         let what = "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)"
-        run.announce("stubserver listening on \(run.server.baseURL) (\(what))", console: console)
+        run.announce("stubserver listening on \(run.listeningURLs) (\(what))", console: console)
         let watcher = options.watch ? run.watch(console: console) : nil
         run.server.waitUntilStopped()
         watcher?.stop()

@@ -46,6 +46,8 @@ struct ServingOptions: Sendable, Equatable {
     /// Which admin API answers the routes both have; nil: the folder's.
     var adminDialect: AdminDialect?
     var allowShutdown = false
+    /// TLS beside plain HTTP on the port (`--https`, `--cert`, `--key`, `--cert-host`).
+    var https = HTTPSOptions()
 
     static let options: [Option] =
         [
@@ -112,7 +114,7 @@ struct ServingOptions: Sendable, Equatable {
                 "--allow-shutdown",
                 "let POST /__admin/shutdown stop the server (WireMock's admin API; refused without this flag)"
             ),
-        ]
+        ] + HTTPSOptions.options
 
     /// What serve and validate share about the folder's format.
     static let folderOptions: [Option] = [
@@ -140,6 +142,7 @@ struct ServingOptions: Sendable, Equatable {
             adminDialect = dialect
         }
         allowShutdown = a.has("--allow-shutdown")
+        https = try HTTPSOptions(a)
         if let value = a.string("--port") {
             guard let n = Int(value), (0...65535).contains(n) else {
                 throw UsageError("--port must be a number from 0 to 65535 (0 picks a free port), not \"\(value)\"")

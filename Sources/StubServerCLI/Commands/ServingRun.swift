@@ -84,7 +84,23 @@ struct ServingRun {
         engineOptions.wiremock.allowShutdown = options.allowShutdown
         engineOptions.wiremock.globalTemplating = options.globalTemplating
         let engine = Engine(stubs: result.stubs, options: engineOptions)
-        let server = HTTP1Server(configuration: options.serverConfiguration) { engine.handle($0).reply }
+        var configuration = options.serverConfiguration
+        if options.https.enabled {
+            // Before listening: a certificate or key that cannot serve stops the start.
+            do {
+                let prepared = try HTTPSSetup.prepare(
+                    options.https,
+                    listeningOn: options.host,
+                    stubFolder: options.directory
+                )
+                configuration.tls = prepared.tls
+                for note in prepared.notes { console.err("stubserver: \(note)") }
+            } catch {
+                console.err("stubserver: \(error.message)")
+                return nil
+            }
+        }
+        let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         do {
             try ProxyTransports.install(on: engine, server: server, caFile: proxy.caFile)
         } catch {
@@ -150,6 +166,13 @@ struct ServingRun {
         )
     }
 
+    /// Where the server listens, for the ready line: `https://127.0.0.1:PORT and
+    /// http://127.0.0.1:PORT` when the port speaks both.
+    var listeningURLs: String {
+        guard let secure = server.secureBaseURL else { return server.baseURL }
+        return "\(secure) and \(server.baseURL)"
+    }
+
     /// The ready line scripts wait for, then the inspector's address (on stderr with
     /// `--log json`, so stdout stays one JSON object per line after the ready line).
     ///
@@ -157,10 +180,11 @@ struct ServingRun {
     /// the browser never sends, so it reaches no log) and for scripts; it is never logged again.
     func announce(_ readyLine: String, console: Console) {
         console.out(readyLine)
-        var lines = ["inspector: \(server.baseURL)/__admin/ui"]
+        let base = server.secureBaseURL ?? server.baseURL
+        var lines = ["inspector: \(base)/__admin/ui"]
         if let token = generatedToken {
             lines = [
-                "inspector: \(server.baseURL)/__admin/ui#token=\(token)",
+                "inspector: \(base)/__admin/ui#token=\(token)",
                 """
                 admin token: \(token) (send Authorization: Bearer \(token) to /__admin/; --admin-token T sets \
                 your own)
