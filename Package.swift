@@ -39,7 +39,10 @@ let package = Package(
         // (keys made and used by libcrypto through CTLS on Linux, by Security on Apple platforms).
         .target(name: "Certificates", dependencies: ["SystemSupport", "CTLS"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
-        .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport", "WebSocket"], swiftSettings: strict),
+        // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
+        // handshake. Pure: bytes in, messages and bytes out; knows nothing of sockets or stubs.
+        .target(name: "WebSocket", swiftSettings: strict),
         // The inspector's page (GET /__admin/ui), plugged into the engine's admin routes. Its
         // HTML, CSS and JavaScript are files in Assets/, embedded at build time by EmbedAssets.
         .target(
@@ -100,6 +103,7 @@ let package = Package(
         // A raw-socket client for tests that need exact bytes on the wire. Test-only.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], swiftSettings: strict),
         // The calendar and the zone database reader (TZif files, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
         // PEM, DER, SHA-256, the local CA and the certificates it issues.

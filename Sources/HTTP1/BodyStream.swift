@@ -32,6 +32,8 @@ package final class BodyStream: Sendable {
         var unsent = 0
         var finished = false
         var aborted = false
+        /// Aborted with a TCP reset rather than a close (a stub's fault mid-stream).
+        var resets = false
         var cancelled = false
         var waitingForRoom = false
         var notify: (@Sendable () -> Void)?
@@ -99,11 +101,13 @@ package final class BodyStream: Sendable {
         notify?()
     }
 
-    /// Breaks the response off: the connection closes without ending the body properly.
-    package func abort() {
+    /// Breaks the response off: the connection closes without ending the body properly, after
+    /// what was written; with `resetting`, with a TCP reset instead of a clean close.
+    package func abort(resetting: Bool = false) {
         let (notify, tap) = state.withLock { s -> ((@Sendable () -> Void)?, (@Sendable (Tapped) -> Void)?) in
             guard !s.cancelled, !s.finished, !s.aborted else { return (nil, nil) }
             s.aborted = true
+            s.resets = resetting
             s.dropProducerHandlers()
             defer { s.tap = nil }
             return (s.notify, s.tap)
@@ -141,6 +145,8 @@ package final class BodyStream: Sendable {
         package var pieces: [[UInt8]]
         package var finished: Bool
         package var aborted: Bool
+        /// The abort is a TCP reset.
+        package var resets = false
     }
 
     /// The connection is ready: `notify` (which must hop to the connection's loop) runs when
@@ -157,7 +163,7 @@ package final class BodyStream: Sendable {
     /// Takes what is queued; `unsent` is what the connection still holds unwritten.
     package func take(unsent: Int) -> Batch {
         state.withLock { s in
-            let batch = Batch(pieces: s.pieces, finished: s.finished, aborted: s.aborted)
+            let batch = Batch(pieces: s.pieces, finished: s.finished, aborted: s.aborted, resets: s.resets)
             s.pieces = []
             s.unsent = unsent + s.queued
             s.queued = 0

@@ -52,6 +52,10 @@ package enum ResponseDelivery: Sendable, Equatable {
     /// The body comes in pieces from a producer (the prepared response's head was made for it
     /// with `PreparedResponse(status:headers:streamLength:)`).
     case stream(BodyStream)
+    /// `101 Switching Protocols`, then the connection belongs to another protocol (a
+    /// WebSocket): the prepared head goes out with `Connection: Upgrade`, and from then on the
+    /// bytes go both ways through `ConnectionUpgrade`.
+    case upgrade(ConnectionUpgrade)
 }
 
 extension ResponseDelivery {
@@ -63,7 +67,7 @@ extension ResponseDelivery {
         case .closeWithoutResponse: "empty"
         case .rawThenClose: "garbage"
         case .hang: "hang"
-        case .normal, .dribble, .stream: nil
+        case .normal, .dribble, .stream, .upgrade: nil
         }
     }
 
@@ -76,6 +80,7 @@ extension ResponseDelivery {
         case let (.dribble(c1, d1), .dribble(c2, d2)): c1 == c2 && d1 == d2
         case let (.rawThenClose(x), .rawThenClose(y)): x == y
         case let (.stream(x), .stream(y)): x === y
+        case let (.upgrade(x), .upgrade(y)): x === y
         default: false
         }
     }

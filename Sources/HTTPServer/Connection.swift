@@ -144,6 +144,9 @@ final class Connection {
             receive(bytes)
         case .hanging, .lingering, .closed:
             return  // discarded
+        case .streaming(let state) where state.upgrade != nil:
+            lastActivity = loop.now
+            state.upgrade?.received(Array(bytes))
         case .delayed, .dribbling, .awaiting, .streaming, .faulting:
             pending.append(contentsOf: bytes)
         }
@@ -178,6 +181,7 @@ final class Connection {
             pending.append(contentsOf: bytes)
             processPending()
         }
+        handOverPendingToUpgrade()
         if wasReadingBody || parser.isReadingBody { lastActivity = loop.now }
         updateHeaderClock()
         flush()

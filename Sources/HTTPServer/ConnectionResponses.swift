@@ -61,6 +61,8 @@ extension Connection {
             finishResponse(keepAlive: exchange.keepAlive)
         case .stream(let stream):
             startStream(stream, prepared, exchange)
+        case .upgrade(let upgrade):
+            startUpgrade(upgrade, prepared, exchange)
         case .dribble(let chunks, let duration):
             enqueue(head: prepared, exchange)
             let body = exchange.isHead ? [] : prepared.body

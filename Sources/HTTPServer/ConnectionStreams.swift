@@ -9,6 +9,9 @@ extension Connection {
         /// Bytes still owed when the length was announced.
         var remaining: Int?
         let keepAlive: Bool
+        /// Set for a connection handed to another protocol: the stream is its output, unframed,
+        /// and what the client sends goes to the upgrade (`ConnectionUpgrades.swift`).
+        var upgrade: ConnectionUpgrade? = nil
     }
 
     func startStream(_ stream: BodyStream, _ prepared: PreparedResponse, _ exchange: Exchange) {
@@ -53,7 +56,7 @@ extension Connection {
             if state.chunked { enqueue(body: [13, 10]) }
         }
         if batch.aborted {
-            endStream(state, complete: false)
+            endStream(state, complete: false, resetting: batch.resets)
         } else if batch.finished {
             // A body shorter than its Content-Length cannot be ended properly: close.
             endStream(state, complete: state.remaining == nil || state.remaining == 0)
@@ -69,14 +72,19 @@ extension Connection {
         state.stream.drained(unsent: output.byteCount)
     }
 
-    /// Ends the body: properly (last chunk, keep-alive as agreed) or by closing.
-    func endStream(_ state: StreamState, complete: Bool) {
+    /// Ends the body: properly (last chunk, keep-alive as agreed) or by closing (with a reset
+    /// once what was written is out, when `resetting`).
+    func endStream(_ state: StreamState, complete: Bool, resetting: Bool = false) {
         if state.stream.isLongLived { loop.shared.streams.withLock { $0 -= 1 } }
         if complete {
             if state.chunked { enqueue(body: Self.lastChunk) }
             finishResponse(keepAlive: state.keepAlive)
         } else {
             state.stream.cancel()
+            if resetting {
+                phase = .faulting(.reset)
+                return
+            }
             // What was written stays readable, then the connection ends: the client sees a
             // body cut short.
             phase = .active

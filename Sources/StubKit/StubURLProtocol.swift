@@ -167,6 +167,16 @@ public final class StubURLProtocol: URLProtocol {
         notify(ending: true) { $0.urlProtocolDidFinishLoading(self) }
     }
 
+    /// What a client is told when a WebSocket stub answers through this transport.
+    static let webSocketRefusal =
+        "StubURLProtocol cannot carry a WebSocket: a URLProtocol answers requests and cannot hand a task a "
+        + "socket. Serve WebSocket stubs with LocalStubServer and connect URLSessionWebSocketTask to its URL."
+
+    private func fail(_ code: URLError.Code, because reason: String) {
+        let info: [String: Any] = [NSURLErrorFailingURLErrorKey: request.url as Any, NSLocalizedDescriptionKey: reason]
+        notify(ending: true) { $0.urlProtocol(self, didFailWithError: URLError(code, userInfo: info)) }
+    }
+
     private func fail(_ code: URLError.Code) {
         notify(ending: true) {
             $0.urlProtocol(
@@ -217,6 +227,12 @@ public final class StubURLProtocol: URLProtocol {
             return
         case .stream(let s):
             stream = s
+        case .upgrade(let upgrade):
+            // A URLProtocol answers requests; it cannot hand a task a socket. Say so at once
+            // rather than leave the client waiting for frames that cannot come.
+            upgrade.output.cancel()
+            fail(.unsupportedURL, because: Self.webSocketRefusal)
+            return
         case .normal, .dribble:
             break
         }

@@ -175,7 +175,7 @@ final class ImportEndToEndTests: XCTestCase {
         )
         XCTAssertEqual(p.exitStatus(), 0, p.stdout)
         XCTAssertTrue(
-            p.stdout.hasSuffix("stubs: 23 stubs in 9 files agree with docs/stubs.openapi.yaml (1 warning)\n"),
+            p.stdout.hasSuffix("stubs: 29 stubs in 12 files agree with docs/stubs.openapi.yaml (1 warning)\n"),
             p.stdout
         )
         XCTAssertTrue(

@@ -54,7 +54,7 @@ package struct AdminAPI {
             ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
             ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
             ("GET", "/__admin/events"),
-        ] + RecordingRoutes.routes
+        ] + RecordingRoutes.routes + WebSocketRoutes.routes
 
     /// Answers a request that `AdminProtection` let through (`AdminResponder` checks first).
     func handle(_ request: IncomingRequest) -> OutgoingResponse {
@@ -100,6 +100,9 @@ package struct AdminAPI {
             return Self.json(200, .object([("reset", .bool(true))]))
         default:
             break
+        }
+        if rest.hasPrefix("/websockets"), let answer = WebSocketRoutes(engine: engine).handle(request, rest: rest) {
+            return answer
         }
         if rest.hasPrefix("/recordings/"), let answer = RecordingRoutes(engine: engine).handle(request, rest: rest) {
             return answer

@@ -68,11 +68,33 @@ enum AdminJSON {
             ]
             answer += body(response.body, size: response.bodySize)
             members.append(("response", .object(answer)))
+            if let stream = response.stream { members.append(("stream", Self.stream(stream.snapshot))) }
         }
         if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
         if let refusal = e.refusal { members.append(("refused", .string(refusal))) }
         if !e.regexAborts.isEmpty { members.append(("regexAborted", .array(e.regexAborts.map(aborted)))) }
         return .object(members)
+    }
+
+    /// What happened on a stream: `kind` (`events`, `websocket`), the items in order (`atMs`
+    /// after it opened, `direction` `sent`, `received` or `note`, `text`, and for an unmatched
+    /// message its `nearMiss` lines), `omitted` past the bound, and `ended` (null while open).
+    static func stream(_ snapshot: StreamTranscript.Snapshot) -> JSONNode {
+        let items: [JSONNode] = snapshot.items.map { item in
+            var fields: [(String, JSONNode)] = [
+                ("atMs", .number(item.atMilliseconds)),
+                ("direction", .string(item.direction.rawValue)),
+                ("text", .string(item.text)),
+            ]
+            if !item.nearMiss.isEmpty { fields.append(("nearMiss", .array(item.nearMiss.map { .string($0) }))) }
+            return .object(fields)
+        }
+        return .object([
+            ("kind", .string(snapshot.kind.rawValue)),
+            ("items", .array(items)),
+            ("omitted", .number(snapshot.omitted)),
+            ("ended", snapshot.ended.map { .string($0) } ?? .null),
+        ])
     }
 
     /// A webhook call (`GET /__admin/webhooks`): what was sent, and how it ended.

@@ -24,6 +24,9 @@ package enum OutcomeKind: Sendable {
 package struct Outcome: Sendable {
     package var reply: Reply
     package var kind: OutcomeKind
+    /// For an answer that streams (events, a WebSocket): what happens on it, as it happens.
+    /// The journal entry keeps it.
+    package var transcript: StreamTranscript?
 
     package init(response: OutgoingResponse, kind: OutcomeKind) {
         self.reply = .now(response)

@@ -8,17 +8,23 @@ final class StubMatchResponder: Responder {
     let fallbackBaseURL: Locked<String>
     let upstream: Locked<(any UpstreamTransport)?>
     let maximumRenderedBytes: Int
+    let webSockets: WebSocketHub
+    let streamStallMilliseconds: Int
 
     init(
         state: Locked<EngineState>,
         fallbackBaseURL: Locked<String>,
         upstream: Locked<(any UpstreamTransport)?>,
-        maximumRenderedBytes: Int
+        maximumRenderedBytes: Int,
+        webSockets: WebSocketHub,
+        streamStallMilliseconds: Int
     ) {
         self.state = state
         self.fallbackBaseURL = fallbackBaseURL
         self.upstream = upstream
         self.maximumRenderedBytes = maximumRenderedBytes
+        self.webSockets = webSockets
+        self.streamStallMilliseconds = streamStallMilliseconds
     }
 
     func respond(to facts: RequestFacts) -> Outcome? {
@@ -57,6 +63,20 @@ final class StubMatchResponder: Responder {
                 pending.adjust { $0.delayMilliseconds += milliseconds }
             }
             return outcome
+        }
+        if let stream = response.stream {
+            let inputs = TemplateInputs(
+                request: facts.request,
+                captures: captures,
+                fallbackBaseURL: fallbackBaseURL.value,
+                maximumRenderedBytes: maximumRenderedBytes
+            )
+            switch stream {
+            case .events(let script):
+                return StreamAnswers.events(script, response, stub, inputs, stallMilliseconds: streamStallMilliseconds)
+            case .webSocket(let script):
+                return StreamAnswers.webSocket(script, stub, inputs, hub: webSockets)
+            }
         }
         let context = TemplateContext(
             facts: facts,

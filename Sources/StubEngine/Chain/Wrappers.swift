@@ -25,7 +25,8 @@ final class JournalRecorder: ResponderWrapper {
                 outcome.kind,
                 answer: response,
                 durationMilliseconds: elapsed + Double(response.delayMilliseconds),
-                regexAborts: regexLog?.aborts ?? []
+                regexAborts: regexLog?.aborts ?? [],
+                stream: outcome.transcript
             )
         case .later(let pending):
             // Recorded when the answer exists (or with no status, if the client left first); a

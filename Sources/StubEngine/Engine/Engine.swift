@@ -46,6 +46,9 @@ package final class Engine: Sendable {
         package var adminRoutes: [any AdminRouteSet] = []
         /// The inspector's event streams (`GET /__admin/events`).
         package var events = EventFeedLimits()
+        /// How long an event stream's client may leave a full buffer untouched before the
+        /// stream is dropped (and journaled as dropped).
+        package var streamStallMilliseconds = 5_000
         /// How `directory` is written: stub files, or a WireMock folder (`--wiremock`).
         package var folderFormat = StubFolderFormat.native
         /// Warnings are errors when the folder is reloaded (`--strict`).
@@ -103,6 +106,8 @@ package final class Engine: Sendable {
 
     /// The webhook calls made after answers, with how each ended (`GET /__admin/webhooks`).
     package let webhookLog: WebhookLog
+    /// Open WebSocket connections, for `GET /__admin/websockets` and pushes from tests.
+    package let webSockets = WebSocketHub()
 
     package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
         self.init(stubs: stubs, options: Options(cors: cors))
@@ -253,7 +258,9 @@ package final class Engine: Sendable {
                 state: engine.state,
                 fallbackBaseURL: engine.fallbackBaseURL,
                 upstream: engine.upstream,
-                maximumRenderedBytes: engine.options.maximumRenderedBytes
+                maximumRenderedBytes: engine.options.maximumRenderedBytes,
+                webSockets: engine.webSockets,
+                streamStallMilliseconds: engine.options.streamStallMilliseconds
             )
         )
         let fallback = UnmatchedResponder(

@@ -32,6 +32,8 @@ package final class Journal: Sendable {
         /// How many times the journal was cleared, so a reader can tell.
         var clears = 0
         var listeners: [any JournalListener] = []
+        var streamChanges: [Int] = []
+        var streamChangeCount = 0
     }
 
     private let state: Locked<State>
@@ -57,7 +59,8 @@ package final class Journal: Sendable {
         _ kind: OutcomeKind,
         _ response: OutgoingResponse?,
         durationMilliseconds: Double,
-        regexAborts: [RegexAbort] = []
+        regexAborts: [RegexAbort] = [],
+        stream: StreamTranscript? = nil
     ) {
         if let response {
             record(
@@ -65,7 +68,8 @@ package final class Journal: Sendable {
                 kind,
                 answer: response,
                 durationMilliseconds: durationMilliseconds,
-                regexAborts: regexAborts
+                regexAborts: regexAborts,
+                stream: stream
             )
         } else {
             record(
@@ -86,19 +90,23 @@ package final class Journal: Sendable {
         _ kind: OutcomeKind,
         answer: borrowing OutgoingResponse,
         durationMilliseconds: Double,
-        regexAborts: [RegexAbort] = []
+        regexAborts: [RegexAbort] = [],
+        stream: StreamTranscript? = nil
     ) {
         guard capacity > 0 else { return }
-        record(
+        let id = record(
             request,
             kind,
             status: answer.delivery.sendsStatusLine ? answer.prepared.status : nil,
-            response: JournalResponse(answer),
+            response: JournalResponse(answer, stream: stream),
             durationMilliseconds: durationMilliseconds,
             regexAborts: regexAborts
         )
+        // A stream goes on after the answer: each change tells the listeners (the inspector).
+        stream?.onChange { [weak self] in self?.streamChanged(entryID: id) }
     }
 
+    @discardableResult
     private func record(
         _ request: IncomingRequest,
         _ kind: OutcomeKind,
@@ -106,8 +114,8 @@ package final class Journal: Sendable {
         response: consuming JournalResponse?,
         durationMilliseconds: Double,
         regexAborts: [RegexAbort]
-    ) {
-        guard capacity > 0 else { return }
+    ) -> Int {
+        guard capacity > 0 else { return 0 }
         let stub: Stub?
         let proxy: ProxyReport?
         switch kind {
@@ -152,16 +160,46 @@ package final class Journal: Sendable {
             refusal: refusal,
             regexAborts: regexAborts
         )
-        let listeners = state.withLock { s -> [any JournalListener] in
-            slot!.id = s.nextID
+        let (id, listeners) = state.withLock { s -> (Int, [any JournalListener]) in
+            let id = s.nextID
+            slot!.id = id
             s.nextID += 1
             swap(&s.entries[s.next], &slot)
             if let evicted = slot?.id { s.evictedThrough = evicted }
             s.next = (s.next + 1) % capacity
-            return s.listeners
+            return (id, s.listeners)
         }
         slot = nil
         for listener in listeners { listener.journalChanged() }
+        return id
+    }
+
+    // MARK: Streams
+
+    /// The entries whose streams changed, newest last, with a running count: a listener reads
+    /// those after the count it saw (`streamChanges(after:)`). Bounded: only the last
+    /// `streamChangeCapacity` changes are kept.
+    static let streamChangeCapacity = 256
+
+    private func streamChanged(entryID: Int) {
+        let listeners = state.withLock { s -> [any JournalListener] in
+            s.streamChangeCount += 1
+            s.streamChanges.append(entryID)
+            if s.streamChanges.count > Self.streamChangeCapacity { s.streamChanges.removeFirst() }
+            return s.listeners
+        }
+        for listener in listeners { listener.journalChanged() }
+    }
+
+    /// The ids of entries whose streams changed after change number `count` (each once), and the
+    /// count now.
+    package func streamChanges(after count: Int) -> (ids: [Int], count: Int) {
+        state.withLock { s in
+            let new = min(s.streamChanges.count, max(0, s.streamChangeCount - count))
+            var seen = Set<Int>()
+            let ids = s.streamChanges.suffix(new).filter { seen.insert($0).inserted }
+            return (ids, s.streamChangeCount)
+        }
     }
 
     /// What clients sent to the stubs, oldest first: every entry but the admin requests the

@@ -181,8 +181,12 @@ package struct JournalResponse: Sendable {
     package let delayMilliseconds: Int
     /// `reset`, `empty`, `garbage`, `hang`: the stub's fault, when the client got no response.
     package let fault: String?
+    /// For an answer that streams (events, a WebSocket): what was sent and received, as it
+    /// happens, and how it ended.
+    package let stream: StreamTranscript?
 
-    init(_ response: borrowing OutgoingResponse) {
+    init(_ response: borrowing OutgoingResponse, stream: StreamTranscript? = nil) {
+        self.stream = stream
         status = response.prepared.status
         headers = response.prepared.headers
         let whole = response.prepared.body

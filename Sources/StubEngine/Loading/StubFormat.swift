@@ -2,12 +2,14 @@
 /// accept and the order the encoder writes them in.
 package enum StubFormat {
     package static let stubKeys = [
-        "name", "priority", "request", "response", "responses", "after", "scenario",
+        "name", "priority", "request", "response", "responses", "websocket", "after", "scenario",
         "webhooks",
     ]
     package static let requestKeys = ["method", "path", "pathPattern", "host", "query", "rawQuery", "headers", "body"]
     package static let responseKeys = [
-        "status", "headers", "body", "bodyFile", "bodyBase64", "template", "delay", "fault", "dribble", "proxy",
+        "status", "headers", "body", "bodyFile", "bodyBase64", "events", "eventsFile", "eventDelay", "then",
+        "heartbeat",
+        "template", "delay", "fault", "dribble", "proxy",
     ]
     package static let proxyKeys = ["to", "stripPrefix", "headers", "removeHeaders", "preserveHost", "timeoutMs"]
     package static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
@@ -22,5 +24,12 @@ package enum StubFormat {
     package static let scenarioKeys = ["name", "when", "then"]
     package static let delayRangeKeys = ["min", "max"]
     package static let dribbleKeys = ["chunks", "durationMs"]
+    /// One server-sent event in `events`.
+    package static let eventKeys = ["event", "id", "data", "comment", "retry", "delay", "fault"]
+    /// A stub's `websocket`, its rules, the messages it sends and its close.
+    package static let webSocketKeys = ["onOpen", "onMessage", "onUnmatched", "close"]
+    package static let webSocketRuleKeys = ["match", "reply", "close"]
+    package static let webSocketSendKeys = ["send", "delay"]
+    package static let webSocketCloseKeys = ["code", "reason", "after"]
     package static let webhookKeys = ["method", "url", "headers", "body", "bodyBase64", "template", "delay"]
 }

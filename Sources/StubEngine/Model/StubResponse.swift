@@ -16,6 +16,9 @@ package struct StubResponse: Sendable {
     /// Computed per request by code rather than written in the stub (StubKit's closure
     /// responders): given the request and the path captures, it promises the answer.
     package let computed: ComputedResponse?
+    /// Server-sent events (`"events"`) or, for a `"websocket"` stub, its script: answers that
+    /// go on after the head. One reference, so a plain response stays as small as it was.
+    package let stream: StreamAnswer?
 
     init(
         prepared: PreparedResponse,
@@ -24,7 +27,8 @@ package struct StubResponse: Sendable {
         dribble: Dribble? = nil,
         template: (any ResponseRenderer)? = nil,
         proxy: ProxyRule? = nil,
-        computed: ComputedResponse? = nil
+        computed: ComputedResponse? = nil,
+        stream: StreamAnswer? = nil
     ) {
         self.prepared = prepared
         self.delay = delay
@@ -33,6 +37,7 @@ package struct StubResponse: Sendable {
         self.template = template
         self.proxy = proxy
         self.computed = computed
+        self.stream = stream
     }
 
     /// A response that code computes for each request (see `computed`).
@@ -42,12 +47,16 @@ package struct StubResponse: Sendable {
 
     package var isTemplated: Bool { template != nil }
 
+    package var events: EventStreamScript? { if case .events(let script)? = stream { script } else { nil } }
+    package var websocket: WebSocketScript? { if case .webSocket(let script)? = stream { script } else { nil } }
+
     package var status: Int { prepared.status }
 
     /// True when nothing about the response varies per request: `makeResponse` gives its
     /// prepared bytes as they are, with no delay, every time.
     var isFixed: Bool {
         template == nil && computed == nil && proxy == nil && delay == nil && fault == nil && dribble == nil
+            && stream == nil
     }
 
     /// The response for one request: the delay is drawn per request when it is a range.

@@ -47,10 +47,18 @@ extension Template {
         _ node: JSONNode,
         pathParameters: Set<String>?,
         path: String,
-        errors: inout [(path: String, node: JSONNode, error: TemplateError)]
+        errors: inout [(path: String, node: JSONNode, error: TemplateError)],
+        allowsMessage: Bool = false
     ) -> Template {
         var template = Template()
-        write(node, into: &template, pathParameters: pathParameters, path: path, errors: &errors)
+        write(
+            node,
+            into: &template,
+            pathParameters: pathParameters,
+            path: path,
+            errors: &errors,
+            allowsMessage: allowsMessage
+        )
         return template
     }
 
@@ -59,12 +67,20 @@ extension Template {
         into template: inout Template,
         pathParameters: Set<String>?,
         path: String,
-        errors: inout [(path: String, node: JSONNode, error: TemplateError)]
+        errors: inout [(path: String, node: JSONNode, error: TemplateError)],
+        allowsMessage: Bool
     ) {
         switch node.value {
         case .string(let s) where s.contains("{{"):
             template.appendLiteral([UInt8(ascii: "\"")])
-            for error in scan(s, pathParameters: pathParameters, jsonString: true, into: &template) {
+            let found = scan(
+                s,
+                pathParameters: pathParameters,
+                jsonString: true,
+                into: &template,
+                allowsMessage: allowsMessage
+            )
+            for error in found {
                 errors.append((path, node, error))
             }
             template.appendLiteral([UInt8(ascii: "\"")])
@@ -72,7 +88,14 @@ extension Template {
             template.appendLiteral([UInt8(ascii: "[")])
             for (i, element) in elements.enumerated() {
                 if i > 0 { template.appendLiteral([UInt8(ascii: ",")]) }
-                write(element, into: &template, pathParameters: pathParameters, path: "\(path)[\(i)]", errors: &errors)
+                write(
+                    element,
+                    into: &template,
+                    pathParameters: pathParameters,
+                    path: "\(path)[\(i)]",
+                    errors: &errors,
+                    allowsMessage: allowsMessage
+                )
             }
             template.appendLiteral([UInt8(ascii: "]")])
         case .object(let members):
@@ -87,7 +110,8 @@ extension Template {
                     into: &template,
                     pathParameters: pathParameters,
                     path: path + DecodingContext.pathComponent(member.key),
-                    errors: &errors
+                    errors: &errors,
+                    allowsMessage: allowsMessage
                 )
             }
             template.appendLiteral([UInt8(ascii: "}")])

@@ -31,12 +31,14 @@ struct Template: Sendable {
     }
 
     /// Splits `text` into literals and variables. In a JSON string, literals are escaped here,
-    /// once, and variables are marked for escaping at render time.
+    /// once, and variables are marked for escaping at render time. `allowsMessage`: a
+    /// WebSocket rule's reply, where `message.text` and `message.json` are known.
     static func scan(
         _ text: String,
         pathParameters: Set<String>?,
         jsonString: Bool,
-        into template: inout Template
+        into template: inout Template,
+        allowsMessage: Bool = false
     ) -> [TemplateError] {
         var errors: [TemplateError] = []
         var rest = Substring(text)
@@ -49,7 +51,8 @@ struct Template: Sendable {
             }
             switch TemplateVariable.parse(
                 String(rest[open.upperBound..<close.lowerBound]),
-                pathParameters: pathParameters
+                pathParameters: pathParameters,
+                allowsMessage: allowsMessage
             ) {
             case .success(let variable): template.append(variable, jsonEscaped: jsonString)
             case .failure(let error): errors.append(error)
@@ -107,6 +110,9 @@ struct TemplateContext {
     /// A rendered body (or header value) larger than this is not sent: `500` instead
     /// (`--max-rendered-body`).
     var maximumRenderedBytes = TemplateContext.defaultMaximumRenderedBytes
+    /// A WebSocket message being answered (its text as the body), for `message.text` and
+    /// `message.json`.
+    var message: RequestFacts? = nil
 
     package static let defaultMaximumRenderedBytes = 8 << 20
 
@@ -146,6 +152,11 @@ struct TemplateContext {
             return Self.randomUUID()
         case .randomInt(let lo, let hi):
             return String(Int.random(in: lo...hi))
+        case .messageText:
+            return message?.bodyText ?? ""
+        case .messageJSON(let pointer):
+            guard let node = message?.json.flatMap(pointer.resolve) else { return "" }
+            return node.string ?? JSONSerializer.string(node)
         }
     }
 

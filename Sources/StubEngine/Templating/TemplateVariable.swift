@@ -18,6 +18,9 @@ enum TemplateVariable: Sendable, Equatable {
     case now(offsetSeconds: Int)
     case uuid
     case randomInt(min: Int, max: Int)
+    /// A WebSocket message, in a rule's reply: its text, or a JSON pointer into it.
+    case messageText
+    case messageJSON(pointer: JSONPointer)
 
     static let catalogue =
         """
@@ -27,8 +30,15 @@ enum TemplateVariable: Sendable, Equatable {
 
     /// Parses the text between `{{` and `}}`. `pathParameters` are the stub's `{name}`s, so a
     /// misspelt capture is a load error rather than an empty string at run time.
-    static func parse(_ raw: String, pathParameters: Set<String>?) -> Result<TemplateVariable, TemplateError> {
+    static func parse(
+        _ raw: String,
+        pathParameters: Set<String>?,
+        allowsMessage: Bool = false
+    ) -> Result<TemplateVariable, TemplateError> {
         let text = raw.trimmingSpaces()
+        if text == "message.text" || text == "message.json" || text.hasPrefix("message.json.") {
+            return parseMessage(text, allowed: allowsMessage)
+        }
         switch text {
         case "request.method": return .success(.method)
         case "request.path": return .success(.path)
@@ -106,6 +116,24 @@ enum TemplateVariable: Sendable, Equatable {
     /// app tests; bounded so the arithmetic at load and at render time cannot overflow (an
     /// offset of 106751991167301d once trapped the whole server).
     static let maximumOffsetSeconds = 100 * 366 * 86_400
+
+    /// `message.text`, `message.json./POINTER`: only in a WebSocket rule's reply, where there
+    /// is a message.
+    private static func parseMessage(_ text: String, allowed: Bool) -> Result<TemplateVariable, TemplateError> {
+        guard allowed else {
+            return .failure(TemplateError("{{\(text)}}: the message is known only in a WebSocket rule's reply"))
+        }
+        if text == "message.text" { return .success(.messageText) }
+        let pointer = String(text.dropFirst("message.json".count).drop { $0 == "." })
+        guard pointer.isEmpty || pointer.hasPrefix("/") else {
+            return .failure(TemplateError("{{\(text)}}: a JSON pointer starts with '/', as in message.json./text"))
+        }
+        guard let parsed = JSONPointer(pointer) else {
+            let bad = JSONPointer.badEscape(in: pointer).map { String(pointer[$0]) } ?? pointer
+            return .failure(TemplateError("{{\(text)}}: '\(bad)' in a JSON pointer; write ~0 for '~' and ~1 for '/'"))
+        }
+        return .success(.messageJSON(pointer: parsed))
+    }
 
     private static func parseOffset(_ word: Substring) -> Int? {
         guard let sign = word.first, sign == "+" || sign == "-", let unit = word.last else { return nil }

@@ -108,7 +108,11 @@ struct OperationStubs {
         var members: [(String, JSONNode)] = [("status", .number(status))]
         var headerMembers = headers
         // 204 and 304 never carry a body; the loader would warn about one.
-        if let content, status != 204, status != 304 {
+        if let content, status != 204, status != 304, MediaTypes.essence(content.mediaType) == "text/event-stream" {
+            // An event stream: its example's events (or the sample as one event's data).
+            if !headerMembers.isEmpty { members.append(("headers", .object(headerMembers))) }
+            members.append(("events", ResponseBody.events(from: example ?? content.defaultValue)))
+        } else if let content, status != 204, status != 304 {
             let rendered = ResponseBody.render(example ?? content.defaultValue, mediaType: content.mediaType)
             if let type = rendered.contentType { headerMembers.insert(("Content-Type", .string(type)), at: 0) }
             if let problem = rendered.problem, let node {

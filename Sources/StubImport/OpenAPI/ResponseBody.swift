@@ -18,6 +18,29 @@ enum ResponseBody {
     /// JSON media types get the value as JSON (a string value as a JSON string literal, since a
     /// stub's string body is sent as is); other types get text, so only a string, number or
     /// boolean value can be written. A wildcard type (`*/*`) becomes JSON or text by the value.
+    /// A `text/event-stream` example as stub events: a text example written as a stream
+    /// (`data:` lines, blank lines between events) becomes its events; any other value is the
+    /// data of one event.
+    static func events(from value: JSONNode?) -> JSONNode {
+        guard let value else { return .array([.object([("comment", .string("the document has no example"))])]) }
+        if let text = value.string, text.contains("data:") {
+            let blocks = ServerSentEventSplitter.blocks(of: Array(text.utf8))
+            let events: [JSONNode] = blocks.compactMap { block in
+                var fields: [(String, JSONNode)] = []
+                if let event = block.event { fields.append(("event", .string(event))) }
+                if let id = block.id { fields.append(("id", .string(id))) }
+                if let data = block.data { fields.append(("data", .string(data))) }
+                if !block.comments.isEmpty, block.data == nil {
+                    fields.append(("comment", .string(block.comments.joined(separator: "\n"))))
+                }
+                if let retry = block.retry { fields.append(("retry", .number(retry))) }
+                return fields.contains { $0.0 == "data" || $0.0 == "comment" } ? .object(fields) : nil
+            }
+            if !events.isEmpty { return .array(events) }
+        }
+        return .array([.object([("data", value)])])
+    }
+
     static func render(_ value: JSONNode?, mediaType: String) -> Rendered {
         guard let value else {
             return Rendered(body: nil, contentType: MediaTypes.isWildcard(mediaType) ? nil : mediaType)

@@ -26,6 +26,16 @@ enum ResponseDecoder {
         }
         var headers = HeaderFields()
         if let h = node["headers"] { headers = decodeResponseHeaders(&c, h, path + ".headers") }
+        if EventsDecoder.streamKeys.contains(where: { node[$0] != nil }) {
+            return EventsDecoder.decodeResponse(
+                &c,
+                node,
+                path,
+                status: status,
+                headers: headers,
+                pathParameters: pathParameters
+            )
+        }
 
         let bodyForms = ["body", "bodyFile", "bodyBase64"].filter { node[$0] != nil }
         var body: [UInt8] = []

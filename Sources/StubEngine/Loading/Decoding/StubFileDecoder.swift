@@ -77,35 +77,24 @@ package enum StubFileDecoder {
             node["request"].map { RequestDecoder.decodeRequest(&c, $0, path + ".request") } ?? RequestPattern()
         let parameters = request?.path?.parameterNames ?? []
         var responses: [StubResponse] = []
-        switch (node["response"], node["responses"]) {
-        case (let single?, nil):
-            if let response = ResponseDecoder.decodeResponse(&c, single, path + ".response", pathParameters: parameters)
-            {
-                responses = [response]
+        if let socket = node["websocket"] {
+            // A WebSocket stub answers the upgrade; a response beside it could never be sent.
+            for key in ["response", "responses"] where node[key] != nil {
+                c.error(path + "." + key, node[key], "a stub has \"websocket\" or \"\(key)\", not both")
             }
-        case (nil, let list?):
-            if let elements = list.elements, !elements.isEmpty {
-                for (i, element) in elements.enumerated() {
-                    if let response = ResponseDecoder.decodeResponse(
-                        &c,
-                        element,
-                        "\(path).responses[\(i)]",
-                        pathParameters: parameters
-                    ) {
-                        responses.append(response)
-                    }
-                }
-            } else {
-                c.error(
-                    path + ".responses",
-                    list,
-                    "expected a non-empty array of responses, found \(list.kindDescription)"
-                )
+            let script = WebSocketDecoder.decode(
+                &c,
+                socket,
+                path + ".websocket",
+                request: request,
+                pathParameters: parameters
+            )
+            if let script {
+                let head = PreparedResponse(status: 101, headers: HeaderFields())
+                responses = [StubResponse(prepared: head, stream: .webSocket(script))]
             }
-        case (_?, let list?):
-            c.error(path + ".responses", list, "a stub has either \"response\" or \"responses\" (a sequence), not both")
-        case (nil, nil):
-            c.error(path, node, "a stub needs a \"response\" (what to answer) or \"responses\" (a sequence)")
+        } else {
+            decodeResponses(&c, node, path, parameters: parameters, into: &responses)
         }
         var afterLast = SequenceEnd.repeatLast
         if let after = node["after"] {
@@ -137,6 +126,49 @@ package enum StubFileDecoder {
             definition: node,
             webhooks: webhooks
         )
+    }
+
+    private static func decodeResponses(
+        _ c: inout DecodingContext,
+        _ node: JSONNode,
+        _ path: String,
+        parameters: Set<String>,
+        into responses: inout [StubResponse]
+    ) {
+        switch (node["response"], node["responses"]) {
+        case (let single?, nil):
+            if let response = ResponseDecoder.decodeResponse(&c, single, path + ".response", pathParameters: parameters)
+            {
+                responses = [response]
+            }
+        case (nil, let list?):
+            if let elements = list.elements, !elements.isEmpty {
+                for (i, element) in elements.enumerated() {
+                    if let response = ResponseDecoder.decodeResponse(
+                        &c,
+                        element,
+                        "\(path).responses[\(i)]",
+                        pathParameters: parameters
+                    ) {
+                        responses.append(response)
+                    }
+                }
+            } else {
+                c.error(
+                    path + ".responses",
+                    list,
+                    "expected a non-empty array of responses, found \(list.kindDescription)"
+                )
+            }
+        case (_?, let list?):
+            c.error(path + ".responses", list, "a stub has either \"response\" or \"responses\" (a sequence), not both")
+        case (nil, nil):
+            c.error(
+                path,
+                node,
+                "a stub needs a \"response\" (what to answer), \"responses\" (a sequence) or \"websocket\""
+            )
+        }
     }
 
     static func decodeScenario(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> ScenarioRule? {
