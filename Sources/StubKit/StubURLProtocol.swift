@@ -157,6 +157,15 @@ public final class StubURLProtocol: URLProtocol {
         #endif
     }
 
+    /// Passes a piece on at once (an event stream's), whatever the platform.
+    private func loadNow(_ data: Data) {
+        let open = state.withLock { s -> Bool in
+            s.lastActivity = .now()
+            return !s.done
+        }
+        if open { notify { $0.urlProtocol(self, didLoad: data) } }
+    }
+
     /// The end of the body: what was held, then the end.
     private func finish() {
         let held = state.withLock { s -> Data in
@@ -299,7 +308,11 @@ public final class StubURLProtocol: URLProtocol {
         stream.attach {
             queue.async {
                 let batch = stream.take(unsent: 0)
-                for piece in batch.pieces where !piece.isEmpty { me.value.load(Data(piece)) }
+                for piece in batch.pieces where !piece.isEmpty {
+                    // Server-sent events go to the client as they come, each its own chunk at
+                    // its time, on every platform: a stream that never ends cannot be held.
+                    if stream.isLongLived { me.value.loadNow(Data(piece)) } else { me.value.load(Data(piece)) }
+                }
                 stream.drained(unsent: 0)
                 if batch.aborted {
                     me.value.fail(.networkConnectionLost)
