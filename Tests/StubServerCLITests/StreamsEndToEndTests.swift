@@ -91,4 +91,32 @@ final class StreamsEndToEndTests: XCTestCase {
         XCTAssertEqual(script.terminationStatus, 0, text)
         XCTAssertTrue(text.contains(" passed, 0 failed"), text)
     }
+
+    func testTheProxyPassesEventsThroughOneByOne() throws {
+        let (upstream, upstreamPort) = try serveBundledStubs()
+        defer { withExtendedLifetime(upstream) {} }
+        let proxy = try StubServerProcess(
+            [
+                "--dir", folder([:]).path, "--port", "0", "--no-watch", "--log", "quiet",
+                "--proxy", "http://127.0.0.1:\(upstreamPort)",
+            ]
+        )
+        let base = try XCTUnwrap(proxy.baseURL())
+        let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
+        let sentAt = WireConnection.now()
+        let reader = try EventStreamReader(port: port, target: "/v1/orders/7/tracking")
+        XCTAssertTrue(reader.wait { $0.events.count >= 1 })
+        let first = WireConnection.now() - sentAt
+        XCTAssertTrue(reader.wait { $0.events.count >= 2 })
+        let second = WireConnection.now() - sentAt
+        XCTAssertGreaterThanOrEqual(
+            second - first,
+            250,
+            "the second event came when the upstream sent it, not with the first"
+        )
+        XCTAssertTrue(reader.wait { $0.ended })
+        XCTAssertEqual(reader.named("status").count, 4)
+        XCTAssertEqual(reader.events.first?.data, #"{"order":"7","state":"confirmed"}"#)
+        withExtendedLifetime(proxy) {}
+    }
 }
