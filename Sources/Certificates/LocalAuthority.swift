@@ -33,11 +33,12 @@ package struct CertificateHome: Sendable, Equatable {
 /// `--https`), trusted by the user's simulators, emulators and browsers, and issuing the
 /// server's certificates at start, and one per name a client asks for (SNI) when needed.
 package final class LocalAuthority: Sendable {
-    package let home: CertificateHome
+    /// Where it is kept; nil for a temporary one, which lives in memory only.
+    package let home: CertificateHome?
     package let certificate: CertificateInfo
     private let key: SigningKey
 
-    private init(home: CertificateHome, certificate: CertificateInfo, key: SigningKey) {
+    private init(home: CertificateHome?, certificate: CertificateInfo, key: SigningKey) {
         self.home = home
         self.certificate = certificate
         self.key = key
@@ -93,6 +94,18 @@ package final class LocalAuthority: Sendable {
             throw CertificateError(error.description)
         }
         return LocalAuthority(home: home, certificate: info, key: key)
+    }
+
+    /// A CA made for one server and never written anywhere (StubKit's `temporaryAuthority`): a
+    /// test trusts exactly it, and no key outlives the process.
+    package static func temporary(now: Int = currentTime()) throws(CertificateError) -> LocalAuthority {
+        let key = try SigningKey.generateP256()
+        let der = try CertificateBuilder.authority(commonName: "stubserver temporary CA", key: key, now: now)
+        do {
+            return LocalAuthority(home: nil, certificate: try CertificateInfo(der: der), key: key)
+        } catch {
+            throw CertificateError("the new CA certificate does not read back: \(error)")
+        }
     }
 
     /// A server certificate for `names` with a key of its own: a new key unless `key` is given

@@ -18,18 +18,22 @@ enum ConnectionTransport {
     /// The session failed or ended: input is discarded until the connection closes.
     case finished
 
-    /// The byte every TLS connection starts with (a handshake record).
-    static let handshakeRecordType: UInt8 = 0x16
-
-    /// Whether a connection whose first byte is `byte` speaks TLS.
-    static func startsTLS(_ byte: UInt8) -> Bool { byte == handshakeRecordType }
-
     var session: TLSSession? {
         switch self {
         case .handshaking(let session), .established(let session): session
         case .plain, .undecided, .finished: nil
         }
     }
+}
+
+/// Telling TLS from plain HTTP on a port that speaks both.
+package enum TLSSniffing {
+    /// The byte every TLS connection starts with: a record of type handshake. No HTTP request
+    /// starts with it (a method is a token of letters).
+    package static let handshakeRecordType: UInt8 = 0x16
+
+    /// Whether a connection whose first byte is `byte` speaks TLS.
+    package static func startsTLS(_ byte: UInt8) -> Bool { byte == handshakeRecordType }
 }
 
 extension Connection {
@@ -41,7 +45,7 @@ extension Connection {
         case .finished:
             return
         case .undecided:
-            guard let first = bytes.first, ConnectionTransport.startsTLS(first), let tls = loop.configuration.tls,
+            guard let first = bytes.first, TLSSniffing.startsTLS(first), let tls = loop.configuration.tls,
                 let session = TLSSession(server: tls.primary)
             else {
                 transport = .plain

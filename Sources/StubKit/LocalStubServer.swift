@@ -20,17 +20,27 @@ public final class LocalStubServer: Sendable {
     /// What the server answers from, and what it received.
     public let stubs: Stubs
     private let server: HTTP1Server
+    /// The CA certificate (DER) behind the server's certificate, when it serves HTTPS.
+    let authorityCertificate: [UInt8]?
 
     /// Serves `stubs` on 127.0.0.1, on a free port. With `proxyingUnmatchedTo`, a request no
     /// stub matches is forwarded to that server (http or https; its path and query appended to
-    /// the URL's) instead of answered 404: stub only what the real backend lacks.
-    public init(_ stubs: Stubs, proxyingUnmatchedTo upstream: URL? = nil) throws(StubError) {
+    /// the URL's) instead of answered 404: stub only what the real backend lacks. With `https`,
+    /// the port speaks TLS too and `baseURL` is `https://` (see `LocalStubServer.HTTPS`).
+    public init(_ stubs: Stubs, proxyingUnmatchedTo upstream: URL? = nil, https: HTTPS? = nil) throws(StubError) {
         self.stubs = stubs
         let engine = stubs.engine
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.loopCount = 1
+        if let https {
+            let made = try Self.makeTLS(https)
+            configuration.tls = made.tls
+            authorityCertificate = made.authority
+        } else {
+            authorityCertificate = nil
+        }
         server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         if let upstream {
             guard let url = UpstreamURL(upstream.absoluteString) else {
@@ -57,22 +67,25 @@ public final class LocalStubServer: Sendable {
     public convenience init(
         directory: String? = nil,
         stubs: [StubDefinition] = [],
-        proxyingUnmatchedTo upstream: URL? = nil
+        proxyingUnmatchedTo upstream: URL? = nil,
+        https: HTTPS? = nil
     ) throws(StubError) {
-        try self.init(try Stubs(directory: directory, stubs), proxyingUnmatchedTo: upstream)
+        try self.init(try Stubs(directory: directory, stubs), proxyingUnmatchedTo: upstream, https: https)
     }
 
     /// The same, with the stubs written as a list (`StubListBuilder`).
     public convenience init(
         directory: String? = nil,
         proxyingUnmatchedTo upstream: URL? = nil,
+        https: HTTPS? = nil,
         @StubListBuilder stubs: () -> [StubDefinition]
     ) throws(StubError) {
-        try self.init(try Stubs(directory: directory, stubs()), proxyingUnmatchedTo: upstream)
+        try self.init(try Stubs(directory: directory, stubs()), proxyingUnmatchedTo: upstream, https: https)
     }
 
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: URL { URL(string: server.baseURL)! }
+    /// `http://127.0.0.1:PORT`, or `https://127.0.0.1:PORT` when serving HTTPS (plain HTTP
+    /// answers on the same port).
+    public var baseURL: URL { URL(string: server.secureBaseURL ?? server.baseURL)! }
     public var port: Int { server.port }
 
     /// Stops listening and closes every connection; waits until done.

@@ -62,8 +62,8 @@ package final class TLSTrust: Sendable {
 /// One TLS client session over memory buffers: the connection feeds it ciphertext read from
 /// the socket and sends the ciphertext it produces; plaintext goes in and comes out here.
 /// Confined to its connection's loop.
-final class TLSSession {
-    enum Step: Equatable {
+package final class TLSSession {
+    package enum Step: Equatable {
         case done
         case needInput
         case closed
@@ -73,11 +73,11 @@ final class TLSSession {
     private let raw: OpaquePointer
     private var error = [CChar](repeating: 0, count: 512)
 
-    init(raw: OpaquePointer) {
+    package init(raw: OpaquePointer) {
         self.raw = raw
     }
 
-    init(context: TLSContext, host: String) throws(ClientFailure) {
+    package init(context: TLSContext, host: String) throws(ClientFailure) {
         var error = [CChar](repeating: 0, count: 512)
         guard let made = host.withCString({ ctls_session_new(context.raw, $0, &error, error.count) }) else {
             throw .connect("TLS: \(TLSContext.text(error))")
@@ -88,12 +88,12 @@ final class TLSSession {
     deinit { ctls_session_free(raw) }
 
     /// Ciphertext from the peer.
-    func feed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func feed(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.isEmpty || ctls_feed(raw, bytes.baseAddress, bytes.count) == Int32(CTLS_OK)
     }
 
     /// Appends the ciphertext waiting to go to the peer to `output`.
-    func takeOutgoing(into output: inout [UInt8]) {
+    package func takeOutgoing(into output: inout [UInt8]) {
         let count = ctls_outgoing(raw)
         guard count > 0 else { return }
         let start = output.count
@@ -103,23 +103,23 @@ final class TLSSession {
     }
 
     /// Ends the session properly: our close_notify is written to the outgoing ciphertext.
-    func closeNotify() {
+    package func closeNotify() {
         ctls_close_notify(raw)
     }
 
-    func handshake() -> Step {
+    package func handshake() -> Step {
         let result = ctls_handshake(raw, &error, error.count)
         return step(Int(result))
     }
 
     /// Plaintext into `buffer`: its count, or why there is none.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, step: Step) {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, step: Step) {
         let n = ctls_read(raw, buffer.baseAddress, buffer.count, &error, error.count)
         return n > 0 ? (Int(n), .done) : (0, step(Int(n)))
     }
 
     /// Plaintext to the peer; after the handshake all of it is taken.
-    func write(_ bytes: UnsafeRawBufferPointer) -> (count: Int, step: Step) {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> (count: Int, step: Step) {
         let n = ctls_write(raw, bytes.baseAddress, bytes.count, &error, error.count)
         return n > 0 ? (Int(n), .done) : (0, step(Int(n)))
     }

@@ -87,6 +87,21 @@ package final class ServerTLS: Sendable {
         }
     }
 
+    /// TLS whose certificates come from an issuer (a certificate authority): one for `names`
+    /// now, and one for each other name a client asks for, issued when first asked.
+    /// `issue` returns a DER chain and key for the names it is given.
+    package static func issuing(
+        names: [String],
+        _ issue: @escaping @Sendable ([String]) throws -> (chain: [[UInt8]], key: [UInt8])
+    ) throws -> ServerTLS {
+        let main = try issue(names)
+        let primary = try TLSServerContext(chain: main.chain, key: main.key)
+        return ServerTLS(primary: primary, coveredNames: names) { name in
+            guard let issued = try? issue([name]) else { return nil }
+            return try? TLSServerContext(chain: issued.chain, key: issued.key)
+        }
+    }
+
     /// The context for `name` (from SNI): nil keeps the main one.
     func context(forName rawName: String) -> TLSServerContext? {
         let name = rawName.lowercased()
@@ -117,7 +132,7 @@ private let resolveName: ctls_name_resolver = { name, info in
 
 extension TLSSession {
     /// A server session (the accepting side) for one connection; nil when OpenSSL cannot make one.
-    convenience init?(server context: TLSServerContext) {
+    package convenience init?(server context: TLSServerContext) {
         var error = [CChar](repeating: 0, count: 256)
         guard let made = ctls_server_session_new(context.raw, &error, error.count) else { return nil }
         self.init(raw: made)

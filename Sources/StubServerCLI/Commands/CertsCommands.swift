@@ -94,8 +94,10 @@ struct CertsShowCommand: Command {
 
     static func describe(_ authority: LocalAuthority, console: Console) {
         let certificate = authority.certificate
-        console.out("CA certificate: \(authority.home.certificatePath)")
-        console.out("CA key: \(authority.home.keyPath) (mode 0600; never share it)")
+        if let home = authority.home {
+            console.out("CA certificate: \(home.certificatePath)")
+            console.out("CA key: \(home.keyPath) (mode 0600; never share it)")
+        }
         console.out("subject: \(certificate.commonName ?? "(none)")")
         console.out("SHA-256 fingerprint: \(certificate.fingerprint)")
         console.out("expires: \(certificate.notAfter)")

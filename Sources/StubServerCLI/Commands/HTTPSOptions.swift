@@ -119,12 +119,11 @@ enum HTTPSSetup {
         }
         let names = ServerNames.forListening(on: host, extra: options.certificateHosts)
         do {
+            // One key for the server's certificates: made once, never written anywhere.
             let key = try SigningKey.generateP256()
-            let credentials = try authority.issue(names: names, key: key)
-            let primary = try context(credentials)
-            let tls = ServerTLS(primary: primary, coveredNames: names) { name in
-                guard let minted = try? authority.issue(names: [name], key: key) else { return nil }
-                return try? context(minted)
+            let tls = try ServerTLS.issuing(names: names) { names in
+                let issued = try authority.issue(names: names, key: key)
+                return (issued.chain, issued.key)
             }
             return Prepared(tls: tls, notes: notes)
         } catch let error as CertificateError {
