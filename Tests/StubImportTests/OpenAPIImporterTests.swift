@@ -84,11 +84,13 @@ final class OpenAPIImporterTests: XCTestCase {
                 "showPet 200",
                 "showPet 200 example rex (Prefer: example=rex)",
                 "showPet 200 example tom (Prefer: example=tom)",
+                "showPet 200 (Prefer: code=200)",
                 "showPet 404 (Prefer: code=404)",
                 "showPet 500 from default (Prefer: code=500)",
+                "showPet Prefer not documented (documented codes: 200, 404, 500; examples: rex, tom)",
             ]
         )
-        XCTAssertEqual(all.map { $0["priority"]?.number?.text ?? "-" }, ["-", "4", "4", "3", "3"])
+        XCTAssertEqual(all.map { $0["priority"]?.number?.text ?? "-" }, ["-", "4", "4", "4", "3", "3", "-"])
         XCTAssertEqual(Set(all.map { $0["request"]?["path"]?.string ?? "" }), ["/v2/pets/{petId}"])
         XCTAssertEqual(
             text(all[0]["response"]),
@@ -96,16 +98,35 @@ final class OpenAPIImporterTests: XCTestCase {
         )
         XCTAssertNil(all[0]["request"]?["headers"], "the default stub has no Prefer condition")
         XCTAssertEqual(text(all[2]["response"]?["body"]), #"{"id":2,"name":"Tom"}"#)
-        XCTAssertEqual(all[3]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.code(404))
-        XCTAssertEqual(text(all[3]["response"]), #"{"status":404,"body":{"code":0,"message":"string"}}"#)
-        XCTAssertEqual(text(all[4]["response"]?["headers"]), #"{"Content-Type":"application/problem+json"}"#)
+        XCTAssertEqual(
+            text(all[2]["response"]?["headers"]),
+            #"{"X-Rate-Limit":"100","Preference-Applied":"example=tom"}"#,
+            "an answer Prefer chose says so"
+        )
+        XCTAssertEqual(all[3]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.code(200))
+        XCTAssertEqual(all[4]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.code(404))
+        XCTAssertEqual(
+            text(all[4]["response"]),
+            #"{"status":404,"headers":{"Preference-Applied":"code=404"},"body":{"code":0,"message":"string"}}"#
+        )
+        XCTAssertEqual(
+            text(all[5]["response"]?["headers"]),
+            #"{"Content-Type":"application/problem+json","Preference-Applied":"code=500"}"#
+        )
+        // A code or example the document does not list gets `default` (as Prism answers), saying so.
+        XCTAssertEqual(all[6]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.anyCodeOrExample)
+        XCTAssertEqual(DecodingTestValue.int(all[6]["response"]?["status"]), 500)
+        XCTAssertEqual(
+            all[6]["response"]?["headers"]?["X-Stubserver-Prefer"]?.string,
+            "not documented; answered with the default response (documented codes: 200, 404, 500; examples: rex, tom)"
+        )
         // The external example is skipped with a note that says where it is.
         XCTAssertEqual(outcome.plan.problems.map(\.severity), [.note])
         XCTAssertTrue(
             outcome.plan.problems[0].description.hasPrefix("spec.yaml:21:41: note: example \"remote\" skipped"),
             outcome.plan.problems[0].description
         )
-        XCTAssertEqual(outcome.summary, "5 stubs for 1 operation in 1 file")
+        XCTAssertEqual(outcome.summary, "7 stubs for 1 operation in 1 file")
     }
 
     func testBasePathOptions() throws {
@@ -136,14 +157,22 @@ final class OpenAPIImporterTests: XCTestCase {
     }
 
     func testWhichResponseAnswersByDefault() throws {
+        // The default stub, `Prefer: code=` its own status, each other status, and the answer to
+        // a Prefer the document does not list: `default`'s when there is one, else a 404.
         let cases: [(String, [Int])] = [
-            ("{'201': {description: a}, '400': {description: b}}", [201, 400]),
-            ("{'404': {description: a}, '2XX': {description: b}}", [200, 404]),
-            ("{default: {description: a}}", [200]),
-            ("{'404': {description: a}, '4XX': {description: b}, default: {description: c}}", [200, 400, 404]),
-            ("{'404': {description: a}, '5XX': {description: b}, default: {description: c}}", [200, 404, 500]),
-            ("{'500': {description: a}, '401': {description: b}}", [401, 500]),
-            ("{'302': {description: a}, '101': {description: b}}", [302]),
+            ("{'201': {description: a}, '400': {description: b}}", [201, 201, 400, 404]),
+            ("{'404': {description: a}, '2XX': {description: b}}", [200, 200, 404, 404]),
+            ("{default: {description: a}}", [200, 200, 200]),
+            (
+                "{'404': {description: a}, '4XX': {description: b}, default: {description: c}}",
+                [200, 200, 400, 404, 200]
+            ),
+            (
+                "{'404': {description: a}, '5XX': {description: b}, default: {description: c}}",
+                [200, 200, 404, 500, 200]
+            ),
+            ("{'500': {description: a}, '401': {description: b}}", [401, 401, 500, 404]),
+            ("{'302': {description: a}, '101': {description: b}}", [302, 302, 404]),
         ]
         for (responses, statuses) in cases {
             let document = try openAPI("openapi: 3.1.0\npaths: {/x: {get: {responses: \(responses)}}}\n")

@@ -36,13 +36,13 @@ final class ImportEndToEndTests: XCTestCase {
             "import", "openapi", dir.appendingPathComponent("spec.yaml").path, "--out", out,
         ])
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        XCTAssertEqual(imported.stdout, "\(out): 2 stubs for 1 operation in 1 file; all 2 stubs load\n")
+        XCTAssertEqual(imported.stdout, "\(out): 4 stubs for 1 operation in 1 file; all 4 stubs load\n")
         let valid = try runStubServer([
             "validate", "--dir", out, "--openapi", dir.appendingPathComponent("spec.yaml").path,
         ])
         XCTAssertEqual(valid.status, 0, valid.stdout)
         XCTAssertTrue(
-            valid.stdout.hasSuffix("2 stubs in 1 file agree with \(dir.appendingPathComponent("spec.yaml").path)\n"),
+            valid.stdout.hasSuffix("4 stubs in 1 file agree with \(dir.appendingPathComponent("spec.yaml").path)\n"),
             valid.stdout
         )
         // A second import into the same folder needs --force, and then replaces it.

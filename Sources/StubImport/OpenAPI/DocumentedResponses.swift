@@ -64,7 +64,7 @@ package enum DocumentedResponses {
                         message:
                             """
                             response \(key) of \(operation.title) skipped: a stub answers with a final status \
-                            (200 to 599)
+                            (200 to 599) (at \(raw.location))
                             """
                     )
                 )
@@ -89,6 +89,28 @@ package enum DocumentedResponses {
             arrangement.others.append(DocumentedResponse(key: "default", status: 500, node: fallback))
         }
         return arrangement
+    }
+
+    /// The keys of a `responses` object that document responses (extensions left out).
+    package static func keys(of responses: LocatedNode) -> [String] {
+        (responses.members ?? []).map(\.key).filter { !$0.hasPrefix("x-") }
+    }
+
+    /// The response that documents `status`: its own key, else its range (`4XX`), else
+    /// `default`; nil when none does (or its `$ref` does not resolve).
+    package static func documented(
+        status: Int,
+        in responses: LocatedNode,
+        _ documents: DocumentSet
+    ) -> (key: String, node: LocatedNode)? {
+        let keys = keys(of: responses)
+        let code = String(status)
+        let key =
+            keys.first { $0 == code }
+            ?? keys.first { $0.count == 3 && $0.uppercased().hasSuffix("XX") && $0.first == code.first }
+            ?? keys.first { $0 == "default" }
+        guard let key, let node = responses[key].flatMap({ documents.dereference($0) }) else { return nil }
+        return (key, node)
     }
 
     /// The media type a stub is written in: `application/json`, else another JSON type, else

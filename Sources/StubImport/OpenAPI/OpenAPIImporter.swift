@@ -28,6 +28,9 @@ package enum OpenAPIImporter {
         package var importedOperations = 0
         /// Reason to count of operations that got no stub file.
         package var skipped: [(reason: String, count: Int)] = []
+        /// Responses the document gives a body whose stub has none (each an error in `plan`):
+        /// an import that lost content must not report plain success.
+        package var lostBodies = 0
     }
 
     package static func plan(_ document: OpenAPIDocument, options: OpenAPIImportOptions = .init()) -> Outcome {
@@ -64,6 +67,17 @@ package enum OpenAPIImporter {
                 )
                 continue
             }
+            if let reference = operation.unresolvedReference {
+                // The reference's own error says why; the operation is not imported as an empty 200.
+                skip(
+                    "operation is a $ref that does not resolve (\(reference))",
+                    operation,
+                    documents,
+                    &outcome,
+                    &notes
+                )
+                continue
+            }
             var builder = OperationStubs(
                 operation: operation,
                 documents: documents,
@@ -72,6 +86,7 @@ package enum OpenAPIImporter {
             )
             let stubs = builder.build()
             notes += builder.notes
+            outcome.lostBodies += builder.lostBodies
             let slug =
                 operation.path == "/"
                 ? "\(operation.method.lowercased())-root"
@@ -109,7 +124,7 @@ package enum OpenAPIImporter {
                 .note,
                 file: documents.displayName(of: operation.node.location),
                 position: operation.node.node.position,
-                message: "\(operation.title) skipped: its \(reason)"
+                message: "\(operation.title) skipped: its \(reason) (at \(operation.node.location))"
             )
         )
         if let index = outcome.skipped.firstIndex(where: { $0.reason == reason }) {

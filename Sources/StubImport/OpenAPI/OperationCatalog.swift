@@ -11,6 +11,10 @@ package struct OpenAPIOperation {
     /// The base paths of the servers in effect, first the one imports use ("" for the root).
     package let basePaths: [String]
 
+    /// The `$ref` the operation is written as, when it does not resolve (reported where it is
+    /// written): the operation is known to exist, but not what it says.
+    package var unresolvedReference: String?
+
     package var operationId: String? { node["operationId"]?.string }
 
     /// `listPets`, or `GET /pets` without an operationId: how stubs and messages name it.
@@ -35,7 +39,7 @@ package enum OperationCatalog {
                     .note,
                     file: documents.displayName(of: at.location),
                     position: at.node.position,
-                    message: message
+                    message: "\(message) (at \(at.location))"
                 )
             )
         }
@@ -57,15 +61,27 @@ package enum OperationCatalog {
                     )
                     continue
                 }
-                let operation = OpenAPIOperation(
+                // DigitalOcean writes every operation as `get: {$ref: "resources/.../x.yml"}`:
+                // followed like any other reference (read as written, each became a body-less 200).
+                var node = value
+                var unresolved: String?
+                if value.node["$ref"] != nil {
+                    if let resolved = documents.dereference(value), resolved.isObject {
+                        node = resolved
+                    } else {
+                        unresolved = value.reference ?? "$ref"
+                    }
+                }
+                var operation = OpenAPIOperation(
                     method: key.uppercased(),
                     path: path,
-                    node: value,
+                    node: node,
                     pathItem: item,
-                    basePaths: ServerBasePaths.paths(operation: value, pathItem: item, document: document.root)
+                    basePaths: ServerBasePaths.paths(operation: node, pathItem: item, document: document.root)
                 )
+                operation.unresolvedReference = unresolved
                 operations.append(operation)
-                for (name, callback) in value["callbacks"]?.members ?? [] {
+                for (name, callback) in node["callbacks"]?.members ?? [] {
                     note(
                         """
                         callback \"\(name)\" of \(operation.title) skipped: the API calls the client there, so \

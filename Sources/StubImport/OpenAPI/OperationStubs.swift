@@ -2,15 +2,22 @@ import HTTP1
 import StubEngine
 
 /// The stubs of one operation: the default one (no conditions beyond method and path), one per
-/// other documented status (`Prefer: code=NNN`), one per named example (`Prefer: example=NAME`,
-/// with `code=NNN` for a status other than the default's). Priorities make the most specific
-/// ask win: code and example 2, code 3, example 4, the default stub 5.
+/// documented status (`Prefer: code=NNN`), one per named example (`Prefer: example=NAME`, with
+/// `code=NNN` for a status other than the default's), and one for a `Prefer` the document cannot
+/// satisfy. Priorities make the most specific ask win: code and example 2, code 3, example 4
+/// (and the default stub's own code, after the examples), the default stub 5 (and, at 5 too,
+/// the unsatisfied `Prefer`, which outranks the default stub by its header condition). Every
+/// answer a `Prefer` chose says so: `Preference-Applied` (RFC 7240) names what was applied,
+/// `X-Stubserver-Prefer` what could not be.
 struct OperationStubs {
     let operation: OpenAPIOperation
     let documents: DocumentSet
     let sampler: SchemaSampler
     let path: PathTemplate.StubPath
     var notes: [ImportProblem] = []
+    /// Documented responses with a body whose stubs have none (each reported once, an error).
+    var lostBodies = 0
+    private var lostAt: Set<NodeLocation> = []
 
     init(operation: OpenAPIOperation, documents: DocumentSet, sampler: SchemaSampler, path: PathTemplate.StubPath) {
         self.operation = operation
@@ -27,43 +34,111 @@ struct OperationStubs {
             return [stub("\(title) 200", priority: nil, prefer: nil, response(status: 200, headers: [], content: nil))]
         }
         var stubs: [JSONNode] = []
+        var exampleNames: [String] = []
         let primaryContent = content(of: primary)
         stubs.append(
             stub("\(title) \(primary.status)", priority: nil, prefer: nil, response(primary, primaryContent, nil))
         )
         for (name, value) in primaryContent?.examples.named ?? [] {
+            exampleNames.append(name)
             stubs.append(
                 stub(
                     "\(title) \(primary.status) example \(name) (Prefer: example=\(name))",
                     priority: 4,
                     prefer: PreferCondition.example(name),
-                    response(primary, primaryContent, value)
+                    response(primary, primaryContent, value, applied: "example=\(name)")
                 )
             )
         }
+        // `Prefer: code=` the default stub's own status: its answer, saying the ask was heard. At
+        // the examples' priority and after them, so `code=200, example=rex` gets the example.
+        stubs.append(
+            stub(
+                "\(title) \(primary.status)\(label(primary)) (Prefer: code=\(primary.status))",
+                priority: 4,
+                prefer: PreferCondition.code(primary.status),
+                response(primary, primaryContent, nil, applied: "code=\(primary.status)")
+            )
+        )
         for other in arrangement.others {
             let otherContent = content(of: other)
-            let label = other.key == String(other.status) ? "" : " from \(other.key)"
+            let code = other.status
             stubs.append(
                 stub(
-                    "\(title) \(other.status)\(label) (Prefer: code=\(other.status))",
+                    "\(title) \(code)\(label(other)) (Prefer: code=\(code))",
                     priority: 3,
-                    prefer: PreferCondition.code(other.status),
-                    response(other, otherContent, nil)
+                    prefer: PreferCondition.code(code),
+                    response(other, otherContent, nil, applied: "code=\(code)")
                 )
             )
             for (name, value) in otherContent?.examples.named ?? [] {
+                exampleNames.append(name)
                 stubs.append(
                     stub(
-                        "\(title) \(other.status) example \(name) (Prefer: code=\(other.status), example=\(name))",
+                        "\(title) \(code) example \(name) (Prefer: code=\(code), example=\(name))",
                         priority: 2,
-                        prefer: PreferCondition.code(other.status, example: name),
-                        response(other, otherContent, value)
+                        prefer: PreferCondition.code(code, example: name),
+                        response(other, otherContent, value, applied: "code=\(code), example=\(name)")
                     )
                 )
             }
         }
+        stubs.append(
+            unsatisfiedPrefer(arrangement, codes: ([primary] + arrangement.others).map(\.status), exampleNames)
+        )
         return stubs
+    }
+
+    /// ` from 4XX` for a response documented by a range or `default`.
+    private func label(_ documented: DocumentedResponse) -> String {
+        documented.key == String(documented.status) ? "" : " from \(documented.key)"
+    }
+
+    /// A `Prefer` that asks for a code or example the document does not have (`code=418`,
+    /// `example=nosuch`): the `default` response when there is one (as Prism answers), else a
+    /// 404 that lists what there is. Never the normal answer, as if the ask had been heard.
+    private mutating func unsatisfiedPrefer(
+        _ arrangement: DocumentedResponses.Arrangement,
+        codes: [Int],
+        _ examples: [String]
+    ) -> JSONNode {
+        let title = operation.title
+        var listing = "documented codes: " + codes.map(String.init).joined(separator: ", ")
+        if !examples.isEmpty { listing += "; examples: " + examples.joined(separator: ", ") }
+        let fallback =
+            [arrangement.primary].compactMap { $0 }.first { $0.key == "default" }
+            ?? arrangement.others.first { $0.key == "default" }
+            // A `default` beside a documented 500 is not among the others; it still answers here.
+            ?? operation.node["responses"]?["default"].flatMap { documents.dereference($0) }
+            .map { DocumentedResponse(key: "default", status: 500, node: $0) }
+        let name = "\(title) Prefer not documented (\(listing))"
+        if let fallback {
+            let answer = response(
+                fallback,
+                content(of: fallback),
+                nil,
+                applied: nil,
+                unsatisfied: "not documented; answered with the default response (\(listing))"
+            )
+            return stub(name, priority: nil, prefer: PreferCondition.anyCodeOrExample, answer)
+        }
+        let body: JSONNode = .object([
+            ("error", .string("no documented response fits the Prefer header")),
+            ("operation", .string("\(operation.method) \(operation.path)")),
+            (
+                "documented",
+                .object([
+                    ("codes", .array(codes.map { .number($0) })),
+                    ("examples", .array(examples.map { .string($0) })),
+                ])
+            ),
+        ])
+        let answer: JSONNode = .object([
+            ("status", .number(404)),
+            ("headers", .object([("X-Stubserver-Prefer", .string("not documented (\(listing))"))])),
+            ("body", body),
+        ])
+        return stub(name, priority: nil, prefer: PreferCondition.anyCodeOrExample, answer)
     }
 
     /// A response's chosen media type, its examples, and the body written when no example is
@@ -75,7 +150,8 @@ struct OperationStubs {
     }
 
     mutating func content(of response: DocumentedResponse) -> Content? {
-        guard let (mediaType, media) = DocumentedResponses.preferredContent(response.node) else { return nil }
+        guard let (mediaType, written) = DocumentedResponses.preferredContent(response.node) else { return nil }
+        guard let media = documents.dereference(written) else { return nil }
         let examples = ResponseExamples(media: media, documents: documents, notes: &notes)
         var value = examples.first
         if value == nil {
@@ -88,13 +164,44 @@ struct OperationStubs {
         return Content(mediaType: mediaType, examples: examples, defaultValue: value)
     }
 
-    mutating func response(_ documented: DocumentedResponse, _ content: Content?, _ example: JSONNode?) -> JSONNode {
-        response(
+    /// `applied`: the `Preference-Applied` value of a stub a `Prefer` selects; `unsatisfied`:
+    /// the `X-Stubserver-Prefer` value of the one that answers an ask the document cannot meet.
+    mutating func response(
+        _ documented: DocumentedResponse,
+        _ content: Content?,
+        _ example: JSONNode?,
+        applied: String? = nil,
+        unsatisfied: String? = nil
+    ) -> JSONNode {
+        var headers = headers(of: documented)
+        if let applied { headers.append(("Preference-Applied", .string(applied))) }
+        if let unsatisfied { headers.append(("X-Stubserver-Prefer", .string(unsatisfied))) }
+        if content == nil, documented.status != 204, documented.status != 304,
+            let media = documented.node["content"]?.members, !media.isEmpty
+        {
+            lost(documented.node, "its content (\(media.map(\.key).joined(separator: ", "))) cannot be read")
+        }
+        return response(
             status: documented.status,
-            headers: headers(of: documented),
+            headers: headers,
             content: content,
             example: example,
             at: documented.node
+        )
+    }
+
+    /// A documented body the stub goes without: an error, once per response, with its place.
+    private mutating func lost(_ node: LocatedNode, _ why: String) {
+        guard lostAt.insert(node.location).inserted else { return }
+        lostBodies += 1
+        notes.append(
+            ImportProblem(
+                .error,
+                file: documents.displayName(of: node.location),
+                position: node.node.position,
+                message: "\(operation.title): the document gives this response a body, but its stub has none: \(why) "
+                    + "(at \(node.location))"
+            )
         )
     }
 
@@ -116,14 +223,18 @@ struct OperationStubs {
             let rendered = ResponseBody.render(example ?? content.defaultValue, mediaType: content.mediaType)
             if let type = rendered.contentType { headerMembers.insert(("Content-Type", .string(type)), at: 0) }
             if let problem = rendered.problem, let node {
-                notes.append(
-                    ImportProblem(
-                        .note,
-                        file: documents.displayName(of: node.location),
-                        position: node.node.position,
-                        message: "response \(status) of \(operation.title): \(problem)"
+                if rendered.body == nil {
+                    lost(node, "response \(status): \(problem)")
+                } else {
+                    notes.append(
+                        ImportProblem(
+                            .note,
+                            file: documents.displayName(of: node.location),
+                            position: node.node.position,
+                            message: "response \(status) of \(operation.title): \(problem) (at \(node.location))"
+                        )
                     )
-                )
+                }
             }
             if !headerMembers.isEmpty { members.append(("headers", .object(headerMembers))) }
             if let body = rendered.body { members.append(("body", body)) }
@@ -144,8 +255,10 @@ struct OperationStubs {
                 let header = documents.dereference(raw)
             else { continue }
             let value =
-                header["example"]?.node
-                ?? header["examples"]?.members?.lazy.compactMap { documents.dereference($0.value)?["value"]?.node }
+                header["example"].flatMap { documents.exampleValue($0) }
+                ?? header["examples"]?.members?.lazy.compactMap {
+                    documents.dereference($0.value)?["value"].flatMap { documents.exampleValue($0) }
+                }
                 .first
                 ?? header["schema"].map { sampler.sample($0) }
             if let value, let text = ResponseBody.headerText(value) { result.append((name, .string(text))) }

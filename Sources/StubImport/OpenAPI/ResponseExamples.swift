@@ -1,7 +1,7 @@
 import StubEngine
 
 /// The examples a media type gives: its `example`, and its named `examples` (Example Objects,
-/// `$ref`'d ones resolved). An example with only an `externalValue` is skipped with a note: it
+/// `$ref`'d ones resolved, and `$ref`s inside their values: `DocumentSet.exampleValue`). An example with only an `externalValue` is skipped with a note: it
 /// lives at a URL, and an import does not fetch.
 package struct ResponseExamples {
     /// The media type's `example`, else the first named example's value.
@@ -12,7 +12,8 @@ package struct ResponseExamples {
         for (name, raw) in media["examples"]?.members ?? [] {
             guard let example = documents.dereference(raw), example.isObject else { continue }
             if let value = example["value"] {
-                named.append((name, value.node))
+                guard let resolved = documents.exampleValue(value) else { continue }
+                named.append((name, resolved))
             } else if let external = example["externalValue"] {
                 notes.append(
                     ImportProblem(
@@ -22,13 +23,14 @@ package struct ResponseExamples {
                         message:
                             """
                             example \"\(name)\" skipped: its value is at \(SchemaWording.value(external.node)) \
-                            (externalValue), and an import does not fetch; put the value in the document to use it
+                            (externalValue), and an import does not fetch; put the value in the document to use it \
+                            (at \(external.location))
                             """
                     )
                 )
             }
         }
-        first = media["example"]?.node ?? named.first?.value
+        first = media["example"].flatMap { documents.exampleValue($0) } ?? named.first?.value
     }
 }
 
@@ -45,6 +47,9 @@ package enum PreferCondition {
     package static func example(_ name: String) -> String {
         preference("example", name)
     }
+
+    /// Any `code=` or `example=` preference: an ask no more specific stub met.
+    package static let anyCodeOrExample = "(?:.*[,;])?\\s*(?i:code|example)\\s*=.*"
 
     /// Both, in either order: two alternatives rather than a look-ahead, because stub regexes
     /// run in linear time and refuse look-around.

@@ -81,7 +81,21 @@ package final class StubChecker {
             )
         }
         for method in methods.isEmpty ? Array(route.methods.prefix(1)) : methods {
-            guard let operation = route.operation(method) ?? (method == "HEAD" ? route.operation("GET") : nil) else {
+            let documentedOperation = route.operation(method) ?? (method == "HEAD" ? route.operation("GET") : nil)
+            if let reference = documentedOperation?.unresolvedReference {
+                report(
+                    .error,
+                    file,
+                    methodNode ?? definition,
+                    base + ".request.method",
+                    """
+                    \(method) \(route.path) is a $ref that does not resolve (\(reference)), so the stub cannot be \
+                    checked against it
+                    """
+                )
+                continue
+            }
+            guard let operation = documentedOperation else {
                 report(
                     .error,
                     file,
@@ -120,15 +134,12 @@ package final class StubChecker {
         template: Bool
     ) {
         guard response.fault == nil, let responses = operation.node["responses"], responses.isObject else { return }
+        // The answer to a `Prefer` the document cannot satisfy is stubserver's, not the API's
+        // (the `default` response it may repeat is checked in its own stub).
+        guard !response.prepared.headers.contains("X-Stubserver-Prefer") else { return }
         let status = response.status
-        let documentedKeys = (responses.members ?? []).map(\.key).filter { !$0.hasPrefix("x-") }
-        let key =
-            documentedKeys.first { $0 == String(status) }
-            ?? documentedKeys.first {
-                $0.count == 3 && $0.uppercased().hasSuffix("XX") && $0.first == String(status).first
-            }
-            ?? documentedKeys.first { $0 == "default" }
-        guard let key, let documented = responses[key].flatMap(document.documents.dereference) else {
+        guard let (key, documented) = DocumentedResponses.documented(status: status, in: responses, document.documents)
+        else {
             report(
                 .error,
                 file,
@@ -136,7 +147,7 @@ package final class StubChecker {
                 path + ".status",
                 """
                 status \(status) is not documented for \(operation.method) \(operation.path) (documented: \
-                \(documentedKeys.joined(separator: ", ")))
+                \(DocumentedResponses.keys(of: responses).joined(separator: ", ")))
                 """
             )
             return
@@ -157,7 +168,25 @@ package final class StubChecker {
                 """
             )
         }
-        guard !isHead, !response.prepared.body.isEmpty else { return }
+        guard !isHead else { return }
+        guard !response.prepared.body.isEmpty else {
+            let media = (documented["content"]?.members ?? []).map(\.key)
+            // A stub that forwards or computes its answer has no body of its own to check.
+            guard !media.isEmpty, response.proxy == nil, response.computed == nil, status != 204, status != 304 else {
+                return
+            }
+            report(
+                .error,
+                file,
+                node,
+                path,
+                """
+                no body, but \(operation.method) \(operation.path) documents content for its \(key) response \
+                (\(media.joined(separator: ", "))) (schema: \(documented.location))
+                """
+            )
+            return
+        }
         checkBody(response, node, documented, key: key, operation, file: file, path: path, template: template)
     }
 

@@ -29,6 +29,9 @@ struct ImportPlanned {
     let plan: ImportPlan
     let summary: String
     var errorVerdict: (Int) -> String = { errors in "; \(plural(errors, "error")) in the input (above)" }
+    /// Said after the last line (what the import could not carry over), with the exit status it
+    /// calls for; nil keeps the usual one.
+    var epilogue: (Console) -> Int32? = { _ in nil }
 }
 
 /// `stubserver import FORMAT INPUT --out DIR [--force]`: the import commands that write one
@@ -81,6 +84,7 @@ struct ImportCommand<Source: ImportSource>: Command {
         let errors = planned.plan.errors.count
         let verdict = errors == 0 ? "" : planned.errorVerdict(errors)
         console.out("\(output): \(planned.summary); all \(plural(written.stubCount, "stub")) load\(verdict)")
+        if let status = planned.epilogue(console) { return status }
         return errors == 0 ? 0 : 1
     }
 }

@@ -7,7 +7,8 @@ typealias ImportOpenAPICommand = ImportCommand<OpenAPIImportSource>
 
 struct OpenAPIImportSource: ImportSource {
     static let format = "openapi"
-    static let synopsis = "SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside]"
+    static let synopsis =
+        "SPEC --out DIR [--strip-base-path | --base-path PATH] [--force] [--allow-ref-outside] [--strict]"
     static let summary = "write stubs for every operation of an OpenAPI 3.0 or 3.1 document (YAML or JSON)"
     static let input = "the document to read"
     static let options: [Option] = [
@@ -19,18 +20,22 @@ struct OpenAPIImportSource: ImportSource {
         .value("--base-path", "PATH", "prefix paths with PATH instead of the first server's path"),
         ImportOpenAPICommand.forceOption,
         .flag("--allow-ref-outside", "read $refs to absolute paths and outside the document's folder (each is noted)"),
+        .flag("--strict", "exit 2 when anything of the document is not carried over (every note:, every lost body)"),
     ]
     static let details = """
         Each operation gets one file: a stub answering the lowest 2xx with the first example (or a
         body made from the schema), and stubs for every other status and named example, selected
         with Prefer: code=404 or Prefer: example=NAME (as Prism does). Details: docs/import-openapi.md.
-        Exit status: 0 imported, 1 the document cannot be read or has errors (what could be
-        imported is still written), 2 bad usage.
+        Exit status: 0 imported, 1 the document cannot be read or has errors, or a documented
+        response body could not be carried over (what could be imported is still written), 2 bad
+        usage, or with --strict anything not carried over (each note:).
         """
 
     let spec: String
     let options: OpenAPIImportOptions
     let allowsReferencesOutside: Bool
+    /// Anything not carried over fails the import, with exit status 2.
+    let strict: Bool
 
     init(input: String, _ arguments: ParsedArguments) throws(UsageError) {
         var options = OpenAPIImportOptions()
@@ -45,6 +50,7 @@ struct OpenAPIImportSource: ImportSource {
         spec = input
         self.options = options
         allowsReferencesOutside = arguments.has("--allow-ref-outside")
+        strict = arguments.has("--strict")
     }
 
     func plan(_ console: Console) -> ImportPlanned? {
@@ -57,8 +63,26 @@ struct OpenAPIImportSource: ImportSource {
             return nil
         }
         let outcome = OpenAPIImporter.plan(document, options: options)
-        return ImportPlanned(plan: outcome.plan, summary: outcome.summary) { errors in
+        var planned = ImportPlanned(plan: outcome.plan, summary: outcome.summary) { errors in
             "; \(plural(errors, "error")) in the document (above): the operations they touch may be incomplete"
         }
+        let strict = self.strict
+        planned.epilogue = { console in
+            if outcome.lostBodies > 0 {
+                let their = outcome.lostBodies == 1 ? "its" : "their"
+                console.err(
+                    "stubserver: \(plural(outcome.lostBodies, "documented response")) lost \(their) body in the "
+                        + "import (each listed above): those stubs answer without one"
+                )
+            }
+            let notCarried = outcome.plan.problems.filter { $0.severity == .note }.count
+            guard strict, outcome.lostBodies > 0 || notCarried > 0 else { return nil }
+            console.err(
+                "stubserver: --strict: not everything was carried over (\(plural(notCarried, "note")), "
+                    + "\(plural(outcome.lostBodies, "response")) without its body; listed above)"
+            )
+            return 2
+        }
+        return planned
     }
 }
