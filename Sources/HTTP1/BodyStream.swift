@@ -117,9 +117,19 @@ package final class BodyStream: Sendable {
     }
 
     /// Sees every piece written from now on and how the body ends (the recorder keeps proxied
-    /// bodies this way). Set it before the producer writes; one tap per stream.
+    /// bodies this way). Set it before the producer writes; several taps see it in the order set.
     package func tap(_ observer: @escaping @Sendable (Tapped) -> Void) {
-        state.withLock { $0.tap = observer }
+        state.withLock { s in
+            // The recorder and the OpenAPI contract may both watch one forwarded body.
+            guard let earlier = s.tap else {
+                s.tap = observer
+                return
+            }
+            s.tap = { event in
+                earlier(event)
+                observer(event)
+            }
+        }
     }
 
     /// Runs on the connection's loop whenever the client has taken enough after `write`

@@ -29,6 +29,10 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public let duration: Duration
     /// For a request no stub matched: the closest stubs and what differed, as the 404 said it.
     public let nearMiss: String?
+    /// With `Stubs(openAPI:)`: how the request (and a forwarded answer) broke the document, one
+    /// line each (`query.limit: expected an integer, found the string "ten" (#/...)`); empty
+    /// when it kept to it.
+    public let contractViolations: [String]
 
     init(_ entry: JournalEntry) {
         id = entry.id
@@ -45,6 +49,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         fault = entry.fault.flatMap(ResponseDefinition.Fault.init(rawValue:))
         duration = .microseconds(Int64((entry.durationMilliseconds * 1000).rounded()))
         nearMiss = entry.nearMiss?.text
+        contractViolations = entry.contract?.lines ?? []
     }
 
     /// The URL the client asked for, as the server saw it (its Host and target).

@@ -95,6 +95,7 @@
 /// - `RecordedRequest.body`
 /// - `RecordedRequest.bodySize`
 /// - `RecordedRequest.bodyText`
+/// - `RecordedRequest.contractViolations`
 /// - `RecordedRequest.description`
 /// - `RecordedRequest.duration`
 /// - `RecordedRequest.fault`
@@ -233,6 +234,7 @@
 /// - `Stubs.count(matching:)`
 /// - `Stubs.init(directory:_:journalCapacity:)`
 /// - `Stubs.init(directory:journalCapacity:_:)`
+/// - `Stubs.init(directory:openAPI:enforcingContract:journalCapacity:_:)`
 /// - `Stubs.remove(_:)`
 /// - `Stubs.requests`
 /// - `Stubs.requests(matching:)`
@@ -241,6 +243,7 @@
 /// - `Stubs.setScenario(_:to:)`
 /// - `Stubs.unmatched`
 /// - `Stubs.verify(_:count:fileID:filePath:line:column:)`
+/// - `Stubs.verifyContract(fileID:filePath:line:column:)`
 /// - `Stubs.verifyNoUnmatchedRequests(fileID:filePath:line:column:)`
 /// - `WebhookDefinition`
 /// - `WebhookDefinition.body`

@@ -21,12 +21,24 @@ public final class Stubs: Sendable {
     /// the stubs throws, with every problem's file, position and JSON path.
     /// - `journalCapacity`: requests kept for `requests`, `count` and `verify`. 0 turns the journal
     ///   off, and then asking for them is an error rather than a silent "none".
-    public init(
+    public convenience init(
         directory: String? = nil,
         journalCapacity: Int = 1000,
         @StubListBuilder _ stubs: () -> [StubDefinition] = { [] }
     ) throws(StubError) {
+        try self.init(directory: directory, journalCapacity: journalCapacity, contract: nil, stubs)
+    }
+
+    /// `contract`: the OpenAPI check and whether it refuses (`init(openAPI:)`).
+    init(
+        directory: String?,
+        journalCapacity: Int,
+        contract: (check: any RequestContract, enforcing: Bool)?,
+        _ stubs: () -> [StubDefinition]
+    ) throws(StubError) {
         var options = Engine.Options(journalCapacity: journalCapacity)
+        options.contract = contract?.check
+        options.enforcesContract = contract?.enforcing ?? false
         // The URLProtocol transport answers the app's own host names (see AdminProtection).
         options.admin.checksHost = false
         var fileStubs: [Stub] = []

@@ -32,27 +32,43 @@ final class RequestLog: ResponderWrapper {
                 facts.request,
                 outcome.kind,
                 response,
-                microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000)
+                microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000),
+                contract: facts.contract
             )
         case .later(let pending):
             // Logged when the answer exists; a client that left first is logged as such.
             let log = self
             let request = facts.request
             let kind = outcome.kind
+            let contract = facts.contract
             pending.observe { response in
                 log.record(
                     request,
                     kind,
                     response,
-                    microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000)
+                    microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000),
+                    contract: contract
                 )
+            }
+            // A forwarded answer is checked as its body passes, after its line: a line of its own.
+            if case .proxied = outcome.kind, let contract {
+                contract.whenAnswerChecked { violations in
+                    guard !violations.isEmpty else { return }
+                    log.recordAnswer(request, violations)
+                }
             }
         }
         return outcome
     }
 
-    func record(_ request: IncomingRequest, _ kind: OutcomeKind, _ response: OutgoingResponse?, microseconds: Int) {
-        let outcome = Logged(kind: kind, response: response)
+    func record(
+        _ request: IncomingRequest,
+        _ kind: OutcomeKind,
+        _ response: OutgoingResponse?,
+        microseconds: Int,
+        contract: ContractReport? = nil
+    ) {
+        let outcome = Logged(kind: kind, response: response, contract: contract)
         switch format {
         case .quiet: return
         case .json: console.log(json(request, outcome, microseconds))
@@ -60,10 +76,33 @@ final class RequestLog: ResponderWrapper {
         }
     }
 
+    /// The OpenAPI contract's findings on a forwarded answer, known once its body has passed.
+    func recordAnswer(_ request: IncomingRequest, _ violations: [ContractViolation]) {
+        switch format {
+        case .quiet: return
+        case .json:
+            let report = JSONSerializer.string(.array(violations.map(ContractReport.json)))
+            let fields = [
+                "\"time\":\(JSONSerializer.quoted(LogTime.rfc3339()))",
+                "\"method\":\(JSONSerializer.quoted(request.method))",
+                "\"target\":\(JSONSerializer.quoted(request.target))",
+                "\"contract\":{\"response\":\(report)}",
+            ]
+            console.log("{" + fields.joined(separator: ",") + "}")
+        case .text:
+            let count = violations.count == 1 ? "1 violation" : "\(violations.count) violations"
+            let head =
+                "\(timestamp()) \(request.method) \(request.target) "
+                + console.paint("contract:", "1;33") + " the upstream's answer: \(count)"
+            console.log(([head] + violations.map { "    " + $0.line }).joined(separator: "\n"))
+        }
+    }
+
     /// What a line says of the answer: its kind, and its response unless the client left first.
     struct Logged {
         let kind: OutcomeKind
         let response: OutgoingResponse?
+        let contract: ContractReport?
         /// nil when no status line went out: a fault, or a client that left first.
         var status: Int? { response.flatMap { $0.delivery.sendsStatusLine ? $0.prepared.status : nil } }
         var fault: String? { response?.delivery.faultName }
@@ -99,6 +138,7 @@ final class RequestLog: ResponderWrapper {
         case .admin: line += "admin"
         case .refused(let refusal): line += console.paint("REFUSED", "1;31") + " admin request: \(refusal.summary)"
         case .noMatch: line += console.paint("NO MATCH", "1;31")
+        case .rejected: line += console.paint("REJECTED", "1;31") + " by the OpenAPI contract (--openapi-enforce)"
         case .proxied(let report, let stub):
             let result = report.result
             line += console.paint("PROXY", "36") + " \(report.upstream)"
@@ -111,6 +151,12 @@ final class RequestLog: ResponderWrapper {
         }
         line += " \(milliseconds(microseconds))"
         if outcome.delayMilliseconds > 0 { line += " (+\(outcome.delayMilliseconds)ms delay)" }
+        if let contract = outcome.contract, !contract.isClean {
+            let count = contract.violations.count == 1 ? "1 violation" : "\(contract.violations.count) violations"
+            let of = contract.operation.map { " of \($0)" } ?? ""
+            line += "\n    " + console.paint("contract:", "1;33") + " \(count)\(of)"
+            line += contract.violations.map { "\n      " + $0.line }.joined()
+        }
         if let report = outcome.nearMiss {
             // The console shows what the client got: the closest stubs and what differed.
             let indented = report.text.split(separator: "\n").dropFirst().map { "    " + $0 }
@@ -145,6 +191,9 @@ final class RequestLog: ResponderWrapper {
             fields.append("\"proxy\":{" + parts.joined(separator: ",") + "}")
         }
         if let report = outcome.nearMiss { fields.append("\"nearMiss\":\(report.json)") }
+        if let contract = outcome.contract, !contract.isClean {
+            fields.append("\"contract\":\(JSONSerializer.string(contract.json))")
+        }
         if verbose, outcome.nearMiss != nil, !request.body.isEmpty {
             fields.append(
                 "\"body\":\(JSONSerializer.quoted(String(decoding: request.body.prefix(2048), as: UTF8.self)))"

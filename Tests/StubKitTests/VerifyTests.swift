@@ -73,6 +73,45 @@ final class VerifyTests: XCTestCase {
         }
     }
 
+    /// `Stubs(openAPI:)`: the app's requests checked against the document from a test; the
+    /// failure lists each request that broke it with its violations; enforced, the app gets 400.
+    func testAContractFromAnOpenAPIDocumentFailsTheTestWithItsViolations() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let spec = folder.appendingPathComponent("api.yaml")
+        try Data(
+            """
+            openapi: 3.0.3
+            info: {title: t, version: '1'}
+            paths:
+              /v1/items:
+                get:
+                  parameters: [{name: limit, in: query, schema: {type: integer}}]
+                  responses: {'200': {description: ok}}
+            """.utf8
+        ).write(to: spec)
+        for enforcing in [false, true] {
+            let stubs = try Stubs(openAPI: spec, enforcingContract: enforcing) {
+                StubDefinition(request: .get("/v1/items"), response: .json(["ok": true]))
+            }
+            let registration = StubURLProtocol.register(stubs)
+            defer { StubURLProtocol.unregister(registration) }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = [StubURLProtocol.self]
+            let session = URLSession(configuration: configuration)
+            let good = registration.baseURL.appendingPathComponent("v1/items")
+            _ = try await session.data(from: URL(string: good.absoluteString + "?limit=5")!)
+            XCTAssertEqual(failures { stubs.verifyContract() }, [], "a request that keeps to the document")
+            let (_, response) = try await session.data(from: URL(string: good.absoluteString + "?limit=ten")!)
+            XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, enforcing ? 400 : 200)
+            let message = failures { stubs.verifyContract() }.first ?? ""
+            XCTAssertTrue(message.contains("1 request broke the OpenAPI contract"), message)
+            XCTAssertTrue(message.contains(#"query.limit: expected an integer, found the string "ten""#), message)
+            XCTAssertEqual(try stubs.requests.last?.contractViolations.count, 1)
+        }
+    }
+
     func testTooManyCallsListTheMatchingRequests() async throws {
         let stubs = try await loggedIn(through: .urlProtocol)
         let message = failures { stubs.verify(.get("/v1/weather/forecast"), count: .never) }.first ?? ""

@@ -72,6 +72,7 @@ enum AdminJSON {
         }
         if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
         if let refusal = e.refusal { members.append(("refused", .string(refusal))) }
+        if let contract = e.contract { members.append(("contract", contract.json)) }
         if !e.regexAborts.isEmpty { members.append(("regexAborted", .array(e.regexAborts.map(aborted)))) }
         return .object(members)
     }

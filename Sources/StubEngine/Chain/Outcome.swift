@@ -18,6 +18,9 @@ package enum OutcomeKind: Sendable {
     /// Forwarded to an upstream: for no stub (`--proxy`), or for a stub whose response is
     /// `"proxy"`. The report fills in as the upstream answers.
     case proxied(ProxyReport, stub: Stub?)
+    /// `--openapi-enforce`: the request broke the OpenAPI contract and was answered with a
+    /// problem report before any stub.
+    case rejected(ContractReport)
 }
 
 /// The engine's answer to one request: the response (now, or promised) and what produced it.
@@ -62,7 +65,7 @@ package struct Outcome: Sendable {
     /// preflight): only these get the global delay and CORS decoration.
     package var imitatesTheAPI: Bool {
         switch kind {
-        case .stub, .noMatch, .proxied: true
+        case .stub, .noMatch, .proxied, .rejected: true
         case .admin, .refused, .preflight: false
         }
     }

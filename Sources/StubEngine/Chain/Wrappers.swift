@@ -26,7 +26,8 @@ final class JournalRecorder: ResponderWrapper {
                 answer: response,
                 durationMilliseconds: elapsed + Double(response.delayMilliseconds),
                 regexAborts: regexLog?.aborts ?? [],
-                stream: outcome.transcript
+                stream: outcome.transcript,
+                contract: facts.contract
             )
         case .later(let pending):
             // Recorded when the answer exists (or with no status, if the client left first); a
@@ -34,6 +35,7 @@ final class JournalRecorder: ResponderWrapper {
             let journal = self.journal
             let request = facts.request
             let kind = outcome.kind
+            let contract = facts.contract
             pending.observe { response in
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
                 journal.record(
@@ -41,7 +43,8 @@ final class JournalRecorder: ResponderWrapper {
                     kind,
                     response,
                     durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
-                    regexAborts: regexLog?.aborts ?? []
+                    regexAborts: regexLog?.aborts ?? [],
+                    contract: contract
                 )
             }
         }

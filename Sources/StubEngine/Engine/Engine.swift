@@ -55,6 +55,12 @@ package final class Engine: Sendable {
         package var strict = false
         /// The WireMock dialect: its admin API's place, templating, shutdown (docs/wiremock.md).
         package var wiremock = WireMockOptions()
+        /// `--openapi SPEC`: every request checked against the document (the engine sees only
+        /// the `RequestContract`; `StubImport.OpenAPIContract` reads documents).
+        package var contract: (any RequestContract)?
+        /// `--openapi-enforce`: a request that breaks the contract is answered 400 or 422 with a
+        /// problem report, before any stub.
+        package var enforcesContract = false
 
         package init(
             cors: CORSPolicy? = nil,
@@ -252,6 +258,10 @@ package final class Engine: Sendable {
         if let cors = options.cors {
             wrappers.append(CORSResponder(policy: cors))
             responders.append(CORSResponder(policy: cors))
+        }
+        // Innermost: its report is on the facts before the journal and the log record them.
+        if let contract = options.contract {
+            wrappers.append(ContractCheck(contract: contract, enforces: options.enforcesContract))
         }
         responders.append(
             StubMatchResponder(

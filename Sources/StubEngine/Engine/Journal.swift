@@ -60,7 +60,8 @@ package final class Journal: Sendable {
         _ response: OutgoingResponse?,
         durationMilliseconds: Double,
         regexAborts: [RegexAbort] = [],
-        stream: StreamTranscript? = nil
+        stream: StreamTranscript? = nil,
+        contract: ContractReport? = nil
     ) {
         if let response {
             record(
@@ -69,7 +70,8 @@ package final class Journal: Sendable {
                 answer: response,
                 durationMilliseconds: durationMilliseconds,
                 regexAborts: regexAborts,
-                stream: stream
+                stream: stream,
+                contract: contract
             )
         } else {
             record(
@@ -78,7 +80,8 @@ package final class Journal: Sendable {
                 status: nil,
                 response: nil,
                 durationMilliseconds: durationMilliseconds,
-                regexAborts: regexAborts
+                regexAborts: regexAborts,
+                contract: contract
             )
         }
     }
@@ -91,7 +94,8 @@ package final class Journal: Sendable {
         answer: borrowing OutgoingResponse,
         durationMilliseconds: Double,
         regexAborts: [RegexAbort] = [],
-        stream: StreamTranscript? = nil
+        stream: StreamTranscript? = nil,
+        contract: ContractReport? = nil
     ) {
         guard capacity > 0 else { return }
         let id = record(
@@ -100,7 +104,8 @@ package final class Journal: Sendable {
             status: answer.delivery.sendsStatusLine ? answer.prepared.status : nil,
             response: JournalResponse(answer, stream: stream),
             durationMilliseconds: durationMilliseconds,
-            regexAborts: regexAborts
+            regexAborts: regexAborts,
+            contract: contract
         )
         // A stream goes on after the answer: each change tells the listeners (the inspector).
         stream?.onChange { [weak self] in self?.streamChanged(entryID: id) }
@@ -113,7 +118,8 @@ package final class Journal: Sendable {
         status: Int?,
         response: consuming JournalResponse?,
         durationMilliseconds: Double,
-        regexAborts: [RegexAbort]
+        regexAborts: [RegexAbort],
+        contract: ContractReport?
     ) -> Int {
         guard capacity > 0 else { return 0 }
         let stub: Stub?
@@ -158,7 +164,8 @@ package final class Journal: Sendable {
             response: response,
             peer: request.peer,
             refusal: refusal,
-            regexAborts: regexAborts
+            regexAborts: regexAborts,
+            contract: contract
         )
         let (id, listeners) = state.withLock { s -> (Int, [any JournalListener]) in
             let id = s.nextID

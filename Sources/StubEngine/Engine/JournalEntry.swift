@@ -28,7 +28,8 @@ package struct JournalEntry: Sendable {
         response: JournalResponse?,
         peer: String = "",
         refusal: String? = nil,
-        regexAborts: [RegexAbort] = []
+        regexAborts: [RegexAbort] = [],
+        contract: ContractReport? = nil
     ) {
         self.id = id
         parts = Parts(
@@ -49,7 +50,8 @@ package struct JournalEntry: Sendable {
             response: response,
             peer: peer,
             refusal: refusal,
-            regexAborts: regexAborts
+            regexAborts: regexAborts,
+            contract: contract
         )
     }
 
@@ -80,6 +82,8 @@ package struct JournalEntry: Sendable {
     /// Regex matches that gave up on this request (the backtracking engine's budget), with the
     /// stub and condition each belonged to: each counted as no match.
     package var regexAborts: [RegexAbort] { parts.regexAborts }
+    /// What the OpenAPI contract said of the request (`--openapi`); nil without one.
+    package var contract: ContractReport? { parts.contract }
 
     /// Why the admin API refused this request (`AdminProtection.Refusal.summary`); nil for
     /// every request it did not refuse. Refused requests are journaled so the developer sees
@@ -126,6 +130,7 @@ package struct JournalEntry: Sendable {
         let peer: String
         let refusal: String?
         let regexAborts: [RegexAbort]
+        let contract: ContractReport?
 
         init(
             receivedAtMilliseconds: Int,
@@ -145,7 +150,8 @@ package struct JournalEntry: Sendable {
             response: JournalResponse?,
             peer: String,
             refusal: String?,
-            regexAborts: [RegexAbort]
+            regexAborts: [RegexAbort],
+            contract: ContractReport?
         ) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
             self.method = method
@@ -165,6 +171,7 @@ package struct JournalEntry: Sendable {
             self.peer = peer
             self.refusal = refusal
             self.regexAborts = regexAborts
+            self.contract = contract
         }
     }
 }

@@ -5,9 +5,13 @@ import HTTP1
 package final class RequestFacts {
     package let request: IncomingRequest
 
-    init(_ request: IncomingRequest) {
+    package init(_ request: IncomingRequest) {
         self.request = request
     }
+
+    /// What the OpenAPI contract said of this request (`--openapi`), set before anything
+    /// answers it; the journal and the log, outside, take it from here.
+    package var contract: ContractReport?
 
     /// Set by the stub responder when nothing matched: the catalog and scenario states it
     /// matched against, so the near-miss report explains that very decision.
@@ -48,14 +52,14 @@ package final class RequestFacts {
 
     /// The body parsed once, within `JSONParser.Limits.requestBody`, whatever looks at it
     /// (matchers, templates, the near-miss report).
-    lazy var parsedJSON: Result<JSONNode, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
+    package lazy var parsedJSON: Result<JSONNode, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
         try JSONParser.parse(request.body, limits: .requestBody)
     }
 
     /// nil when the body is not JSON (or is over the limits for parsing it).
-    var json: JSONNode? { try? parsedJSON.get() }
+    package var json: JSONNode? { try? parsedJSON.get() }
 
-    var jsonError: String? {
+    package var jsonError: String? {
         if request.body.isEmpty { return "an empty body" }
         guard case .failure(let error) = parsedJSON else { return nil }
         return "a body that is not JSON (at \(error.position): \(error.message))"

@@ -6,7 +6,7 @@ package struct RouteTable {
     package struct Route {
         package let path: String
         package var operations: [OpenAPIOperation]
-        package let templates: [PathTemplate]
+        package var templates: [PathTemplate]
 
         package func operation(_ method: String) -> OpenAPIOperation? { operations.first { $0.method == method } }
         package var methods: [String] { operations.map(\.method) }
@@ -19,6 +19,13 @@ package struct RouteTable {
         for operation in operations {
             if let index = routes.firstIndex(where: { $0.path == operation.path }) {
                 routes[index].operations.append(operation)
+                // An operation's own `servers` (Box uploads to upload.box.com/api/2.0) add its base.
+                for base in operation.basePaths
+                where !routes[index].templates.contains(where: {
+                    $0.source == base + operation.path
+                }) {
+                    if let template = PathTemplate(base + operation.path) { routes[index].templates.append(template) }
+                }
                 continue
             }
             var sources: [String] = []

@@ -172,7 +172,7 @@ extension SchemaValidator {
         }
         let present = Set(members.map(\.key))
         if let required = schema["required"], let names = required.node.elements?.compactMap(\.string) {
-            for name in names where !present.contains(name) {
+            for name in names where !present.contains(name) && !isExempt(name, in: schema) {
                 fail(&result, instance, path, required.location, "missing required property \"\(name)\"")
             }
         }
@@ -276,5 +276,19 @@ extension SchemaValidator {
                     JSONSerializer.quoted($0.key) + ":" + canonicalKey($0.value)
                 }.joined(separator: ",") + "}"
         }
+    }
+
+    /// A required property that need not be there on this side of the exchange: `readOnly`
+    /// in a request, `writeOnly` in a response (OpenAPI 3.0 and 3.1 both say so).
+    func isExempt(_ name: String, in schema: LocatedNode) -> Bool {
+        let keyword: String
+        switch direction {
+        case .any: return false
+        case .request: keyword = "readOnly"
+        case .response: keyword = "writeOnly"
+        }
+        guard let property = schema["properties"]?[name] else { return false }
+        let resolved = property.node["$ref"] != nil ? cachedReference(property) : property
+        return resolved?[keyword]?.node.bool == true || property[keyword]?.node.bool == true
     }
 }

@@ -24,7 +24,21 @@ package final class SchemaValidator {
     package var acceptsTemplateStrings = false
     package var checksFormats = true
 
+    /// Which side of an exchange values come from: OpenAPI's `readOnly` properties are not
+    /// required in a request, `writeOnly` ones not in a response.
+    package enum Direction {
+        case any
+        case request
+        case response
+    }
+
+    package var direction = Direction.any
+
     private var patterns: [String: LinearRegex?] = [:]
+    /// Schemas `prepare` has walked, and `$ref`s resolved once (`cachedReference`).
+    var prepared: Set<NodeLocation> = []
+    var preparedCount = 0
+    var references: [NodeLocation: LocatedNode?] = [:]
     /// (schema, value) pairs being evaluated, to cut a schema that reapplies itself to one value.
     private var active: Set<String> = []
     private var depth = 0
@@ -86,7 +100,7 @@ package final class SchemaValidator {
 
     /// nil when the schema has no reference; .some(nil) when it has one that does not resolve.
     func referencedSchema(_ schema: LocatedNode) -> LocatedNode?? {
-        if schema.node["$ref"] != nil { return .some(documents.resolveReference(of: schema)) }
+        if schema.node["$ref"] != nil { return .some(cachedReference(schema)) }
         guard schema.node["$dynamicRef"] != nil, let dynamic = schema["$dynamicRef"] else { return nil }
         // Read as a plain reference: enough for the recursive schemas specs write.
         let member = JSONNode.Member(key: "$ref", keyPosition: dynamic.node.position, value: dynamic.node)

@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import StubEngine
+import StubImport
 import StubProxy
 import SystemSupport
 
@@ -15,7 +16,7 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let synopsis = ["[serve] [--dir DIR] [--port N] [--host ADDR] [options]"]
     static let summary = "serve the stubs in DIR"
-    static let options = ServingOptions.options + ProxyOptions.options
+    static let options = ServingOptions.options + ProxyOptions.options + ContractOptions.options
     static let details = """
         The inspector, a page that shows every request live, why it did not match, the stubs and
         the scenarios: http://HOST:PORT/__admin/ui (printed after the ready line; docs/inspector.md).
@@ -27,18 +28,34 @@ struct ServeCommand: Command {
 
     let options: ServingOptions
     let proxy: ProxyOptions
+    let contract: ContractOptions
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         options = try ServingOptions(arguments)
         proxy = try ProxyOptions(arguments)
+        contract = try ContractOptions(arguments)
     }
 
     func run(_ console: Console) -> Int32 {
-        guard let run = ServingRun.start(options, proxy, console: console) else { return 1 }
+        guard case .success(let checker) = contract.load(console) else { return 1 }
+        guard
+            let run = ServingRun.start(
+                options,
+                proxy,
+                console: console,
+                contract: checker,
+                enforcing: contract.enforces
+            )
+        else { return 1 }
         let forwarding = proxy.upstream.map { "; forwarding the rest to \($0)" } ?? ""
+        let checking =
+            checker.map {
+                let mode = contract.enforces ? "enforcing" : "checking requests against"
+                return "; \(mode) \($0.name) (\(plural($0.operationCount, "operation")))"
+            } ?? ""
         let kind = run.loader.format == .wiremock ? ", a WireMock folder" : ""
         let stubs = plural(run.engine.catalog.count, "stub")
-        let what = "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)"
+        let what = "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)\(checking)"
         run.announce("stubserver listening on \(run.listeningURLs) (\(what))", console: console)
         let watcher = options.watch ? run.watch(console: console) : nil
         run.server.waitUntilStopped()

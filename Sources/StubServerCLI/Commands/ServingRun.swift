@@ -37,7 +37,9 @@ struct ServingRun {
         _ options: ServingOptions,
         _ proxy: ProxyOptions,
         console: Console,
-        urgentStop: UrgentStop = .quit
+        urgentStop: UrgentStop = .quit,
+        contract: (any RequestContract)? = nil,
+        enforcing: Bool = false
     ) -> ServingRun? {
         let loader = options.loader
         if loader.format == .wiremock, !options.formatWasGiven {
@@ -77,6 +79,8 @@ struct ServingRun {
         engineOptions.proxy = proxy.rule
         // The inspector's page, beside the admin API it reads.
         engineOptions.adminRoutes = [InspectorRoutes()]
+        engineOptions.contract = contract
+        engineOptions.enforcesContract = enforcing
         engineOptions.folderFormat = loader.format
         engineOptions.strict = options.strict
         engineOptions.maximumRenderedBytes = options.maxRenderedBodyBytes

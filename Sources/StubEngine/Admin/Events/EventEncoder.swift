@@ -61,6 +61,11 @@ struct EventEncoder {
             out.append(contentsOf: ",\"regexAborted\":".utf8)
             out.appendDecimal(entry.regexAborts.count)
         }
+        if let contract = entry.contract, !contract.isClean || !contract.answerViolations.isEmpty {
+            // How many rules of the OpenAPI document the exchange broke: the row says so.
+            out.append(contentsOf: ",\"contract\":".utf8)
+            out.appendDecimal(contract.violations.count + contract.answerViolations.count)
+        }
         out.append(contentsOf: ",\"durationMs\":".utf8)
         Self.appendMilliseconds(entry.durationMilliseconds, to: &out)
         if let response = entry.response {

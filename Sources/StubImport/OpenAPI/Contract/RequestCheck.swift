@@ -1,0 +1,217 @@
+import HTTP1
+import StubEngine
+
+/// One request against the document, under the contract's lock: which operation it targets,
+/// then its parameters, security and body, each departure a `ContractViolation`.
+struct RequestCheck {
+    let checker: OpenAPIContract.Checker
+    let documentName: String
+    private var violations: [ContractViolation] = []
+
+    init(checker: OpenAPIContract.Checker, documentName: String) {
+        self.checker = checker
+        self.documentName = documentName
+    }
+
+    mutating func run(_ facts: RequestFacts) -> ContractReport {
+        let request = facts.request
+        guard let (routeIndex, pathValues) = checker.index.match(request.path) else {
+            var message = "no path of \(documentName) matches \(request.path)"
+            if let near = checker.routes.closest(to: request.path) { message += "; did you mean \(near)?" }
+            return ContractReport(
+                operation: nil,
+                operationIndex: nil,
+                violations: [ContractViolation(.operation, place: "path", message: message)]
+            )
+        }
+        let route = checker.routes.routes[routeIndex]
+        let method = request.method
+        let key = method == "HEAD" && route.operation("HEAD") == nil ? "GET" : method
+        guard let index = checker.operationIndex["\(key) \(route.path)"] else {
+            let message =
+                "\(method) is not documented for \(route.path) "
+                + "(documented: \(route.methods.joined(separator: ", ")))"
+            return ContractReport(
+                operation: nil,
+                operationIndex: nil,
+                violations: [ContractViolation(.operation, place: "method", message: message)]
+            )
+        }
+        let operation = checker.operations[index]
+        checker.validator.direction = .request
+        checkParameters(operation, request, pathValues)
+        checkSecurity(operation, request)
+        if let body = operation.body { checkBody(body, facts) }
+        return ContractReport(operation: operation.title, operationIndex: index, violations: violations)
+    }
+
+    // MARK: Parameters
+
+    private mutating func checkParameters(
+        _ operation: OperationContract,
+        _ request: IncomingRequest,
+        _ pathValues: [String: String]
+    ) {
+        let cookies = Self.cookies(request.headers)
+        for parameter in operation.parameters {
+            let raw: [String]
+            switch parameter.location {
+            case .path:
+                raw = pathValues[parameter.name].map { [$0] } ?? []
+            case .query:
+                raw = request.queryValues(parameter.name)
+            case .header:
+                // OpenAPI: these three are described elsewhere (media types, security).
+                let ignored = ["accept", "content-type", "authorization"]
+                guard !ignored.contains(parameter.name.lowercased()) else { continue }
+                raw = request.headers.values(parameter.name)
+            case .cookie:
+                raw = cookies.filter { $0.name == parameter.name }.map(\.value)
+            }
+            let place = "\(parameter.location.rawValue).\(parameter.name)"
+            guard let value = checker.values.value(parameter, raw: raw, query: request.queryItems) else {
+                if parameter.required {
+                    add(
+                        .init(
+                            kind(parameter),
+                            place: place,
+                            message: "missing the required \(parameter.location.rawValue) parameter \(parameter.name)",
+                            rule: parameter.node.location.description
+                        )
+                    )
+                }
+                continue
+            }
+            guard let schema = parameter.schema else { continue }
+            for failure in checker.validator.validate(value, against: schema, at: "$") {
+                add(
+                    .init(
+                        kind(parameter),
+                        place: place + String(failure.instancePath.dropFirst()),
+                        message: failure.message,
+                        rule: failure.schemaLocation.description
+                    )
+                )
+            }
+        }
+    }
+
+    private func kind(_ parameter: OperationContract.Parameter) -> ContractViolation.Kind {
+        switch parameter.location {
+        case .path: .path
+        case .query: .query
+        case .header: .header
+        case .cookie: .cookie
+        }
+    }
+
+    static func cookies(_ headers: HeaderFields) -> [(name: String, value: String)] {
+        headers.values("Cookie").flatMap { line in
+            line.split(separator: ";").compactMap { pair -> (name: String, value: String)? in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { return nil }
+                return (parts[0].trimmingSpaces(), parts[1].trimmingSpaces())
+            }
+        }
+    }
+
+    // MARK: Security
+
+    /// Present, not valid: a mock cannot tell a good token from a bad one, but it can tell the
+    /// app forgot to send one.
+    private mutating func checkSecurity(_ operation: OperationContract, _ request: IncomingRequest) {
+        guard let alternatives = operation.security, !alternatives.isEmpty else { return }
+        let cookies = Self.cookies(request.headers)
+        func present(_ scheme: OperationContract.SecurityScheme) -> Bool {
+            switch scheme {
+            case .apiKey(let name, .header, _): request.headers.contains(name)
+            case .apiKey(let name, .query, _): !request.queryValues(name).isEmpty
+            case .apiKey(let name, .cookie, _): cookies.contains { $0.name == name }
+            case .apiKey: true
+            case .authorization(let prefix, _):
+                request.headers.values("Authorization").contains { value in
+                    value.count > prefix.count && value.lowercased().hasPrefix(prefix.lowercased() + " ")
+                }
+            case .unverifiable: true
+            }
+        }
+        guard !alternatives.contains(where: { $0.schemes.allSatisfy(present) }) else { return }
+        let wanted = alternatives.map { $0.schemes.map(\.description).joined(separator: " and ") }
+        let rule =
+            (operation.operation.node["security"] != nil)
+            ? operation.operation.node.location.appending("security").description : "#/security"
+        add(
+            .init(
+                .security,
+                place: "security",
+                message: "none of the security requirements is met: send " + wanted.joined(separator: ", or "),
+                rule: rule
+            )
+        )
+    }
+
+    // MARK: Body
+
+    private mutating func checkBody(_ body: OperationContract.Body, _ facts: RequestFacts) {
+        let request = facts.request
+        let rule = body.node.location.description
+        guard !request.body.isEmpty else {
+            if body.required {
+                add(.init(.body, place: "body", message: "missing the request body, which is required", rule: rule))
+            }
+            return
+        }
+        let contentType = request.headers["Content-Type"] ?? ""
+        guard !body.media.isEmpty else { return }
+        let media =
+            body.media.first { MediaTypes.essence($0.type) == MediaTypes.essence(contentType) }
+            ?? body.media.first { MediaTypes.covers($0.type, contentType) }
+        guard let media else {
+            let sent = contentType.isEmpty ? "no Content-Type" : "Content-Type \(MediaTypes.essence(contentType))"
+            add(
+                .init(
+                    .mediaType,
+                    place: "header.Content-Type",
+                    message:
+                        "\(sent) is not documented (documented: \(body.media.map(\.type).joined(separator: ", ")))",
+                    rule: rule
+                )
+            )
+            return
+        }
+        guard let schema = media.schema, let value = instance(facts, contentType, schema) else { return }
+        for failure in checker.validator.validate(value, against: schema, at: "$") {
+            add(
+                .init(
+                    .body,
+                    place: "body" + String(failure.instancePath.dropFirst()),
+                    message: failure.message,
+                    rule: failure.schemaLocation.description
+                )
+            )
+        }
+    }
+
+    /// The body as a value its schema can check: JSON parsed (once, shared with the matchers),
+    /// a form's fields nested, text as a string; nil for what is not checked (multipart,
+    /// binary), after a violation for JSON that does not parse.
+    private mutating func instance(_ facts: RequestFacts, _ contentType: String, _ schema: LocatedNode) -> JSONNode? {
+        let essence = MediaTypes.essence(contentType)
+        if MediaTypes.isJSON(essence) {
+            if let json = facts.json { return json }
+            add(.init(.body, place: "body", message: "expected JSON, found \(facts.jsonError ?? "something else")"))
+            return nil
+        }
+        if essence == "application/x-www-form-urlencoded" {
+            return checker.values.coerce(FormFields.nest(FormFields.parse(facts.request.body)), schema)
+        }
+        if essence.hasPrefix("text/") {
+            return JSONNode(.string(String(decoding: facts.request.body, as: UTF8.self)))
+        }
+        return nil
+    }
+
+    private mutating func add(_ violation: ContractViolation) {
+        violations.append(violation)
+    }
+}
