@@ -178,6 +178,9 @@ struct ContractRequestMaker {
     /// A value as bracket-named form fields (`a[b]=1`, `list[0]=x`).
     static func formFields(_ value: JSONNode, prefix: String?) -> [(String, String)] {
         switch value.value {
+        case .object(let members) where members.isEmpty:
+            // Still sent, so a required field stays present (Box requires a grant_type it never describes).
+            return prefix.map { [($0, "")] } ?? []
         case .object(let members):
             return members.flatMap { member in
                 formFields(member.value, prefix: prefix.map { "\($0)[\(member.key)]" } ?? member.key)

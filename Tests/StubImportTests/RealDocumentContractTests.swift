@@ -47,7 +47,7 @@ final class RealDocumentContractTests: XCTestCase {
                 "\(name): every skipped operation is listed"
             )
             let folder = temporaryFolder().appendingPathComponent("stubs")
-            let written = try ImportFolderWriter.write(outcome.plan, to: folder.path, replace: false).get()
+            let written = try StubFolderWriter.write(outcome.plan.output, into: folder.path, existing: .refuse)
             XCTAssertEqual(written.stubCount, outcome.plan.stubCount, name)
         }
     }

@@ -106,6 +106,64 @@ final class ContractEndToEndTests: XCTestCase {
         XCTAssertTrue(journal.body.contains(#""kind":"query""#), journal.body)
     }
 
+    /// With --proxy the request is checked, and the upstream's answer too: reported in the log
+    /// and the journal, passed on unchanged.
+    func testAForwardedAnswerIsCheckedAndPassedOnUnchanged() throws {
+        let dir = folder([
+            "spec.yaml": Self.spec,
+            "upstream/pets.json": #"""
+            {"request": {"method": "POST", "path": "/pets"},
+             "response": {"status": 201, "headers": {"Content-Type": "application/json"}, "body": {"id": "seven"}}}
+            """#,
+            "front/.keep": "",
+        ])
+        let upstream = try StubServerProcess(["--dir", dir.appendingPathComponent("upstream").path, "--port", "0"])
+        addTeardownBlock { upstream.signal(SIGTERM) }
+        let upstreamURL = try XCTUnwrap(upstream.baseURL())
+        let front = try StubServerProcess([
+            "--dir", dir.appendingPathComponent("front").path, "--port", "0", "--proxy", upstreamURL,
+            "--openapi", dir.appendingPathComponent("spec.yaml").path,
+        ])
+        addTeardownBlock { front.signal(SIGTERM) }
+        let base = try XCTUnwrap(front.baseURL())
+        let answer = try fetch(
+            base + "/pets",
+            method: "POST",
+            headers: ["Content-Type": "application/json"],
+            body: #"{"name": "Rex"}"#
+        )
+        XCTAssertEqual(answer.status, 201)
+        XCTAssertEqual(answer.body, #"{"id":"seven"}"#, "passed on unchanged")
+        _ = front.waitFor("the answer's contract line") { front.stdout.contains("the upstream's answer") }
+        XCTAssertTrue(
+            front.stdout.contains(#"response.body.id: expected an integer, found the string "seven""#),
+            front.stdout
+        )
+        let journal = try fetch(base + "/__admin/requests")
+        XCTAssertTrue(journal.body.contains(#""response":[{"kind":"response""#), journal.body)
+    }
+
+    /// A WireMock folder served with --openapi is checked the same way.
+    func testAWireMockFolderIsCheckedToo() throws {
+        let dir = folder([
+            "spec.yaml": Self.spec,
+            "wm/mappings/pets.json": #"{"request": {"method": "POST", "url": "/pets"}, "response": {"status": 201}}"#,
+        ])
+        let server = try StubServerProcess([
+            "--wiremock", dir.appendingPathComponent("wm").path, "--port", "0",
+            "--openapi", dir.appendingPathComponent("spec.yaml").path,
+        ])
+        addTeardownBlock { server.signal(SIGTERM) }
+        let base = try XCTUnwrap(server.baseURL())
+        let answer = try fetch(base + "/pets", method: "POST", headers: ["Content-Type": "text/plain"], body: "Rex")
+        XCTAssertEqual(answer.status, 201)
+        XCTAssertEqual(
+            answer.headers["x-stubserver-contract"]?.contains("Content-Type text/plain"),
+            true,
+            "\(answer.headers)"
+        )
+    }
+
     func testEnforcingAnswersProblemReports() throws {
         let (_, base, _) = try start(["--openapi-enforce"])
         let bad = try fetch(
@@ -159,8 +217,9 @@ final class ContractEndToEndTests: XCTestCase {
             throw XCTSkip("../shared/corpora/openapi-real not found next to the package: skipped")
         }
         let out = folder([:]).appendingPathComponent("do").path
-        let imported = try runStubServer(["import", "openapi", spec, "--out", out])
-        XCTAssertEqual(imported.status, 0, String(imported.stderr.suffix(2_000)))
+        // 2,907 files: give a loaded machine time (the default wait is 20 s).
+        let imported = try StubServerProcess(["import", "openapi", spec, "--out", out])
+        XCTAssertEqual(imported.exitStatus(timeout: 300), 0, String(imported.stderr.suffix(2_000)))
         XCTAssertTrue(imported.stdout.contains("for 659 operations in 659 files"), imported.stdout)
         let server = try StubServerProcess(["--dir", out, "--port", "0", "--openapi", spec, "--log", "quiet"])
         addTeardownBlock { server.signal(SIGTERM) }

@@ -461,6 +461,15 @@ function abortedBadge(entry) {
     count === 1 ? "regex aborted" : `${count} regexes aborted`)];
 }
 
+/** The request (or its forwarded answer) broke the OpenAPI document given with --openapi. */
+function contractBadge(entry) {
+  const count = entry.contract && typeof entry.contract === "object"
+    ? (entry.contract.violations || []).length + (entry.contract.response || []).length : entry.contract || 0;
+  if (!count) return null;
+  return [" ", h("span", { class: "aborted", title: "the request broke the OpenAPI document (--openapi)" },
+    count === 1 ? "1 contract violation" : `${count} contract violations`)];
+}
+
 /** Answered (by a stub, or by the upstream it was forwarded to, or refused as an admin
  * request) rather than a near miss. */
 function wasAnswered(entry) {
@@ -480,7 +489,7 @@ function rowFor(entry) {
     h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
     h("span", { class: entry.refused ? "refused" : entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch",
       title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : entry.refused ? "an admin request the server refused" : "" },
-      answeredBy(entry), abortedBadge(entry)),
+      answeredBy(entry), abortedBadge(entry), contractBadge(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);
   return row;
@@ -630,6 +639,7 @@ function renderEntry(entry) {
       h("button", { type: "button", id: "make-stub", onclick: () => openStubDialog(entry) }, "Make a stub from this")),
     entry.stub || entry.proxy || entry.refused ? null : nearMissReport(entry),
     abortedReport(entry),
+    contractReport(entry),
     h("h3", {}, "Request"),
     headerTable(entry.headers),
     bodyBlock(entry, headerValue(entry.headers, "Content-Type")),
@@ -675,6 +685,23 @@ function abortedReport(entry) {
       a.stub ? [h("span", {}, `"${a.stub.name || a.stub.id}"`), " "] : null,
       a.condition ? `${a.condition}: ` : "",
       h("code", {}, `/${a.pattern}/`), ` aborted: ${a.reason}`))));
+}
+
+/**
+ * How the request, and a forwarded answer, broke the OpenAPI document (--openapi): each
+ * violation where it is ("query.limit"), what is wrong, and the rule's place in the document.
+ */
+function contractReport(entry) {
+  const contract = entry.contract;
+  if (!contract) return null;
+  const violations = (contract.violations || []).concat(contract.response || []);
+  if (!violations.length) return null;
+  return h("section", { class: "nearmiss", "aria-label": "OpenAPI contract violations" },
+    h("h3", {}, "OpenAPI contract violations"),
+    h("p", {}, contract.operation ? `Checked against ${contract.operation}:` : "No operation of the document fits:"),
+    h("ul", {}, violations.map((v) => h("li", { class: "mismatch" },
+      `${v.at}: `, h("mark", { class: "actual" }, v.message),
+      v.rule ? [" ", h("code", { class: "sub" }, v.rule)] : null))));
 }
 
 function headerValue(headers, name) {
