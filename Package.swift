@@ -77,7 +77,9 @@ let package = Package(
         // (no sockets), and Codable stub definitions that mirror the file format.
         .target(
             name: "StubKit",
-            dependencies: ["StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport", "Certificates"],
+            dependencies: [
+                "StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
+            ],
             swiftSettings: strict
         ),
         // The command line: arguments, serving, validate, record, imports, request log. Testable as a library.
