@@ -139,7 +139,8 @@ final class ContractCheckTests: XCTestCase {
             ),
             (
                 "POST", "/v1/pets", good + [("Content-Type", "text/plain")], "Rex", .mediaType,
-                "Content-Type text/plain is not documented (documented: application/json, application/x-www-form-urlencoded)"
+                "Content-Type text/plain is not documented "
+                    + "(documented: application/json, application/x-www-form-urlencoded)"
             ),
             (
                 "POST", "/v1/pets", good + [("Content-Type", "application/json")], #"{"age": 3}"#, .body,

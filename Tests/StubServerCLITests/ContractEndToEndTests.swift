@@ -223,6 +223,8 @@ final class ContractEndToEndTests: XCTestCase {
         XCTAssertTrue(imported.stdout.contains("for 659 operations in 659 files"), imported.stdout)
         let server = try StubServerProcess(["--dir", out, "--port", "0", "--openapi", spec, "--log", "quiet"])
         addTeardownBlock { server.signal(SIGTERM) }
+        // 4,881 stubs and the document's 2,907 files load before the ready line: a loaded machine needs longer.
+        _ = server.waitFor("the ready line", timeout: 240) { server.stdout.contains("\n") || !server.process.isRunning }
         let base = try XCTUnwrap(server.baseURL(), server.stderr)
         let auth = ["Authorization": "Bearer token"]
         let account = try fetch(base + "/v2/account", headers: auth)

@@ -1,7 +1,8 @@
 import StubEngine
 
 /// The examples a media type gives: its `example`, and its named `examples` (Example Objects,
-/// `$ref`'d ones resolved, and `$ref`s inside their values: `DocumentSet.exampleValue`). An example with only an `externalValue` is skipped with a note: it
+/// `$ref`'d ones resolved, and `$ref`s inside their values: `DocumentSet.exampleValue`). An
+/// example with only an `externalValue` is skipped with a note: it
 /// lives at a URL, and an import does not fetch.
 package struct ResponseExamples {
     /// The media type's `example`, else the first named example's value.

@@ -172,7 +172,10 @@ package final class StubChecker {
         guard !response.prepared.body.isEmpty else {
             let media = (documented["content"]?.members ?? []).map(\.key)
             // A stub that forwards or computes its answer has no body of its own to check.
-            guard !media.isEmpty, response.proxy == nil, response.computed == nil, status != 204, status != 304 else {
+            // Nor does a stream (server-sent events, a WebSocket): its content comes as it goes.
+            guard !media.isEmpty, response.proxy == nil, response.computed == nil, response.stream == nil,
+                status != 204, status != 304
+            else {
                 return
             }
             report(

@@ -50,7 +50,8 @@ struct AnswerCheck {
                     .response,
                     place: "response.header.Content-Type",
                     message:
-                        "Content-Type \(MediaTypes.essence(contentType)) is not documented for \(key) of \(title) (documented: \(content.map(\.key).joined(separator: ", ")))",
+                        "Content-Type \(MediaTypes.essence(contentType)) is not documented for \(key) of \(title) "
+                        + "(documented: \(content.map(\.key).joined(separator: ", ")))",
                     rule: documented.location.description
                 )
             )
