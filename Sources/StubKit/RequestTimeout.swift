@@ -14,7 +14,7 @@ import FoundationNetworking
 /// A custom protocol cannot see either of these directly on Linux: the flag saying the request's
 /// interval was set is internal, and so is the task's session. So: a request interval other than
 /// the default 60 s counts as set (one explicitly set to 60 is taken as unset: the session's
-/// applies); the session's configuration is read by reflection (`Mirror`) from the task, and
+/// applies); the session's configuration is read by reflection from the task (`TaskReflection`), and
 /// when that ever fails the request's interval is used. On Apple platforms URLSession gives the
 /// protocol a request that already carries the session's interval.
 enum RequestTimeout {
@@ -28,22 +28,7 @@ enum RequestTimeout {
 
     /// `timeoutIntervalForRequest` of the session that runs `task`, when reflection finds it.
     private static func sessionInterval(of task: URLSessionTask?) -> TimeInterval? {
-        guard let task else { return nil }
-        var mirror: Mirror? = Mirror(reflecting: task)
-        while let current = mirror {
-            for child in current.children where child.label == "session" {
-                return unwrapped(child.value).flatMap { $0 as? URLSession }?.configuration.timeoutIntervalForRequest
-            }
-            mirror = current.superclassMirror
-        }
-        return nil
-    }
-
-    /// The value inside an Optional held as `Any` (reflection hands optionals over boxed).
-    private static func unwrapped(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.map { $0.value }
+        TaskReflection.session(of: task)?.configuration.timeoutIntervalForRequest
     }
 
     /// URLSession treats zero or less as "the default".

@@ -32,15 +32,25 @@ public final class StubURLProtocol: URLProtocol {
         public let baseURL: URL
         /// What the transport answers from, and what it received.
         public let stubs: Stubs
-        /// A fresh ephemeral configuration whose requests to `baseURL` the stubs answer.
+        /// The registration's cookie store, the one `configuration` is made with.
+        let cookies: UncheckedSendable<HTTPCookieStorage>
+        /// A fresh ephemeral configuration whose requests to `baseURL` the stubs answer. Its
+        /// cookie store is the registration's: sessions made from it share their cookies, as
+        /// sessions sharing one configuration's store do.
         public var configuration: URLSessionConfiguration {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.protocolClasses = [StubURLProtocol.self]
+            configuration.httpCookieStorage = cookies.value
             return configuration
         }
     }
 
-    private static let registry = Locked<(byHost: [String: Stubs], next: Int)>(([:], 1))
+    private struct Registration {
+        let stubs: Stubs
+        let cookies: UncheckedSendable<HTTPCookieStorage>
+    }
+
+    private static let registry = Locked<(byHost: [String: Registration], next: Int)>(([:], 1))
     /// Everything that changes while loading, under one lock: URLProtocol calls come from the
     /// session's threads, timers and the engine's.
     private let state = Locked(LoadingState())
@@ -57,17 +67,23 @@ public final class StubURLProtocol: URLProtocol {
         var stream: BodyStream?
         /// The body so far, where it must reach the client in one piece (see `load`).
         var held = Data()
+        /// The answer's content coding is undone, so its body is held until it ends.
+        var decodes = false
+        /// Where the answer's cookies go: the session's store (or the registration's).
+        var cookieStore: UncheckedSendable<HTTPCookieStorage>?
     }
 
     /// Registers stubs under a host of their own. It stays registered until `unregister(_:)`.
     public static func register(_ stubs: Stubs) -> Transport {
+        // An ephemeral configuration's store: in memory, and this registration's alone.
+        let cookies = UncheckedSendable(URLSessionConfiguration.ephemeral.httpCookieStorage ?? HTTPCookieStorage.shared)
         let host = registry.withLock { state -> String in
             let host = "e\(state.next).stubkit.invalid"
             state.next += 1
-            state.byHost[host] = stubs
+            state.byHost[host] = Registration(stubs: stubs, cookies: cookies)
             return host
         }
-        return Transport(baseURL: URL(string: "http://\(host)")!, stubs: stubs)
+        return Transport(baseURL: URL(string: "http://\(host)")!, stubs: stubs, cookies: cookies)
     }
 
     public static func unregister(_ transport: Transport) {
@@ -75,19 +91,19 @@ public final class StubURLProtocol: URLProtocol {
         _ = registry.withLock { $0.byHost.removeValue(forKey: host) }
     }
 
-    private static func engine(for url: URL?) -> Engine? {
+    private static func registration(for url: URL?) -> Registration? {
         guard let host = url?.host?.lowercased() else { return nil }
-        return registry.withLock { $0.byHost[host]?.engine }
+        return registry.withLock { $0.byHost[host] }
     }
 
     override public class func canInit(with request: URLRequest) -> Bool {
-        engine(for: request.url) != nil
+        registration(for: request.url) != nil
     }
 
     override public class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override public func startLoading() {
-        guard let url = request.url, let engine = Self.engine(for: url) else {
+        guard let url = request.url, let registration = Self.registration(for: url) else {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
             return
         }
@@ -97,9 +113,30 @@ public final class StubURLProtocol: URLProtocol {
             $0.lastActivity = .now()
         }
         watchForTimeout(after: timeout)
+        let me = unchecked
+        URLSessionImitation.readBody(of: request, task: task) { body in
+            switch body {
+            case .success(let body): me.value.answer(url: url, body: body, registration: registration)
+            case .failure(let error): me.value.fail(error.code)
+            }
+        }
+    }
+
+    /// Asks the engine, with the request as it would have gone out over a socket.
+    private func answer(url: URL, body: URLSessionImitation.UploadBody, registration: Registration) {
+        let session = TaskReflection.session(of: task)
+        let store = URLSessionImitation.cookieStore(session: session, registration: registration.cookies.value)
+        state.withLock { $0.cookieStore = store.map(UncheckedSendable.init) }
         let reply: Reply
         do {
-            reply = engine.handle(try Self.httpRequest(from: request, url: url)).reply
+            let incoming = try Self.incomingRequest(
+                from: request,
+                url: url,
+                body: body,
+                session: session,
+                cookies: store
+            )
+            reply = registration.stubs.engine.handle(incoming).reply
         } catch {
             // What the server answers a target it cannot parse.
             reply = .now(.text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n"))
@@ -146,15 +183,16 @@ public final class StubURLProtocol: URLProtocol {
     /// so there the body is held and handed over whole when it ends; the timing (a dribble's
     /// pauses, the idle timeout) is unchanged. Apple's URLSession appends, so pieces go as they come.
     private func load(_ data: Data) {
-        #if canImport(FoundationNetworking)
-        state.withLock { s in
-            guard !s.done else { return }
+        let passedOn = state.withLock { s -> Bool in
+            guard !s.done else { return true }
+            #if !canImport(FoundationNetworking)
+            if !s.decodes { return false }
+            #endif
             s.held.append(data)
             s.lastActivity = .now()
+            return true
         }
-        #else
-        notify { $0.urlProtocol(self, didLoad: data) }
-        #endif
+        if !passedOn { notify { $0.urlProtocol(self, didLoad: data) } }
     }
 
     /// Passes a piece on at once (an event stream's), whatever the platform.
@@ -166,13 +204,20 @@ public final class StubURLProtocol: URLProtocol {
         if open { notify { $0.urlProtocol(self, didLoad: data) } }
     }
 
-    /// The end of the body: what was held, then the end.
-    private func finish() {
-        let held = state.withLock { s -> Data in
+    /// The end of the body: what was held (decoded, when its coding is undone), then the end.
+    private func finish(_ fields: HeaderFields) {
+        let (held, decodes) = state.withLock { s -> (Data, Bool) in
             defer { s.held = Data() }
-            return s.held
+            return (s.held, s.decodes)
         }
-        if !held.isEmpty { notify { $0.urlProtocol(self, didLoad: held) } }
+        var body = held
+        if decodes, !held.isEmpty {
+            guard let decoded = URLSessionImitation.decoded(Array(held), fields) else {
+                return fail(URLSessionImitation.Platform.undecodableBody)
+            }
+            body = Data(decoded)
+        }
+        if !body.isEmpty { notify { $0.urlProtocol(self, didLoad: body) } }
         notify(ending: true) { $0.urlProtocolDidFinishLoading(self) }
     }
 
@@ -268,25 +313,30 @@ public final class StubURLProtocol: URLProtocol {
             fail(.badServerResponse)
             return
         }
+        let store = state.withLock { s -> HTTPCookieStorage? in
+            s.decodes = URLSessionImitation.needsDecoding(prepared.headers)
+            return s.cookieStore?.value
+        }
+        URLSessionImitation.keepCookies(from: prepared.headers, url: url, store: store)
         notify { $0.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed) }
         let isHead = request.httpMethod == "HEAD"
         if let stream, !isHead {
-            forward(stream)
+            forward(stream, fields: prepared.headers)
             return
         }
         stream?.cancel()
         let body = isHead ? [] : prepared.body
         if case .dribble(let chunks, let milliseconds) = response.delivery, body.count > 1, chunks > 1 {
-            dribble(body, pieces: chunks, over: milliseconds)
+            dribble(body, pieces: chunks, over: milliseconds, fields: prepared.headers)
         } else {
             if !body.isEmpty { load(Data(body)) }
-            finish()
+            finish(prepared.headers)
         }
     }
 
     /// The body in `pieces` parts spread evenly over the time, the first at once: as the server
     /// sends it (each part resets the idle timeout, as bytes on a socket would).
-    private func dribble(_ body: [UInt8], pieces: Int, over milliseconds: Int) {
+    private func dribble(_ body: [UInt8], pieces: Int, over milliseconds: Int, fields: HeaderFields) {
         let count = min(pieces, body.count)
         let size = (body.count + count - 1) / count
         let parts = stride(from: 0, to: body.count, by: size).map { Data(body[$0..<min($0 + size, body.count)]) }
@@ -295,13 +345,13 @@ public final class StubURLProtocol: URLProtocol {
         for (i, part) in parts.enumerated() {
             queue.asyncAfter(deadline: .now() + gap * Double(i) / 1000) {
                 me.value.load(part)
-                if i == parts.count - 1 { me.value.finish() }
+                if i == parts.count - 1 { me.value.finish(fields) }
             }
         }
     }
 
     /// A streamed body, piece by piece as the producer writes it.
-    private func forward(_ stream: BodyStream) {
+    private func forward(_ stream: BodyStream, fields: HeaderFields) {
         state.withLock { $0.stream = stream }
         let me = unchecked
         let queue = self.queue
@@ -317,7 +367,7 @@ public final class StubURLProtocol: URLProtocol {
                 if batch.aborted {
                     me.value.fail(.networkConnectionLost)
                 } else if batch.finished {
-                    me.value.finish()
+                    me.value.finish(fields)
                 }
             }
         }
@@ -325,46 +375,34 @@ public final class StubURLProtocol: URLProtocol {
 
     // MARK: The request as the server would see it
 
-    /// The URLRequest as the HTTP server would have parsed it: the target goes through the
-    /// server's own request-target parsing (`IncomingRequest.make`). Apple platforms deliver
-    /// upload bodies as `httpBodyStream`, so both are read.
-    static func httpRequest(from request: URLRequest, url: URL) throws(HTTPParseError) -> IncomingRequest {
+    /// The URLRequest as the HTTP server would have parsed it: the fields and body URLSession
+    /// would have sent (`URLSessionImitation`), the target through the server's own
+    /// request-target parsing (`IncomingRequest.make`).
+    static func incomingRequest(
+        from request: URLRequest,
+        url: URL,
+        body: URLSessionImitation.UploadBody,
+        session: URLSession?,
+        cookies: HTTPCookieStorage?
+    ) throws(HTTPParseError) -> IncomingRequest {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let rawPath = components?.percentEncodedPath.isEmpty == false ? components!.percentEncodedPath : "/"
         let rawQuery = components?.percentEncodedQuery
         let target = rawQuery.map { "\(rawPath)?\($0)" } ?? rawPath
-        var headers = HeaderFields()
         var authority = url.host ?? "localhost"
         if let port = url.port { authority += ":\(port)" }
-        headers.add("Host", authority)
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            headers.add(name, value)
+        var headers = URLSessionImitation.headers(for: request, authority: authority, session: session, body: body)
+        if let cookie = URLSessionImitation.cookieField(for: request, url: url, store: cookies) {
+            headers.add("Cookie", cookie)
         }
-        let body = bodyBytes(of: request)
-        if !body.isEmpty, !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
         return try IncomingRequest.make(
             method: request.httpMethod ?? "GET",
             target: target,
             headers: headers,
-            body: body,
+            body: body.bytes,
             peer: "URLProtocol",
             authority: authority
         )
-    }
-
-    static func bodyBytes(of request: URLRequest) -> [UInt8] {
-        if let data = request.httpBody { return Array(data) }
-        guard let stream = request.httpBodyStream else { return [] }
-        var bytes: [UInt8] = []
-        stream.open()
-        defer { stream.close() }
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = stream.read(&buffer, maxLength: buffer.count)
-            if n <= 0 { break }
-            bytes.append(contentsOf: buffer[0..<n])
-        }
-        return bytes
     }
 }
 
