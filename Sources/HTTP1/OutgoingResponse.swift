@@ -10,6 +10,16 @@ package struct OutgoingResponse: Sendable {
     package var delivery: ResponseDelivery
     /// Close the connection after this response even if the client wanted keep-alive.
     package var closeConnection: Bool
+    /// Told whether an answer that takes its time (a delay, a dribble) reached the client or
+    /// was abandoned; nil for every other answer.
+    package var deliveryReport: DeliveryReport?
+
+    /// Whether the answer takes time on the wire: a delay, or a dribbled body.
+    package var takesItsTime: Bool {
+        if delayMilliseconds > 0 { return true }
+        if case .dribble = delivery { return true }
+        return false
+    }
 
     package init(
         _ prepared: PreparedResponse,
@@ -21,6 +31,7 @@ package struct OutgoingResponse: Sendable {
         self.delayMilliseconds = delayMilliseconds
         self.delivery = delivery
         self.closeConnection = closeConnection
+        self.deliveryReport = nil
     }
 
     /// A plain response built on the spot (serialised now).

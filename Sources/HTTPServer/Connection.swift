@@ -39,6 +39,8 @@ final class Connection {
 
     struct Dribble {
         var pieces: [[UInt8]]
+        /// Told when the last piece is sent, or that the client or the server gave up first.
+        var report: DeliveryReport?
         var next: Int
         var intervalMilliseconds: Int64
         var keepAlive: Bool
@@ -112,11 +114,11 @@ final class Connection {
         switch phase {
         case .active:
             if !closeWhenFlushed && output.byteCount < Self.outputHighWater { wanted.insert(.read) }
-        case .awaiting, .streaming:
+        case .awaiting, .streaming, .delayed, .dribbling:
             if pending.count < Self.heldInputLimit { wanted.insert(.read) }
         case .hanging, .lingering:
             wanted.insert(.read)
-        case .delayed, .dribbling, .faulting, .closed:
+        case .faulting, .closed:
             break
         }
         if !output.isEmpty { wanted.insert(.write) }
@@ -157,12 +159,13 @@ final class Connection {
         case .active where !output.isEmpty:
             // The client half-closed after sending; finish writing what it asked for.
             closeWhenFlushed = true
-        case .delayed, .dribbling, .faulting:
+        case .faulting:
             // Keep going: the client may still read. A write error will end it.
             closeWhenFlushed = true
-        case .awaiting, .streaming:
-            // As nginx does: a client that closes while its answer is being prepared has left;
-            // the responder is told (cancellation) so a proxy can drop its upstream request.
+        case .awaiting, .streaming, .delayed, .dribbling:
+            // As nginx does: a client that closes while its answer is being prepared (or held
+            // back by a delay, or dribbled) has left; the responder is told (cancellation) so a
+            // proxy can drop its upstream request, and a delayed answer is abandoned, not sent.
             close()
         default:
             close()

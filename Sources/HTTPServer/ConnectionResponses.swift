@@ -54,6 +54,8 @@ extension Connection {
         // A response that waited through the start of a shutdown must say it is the last.
         if loop.isStopping { exchange.keepAlive = false }
         let prepared = response.prepared
+        // Past its delay the answer is on its way; a dribble reports when its last piece goes.
+        if case .dribble = response.delivery {} else { response.deliveryReport?.end(.delivered) }
         switch response.delivery {
         case .normal:
             enqueue(head: prepared, exchange)
@@ -68,12 +70,19 @@ extension Connection {
             let body = exchange.isHead ? [] : prepared.body
             let pieces = Self.split(body, into: max(1, chunks))
             guard !pieces.isEmpty else {
+                response.deliveryReport?.end(.delivered)
                 finishResponse(keepAlive: exchange.keepAlive)
                 return
             }
             let interval = Int64(max(0, duration)) / Int64(pieces.count)
             phase = .dribbling(
-                Dribble(pieces: pieces, next: 0, intervalMilliseconds: interval, keepAlive: exchange.keepAlive)
+                Dribble(
+                    pieces: pieces,
+                    report: response.deliveryReport,
+                    next: 0,
+                    intervalMilliseconds: interval,
+                    keepAlive: exchange.keepAlive
+                )
             )
             loop.scheduleTimer(at: loop.now + interval, for: self)
         case .reset, .closeWithoutResponse:
@@ -116,6 +125,7 @@ extension Connection {
             enqueue(body: dribble.pieces[dribble.next])
             dribble.next += 1
             if dribble.next == dribble.pieces.count {
+                dribble.report?.end(.delivered)
                 finishResponse(keepAlive: dribble.keepAlive)
             } else {
                 phase = .dribbling(dribble)

@@ -49,11 +49,17 @@ extension Connection {
         return output.isEmpty && pending.isEmpty && !parser.isMidRequest && !closeWhenFlushed
     }
 
-    /// At shutdown: idle connections go now; long-lived streams are ended; the rest close after
-    /// their current response (or at the end of the grace period).
+    /// At shutdown: idle connections go now; long-lived streams are ended; delayed and dribbled
+    /// answers are abandoned; the rest close after their current response (or at the end of the
+    /// grace period).
     func beginShutdown() {
         switch phase {
         case .lingering, .hanging:
+            close()
+        case .delayed, .dribbling:
+            // A delay or a dribble imitates a slow network: nobody waits for it to end, so the
+            // answer is abandoned at once (and journaled so), after what was queued before it.
+            flush()
             close()
         case .active:
             if output.isEmpty, !parser.isMidRequest, pending.isEmpty { close() } else { closeWhenFlushed = true }
@@ -77,6 +83,10 @@ extension Connection {
             return
         case .awaiting(let promise, _):
             promise.cancel()
+        case .delayed(let response, _):
+            response.deliveryReport?.end(.abandoned)
+        case .dribbling(let dribble):
+            dribble.report?.end(.abandoned)
         case .streaming(let state):
             if state.stream.isLongLived { loop.shared.streams.withLock { $0 -= 1 } }
             state.stream.cancel()

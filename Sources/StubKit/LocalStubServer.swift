@@ -88,7 +88,8 @@ public final class LocalStubServer: Sendable {
     public var baseURL: URL { URL(string: server.secureBaseURL ?? server.baseURL)! }
     public var port: Int { server.port }
 
-    /// Stops listening and closes every connection; waits until done.
+    /// Stops listening and closes every connection; waits until done. Answers still in their
+    /// delay or dribble are cut at once (journaled as `abandoned`), not waited for.
     public func stop() { server.stopAndWait() }
 
     /// A server the test forgot to stop is stopped, without blocking whichever thread released it.

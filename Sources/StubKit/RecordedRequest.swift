@@ -21,11 +21,15 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public let bodySize: Int
     /// The name of the stub that answered; nil when none did (see `nearMiss`).
     public let stubName: String?
-    /// The status sent; nil when none was: a fault (see `fault`), or a client that left first.
+    /// The status sent; nil when none was: a fault (see `fault`), a client that left first, or
+    /// an abandoned answer (see `abandoned`).
     public let status: Int?
+    /// A delayed or dribbled answer that never reached the client whole: the client gave up
+    /// (its timeout), or the server stopped, first. `duration` then runs to that moment.
+    public let abandoned: Bool
     /// The stub's fault, sent instead of a response.
     public let fault: ResponseDefinition.Fault?
-    /// How long the answer took, its delay included.
+    /// How long the answer took, its delay included (to when it was abandoned, for one that was).
     public let duration: Duration
     /// For a request no stub matched: the closest stubs and what differed, as the 404 said it.
     public let nearMiss: String?
@@ -46,6 +50,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         bodySize = entry.bodySize
         stubName = entry.stubName
         status = entry.status
+        abandoned = entry.isAbandoned
         fault = entry.fault.flatMap(ResponseDefinition.Fault.init(rawValue:))
         duration = .microseconds(Int64((entry.durationMilliseconds * 1000).rounded()))
         nearMiss = entry.nearMiss?.text
@@ -72,7 +77,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// `#3 POST /oauth/token → 401 "Login: wrong credentials"`: one line, for reports.
     public var description: String {
-        let answer = fault.map { "fault \($0.rawValue)" } ?? status.map(String.init) ?? "no answer"
+        let answer =
+            fault.map { "fault \($0.rawValue)" } ?? (abandoned ? "abandoned" : nil) ?? status.map(String.init)
+            ?? "no answer"
         return "#\(id) \(method) \(target) → \(answer) " + (stubName.map { "\"\($0)\"" } ?? "(no stub matched)")
     }
 }

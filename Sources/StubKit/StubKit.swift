@@ -92,6 +92,7 @@
 /// - `Matcher.matches(_:caseInsensitive:)`
 /// - `Matcher.present`
 /// - `RecordedRequest`
+/// - `RecordedRequest.abandoned`
 /// - `RecordedRequest.body`
 /// - `RecordedRequest.bodySize`
 /// - `RecordedRequest.bodyText`

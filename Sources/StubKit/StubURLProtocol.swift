@@ -71,6 +71,8 @@ public final class StubURLProtocol: URLProtocol {
         var decodes = false
         /// Where the answer's cookies go: the session's store (or the registration's).
         var cookieStore: UncheckedSendable<HTTPCookieStorage>?
+        /// Told whether a delayed or dribbled answer reached the client (the journal's).
+        var report: DeliveryReport?
     }
 
     /// Registers stubs under a host of their own. It stays registered until `unregister(_:)`.
@@ -152,12 +154,15 @@ public final class StubURLProtocol: URLProtocol {
     }
 
     override public func stopLoading() {
-        let (pending, stream) = state.withLock { s in
+        let (pending, stream, report) = state.withLock { s in
             s.done = true
-            return (s.pending, s.stream)
+            return (s.pending, s.stream, s.report)
         }
         pending?.cancel()
         stream?.cancel()
+        // The task ended (cancelled, timed out) before the answer was whole: abandoned. Once
+        // finished, the report has already said so and this does nothing.
+        report?.end(.abandoned)
     }
 
     // MARK: Talking to the client, and only until it was told the end
@@ -218,6 +223,7 @@ public final class StubURLProtocol: URLProtocol {
             body = Data(decoded)
         }
         if !body.isEmpty { notify { $0.urlProtocol(self, didLoad: body) } }
+        state.withLock { $0.report }?.end(.delivered)
         notify(ending: true) { $0.urlProtocolDidFinishLoading(self) }
     }
 
@@ -232,6 +238,8 @@ public final class StubURLProtocol: URLProtocol {
     }
 
     private func fail(_ code: URLError.Code) {
+        // A timeout is the client giving up; any other failure is the answer (a fault) itself.
+        state.withLock { $0.report }?.end(code == .timedOut ? .abandoned : .delivered)
         notify(ending: true) {
             $0.urlProtocol(
                 self,
@@ -260,6 +268,7 @@ public final class StubURLProtocol: URLProtocol {
 
     /// Delivers now, or after the response's delay (a timer, not a sleeping thread).
     private func schedule(_ response: OutgoingResponse, url: URL) {
+        if let report = response.deliveryReport { state.withLock { $0.report = report } }
         if response.delayMilliseconds > 0 {
             let me = unchecked
             queue.asyncAfter(deadline: .now() + .milliseconds(response.delayMilliseconds)) {

@@ -119,24 +119,89 @@ import SystemSupport
     @Test func gracefulStopFinishesInFlightResponses() async throws {
         // The handler itself starts the stop, so the stop begins while the response is in
         // flight however the test's own tasks are scheduled (parallel tests can hold the
-        // cooperative pool for seconds under the thread sanitizer).
+        // cooperative pool for seconds under the thread sanitizer). The answer is one being
+        // prepared (as a proxy's is), which a graceful stop waits for; a delay it does not.
         let serverBox = Locked<HTTP1Server?>(nil)
         let server = HTTP1Server(configuration: ServerConfiguration()) { request in
-            var response = OutgoingResponse.text(200, "body-of-\(request.path)")
-            response.delayMilliseconds = 1_500
+            let pending = PendingResponse()
+            let path = request.path
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) {
+                pending.complete(OutgoingResponse.text(200, "body-of-\(path)"))
+            }
             serverBox.withLock { $0 }?.stopInBackground()
-            return response
+            return .later(pending)
         }
         serverBox.withLock { $0 = server }
         try server.start()
         let idle = try WireConnection(port: server.port)
         let c = try WireConnection(port: server.port)
-        c.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\n")
+        c.send("GET /prepared HTTP/1.1\r\nHost: h\r\n\r\n")
         let r = try c.readResponse(timeoutMilliseconds: 10_000)
-        #expect(r.text == "body-of-/delay")
+        #expect(r.text == "body-of-/prepared")
         #expect(r.header("Connection") == "close")
         #expect(idle.waitForClose())
         await server.stop()
+    }
+
+    /// Issue 36: a delay or a dribble imitates a slow network; a stop cuts it at once (it
+    /// waited out the grace period) and its report says abandoned.
+    @Test func stopAbandonsDelaysAndDribblesAtOnce() async throws {
+        let reports = Locked<[String: DeliveryReport.Outcome]>([:])
+        let handled = Locked(0)
+        var configuration = ServerConfiguration()
+        configuration.shutdownGraceMilliseconds = 10_000
+        let server = HTTP1Server(configuration: configuration, respond: Self.reporting(reports, handled))
+        try server.start()
+        let delayed = try WireConnection(port: server.port)
+        delayed.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\n")
+        let dribbled = try WireConnection(port: server.port)
+        dribbled.send("GET /dribble HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await eventually { handled.value == 2 })
+        let started = WireConnection.now()
+        server.stopAndWait()
+        #expect(WireConnection.now() - started < 2_000, "stop waited for a delay or a dribble")
+        #expect(reports.value == ["/delay": .abandoned, "/dribble": .abandoned])
+        #expect(delayed.waitForClose())
+        #expect(dribbled.waitForClose())
+    }
+
+    /// A client that closes its connection while its answer is delayed has left: the answer
+    /// is abandoned then, not sent to nobody at the end of the delay.
+    @Test func aClientThatLeavesDuringADelayAbandonsIt() async throws {
+        let reports = Locked<[String: DeliveryReport.Outcome]>([:])
+        let handled = Locked(0)
+        try await withServer(handler: Self.reporting(reports, handled)) { server in
+            // The body runs once per selector: each run starts from nothing.
+            reports.withLock { $0 = [:] }
+            handled.withLock { $0 = 0 }
+            let leaving = try WireConnection(port: server.port)
+            leaving.send("GET /delay HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(await eventually { handled.value == 1 })
+            leaving.close()
+            #expect(await eventually(timeoutMilliseconds: 2_000) { reports.value["/delay"] == .abandoned })
+            #expect(await eventually { server.connectionCount == 0 })
+            let staying = try WireConnection(port: server.port)
+            staying.send("GET /short HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try staying.readResponse().text == "body-of-/short")
+            #expect(await eventually { reports.value["/short"] == .delivered })
+        }
+    }
+
+    /// Answers that report their delivery: /delay waits 8 s, /dribble spreads its body over
+    /// 8 s, /short waits 50 ms.
+    static func reporting(_ reports: Locked<[String: DeliveryReport.Outcome]>, _ handled: Locked<Int>) -> Respond {
+        { request in
+            let path = request.path
+            var response = OutgoingResponse.text(200, "body-of-\(path)")
+            switch path {
+            case "/delay": response.delayMilliseconds = 8_000
+            case "/dribble": response.delivery = .dribble(chunks: 4, durationMilliseconds: 8_000)
+            default: response.delayMilliseconds = 50
+            }
+            response.deliveryReport = DeliveryReport { outcome in reports.withLock { $0[path] = outcome } }
+            handled.withLock { $0 += 1 }
+            return response
+        }
     }
 }
 

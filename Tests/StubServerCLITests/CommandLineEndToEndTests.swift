@@ -37,23 +37,47 @@ final class CommandLineEndToEndTests: XCTestCase {
         XCTAssertEqual(server.exitStatus(), 0)
     }
 
-    func testSIGINTLetsAnInFlightResponseFinishThenExitsZero() throws {
-        let dir = folder(["slow.json": #"{"request": {"path": "/slow"}, "response": {"delay": 700, "body": "done"}}"#])
-        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch"])
+    /// Issue 36: a delayed answer imitates a slow network, so stopping does not wait it out
+    /// (it waited the 5 s grace period); a client that gave up first is journaled as having
+    /// abandoned its answer, not as answered after the whole delay.
+    func testAnAbandonedDelayIsJournaledSoAndSIGINTDoesNotWaitForADelay() throws {
+        let dir = folder(["slow.json": #"{"request": {"path": "/slow"}, "response": {"delay": 8000, "body": "done"}}"#])
+        let server = try StubServerProcess(["--dir", dir.path, "--port", "0", "--no-watch", "--admin-token", "t0k"])
         let base = try XCTUnwrap(server.baseURL())
+        // A client that gives up after 1 s.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 1
+        let gaveUp = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: (any Error)?
+        URLSession(configuration: configuration).dataTask(with: URL(string: base + "/slow")!) { _, _, error in
+            failure = error
+            gaveUp.signal()
+        }.resume()
+        XCTAssertEqual(gaveUp.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual((failure as? URLError)?.code, .timedOut)
+        let auth = ["Authorization": "Bearer t0k"]
+        var journal = ""
+        server.waitFor("the journal to say abandoned") {
+            journal = (try? fetch(base + "/__admin/requests", headers: auth).body) ?? ""
+            return journal.contains(#""abandoned":true"#)
+        }
+        XCTAssertTrue(journal.contains(#""status":null"#), journal)
+        // A second client still waiting when the server is told to stop.
         nonisolated(unsafe) var body: String?
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             body = try? fetch(base + "/slow").body
             finished.signal()
         }
-        // The log line is written when the stub is chosen, before the delay runs out: from then
-        // on the response is in flight.
-        server.waitFor("the request to be in flight") { server.stdout.contains("GET /slow 200") }
+        server.waitFor("the second request to be in flight") {
+            server.stdout.components(separatedBy: "GET /slow 200").count == 3
+        }
+        let stopping = Date()
         server.signal(SIGINT)
-        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(body, "done", "the in-flight response must finish")
         XCTAssertEqual(server.exitStatus(), 0)
+        XCTAssertLessThan(Date().timeIntervalSince(stopping), 3, "the stop waited for the delay or the grace period")
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertNotEqual(body, "done", "the delayed answer is cut, not sent")
         XCTAssertTrue(server.stderr.contains("stopping"), server.stderr)
     }
 

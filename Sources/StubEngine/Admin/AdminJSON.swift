@@ -50,6 +50,8 @@ enum AdminJSON {
         )
         members.append(("status", e.status.map { .number($0) } ?? .null))
         members.append(("durationMs", .number(e.durationMilliseconds, decimals: 3)))
+        // A delayed or dribbled answer the client left before (or the server stopped before).
+        if e.isAbandoned { members.append(("abandoned", .bool(true))) }
         if let proxy = e.proxy {
             let result = proxy.result
             var fields: [(String, JSONNode)] = [("upstream", .string(proxy.upstream))]

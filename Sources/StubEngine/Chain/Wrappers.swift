@@ -19,6 +19,9 @@ final class JournalRecorder: ResponderWrapper {
         let regexLog = facts.regexLog
         switch outcome.reply {
         case .now(let response):
+            if response.takesItsTime {
+                return recordTakingItsTime(outcome, facts, started: started)
+            }
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             journal.record(
                 facts.request,
@@ -36,6 +39,13 @@ final class JournalRecorder: ResponderWrapper {
             let request = facts.request
             let kind = outcome.kind
             let contract = facts.contract
+            // Attached last (this wrapper's adjustment runs after the inner ones, the global
+            // delay's included), so it knows whether the answer takes its time.
+            let delivery = JournalDelivery(started: started)
+            let report = delivery.report()
+            pending.adjust { response in
+                if response.takesItsTime { response.deliveryReport = report }
+            }
             pending.observe { response in
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
                 journal.record(
@@ -44,10 +54,31 @@ final class JournalRecorder: ResponderWrapper {
                     response,
                     durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
                     regexAborts: regexLog?.aborts ?? [],
-                    contract: contract
+                    contract: contract,
+                    delivery: response?.deliveryReport == nil ? nil : delivery
                 )
             }
         }
+        return outcome
+    }
+
+    /// A delayed or dribbled answer: journaled now, with a report the transport tells whether
+    /// it reached the client (`JournalDelivery`).
+    private func recordTakingItsTime(_ outcome: Outcome, _ facts: RequestFacts, started: UInt64) -> Outcome {
+        guard case .now(var response) = outcome.reply else { return outcome }
+        let delivery = JournalDelivery(started: started)
+        response.deliveryReport = delivery.report()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        journal.record(
+            facts.request,
+            outcome.kind,
+            answer: response,
+            durationMilliseconds: elapsed + Double(response.delayMilliseconds),
+            regexAborts: facts.regexLog?.aborts ?? [],
+            delivery: delivery
+        )
+        var outcome = outcome
+        outcome.reply = .now(response)
         return outcome
     }
 }

@@ -61,7 +61,8 @@ package final class Journal: Sendable {
         durationMilliseconds: Double,
         regexAborts: [RegexAbort] = [],
         stream: StreamTranscript? = nil,
-        contract: ContractReport? = nil
+        contract: ContractReport? = nil,
+        delivery: JournalDelivery? = nil
     ) {
         if let response {
             record(
@@ -71,7 +72,8 @@ package final class Journal: Sendable {
                 durationMilliseconds: durationMilliseconds,
                 regexAborts: regexAborts,
                 stream: stream,
-                contract: contract
+                contract: contract,
+                delivery: delivery
             )
         } else {
             record(
@@ -81,7 +83,8 @@ package final class Journal: Sendable {
                 response: nil,
                 durationMilliseconds: durationMilliseconds,
                 regexAborts: regexAborts,
-                contract: contract
+                contract: contract,
+                delivery: nil
             )
         }
     }
@@ -95,7 +98,8 @@ package final class Journal: Sendable {
         durationMilliseconds: Double,
         regexAborts: [RegexAbort] = [],
         stream: StreamTranscript? = nil,
-        contract: ContractReport? = nil
+        contract: ContractReport? = nil,
+        delivery: JournalDelivery? = nil
     ) {
         guard capacity > 0 else { return }
         let id = record(
@@ -105,7 +109,8 @@ package final class Journal: Sendable {
             response: JournalResponse(answer, stream: stream),
             durationMilliseconds: durationMilliseconds,
             regexAborts: regexAborts,
-            contract: contract
+            contract: contract,
+            delivery: delivery
         )
         // A stream goes on after the answer: each change tells the listeners (the inspector).
         stream?.onChange { [weak self] in self?.streamChanged(entryID: id) }
@@ -119,7 +124,8 @@ package final class Journal: Sendable {
         response: consuming JournalResponse?,
         durationMilliseconds: Double,
         regexAborts: [RegexAbort],
-        contract: ContractReport?
+        contract: ContractReport?,
+        delivery: JournalDelivery?
     ) -> Int {
         guard capacity > 0 else { return 0 }
         let stub: Stub?
@@ -165,7 +171,8 @@ package final class Journal: Sendable {
             peer: request.peer,
             refusal: refusal,
             regexAborts: regexAborts,
-            contract: contract
+            contract: contract,
+            delivery: delivery
         )
         let (id, listeners) = state.withLock { s -> (Int, [any JournalListener]) in
             let id = s.nextID

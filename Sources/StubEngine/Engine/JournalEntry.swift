@@ -29,7 +29,8 @@ package struct JournalEntry: Sendable {
         peer: String = "",
         refusal: String? = nil,
         regexAborts: [RegexAbort] = [],
-        contract: ContractReport? = nil
+        contract: ContractReport? = nil,
+        delivery: JournalDelivery? = nil
     ) {
         self.id = id
         parts = Parts(
@@ -51,7 +52,8 @@ package struct JournalEntry: Sendable {
             peer: peer,
             refusal: refusal,
             regexAborts: regexAborts,
-            contract: contract
+            contract: contract,
+            delivery: delivery
         )
     }
 
@@ -68,10 +70,15 @@ package struct JournalEntry: Sendable {
     package var bodySize: Int { parts.bodySize }
     package var stubID: String? { parts.stubID }
     package var stubName: String? { parts.stubName }
-    /// The status line's code as sent; nil when none was: a fault (`response.fault`) or a
-    /// client that left before a promised answer came.
-    package var status: Int? { parts.status }
-    package var durationMilliseconds: Double { parts.durationMilliseconds }
+    /// The status line's code as sent; nil when none was: a fault (`response.fault`), a
+    /// client that left before a promised answer came, or an abandoned answer (`isAbandoned`).
+    package var status: Int? { isAbandoned ? nil : parts.status }
+    /// As a client measures it: to the answer's last byte, or to when it was abandoned (while a
+    /// delayed answer is underway: to its planned end).
+    package var durationMilliseconds: Double { parts.delivery?.measuredMilliseconds ?? parts.durationMilliseconds }
+    /// An answer that takes its time (a delay, a dribble) and never reached the client whole:
+    /// the client left, or the server stopped, first.
+    package var isAbandoned: Bool { parts.delivery?.state == .abandoned }
     package var nearMiss: NearMissReport? { parts.nearMiss }
     /// For a forwarded request: the upstream, its status and time (or why it failed).
     package var proxy: ProxyReport? { parts.proxy }
@@ -130,7 +137,8 @@ package struct JournalEntry: Sendable {
         let peer: String
         let refusal: String?
         let regexAborts: [RegexAbort]
-        let contract: ContractReport?
+        let contract: ContractReport?,
+        let delivery: JournalDelivery?
 
         init(
             receivedAtMilliseconds: Int,
@@ -151,7 +159,8 @@ package struct JournalEntry: Sendable {
             peer: String,
             refusal: String?,
             regexAborts: [RegexAbort],
-            contract: ContractReport?
+            contract: ContractReport?,
+            delivery: JournalDelivery?
         ) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
             self.method = method
@@ -171,7 +180,8 @@ package struct JournalEntry: Sendable {
             self.peer = peer
             self.refusal = refusal
             self.regexAborts = regexAborts
-            self.contract = contract
+            self.contract = contract,
+            self.delivery = delivery
         }
     }
 }

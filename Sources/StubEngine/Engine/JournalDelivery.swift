@@ -1,0 +1,35 @@
+import Dispatch
+import HTTP1
+import SystemSupport
+
+/// Whether an answer that takes its time (a delay, a dribble) reached the client. Its journal
+/// entry is recorded when the answer is chosen; the transport tells this later, through the
+/// `DeliveryReport` it carries, so the journal never shows as sent, after its full delay, an
+/// answer the client gave up on or the server stopped before sending.
+package final class JournalDelivery: Sendable {
+    package enum State: Sendable, Equatable {
+        case underway
+        case delivered
+        case abandoned
+    }
+
+    private let started: UInt64
+    private let ended = Locked<(state: State, milliseconds: Double?)>((.underway, nil))
+
+    /// `started`: when the request reached the engine (`DispatchTime` uptime nanoseconds).
+    init(started: UInt64) {
+        self.started = started
+    }
+
+    package var state: State { ended.value.state }
+    /// From the request to the last byte sent, or to the moment the answer was abandoned.
+    package var measuredMilliseconds: Double? { ended.value.milliseconds }
+
+    /// The report the transport carries with the answer.
+    func report() -> DeliveryReport {
+        DeliveryReport { [self] outcome in
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+            ended.withLock { $0 = (outcome == .delivered ? .delivered : .abandoned, elapsed) }
+        }
+    }
+}
