@@ -175,10 +175,64 @@ public struct BodyMatcherDefinition: Sendable, Equatable {
         BodyMatcherDefinition(json: ["form": DefinitionJSON.matchers(fields)])
     }
 
+    /// A `multipart/form-data` body (a form with files, as an upload sends it); only the named
+    /// fields (the text of a part without a file name) and files are checked.
+    ///
+    ///     .multipart(fields: ["caption": "Holiday"],
+    ///                files: ["photo": FileMatcher(filename: .matches(".+\\.jpg"), contentType: "image/jpeg")])
+    public static func multipart(
+        fields: [String: Matcher] = [:],
+        files: [String: FileMatcher] = [:]
+    )
+        -> BodyMatcherDefinition
+    {
+        var condition: [(key: String, value: JSONValue)] = []
+        if !fields.isEmpty { condition.append(("fields", DefinitionJSON.matchers(fields))) }
+        if !files.isEmpty {
+            let sorted = files.sorted { $0.key < $1.key }
+            condition.append(("files", .object(sorted.map { (key: $0.key, value: $0.value.json) })))
+        }
+        return BodyMatcherDefinition(json: ["multipart": .object(condition)])
+    }
+
     private static func textMatcher(_ key: String, _ operand: String, _ caseInsensitive: Bool) -> BodyMatcherDefinition
     {
         BodyMatcherDefinition(
             json: caseInsensitive ? [key: .string(operand), "caseInsensitive": true] : [key: .string(operand)]
         )
+    }
+}
+
+/// Conditions on one file of a `multipart` body, each optional: `FileMatcher()` is any file sent
+/// under that name, `.absent` none.
+public struct FileMatcher: Sendable, Equatable {
+    /// The part's file name.
+    public var filename: Matcher?
+    /// The part's `Content-Type`.
+    public var contentType: Matcher?
+    /// The file's bytes as UTF-8 text.
+    public var content: Matcher?
+    var isAbsent = false
+
+    public init(filename: Matcher? = nil, contentType: Matcher? = nil, content: Matcher? = nil) {
+        self.filename = filename
+        self.contentType = contentType
+        self.content = content
+    }
+
+    /// No file of that name was sent.
+    public static var absent: FileMatcher {
+        var matcher = FileMatcher()
+        matcher.isAbsent = true
+        return matcher
+    }
+
+    var json: JSONValue {
+        if isAbsent { return ["absent": true] }
+        var members: [(key: String, value: JSONValue)] = []
+        if let filename { members.append(("filename", DefinitionJSON.matcher(filename))) }
+        if let contentType { members.append(("contentType", DefinitionJSON.matcher(contentType))) }
+        if let content { members.append(("content", DefinitionJSON.matcher(content))) }
+        return .object(members)
     }
 }

@@ -19,6 +19,7 @@
 /// - `BodyMatcherDefinition.jsonEquals(encoding:)`
 /// - `BodyMatcherDefinition.jsonPointer(_:)`
 /// - `BodyMatcherDefinition.matches(_:caseInsensitive:)`
+/// - `BodyMatcherDefinition.multipart(fields:files:)`
 /// - `ExpectedCount`
 /// - `ExpectedCount.atLeast(_:)`
 /// - `ExpectedCount.atMost(_:)`
@@ -27,6 +28,12 @@
 /// - `ExpectedCount.init(integerLiteral:)`
 /// - `ExpectedCount.never`
 /// - `ExpectedCount.once`
+/// - `FileMatcher`
+/// - `FileMatcher.absent`
+/// - `FileMatcher.content`
+/// - `FileMatcher.contentType`
+/// - `FileMatcher.filename`
+/// - `FileMatcher.init(filename:contentType:content:)`
 /// - `HeaderValue`
 /// - `HeaderValue.init(arrayLiteral:)`
 /// - `HeaderValue.init(stringLiteral:)`

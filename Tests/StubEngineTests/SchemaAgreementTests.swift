@@ -46,6 +46,22 @@ final class SchemaAgreementTests: XCTestCase {
             {"request": {"body": {"form": {"a": "b"}}}, "response": {"bodyBase64": "AA==", "dribble": {"chunks": \#
             2, "durationMs": 10}}}
             """#,
+            // Multipart bodies: fields and files by name.
+            #"{"request": {"body": {"multipart": {"fields": {"a": "b", "c": {"present": true}}}}}, "response": {}}"#,
+            #"{"request": {"body": {"multipart": {"files": {"f": {}, "g": {"absent": true}}}}}, "response": {}}"#,
+            #"""
+            {"request": {"body": {"multipart": {"files": {"f": {"filename": {"matches": ".+"}, "contentType": "a/b", \#
+            "content": {"contains": "x"}}}}}}, "response": {}}
+            """#,
+            #"{"request": {"body": {"multipart": {}}}, "response": {}}"#,
+            #"{"request": {"body": {"multipart": {"fields": {}}}}, "response": {}}"#,
+            #"""
+            {"request": {"body": {"multipart": {"files": {"f": {"absent": true, "filename": "x"}}}}}, \#
+            "response": {}}
+            """#,
+            #"{"request": {"body": {"multipart": {"files": {"f": {"name": "x"}}}}}, "response": {}}"#,
+            #"{"request": {"body": {"multipart": {"fields": {"a": "b"}}, "caseInsensitive": true}}, "response": {}}"#,
+            #"{"request": {"body": {"multipart": {"fields": {"a": "b"}}, "form": {"a": "b"}}}, "response": {}}"#,
             #"{"request": {"body": {"equals": "x", "caseInsensitive": false}}, "response": {"fault": "hang"}}"#,
             #"{"request": {"method": "ANY", "pathPattern": "/x.*"}, "response": {"delay": 5}}"#,
             #"{"request": {"path": "/a", "rawQuery": {"absent": true}}, "response": {}}"#,

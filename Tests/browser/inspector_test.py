@@ -29,9 +29,39 @@ EXTRA_STUBS = [
     {"name": "Retry then succeed", "request": {"method": "GET", "path": "/v1/retry"},
      "responses": [{"status": 503}, {"status": 200, "body": {"ok": True}}]},
     # A pattern only the backtracking engine runs: a crafted token makes its match give up.
+    # Issue 36: what `import openapi` writes for `Prefer: code=401` (PreferCondition), an answer
+    # with a long unbroken body and header, and a multipart upload.
+    {"name": "Orders 401 (Prefer: code=401)", "priority": 3,
+     "request": {"method": "GET", "path": "/v1/orders",
+                 "headers": {"Prefer": {"matches": r'(?:.*[,;])?\s*(?i:code)\s*=\s*(?:401|"401")\s*(?:[,;].*)?'}}},
+     "response": {"status": 401, "body": {"error": "unauthorized"}}},
+    {"name": "Long key", "request": {"method": "GET", "path": "/v1/keyed", "headers": {"X-Api-Key": "k" * 240},
+                                     "query": {"session": "s" * 120}}, "response": {"body": "a" * 500}},
+    {"name": "Long answer", "request": {"method": "GET", "path": "/v1/long"},
+     "response": {"headers": {"X-Trace": "t" * 400}, "body": {"token": "x" * 3000, "path": "/a" * 300}}},
+    {"name": "Photo upload", "request": {"method": "POST", "path": "/v1/photos",
+                                         "body": {"multipart": {"fields": {"caption": "Holiday"},
+                                                                "files": {"photo": {"contentType": "image/jpeg"}}}}},
+     "response": {"status": 201}},
     {"name": "Guarded token", "request": {"method": "GET", "path": "/v1/guarded", "headers": {"X-Token": {"matches": "^(a+)+(?!b)$"}}},
      "response": {"body": {"ok": True}}},
 ]
+
+
+def sideways(browser):
+    """What scrolls sideways on the page as shown: the page itself, or any visible box whose
+    content is wider than it (a long regex, a body without spaces)."""
+    return browser.js("""
+        const wide = [];
+        const root = document.documentElement;
+        if (root.scrollWidth > root.clientWidth + 1) wide.push(`the page: ${root.scrollWidth} > ${root.clientWidth}`);
+        for (const e of document.querySelectorAll("main *")) {
+          if (e.offsetParent === null) continue;
+          const overflow = getComputedStyle(e).overflowX;
+          if ((overflow === "auto" || overflow === "scroll") && e.scrollWidth > e.clientWidth + 1)
+            wide.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`);
+        }
+        return wide;""")
 
 
 def mixed_requests():
@@ -204,6 +234,31 @@ def open_mode(checks, browser, server, screenshots):
     checks.check("every stub is listed, the runtime one too", total == len(json.loads(http(base, "/__admin/stubs")[2])["stubs"]) and
                  "runtime" in browser.text("#stub-table"), total)
     browser.screenshot(os.path.join(screenshots, "inspector-stubs-light.png"))
+
+    # Issue 36: conditions read as written, and at 1280 px nothing scrolls sideways.
+    conditions = browser.js("return [...document.querySelectorAll('#stub-table li')].map(e => e.textContent)")
+    prefer = [line for line in conditions if line.startswith("Prefer")]
+    checks.check("a Prefer condition reads as a person writes it", prefer == ["Prefer: code=401"], prefer)
+    checks.check("a multipart condition names its field and file",
+                 "multipart field caption: Holiday" in conditions
+                 and "multipart file photo (contentType image/jpeg)" in conditions,
+                 [line for line in conditions if line.startswith("multipart")])
+    browser.driver.set_window_size(1280, 900)
+    checks.check("the stubs at 1280 px: no sideways scrolling", until(lambda: not sideways(browser), 2), sideways(browser))
+    http(base, "/v1/long")
+    browser.click("#tab-requests")
+    until(lambda: browser.js("""return [...document.querySelectorAll('#request-list .row .target')]
+        .some(t => t.textContent === '/v1/long')"""), 5)
+    browser.click_row("/v1/long")
+    until(lambda: "/v1/long" in browser.text("#detail"), 5)
+    checks.check("a long answer at 1280 px wraps: no sideways scrolling", until(lambda: not sideways(browser), 2),
+                 sideways(browser))
+    for tab in ("scenarios", "webhooks"):
+        browser.click(f"#tab-{tab}")
+        checks.check(f"the {tab} at 1280 px: no sideways scrolling", until(lambda: not sideways(browser), 2),
+                     sideways(browser))
+    browser.driver.set_window_size(1400, 900)
+    browser.click("#tab-stubs")
 
     # Scenarios: state moved by a request, shown, set and reset from the page.
     http(base, "/v1/checkout/pay", "POST", {}, "")

@@ -627,6 +627,7 @@ function renderEntry(entry) {
   const facts = [
     ["Received", `${new Date(entry.receivedAt).toLocaleString()} (#${entry.id})`],
     ["Status", entry.fault ? `none: the stub's fault "${entry.fault}" was sent instead of its ${entry.response ? entry.response.status : ""} response`
+      : entry.abandoned ? `none: abandoned after ${Math.round(entry.durationMs)} ms (the client left, or the server stopped, before the ${entry.response ? entry.response.status : ""} answer was sent)`
       : entry.status === null ? "none: the client left before the answer" : String(entry.status)],
     ["Answered by", answered],
     ["Time taken", timeTaken(entry)],
@@ -744,21 +745,80 @@ async function loadStubs() {
   }
 }
 
-/** "equals x", "contains json": a matcher as the stub file writes it, in words. */
-function matcherText(matcher) {
-  if (matcher === null || typeof matcher !== "object") return `= ${JSON.stringify(matcher)}`;
-  return Object.entries(matcher).map(([kind, value]) => `${kind} ${JSON.stringify(value)}`).join(", ");
+/**
+ * A condition as a person writes it: `X-Client: ios-app`, `X-Client contains "ios"`,
+ * `Authorization matches /Bearer .+/`, `X-Debug present`. A regular expression is shown as
+ * written, not as escaped JSON.
+ */
+function matcherText(name, matcher, separator = ": ") {
+  if (matcher === null || typeof matcher !== "object") return `${name}${separator}${matcher}`;
+  const anyCase = matcher.caseInsensitive ? " (any case)" : "";
+  if ("equals" in matcher) {
+    const value = typeof matcher.equals === "string" ? matcher.equals : JSON.stringify(matcher.equals);
+    return `${name}${separator}${value}${anyCase}`;
+  }
+  if ("contains" in matcher) return `${name} contains "${matcher.contains}"${anyCase}`;
+  if ("matches" in matcher) {
+    const items = preferenceItems(matcher.matches);
+    return items ? `${name}${separator}${items.join(", ")}` : `${name} matches /${matcher.matches}/${anyCase}`;
+  }
+  if (matcher.present) return `${name} present`;
+  if (matcher.absent) return `${name} absent`;
+  return `${name} ${JSON.stringify(matcher)}`;
+}
+
+/*
+ * The pattern `import openapi` writes for `Prefer: code=401` (or `example=NAME`, or both): one
+ * item of a comma- or semicolon-separated list, the name in any case, the value quoted or not
+ * (PreferCondition in Sources/StubImport/OpenAPI/ResponseExamples.swift). Read back into the
+ * items a person would write; null for any other pattern.
+ */
+const LIST_LEAD = String.raw`\(\?:\.\*\[,;\]\)\?`;
+const LIST_TAIL = String.raw`\(\?:\[,;\]\.\*\)\?`;
+function listItem(group) {
+  return String.raw`\\s\*\(\?i:([\w-]+)\)\\s\*=\\s\*\(\?:((?:\\.|[^|\\"])*)\|"` + "\\" + (group + 1)
+    + String.raw`"\)\\s\*`;
+}
+const ONE_PREFERENCE = new RegExp("^" + LIST_LEAD + listItem(1) + LIST_TAIL + "$");
+const TWO_PREFERENCES = new RegExp(
+  "^" + String.raw`\(\?:` + LIST_LEAD + listItem(1) + String.raw`\[,;\]` + LIST_LEAD + listItem(3) + LIST_TAIL
+    + String.raw`\|.*\)$`);
+function preferenceItems(pattern) {
+  const unescape = (value) => value.replace(/\\(.)/g, "$1");
+  const one = ONE_PREFERENCE.exec(pattern);
+  if (one) return [`${one[1]}=${unescape(one[2])}`];
+  const two = TWO_PREFERENCES.exec(pattern);
+  if (two) return [`${two[1]}=${unescape(two[2])}`, `${two[3]}=${unescape(two[4])}`];
+  return null;
+}
+
+/** A body matcher in words: `JSON {"user": ...}`, `form user: ann`, `multipart file photo`. */
+function bodyText(body) {
+  if (body.form) return Object.entries(body.form).map(([name, m]) => `form ${matcherText(name, m)}`);
+  if (body.multipart) {
+    const fields = Object.entries(body.multipart.fields || {}).map(([name, m]) => `field ${matcherText(name, m)}`);
+    const files = Object.entries(body.multipart.files || {}).map(([name, file]) => {
+      if (file.absent) return `no file ${name}`;
+      const parts = ["filename", "contentType", "content"].filter((key) => key in file)
+        .map((key) => matcherText(key, file[key], " "));
+      return `file ${name}${parts.length ? ` (${parts.join(", ")})` : ""}`;
+    });
+    return [...fields, ...files].map((line) => `multipart ${line}`);
+  }
+  const [kind, value] = Object.entries(body).find(([key]) => key !== "caseInsensitive") || ["body", ""];
+  if (kind === "equals" || kind === "contains" || kind === "matches") return [matcherText("body", body, " ")];
+  return [`body ${kind} ${JSON.stringify(value)}`];
 }
 
 function conditionsOf(request) {
   const lines = [];
   if (!request) return ["any request"];
-  const path = request.path || (request.pathPattern ? `matches ${request.pathPattern}` : "any path");
+  const path = request.path || (request.pathPattern ? `matches /${request.pathPattern}/` : "any path");
   lines.push(`${request.method ? [].concat(request.method).join(" | ") : "any method"} ${path}`);
-  for (const [name, matcher] of Object.entries(request.query || {})) lines.push(`query ${name} ${matcherText(matcher)}`);
-  for (const [name, matcher] of Object.entries(request.headers || {})) lines.push(`header ${name} ${matcherText(matcher)}`);
-  if (request.host) lines.push(`host ${matcherText(request.host)}`);
-  if (request.body !== undefined) lines.push(`body ${matcherText(request.body)}`);
+  for (const [name, matcher] of Object.entries(request.query || {})) lines.push(matcherText(`?${name}`, matcher, "="));
+  for (const [name, matcher] of Object.entries(request.headers || {})) lines.push(matcherText(name, matcher));
+  if (request.host) lines.push(matcherText("Host", request.host));
+  if (request.body !== undefined) lines.push(...bodyText(request.body));
   return lines;
 }
 

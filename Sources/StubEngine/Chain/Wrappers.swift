@@ -75,6 +75,7 @@ final class JournalRecorder: ResponderWrapper {
             answer: response,
             durationMilliseconds: elapsed + Double(response.delayMilliseconds),
             regexAborts: facts.regexLog?.aborts ?? [],
+            stream: outcome.transcript,
             delivery: delivery
         )
         var outcome = outcome

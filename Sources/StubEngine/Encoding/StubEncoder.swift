@@ -41,9 +41,28 @@ package enum StubEncoder {
             case "query", "headers": return mapValues(value, canonicalMatcher)
             case "body":
                 return reordered(value, StubFormat.bodyMatcherKeys) { key, operand in
-                    key == "form" ? mapValues(operand, canonicalMatcher) : operand
+                    switch key {
+                    case "form": mapValues(operand, canonicalMatcher)
+                    case "multipart": canonicalMultipart(operand)
+                    default: operand
+                    }
                 }
             default: return value
+            }
+        }
+    }
+
+    static func canonicalMultipart(_ node: JSONNode) -> JSONNode {
+        reordered(node, StubFormat.multipartKeys) { key, value in
+            switch key {
+            case "fields": mapValues(value, canonicalMatcher)
+            case "files":
+                mapValues(value) { file in
+                    reordered(file, StubFormat.multipartFileKeys) { key, matcher in
+                        key == "absent" ? matcher : canonicalMatcher(matcher)
+                    }
+                }
+            default: value
             }
         }
     }

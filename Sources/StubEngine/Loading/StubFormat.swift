@@ -14,8 +14,12 @@ package enum StubFormat {
     package static let proxyKeys = ["to", "stripPrefix", "headers", "removeHeaders", "preserveHost", "timeoutMs"]
     package static let matcherKeys = ["equals", "contains", "matches", "present", "absent", "caseInsensitive"]
     package static let bodyMatcherKeys = [
-        "json", "jsonEquals", "jsonPointer", "equals", "contains", "matches", "form", "caseInsensitive",
+        "json", "jsonEquals", "jsonPointer", "equals", "contains", "matches", "form", "multipart", "caseInsensitive",
     ]
+    /// A `multipart` body matcher: fields by name, files by name.
+    package static let multipartKeys = ["fields", "files"]
+    /// One file of a `multipart` matcher: conditions on its part, each optional.
+    package static let multipartFileKeys = ["filename", "contentType", "content", "absent"]
     /// A matcher object inside a `json` pattern or a `jsonPointer` entry: an object with only these keys.
     package static let jsonMatcherKeys = [
         "equals", "contains", "matches", "present", "absent", "greaterThan", "atLeast", "lessThan", "atMost",

@@ -72,4 +72,24 @@ package final class RequestFacts {
     }
 
     func formValues(_ name: String) -> [String] { formFields.compactMap { $0.name == name ? $0.value : nil } }
+
+    /// A `multipart/form-data` body's parts (read once, whatever looks); nil when the body is
+    /// not one (`multipartProblem` says why).
+    lazy var parsedMultipart: Result<[MultipartFormData.Part], MultipartFormData.Failure>? = {
+        guard let type = request.headers["Content-Type"], let boundary = MultipartFormData.boundary(contentType: type)
+        else { return nil }
+        return Result { () throws(MultipartFormData.Failure) in
+            try MultipartFormData.parts(of: request.body, boundary: boundary)
+        }
+    }()
+
+    var multipartParts: [MultipartFormData.Part]? { try? parsedMultipart?.get() }
+
+    var multipartProblem: String? {
+        switch parsedMultipart {
+        case nil: "not multipart/form-data (Content-Type \(request.headers["Content-Type"] ?? "none"))"
+        case .failure(let failure)?: "a multipart body that does not read: \(failure)"
+        case .success?: nil
+        }
+    }
 }

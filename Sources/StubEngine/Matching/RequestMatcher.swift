@@ -48,6 +48,7 @@ enum RequestMatcher {
             return entries.allSatisfy { $0.condition.holds(for: $0.pointer.resolve(in: json)) }
         case .text(let matcher): return matcher.matches(facts.bodyText)
         case .form(let fields): return fields.allSatisfy { $0.matcher.matches(facts.formValues($0.name)) }
+        case .multipart(let condition): return facts.multipartParts.map(condition.holds) ?? false
         }
     }
 
@@ -169,6 +170,8 @@ enum RequestMatcher {
                         actual: describe(actual)
                     )
             }
+        case .multipart(let condition):
+            return multipartMismatches(condition, facts)
         }
     }
 

@@ -237,6 +237,7 @@ package enum BodyMatcher: Sendable {
     case jsonPointer([(pointer: JSONPointer, condition: JSONCondition)])
     case text(ValueMatcher)
     case form([(name: String, matcher: ValueMatcher)])
+    case multipart(MultipartCondition)
 
     package var description: String {
         switch self {
@@ -247,6 +248,7 @@ package enum BodyMatcher: Sendable {
         case .text(let matcher): matcher.description
         case .form(let fields):
             "form with " + fields.map { "\($0.name) \($0.matcher.description)" }.joined(separator: ", ")
+        case .multipart(let condition): condition.description
         }
     }
 }

@@ -259,7 +259,8 @@ package enum RequestDecoder {
                 path,
                 node,
                 operators.isEmpty
-                    ? "a body matcher needs one of: json, jsonEquals, jsonPointer, equals, contains, matches, form"
+                    ? "a body matcher needs one of: "
+                        + Self.bodyMatcherKeys.filter { $0 != "caseInsensitive" }.joined(separator: ", ")
                     : "a body matcher takes exactly one of \(operators.joined(separator: ", "))"
             )
             return nil
@@ -288,6 +289,15 @@ package enum RequestDecoder {
                 )
             }
             return .form(decodeMatcherMap(&c, operand, path + ".form", what: "form fields"))
+        case "multipart":
+            if node["caseInsensitive"] != nil {
+                c.error(
+                    path + ".caseInsensitive",
+                    node["caseInsensitive"],
+                    "put caseInsensitive on each matcher inside \"multipart\""
+                )
+            }
+            return MultipartDecoder.decode(&c, operand, path + ".multipart").map { .multipart($0) }
         default:
             var textNode: [JSONNode.Member] = [JSONNode.Member(key: op, keyPosition: node.position, value: operand)]
             if let flag = node["caseInsensitive"] {
