@@ -33,10 +33,10 @@ final class AbandonedAnswerTests: XCTestCase {
 
     func testStopCutsDelaysAndDribblesAtOnce() async throws {
         let server = try LocalStubServer {
-            StubDefinition(request: .get("/late"), response: ResponseDefinition(body: "late", delay: .seconds(8)))
+            StubDefinition(request: .get("/late"), response: ResponseDefinition(body: "late", delay: .seconds(60)))
             StubDefinition(
                 request: .get("/slow"),
-                response: ResponseDefinition(body: "0123456789", dribble: .init(chunks: 10, over: .seconds(8)))
+                response: ResponseDefinition(body: "0123456789", dribble: .init(chunks: 10, over: .seconds(60)))
             )
         }
         let configuration = URLSessionConfiguration.ephemeral
