@@ -76,6 +76,7 @@ final class JournalRecorder: ResponderWrapper {
             durationMilliseconds: elapsed + Double(response.delayMilliseconds),
             regexAborts: facts.regexLog?.aborts ?? [],
             stream: outcome.transcript,
+            contract: facts.contract,
             delivery: delivery
         )
         var outcome = outcome

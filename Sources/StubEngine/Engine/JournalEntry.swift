@@ -137,7 +137,7 @@ package struct JournalEntry: Sendable {
         let peer: String
         let refusal: String?
         let regexAborts: [RegexAbort]
-        let contract: ContractReport?,
+        let contract: ContractReport?
         let delivery: JournalDelivery?
 
         init(
@@ -180,7 +180,7 @@ package struct JournalEntry: Sendable {
             self.peer = peer
             self.refusal = refusal
             self.regexAborts = regexAborts
-            self.contract = contract,
+            self.contract = contract
             self.delivery = delivery
         }
     }
