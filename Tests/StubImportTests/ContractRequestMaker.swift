@@ -17,6 +17,9 @@ struct ContractRequestMaker {
         /// The body's value and schema when the sampler made it (no documented example), so a
         /// test can tell the sampler's limits from the check's.
         var sampled: (value: JSONNode, schema: LocatedNode)?
+        /// A form cannot carry an empty object (Box requires a grant_type it never describes,
+        /// which the sampler makes `{}`): the sample's top-level keys the form lost.
+        var lostInForm = false
 
         var target: String {
             guard !query.isEmpty else { return path }
@@ -62,6 +65,10 @@ struct ContractRequestMaker {
                 request.headers.append(("Content-Type", concrete(media.type)))
                 request.body = bytes.isEmpty ? Array("unused=1".utf8) : bytes
                 request.sampled = sampled
+                if let sampled, MediaTypes.essence(media.type) == "application/x-www-form-urlencoded" {
+                    let sent = Set(FormFields.parse(request.body).map { FormFields.path($0.0)[0] })
+                    request.lostInForm = (sampled.value.members ?? []).contains { !sent.contains($0.key) }
+                }
             }
         }
         return request
@@ -178,9 +185,6 @@ struct ContractRequestMaker {
     /// A value as bracket-named form fields (`a[b]=1`, `list[0]=x`).
     static func formFields(_ value: JSONNode, prefix: String?) -> [(String, String)] {
         switch value.value {
-        case .object(let members) where members.isEmpty:
-            // Still sent, so a required field stays present (Box requires a grant_type it never describes).
-            return prefix.map { [($0, "")] } ?? []
         case .object(let members):
             return members.flatMap { member in
                 formFields(member.value, prefix: prefix.map { "\($0)[\(member.key)]" } ?? member.key)
