@@ -18,7 +18,8 @@ let package = Package(
         .executable(name: "benchserver", targets: ["benchserver"]),
     ],
     targets: [
-        // Platform services that are not HTTP: the one lock type, the one folder walk, signals.
+        // Platform services that are not HTTP: the one lock type, the one folder walk, file writes,
+        // signals and exit, and dates and time zones (the one calendar, the system's zone database).
         .target(name: "SystemSupport", swiftSettings: strict),
         // epoll for Linux: Glibc's Swift module does not export it. Empty on other platforms.
         .target(name: "CSystemLinux"),
@@ -27,7 +28,8 @@ let package = Package(
         .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
         .target(name: "HTTP1", dependencies: ["SystemSupport"], swiftSettings: strict),
-        // POSIX sockets, the poll event loops, timers and lifecycle. All libc code is in Platform/.
+        // POSIX sockets, the event loops (epoll, kqueue, poll), timers and lifecycle, and the proxy's
+        // HTTP client on the same loops. All libc code is in Platform/.
         .target(
             name: "HTTPServer",
             dependencies: [
@@ -96,17 +98,19 @@ let package = Package(
         .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
-        // A fixed-response server for the benchmark until the stub engine serves.
+        // The HTTP layer alone, for the benchmark and the server-core tests: fixed, pending and
+        // streamed answers.
         .executableTarget(
             name: "benchserver",
             dependencies: ["HTTPServer", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
-        // A raw-socket client for tests that need exact bytes on the wire. Test-only.
+        // Test-only: a raw-socket client for exact bytes on the wire, the built binary as a child
+        // process (StubServerProcess), and scripted, misbehaving and TLS upstreams.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], swiftSettings: strict),
-        // The calendar and the zone database reader (TZif files, POSIX rules).
+        // The calendar, the date names and padding, and the zone database reader (TZif, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
         // PEM, DER, SHA-256, the local CA and the certificates it issues.
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"], swiftSettings: strict),
@@ -145,7 +149,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Reads docs/architecture.md and the sources: the import rules and line widths hold.
+        // Reads docs/architecture.md and the sources: the import rules and line widths hold; and
+        // StubKit's DocC catalog links only public symbols and its own articles.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(
             name: "HTTPServerTests",

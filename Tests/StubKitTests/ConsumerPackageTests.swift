@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// docs/testing.md's Swift snippets, built and run in a package of their own that depends on
-/// this repository by path and imports nothing of it but StubKit: what a reader gets.
+/// The Swift snippets of docs/testing.md and of StubKit's DocC articles, built and run in a
+/// package of their own that depends on this repository by path and imports nothing of it but
+/// StubKit: what a reader gets.
 /// `scripts/doc-snippets` writes the package into `.build/doc-snippets` (kept between runs, so
 /// only the first build is slow); this test builds it once and runs its tests once.
 ///
