@@ -40,8 +40,15 @@ let package = Package(
         // Certificates for --https: PEM, DER and X.509 read and written in Swift, the local CA
         // (keys made and used by libcrypto through CTLS on Linux, by Security on Apple platforms).
         .target(name: "Certificates", dependencies: ["SystemSupport", "CTLS"], swiftSettings: strict),
+        // Regular expressions that know nothing of stubs: a linear-time engine (an automaton) and
+        // a budgeted backtracking one for the Java constructs it cannot run, behind CompiledRegex.
+        .target(name: "RegularExpressions", dependencies: ["SystemSupport"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
-        .target(name: "StubEngine", dependencies: ["HTTP1", "SystemSupport", "WebSocket"], swiftSettings: strict),
+        .target(
+            name: "StubEngine",
+            dependencies: ["RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            swiftSettings: strict
+        ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
         // handshake. Pure: bytes in, messages and bytes out; knows nothing of sockets or stubs.
         .target(name: "WebSocket", swiftSettings: strict),
@@ -95,7 +102,11 @@ let package = Package(
         ),
         // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
         // YAML), OpenAPI, HAR, WireMock folders.
-        .target(name: "StubImport", dependencies: ["StubEngine", "HTTP1", "SystemSupport"], swiftSettings: strict),
+        .target(
+            name: "StubImport",
+            dependencies: ["StubEngine", "RegularExpressions", "HTTP1", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
         .executableTarget(name: "stubserver", dependencies: ["StubServerCLI"], swiftSettings: strict),
         // The HTTP layer alone, for the benchmark and the server-core tests: fixed, pending and
@@ -110,13 +121,15 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], swiftSettings: strict),
+        // Both regex engines against ICU (NSRegularExpression) and each other.
+        .testTarget(name: "RegularExpressionsTests", dependencies: ["RegularExpressions"], swiftSettings: strict),
         // The calendar, the date names and padding, and the zone database reader (TZif, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
         // PEM, DER, SHA-256, the local CA and the certificates it issues.
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"], swiftSettings: strict),
         .testTarget(
             name: "StubEngineTests",
-            dependencies: ["StubEngine", "HTTP1", "SystemSupport"],
+            dependencies: ["StubEngine", "RegularExpressions", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -126,12 +139,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StubServingTests",
-            dependencies: ["StubEngine", "Inspector", "HTTPServer", "HTTP1", "TestSupport"],
+            dependencies: ["StubEngine", "Inspector", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "StubImportTests",
-            dependencies: ["StubImport", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
+            dependencies: ["StubImport", "StubEngine", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

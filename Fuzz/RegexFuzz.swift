@@ -1,5 +1,5 @@
 // libFuzzer target for the regular-expression engine. Not part of the package (SwiftPM ignores
-// this folder): scripts/fuzz compiles this file together with Sources/StubEngine/Regex/*.swift
+// this folder): scripts/fuzz compiles this file together with Sources/RegularExpressions/*.swift
 // as one module (swiftc -sanitize=fuzzer,address -parse-as-library -package-name), so the
 // engine's internal and package API is reachable. Only this file imports Foundation, for the
 // reference: NSRegularExpression (ICU).

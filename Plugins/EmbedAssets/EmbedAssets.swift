@@ -12,7 +12,8 @@ import PackagePlugin
 @main
 struct EmbedAssets: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let folder = URL(fileURLWithPath: target.directory.string).appending(path: "Assets")
+        guard let module = target as? SwiftSourceModuleTarget else { return [] }
+        let folder = module.directoryURL.appending(path: "Assets")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { !$0.hasPrefix(".") }
             .sorted()

@@ -72,8 +72,8 @@ import Testing
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
-            "SystemSupport", "HTTP1", "HTTPServer", "StubEngine", "Inspector", "StubProxy", "StubImport",
-            "StubServerCLI", "stubserver",
+            "SystemSupport", "RegularExpressions", "HTTP1", "HTTPServer", "StubEngine", "Inspector", "StubProxy",
+            "StubImport", "StubServerCLI", "stubserver",
         ]
         for module in serverModules {
             for file in Self.sources(of: module) {

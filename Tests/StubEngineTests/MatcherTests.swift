@@ -1,6 +1,7 @@
 import HTTP1
 @testable import StubEngine
 import XCTest
+import RegularExpressions
 
 final class MatcherTests: XCTestCase {
     func testMethodForms() {

@@ -2,6 +2,7 @@ import Foundation
 @testable import StubImport
 import StubEngine
 import XCTest
+import RegularExpressions
 
 /// Path templates as stub conditions and as what stub paths are checked against; the Prefer
 /// header conditions.

@@ -4,6 +4,7 @@ import HTTPServer
 import StubEngine
 import TestSupport
 import XCTest
+import RegularExpressions
 
 /// A pattern that needs backtracking runs within a step budget; a match that reaches it counts
 /// as no match and is never silent: the journal entry names the stub, the condition, the

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import RegularExpressions
 
 /// How stubs and journal entries look in admin API answers (docs/admin-api.md).
 enum AdminJSON {
@@ -126,8 +127,8 @@ enum AdminJSON {
     /// A regex match that gave up: the stub and condition it belonged to, the pattern, why.
     static func aborted(_ abort: RegexAbort) -> JSONNode {
         var fields: [(String, JSONNode)] = []
-        if let id = abort.stubID {
-            fields.append(("stub", .object([("id", .string(id)), ("name", .string(abort.stubName ?? ""))])))
+        if let id = abort.ruleID {
+            fields.append(("stub", .object([("id", .string(id)), ("name", .string(abort.ruleName ?? ""))])))
         }
         if let condition = abort.condition { fields.append(("condition", .string(condition))) }
         fields.append(("pattern", .string(abort.pattern)))

@@ -1,6 +1,7 @@
 import Dispatch
 import HTTP1
 import SystemSupport
+import RegularExpressions
 
 /// Answers from the stubs: the best match, its sequence and scenario advanced.
 final class StubMatchResponder: Responder {
@@ -87,7 +88,7 @@ final class StubMatchResponder: Responder {
         guard stub.mayBacktrack else { return Outcome(response: response.makeResponse(context), kind: .stub(stub)) }
         // A template's regex (`regexExtract`) may backtrack too: one that gives up is recorded.
         let budget = facts.regexBudget()
-        budget.matching(stubID: stub.id, name: stub.name)
+        budget.matching(ruleID: stub.id, name: stub.name)
         budget.matching(condition: "response template")
         let made = RegexBudget.$current.withValue(budget) { response.makeResponse(context) }
         return Outcome(response: made, kind: .stub(stub))

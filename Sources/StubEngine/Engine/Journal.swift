@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import SystemSupport
+import RegularExpressions
 
 /// Told that the journal changed (an entry recorded, or the journal cleared). Called on the
 /// recording thread outside the journal's lock, so it must only note the change and return.

@@ -1,4 +1,5 @@
 import HTTP1
+import RegularExpressions
 
 /// One request as the journal keeps it, with what was answered.
 ///

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SystemSupport
+import RegularExpressions
 
 /// The helpers the subset knows (WireMock's documented ones and Handlebars.java's string and
 /// conditional helpers that WireMock templates use). Any other name in a helper's place is a

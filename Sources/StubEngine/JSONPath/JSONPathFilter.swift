@@ -1,3 +1,4 @@
+import RegularExpressions
 /// A filter, `[?(...)]`: relations between paths (`@.price`, `$.limit`), literals and regular
 /// expressions, joined by `&&`, `||` and `!`. Semantics follow Jayway's evaluators: a relation
 /// over a missing value is false (so `!=` over one is true: it is the negation of `==`); a

@@ -1,5 +1,6 @@
 import HTTP1
 import SystemSupport
+import RegularExpressions
 
 /// Why no stub answered a request: the closest stubs and, for each, what differed.
 /// Clearer than a diff of whole requests: one line per failed condition, expected against actual.
@@ -76,7 +77,7 @@ package struct NearMissReport: Sendable {
         scored.reserveCapacity(min(catalog.count, fullyScored))
         for stub in shortlist(facts, catalog) {
             let stubBudget = stub.mayBacktrack ? budget : nil
-            stubBudget?.matching(stubID: stub.id, name: stub.name)
+            stubBudget?.matching(ruleID: stub.id, name: stub.name)
             var mismatches = RequestMatcher.mismatches(stub.request, facts, budget: stubBudget)
             if let rule = stub.scenario, let when = rule.when {
                 let current = scenarioStates[rule.name] ?? ScenarioRule.initialState

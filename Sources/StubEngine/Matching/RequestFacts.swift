@@ -1,4 +1,5 @@
 import HTTP1
+import RegularExpressions
 
 /// A request as the matcher sees it, with derived values computed at most once per request
 /// however many stubs look at them (the JSON body is parsed once, not once per stub).

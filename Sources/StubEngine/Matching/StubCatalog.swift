@@ -1,3 +1,4 @@
+import RegularExpressions
 /// An immutable, indexed set of stubs: what one reload produces and requests read.
 ///
 /// Matching must not slow down as a folder grows to thousands of stubs, so stubs are indexed:
@@ -193,7 +194,7 @@ package struct StubCatalog: Sendable {
             // Buckets are in rank order: nothing later in this one can beat the best so far.
             if let rank = best?.stub.rank, !(stub.rank < rank) { return }
             if eligible?(stub) == false { continue }
-            if let budget, stub.mayBacktrack { budget.matching(stubID: stub.id, name: stub.name) }
+            if let budget, stub.mayBacktrack { budget.matching(ruleID: stub.id, name: stub.name) }
             if let captures = stub.match(facts) {
                 best = (stub, captures)
                 return

@@ -1,3 +1,4 @@
+import RegularExpressions
 /// The `path` or `pathPattern` condition, compiled at load: an all-literal path is one string
 /// comparison; other paths are split into segments, so matching is a walk over the request's
 /// segments with no parsing and no regex for the common forms.

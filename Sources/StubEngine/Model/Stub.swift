@@ -1,4 +1,5 @@
 import HTTP1
+import RegularExpressions
 
 /// Where a stub came from: a file (and its index there) or the admin API.
 package enum StubSource: Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import RegularExpressions
 /// A condition on one string (a header, a query parameter, the host, a form field).
 package struct ValueMatcher: Sendable {
     package enum Kind: Sendable {

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import StubEngine
+import RegularExpressions
 
 /// `stubserver validate --openapi`: are the stubs still true to the API they imitate? For every
 /// file stub: its path and methods exist in the document; each response's status is documented

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import StubEngine
+import RegularExpressions
 
 /// A JSON Schema validator over `JSONNode`s, for checking stubs against an OpenAPI document:
 /// JSON Schema 2020-12 (OpenAPI 3.1) and OpenAPI 3.0's Schema Object (see `SchemaDialect`).

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import SystemSupport
+import RegularExpressions
 
 /// A WireMock stub mapping as read and checked: every pattern compiled, every body read, every
 /// problem reported with its place. Serving builds a `Stub` from it (`WireMockStubBuilder`);

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RegularExpressions
 
 /// Reads WireMock's value matchers (`{"equalTo": "x"}`, `{"matchesJsonPath": {...}}`,
 /// `{"and": [...]}`...) into `ContentPattern`s, compiling what they need.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import RegularExpressions
 
 /// The request conditions of a stub: method, path (see `PathDecoder`), host, query, headers,
 /// body, and the string matchers they use.

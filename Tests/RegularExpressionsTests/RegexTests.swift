@@ -1,5 +1,5 @@
 import Foundation
-@testable import StubEngine
+@testable import RegularExpressions
 import XCTest
 
 /// LinearRegex, the linear-time engine behind `matches` and `pathPattern`. Every table row is
@@ -889,24 +889,6 @@ final class RegexTests: XCTestCase {
                 XCTAssertEqual(differ, [], flag + pattern)
             }
         }
-    }
-
-    // MARK: - the stub decoder
-
-    func testLoadErrorsSayWhyAndWhere() {
-        assertLoadErrors([
-            (
-                #"{"request": {"headers": {"X": {"matches": "[0-9"}}}, "response": {}}"#, "$.request.headers.X.matches",
-                #"invalid regular expression "[0-9": missing ']' for the class opened here (at character 0)"#
-            ),
-            (
-                #"{"request": {"pathPattern": "/a/(\\d+)/\\2"}, "response": {}}"#, "$.request.pathPattern",
-                #"""
-                invalid regular expression "/a/(\d+)/\2": back-reference \2 names a group the pattern does not \#
-                have (it has 1 capture group) (at character 9)
-                """#
-            ),
-        ])
     }
 
     // MARK: - helpers

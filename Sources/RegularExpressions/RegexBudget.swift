@@ -3,12 +3,12 @@ import SystemSupport
 #endif
 
 /// A regular-expression match that gave up: the backtracking engine reached its budget, so the
-/// match counted as no match. Kept so that it is never silent: the journal entry and the
-/// near-miss report say which stub's which matcher gave up, and why.
+/// match counted as no match. Kept so that it is never silent: whoever matched says which of its
+/// rules (to the engine: which stub's which matcher) gave up, and why.
 package struct RegexAbort: Sendable, Equatable {
-    /// The stub being matched when it happened (nil outside stub matching).
-    package var stubID: String?
-    package var stubName: String?
+    /// The rule being checked when it happened (to the engine, a stub), nil when none was named.
+    package var ruleID: String?
+    package var ruleName: String?
     /// The condition, as the near-miss report names it (`header.X`, `body`), when known.
     package var condition: String?
     package let pattern: String
@@ -17,7 +17,7 @@ package struct RegexAbort: Sendable, Equatable {
 
 /// The backtracking budget of one request: the verdicts of its backtracking matches (each
 /// pattern runs once per value, however many times matching and the near-miss report ask), the
-/// steps spent (at most `requestBudget` in all, so that many such stubs cannot add up to an
+/// steps spent (at most `requestBudget` in all, so that many such rules cannot add up to an
 /// unbounded time), and the matches that gave up.
 ///
 /// Bound for a request with `RegexBudget.$current` by whoever matches (the stub responder, the
@@ -40,7 +40,7 @@ package final class RegexBudgetLog: Sendable {
         var aborts: [RegexAbort] = []
         var abortEvents = 0
         var lastEvent: Int?
-        var stub: (id: String, name: String)?
+        var rule: (id: String, name: String)?
         var condition: String?
     }
 
@@ -57,10 +57,10 @@ package final class RegexBudgetLog: Sendable {
     /// Why the latest aborted answer gave up.
     package var lastEventReason: String? { state.withLock { s in s.lastEvent.map { s.aborts[$0].reason } } }
 
-    /// The stub now being matched, for the aborts to name.
-    package func matching(stubID: String, name: String) {
+    /// The rule now being checked (to the engine, a stub), for the aborts to name.
+    package func matching(ruleID: String, name: String) {
         state.withLock {
-            $0.stub = (stubID, name)
+            $0.rule = (ruleID, name)
             $0.condition = nil
         }
     }
@@ -121,8 +121,8 @@ package final class RegexBudgetLog: Sendable {
         s.abortEvents += 1
         s.aborts.append(
             RegexAbort(
-                stubID: s.stub?.id,
-                stubName: s.stub?.name,
+                ruleID: s.rule?.id,
+                ruleName: s.rule?.name,
                 condition: s.condition,
                 pattern: regex.pattern,
                 reason: reason + " on a value of \(value.unicodeScalars.count) characters"

@@ -1,5 +1,5 @@
 import Foundation
-@testable import StubEngine
+@testable import RegularExpressions
 import XCTest
 
 /// BacktrackingRegex, the budgeted engine for the Java constructs the linear engine cannot run
