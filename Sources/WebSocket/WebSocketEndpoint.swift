@@ -5,50 +5,50 @@
 /// bounds a message (1009), refuses what the protocol forbids (1002) and runs the closing
 /// handshake from either side. Whoever owns the socket writes `output` and closes the
 /// connection when `closeConnection` says so.
-public struct WebSocketEndpoint: Sendable {
-    public enum Message: Sendable, Equatable {
+package struct WebSocketEndpoint: Sendable {
+    package enum Message: Sendable, Equatable {
         case text(String)
         case binary([UInt8])
     }
 
     /// What one call changed: complete messages, bytes to send, whether the TCP connection
     /// should now be closed (after `output` is written), and the close that ended it.
-    public struct Reaction: Sendable, Equatable {
-        public var messages: [Message] = []
-        public var output: [UInt8] = []
-        public var closeConnection = false
+    package struct Reaction: Sendable, Equatable {
+        package var messages: [Message] = []
+        package var output: [UInt8] = []
+        package var closeConnection = false
         /// The close code and reason received from the client (or the protocol error that
         /// ended the connection), once the connection is closing.
-        public var closedWith: (code: UInt16, reason: String)?
+        package var closedWith: (code: UInt16, reason: String)?
 
-        public init() {}
+        package init() {}
 
-        public static func == (a: Reaction, b: Reaction) -> Bool {
+        package static func == (a: Reaction, b: Reaction) -> Bool {
             a.messages == b.messages && a.output == b.output && a.closeConnection == b.closeConnection
                 && a.closedWith?.code == b.closedWith?.code && a.closedWith?.reason == b.closedWith?.reason
         }
     }
 
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         case open
         /// We sent a close frame and wait for the client's.
         case closeSent
         case closed
     }
 
-    public private(set) var state = State.open
-    public let maximumMessageBytes: Int
+    package private(set) var state = State.open
+    package let maximumMessageBytes: Int
     private var parser: WebSocketFrameParser
     private var fragments: [UInt8] = []
     private var fragmentedOpcode: WebSocketFrame.Opcode?
 
-    public init(maximumMessageBytes: Int = 1 << 20) {
+    package init(maximumMessageBytes: Int = 1 << 20) {
         self.maximumMessageBytes = maximumMessageBytes
         parser = WebSocketFrameParser(maximumPayload: maximumMessageBytes)
     }
 
     /// Bytes from the client.
-    public mutating func receive(_ bytes: some Sequence<UInt8>) -> Reaction {
+    package mutating func receive(_ bytes: some Sequence<UInt8>) -> Reaction {
         var reaction = Reaction()
         guard state != .closed else { return reaction }
         parser.append(bytes)
@@ -63,7 +63,7 @@ public struct WebSocketEndpoint: Sendable {
     }
 
     /// The client closed the TCP connection (or it broke) without a closing handshake: 1006.
-    public mutating func connectionLost() -> Reaction {
+    package mutating func connectionLost() -> Reaction {
         var reaction = Reaction()
         guard state != .closed else { return reaction }
         state = .closed
@@ -73,7 +73,7 @@ public struct WebSocketEndpoint: Sendable {
     }
 
     /// A message to the client; nothing once closing.
-    public func send(_ message: Message) -> [UInt8] {
+    package func send(_ message: Message) -> [UInt8] {
         guard state == .open else { return [] }
         switch message {
         case .text(let text): return WebSocketFrame(opcode: .text, payload: Array(text.utf8)).encoded()
@@ -83,7 +83,7 @@ public struct WebSocketEndpoint: Sendable {
 
     /// Starts the closing handshake from the server's side: the close frame to send. The owner
     /// closes the TCP connection when the client's close arrives, or after a grace period.
-    public mutating func close(code: UInt16, reason: String) -> [UInt8] {
+    package mutating func close(code: UInt16, reason: String) -> [UInt8] {
         guard state == .open else { return [] }
         state = .closeSent
         return WebSocketFrame(opcode: .close, payload: WebSocketFrame.closePayload(code: code, reason: reason))
@@ -198,7 +198,7 @@ public struct WebSocketEndpoint: Sendable {
 
     /// The codes an endpoint may put in a close frame (§7.4): 1004, 1005, 1006 and 1015 are
     /// reserved; 1016 to 2999 are unassigned; 3000 to 4999 are for libraries and applications.
-    public static func isValidCloseCode(_ code: UInt16) -> Bool {
+    package static func isValidCloseCode(_ code: UInt16) -> Bool {
         switch code {
         case 1000...1003, 1007...1014: true
         case 3000...4999: true

@@ -1,6 +1,6 @@
 /// One WebSocket frame (RFC 6455 §5.2) and how frames are written.
-public struct WebSocketFrame: Sendable, Equatable {
-    public enum Opcode: UInt8, Sendable {
+package struct WebSocketFrame: Sendable, Equatable {
+    package enum Opcode: UInt8, Sendable {
         case continuation = 0x0
         case text = 0x1
         case binary = 0x2
@@ -9,15 +9,15 @@ public struct WebSocketFrame: Sendable, Equatable {
         case pong = 0xA
 
         /// Close, ping and pong: at most 125 bytes, never fragmented (§5.5).
-        public var isControl: Bool { rawValue & 0x8 != 0 }
+        package var isControl: Bool { rawValue & 0x8 != 0 }
     }
 
-    public var fin: Bool
-    public var opcode: Opcode
+    package var fin: Bool
+    package var opcode: Opcode
     /// Unmasked: the parser removes a client's mask.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
-    public init(fin: Bool = true, opcode: Opcode, payload: [UInt8]) {
+    package init(fin: Bool = true, opcode: Opcode, payload: [UInt8]) {
         self.fin = fin
         self.opcode = opcode
         self.payload = payload
@@ -25,7 +25,7 @@ public struct WebSocketFrame: Sendable, Equatable {
 
     /// The frame's bytes. A server sends frames unmasked; a client must mask them (§5.3), with
     /// a fresh key per frame: tests and the proxy's client side pass one.
-    public func encoded(maskingKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
+    package func encoded(maskingKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(payload.count + 14)
         out.append((fin ? 0x80 : 0) | opcode.rawValue)
@@ -56,7 +56,7 @@ public struct WebSocketFrame: Sendable, Equatable {
     }
 
     /// A close frame's payload: the code, then the reason as UTF-8 (cut to fit 125 bytes).
-    public static func closePayload(code: UInt16, reason: String) -> [UInt8] {
+    package static func closePayload(code: UInt16, reason: String) -> [UInt8] {
         var payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
         var reasonBytes = Array(reason.utf8)
         while reasonBytes.count > 123 {
@@ -75,19 +75,19 @@ public struct WebSocketFrame: Sendable, Equatable {
 }
 
 /// Why a connection is closed by the protocol, with the close code the peer is sent (§7.4.1).
-public struct WebSocketProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let code: UInt16
-    public let reason: String
+package struct WebSocketProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let code: UInt16
+    package let reason: String
 
-    public init(_ code: UInt16, _ reason: String) {
+    package init(_ code: UInt16, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
+    package var description: String { "\(code): \(reason)" }
 
-    public static let protocolError: UInt16 = 1002
-    public static let invalidData: UInt16 = 1007
-    public static let policyViolation: UInt16 = 1008
-    public static let tooBig: UInt16 = 1009
+    package static let protocolError: UInt16 = 1002
+    package static let invalidData: UInt16 = 1007
+    package static let policyViolation: UInt16 = 1008
+    package static let tooBig: UInt16 = 1009
 }

@@ -3,28 +3,28 @@
 /// than `maximumPayload` is refused from its header, before a byte of it is held.
 ///
 /// Knows nothing of connections or stubs: bytes in, frames or a protocol error out.
-public struct WebSocketFrameParser: Sendable {
-    public let maximumPayload: Int
-    public let requiresMasking: Bool
+package struct WebSocketFrameParser: Sendable {
+    package let maximumPayload: Int
+    package let requiresMasking: Bool
     private var buffer: [UInt8] = []
     /// Where the unread bytes start in `buffer` (compacted when half is read).
     private var start = 0
 
-    public init(maximumPayload: Int, requiresMasking: Bool = true) {
+    package init(maximumPayload: Int, requiresMasking: Bool = true) {
         self.maximumPayload = maximumPayload
         self.requiresMasking = requiresMasking
     }
 
     /// Bytes held that do not make a whole frame yet.
-    public var bufferedCount: Int { buffer.count - start }
+    package var bufferedCount: Int { buffer.count - start }
 
-    public mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         buffer.append(contentsOf: bytes)
     }
 
     /// The next whole frame, nil when more bytes are needed. After an error the parser is
     /// useless: the connection is closed with the error's code.
-    public mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
+    package mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
         let available = buffer.count - start
         guard available >= 2 else { return nil }
         let first = buffer[start]

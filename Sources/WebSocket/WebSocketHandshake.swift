@@ -1,19 +1,19 @@
 /// The opening handshake, server side (RFC 6455 §4.2): is a request an upgrade, is it a valid
 /// one, and the `Sec-WebSocket-Accept` value that answers it.
-public enum WebSocketHandshake {
+package enum WebSocketHandshake {
     /// The GUID every server appends to the client's key (§1.3).
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     /// `Sec-WebSocket-Accept` for a client's `Sec-WebSocket-Key`: base64 of the SHA-1 of the
     /// key (trimmed) and the GUID.
-    public static func acceptValue(forKey key: String) -> String {
+    package static func acceptValue(forKey key: String) -> String {
         let trimmed = key.trimmingCharacters(in: " \t")
         return base64(SHA1.hash(Array((trimmed + guid).utf8)))
     }
 
     /// What is wrong with an upgrade request, or nil when it is a valid one. `header` gives
     /// a field's value (comma-joined when repeated).
-    public static func problem(method: String, header: (String) -> String?) -> String? {
+    package static func problem(method: String, header: (String) -> String?) -> String? {
         guard method == "GET" else { return "a WebSocket upgrade is a GET, not \(method)" }
         guard let upgrade = header("Upgrade"), listContains(upgrade, "websocket") else {
             return "the request has no \"Upgrade: websocket\""
@@ -31,7 +31,7 @@ public enum WebSocketHandshake {
     }
 
     /// Whether the request asks for an upgrade to WebSocket at all (valid or not).
-    public static func isUpgrade(header: (String) -> String?) -> Bool {
+    package static func isUpgrade(header: (String) -> String?) -> Bool {
         header("Upgrade").map { listContains($0, "websocket") } ?? false
     }
 
