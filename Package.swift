@@ -51,7 +51,7 @@ let package = Package(
         ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
         // handshake. Pure: bytes in, messages and bytes out; knows nothing of sockets or stubs.
-        .target(name: "WebSocket", swiftSettings: strict),
+        .target(name: "WebSocket", dependencies: ["SystemSupport"], swiftSettings: strict),
         // The inspector's page (GET /__admin/ui), plugged into the engine's admin routes. Its
         // HTML, CSS and JavaScript are files in Assets/, embedded at build time by EmbedAssets.
         .target(

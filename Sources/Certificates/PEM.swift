@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// One `-----BEGIN LABEL-----` ... `-----END LABEL-----` block: its label, the DER it carries,
 /// and the line it begins on.
 package struct PEMBlock: Sendable, Equatable {
@@ -131,28 +133,6 @@ package enum PEM {
         let label = body.dropFirst(prefix.count).dropLast(suffix.count)
         guard label.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") }) else { return nil }
         return String(decoding: label, as: UTF8.self)
-    }
-}
-
-/// Base64 (RFC 4648, standard alphabet, padded) for PEM.
-package enum Base64 {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    package static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let a = bytes[index]
-            let b = index + 1 < bytes.count ? bytes[index + 1] : 0
-            let c = index + 2 < bytes.count ? bytes[index + 2] : 0
-            out.append(alphabet[Int(a >> 2)])
-            out.append(alphabet[Int((a & 0x03) << 4 | b >> 4)])
-            out.append(index + 1 < bytes.count ? alphabet[Int((b & 0x0F) << 2 | c >> 6)] : UInt8(ascii: "="))
-            out.append(index + 2 < bytes.count ? alphabet[Int(c & 0x3F)] : UInt8(ascii: "="))
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

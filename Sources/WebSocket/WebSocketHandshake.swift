@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The opening handshake, server side (RFC 6455 §4.2): is a request an upgrade, is it a valid
 /// one, and the `Sec-WebSocket-Accept` value that answers it.
 package enum WebSocketHandshake {
@@ -8,7 +10,7 @@ package enum WebSocketHandshake {
     /// key (trimmed) and the GUID.
     package static func acceptValue(forKey key: String) -> String {
         let trimmed = key.trimmingCharacters(in: " \t")
-        return base64(SHA1.hash(Array((trimmed + guid).utf8)))
+        return Base64.encode(SHA1.hash(Array((trimmed + guid).utf8)))
     }
 
     /// What is wrong with an upgrade request, or nil when it is a valid one. `header` gives
@@ -44,27 +46,10 @@ package enum WebSocketHandshake {
     static func isValidKey(_ key: String) -> Bool {
         let bytes = Array(key.utf8)
         guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
-        return bytes[0..<22].allSatisfy { alphabet.contains($0) }
+        return bytes[0..<22].allSatisfy { Base64.alphabet.contains($0) }
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    /// Base64 with padding (RFC 4648 §4). The module imports nothing, so it has its own.
-    static func base64(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let b0 = bytes[index]
-            let b1 = index + 1 < bytes.count ? bytes[index + 1] : 0
-            let b2 = index + 2 < bytes.count ? bytes[index + 2] : 0
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 0x03) << 4 | b1 >> 4)])
-            out.append(index + 1 < bytes.count ? alphabet[Int((b1 & 0x0F) << 2 | b2 >> 6)] : UInt8(ascii: "="))
-            out.append(index + 2 < bytes.count ? alphabet[Int(b2 & 0x3F)] : UInt8(ascii: "="))
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }
 
 extension String {

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import RegularExpressions
+import SystemSupport
 
 /// How stubs and journal entries look in admin API answers (docs/admin-api.md).
 enum AdminJSON {
@@ -183,28 +184,5 @@ enum AdminJSON {
             values[name, default: []].append(value)
         }
         return .object(order.map { ($0, .array(values[$0]!.map { .string($0) })) })
-    }
-}
-
-enum Base64 {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 2 < bytes.count {
-            let n = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
-            out += [table[n >> 18 & 63], table[n >> 12 & 63], table[n >> 6 & 63], table[n & 63]]
-            i += 3
-        }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let n = Int(bytes[i]) << 16
-            out += [table[n >> 18 & 63], table[n >> 12 & 63], UInt8(ascii: "="), UInt8(ascii: "=")]
-        } else if rest == 2 {
-            let n = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8
-            out += [table[n >> 18 & 63], table[n >> 12 & 63], table[n >> 6 & 63], UInt8(ascii: "=")]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
