@@ -144,7 +144,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StubImportTests",
-            dependencies: ["StubImport", "StubEngine", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport"],
+            dependencies: [
+                "StubImport", "StubEngine", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -25,6 +25,22 @@ package struct PathTemplate: Sendable, Equatable {
         segments = PathPattern.split(source).map(Self.parts)
     }
 
+    /// A template of parts read from another syntax (Postman's `:id`, `{{id}}`); `source` shows
+    /// each parameter as `{name}`.
+    package init(segments: [[Part]]) {
+        self.segments = segments
+        let written = segments.map { parts in
+            parts.map { part in
+                switch part {
+                case .literal(let text): text
+                case .parameter(let name): "{\(name)}"
+                }
+            }
+            .joined()
+        }
+        source = "/" + written.joined(separator: "/")
+    }
+
     /// One segment's parts; an empty segment is one empty literal.
     package static func parts(_ segment: Substring) -> [Part] {
         var parts: [Part] = []

@@ -53,8 +53,8 @@ enum Commands {
     static let all: [CommandEntry] = [
         CommandEntry(ServeCommand.self), CommandEntry(ValidateCommand.self), CommandEntry(RecordCommand.self),
         CommandEntry(ImportOpenAPICommand.self), CommandEntry(ImportHARCommand.self),
-        CommandEntry(ImportWireMockCommand.self), CommandEntry(CertsInitCommand.self),
-        CommandEntry(CertsShowCommand.self), CommandEntry(CertsTrustCommand.self),
+        CommandEntry(ImportWireMockCommand.self), CommandEntry(ImportPostmanCommand.self),
+        CommandEntry(CertsInitCommand.self), CommandEntry(CertsShowCommand.self), CommandEntry(CertsTrustCommand.self),
     ]
 
     static var optionsByCommand: [String: [Option]] {
