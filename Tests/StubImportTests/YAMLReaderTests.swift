@@ -291,6 +291,40 @@ final class YAMLReaderTests: XCTestCase {
         XCTAssertEqual(node.resolve(pointer: "/paths/~1pets~1{petId}/get/parameters/0")?.position, p(14, 11))
     }
 
+    func testExplicitKeysWithScalarKeysRead() throws {
+        // As Go's YAML library writes a long key (Temporal's OpenAPI document): the value after
+        // ': ' may be a mapping or sequence on the same line.
+        let paths = """
+            paths:
+              /short:
+                get: {}
+              ? /api/v1/namespaces/{namespace}/worker-deployment-versions/{deployment_version.build_id}/update
+              : post:
+                  tags:
+                    - WorkflowService
+                  operationId: Update
+              /after: {}
+            """
+        XCTAssertEqual(
+            try json(paths),
+            #"{"paths":{"/short":{"get":{}},"# + #""/api/v1/namespaces/{namespace}/worker-deployment-versions/"#
+                + #"{deployment_version.build_id}/update":"#
+                + #"{"post":{"tags":["WorkflowService"],"operationId":"Update"}},"#
+                + #""/after":{}}}"#
+        )
+        XCTAssertEqual(try json("? a\n? b\nc:\n"), #"{"a":null,"b":null,"c":null}"#)
+        XCTAssertEqual(
+            try json("? 0x1F\n: x\n? ~\n: y"),
+            #"{"0x1F":"x","~":"y"}"#,
+            "plain keys as written, as implicit ones"
+        )
+        XCTAssertEqual(try json("? 200\n: ok\n? 'quoted: yes'\n: - 1\n  - 2"), #"{"200":"ok","quoted: yes":[1,2]}"#)
+        XCTAssertEqual(try json("? |\n  block\n: x"), #"{"block\n":"x"}"#)
+        XCTAssertEqual(try json("? a\n  b\n# note\n: c\nd: e"), #"{"a b":"c","d":"e"}"#)
+        let node = try read("m:\n  ? k\n  : v")
+        XCTAssertEqual(node["m"]?.members?.first?.keyPosition, p(2, 5))
+    }
+
     func testJSONReadsAsJSON() throws {
         let text =
             #"{"a": [1, 2.50, -3e2, true, false, null], "b": {"c": "x\u00e9\ud83d\ude00\n\/"}, "d": [], "e": {}}"#
@@ -309,8 +343,15 @@ final class YAMLReaderTests: XCTestCase {
             ("%YAML 2.0\n--- a", 1, 7, "version 2.0"),
             ("%YAML 1.2\n%YAML 1.2\n--- a", 2, 1, "second %YAML"),
             ("%YAML 1.2\na: 1", 2, 1, "must be followed by '---'"),
-            ("? a\n: b", 1, 1, "complex mapping keys"),
-            ("{? a: b}", 1, 2, "complex mapping keys"),
+            ("{? a: b}", 1, 2, "explicit keys ('? ') inside [ ] or { } are not supported"),
+            ("? - a\n  - b\n: c", 1, 3, "an explicit key ('? ') must be a string, number or boolean, not a collection"),
+            (
+                "k:\n  ? {a: 1}\n  : c", 2, 5,
+                "an explicit key ('? ') must be a string, number or boolean, not a collection"
+            ),
+            ("? x: 1\n: c", 1, 3, "an explicit key ('? ') must be a string, number or boolean, not a collection"),
+            ("?\n: c", 1, 1, "an explicit key ('? ') needs a key after it"),
+            ("? a\n: b\na: c", 3, 1, "duplicate key \"a\""),
             ("[a, b]: c", 1, 1, "must be a string, number or boolean"),
             ("{[a]: b}", 1, 2, "must be a string, number or boolean"),
             (": a", 1, 1, "key is missing"),

@@ -13,6 +13,8 @@ extension YAMLParser {
     struct Key {
         let text: String
         let position: SourcePosition
+        /// Written `? key`: its value, if any, follows on a line of its own as `: value`.
+        var explicit = false
     }
 
     /// The node after `---`, `- ` or `key:` (on the rest of that line or on the lines below),
@@ -122,7 +124,20 @@ extension YAMLParser {
             define(nodeAnchor, node, keyText: nil)
             return node
         }
-        if c == Ch.question && isBlankOrBreakOrEnd(next) { throw complexKey() }
+        if c == Ch.question && isBlankOrBreakOrEnd(next) {
+            guard compact else {
+                throw fail(
+                    "a mapping cannot start on the same line as the key or '---' before it; put it on the next line"
+                )
+            }
+            if tabbed { throw tabIndentation() }
+            if let inlineAnchor {
+                throw fail("an anchor of a mapping must be on the line before its first key", at: inlineAnchor.position)
+            }
+            let node = try parseBlockMapping(indent: indent, firstKey: try parseExplicitKey(indent: indent))
+            define(nodeAnchor, node, keyText: nil)
+            return node
+        }
         if c == Ch.colon && isBlankOrBreakOrEnd(next) { throw emptyKey() }
         if c == Ch.pipe || c == Ch.gt {
             let anchor = try single(nodeAnchor, inlineAnchor)
@@ -187,7 +202,7 @@ extension YAMLParser {
                     at: key.position
                 )
             }
-            let value = try parseBlockNode(parent: m, slot: .value)
+            let value = key.explicit ? try parseExplicitValue(indent: m) : try parseBlockNode(parent: m, slot: .value)
             members.append(JSONNode.Member(key: key.text, keyPosition: key.position, value: value))
             guard index < bytes.count, !isDocumentMarker(at: index) else { break }
             let i = lineIndent()
@@ -215,7 +230,7 @@ extension YAMLParser {
         if c == Ch.dash && isBlankOrBreakOrEnd(next) {
             throw fail("a sequence entry ('- ') where a mapping key was expected; check the indentation")
         }
-        if c == Ch.question && isBlankOrBreakOrEnd(next) { throw complexKey() }
+        if c == Ch.question && isBlankOrBreakOrEnd(next) { return try parseExplicitKey(indent: m) }
         if c == Ch.colon && isBlankOrBreakOrEnd(next) { throw emptyKey() }
         var anchor: PendingAnchor? = nil
         if c == Ch.amp || c == Ch.bang {
@@ -365,8 +380,9 @@ extension YAMLParser {
         )
     }
 
+    /// Inside `[ ]` or `{ }` (block mappings take `? key`, `YAMLExplicitKeys.swift`).
     mutating func complexKey() -> YAMLSyntaxError {
-        fail("complex mapping keys ('? ') are not supported; write the key as a plain or quoted string followed by ':'")
+        fail("explicit keys ('? ') inside [ ] or { } are not supported; write the entry as 'key: value'")
     }
 
     mutating func emptyKey() -> YAMLSyntaxError {
