@@ -8,7 +8,7 @@
 //     refer to each other, huge numbers, deep folders);
 //  2. every saved example is imported or skipped with a reason, never lost;
 //  3. the same input gives the same files twice;
-//  4. what the import writes always loads: ImportFolderWriter loads it with StubLoader before
+//  4. what the import writes always loads: StubFolderWriter loads it with StubLoader before
 //     moving it into place and fails when any stub has an error, and the stub count agrees;
 //  5. no secret and no header of the original transfer reaches a stub file: no Authorization,
 //     Cookie or Set-Cookie, no Content-Encoding, Content-Length or Transfer-Encoding.
@@ -62,15 +62,16 @@ private func fuzzPostman(_ input: [UInt8]) {
             }
         }
     }
-    switch ImportFolderWriter.write(outcome.plan, to: output, replace: true) {
-    case .failure(let failure):
-        preconditionFailure("the import does not load: \(failure.message)")
-    case .success(let written):
+    do {
+        let written = try StubFolderWriter.write(outcome.plan.output, into: output, existing: .replace)
         precondition(
             written.stubCount == outcome.plan.stubCount,
             "stubs planned \(outcome.plan.stubCount), loaded \(written.stubCount)"
         )
+    } catch {
+        preconditionFailure("the import does not load: \(error.description)")
     }
+
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

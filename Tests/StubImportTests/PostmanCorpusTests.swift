@@ -130,7 +130,7 @@ final class PostmanCorpusTests: XCTestCase {
                 file.lastPathComponent
             )
             let folder = temporaryFolder().appendingPathComponent("stubs")
-            let written = try ImportFolderWriter.write(outcome.plan, to: folder.path, replace: false).get()
+            let written = try StubFolderWriter.write(outcome.plan.output, into: folder.path, existing: .refuse)
             XCTAssertEqual(written.problems, [], "\(file.lastPathComponent) loads without warnings")
             XCTAssertEqual(written.stubCount, outcome.plan.stubCount)
             let server = try serve(folder)

@@ -207,10 +207,13 @@ package enum PostmanImporter {
         }
         var headers: [(name: String, value: String)] = []
         for (name, value) in headerList(node["header"]) {
-            switch HARHeaders.verdict(name, value, keepSecrets: options.keepSecrets) {
+            // Postman saves the body decoded: a `Content-Encoding: gzip` kept beside it would
+            // be a lie. The rest is the recorder's rule (`RecordedFields`).
+            if asciiCaseInsensitiveEquals(name, "Content-Encoding") { continue }
+            switch RecordedFields.verdict(name, value, keepSecrets: options.keepSecrets) {
             case .keep: headers.append((name, value))
             case .secret: outcome.droppedSecrets[name.lowercased(), default: 0] += 1
-            case .connection, .invalid: break
+            case .volatile, .invalid: break
             }
         }
         if !options.keepSecrets, let cookies = node["cookie"]?.elements, !cookies.isEmpty {

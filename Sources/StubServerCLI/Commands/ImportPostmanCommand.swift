@@ -8,19 +8,19 @@ import StubImport
 
 /// `stubserver import postman COLLECTION --out DIR`: a Postman collection's saved examples as
 /// stubs that answer the requests they were saved for.
-struct ImportPostmanCommand: Command {
-    static let name = "import postman"
-    static let synopsis = [
-        "import postman COLLECTION --out DIR [--environment FILE] [--placeholders] [--keep-secrets] [--force]"
-    ]
+typealias ImportPostmanCommand = ImportCommand<PostmanImportSource>
+
+struct PostmanImportSource: ImportSource {
+    static let format = "postman"
+    static let synopsis = "COLLECTION --out DIR [--environment FILE] [--placeholders] [--keep-secrets] [--force]"
     static let summary = "write stubs that answer with the saved examples of a Postman collection (v2.0, v2.1)"
-    static let positionalCount = 1
+    static let input = "the collection to read"
     static let options: [Option] = [
-        .value("--out", "DIR", "folder to write the stubs into (created; must be empty unless --force)"),
+        ImportPostmanCommand.outOption,
         .value("--environment", "FILE", "a Postman environment export: its variables over the collection's"),
         .flag("--placeholders", "a stub answering 501 for each request without a saved response"),
         .flag("--keep-secrets", "keep cookies, Authorization and token headers and query values (left out by default)"),
-        .flag("--force", "replace everything in --out with the import"),
+        ImportPostmanCommand.forceOption,
     ]
     static let details = """
         One stub per saved example, matched by method and path (:id and {{id}} segments are path
@@ -32,57 +32,42 @@ struct ImportPostmanCommand: Command {
         """
 
     let file: String
-    let output: String
     let environment: String?
     let options: PostmanImportOptions
-    let replace: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard let file = arguments.positionals.first, !file.isEmpty else {
-            throw UsageError(
-                "import postman needs the collection to read: stubserver import postman COLLECTION.json --out DIR"
-            )
-        }
-        guard let output = try arguments.nonEmpty("--out", "a folder") else {
-            throw UsageError("import postman needs --out DIR, the folder to write the stubs into")
-        }
-        self.file = file
-        self.output = output
+    init(input: String, _ arguments: ParsedArguments) throws(UsageError) {
+        file = input
         environment = try arguments.nonEmpty("--environment", "an environment file")
         options = PostmanImportOptions(
             placeholders: arguments.has("--placeholders"),
             keepSecrets: arguments.has("--keep-secrets")
         )
-        replace = arguments.has("--force")
     }
 
-    func run(_ console: Console) -> Int32 {
+    func plan(_ console: Console) -> ImportPlanned? {
         var options = options
         if let environment {
             guard let data = FileManager.default.contents(atPath: environment) else {
                 console.err("stubserver: cannot read \(environment) (does it exist, and may you read it?)")
-                return 1
+                return nil
             }
             switch PostmanImporter.environment(Array(data), name: environment) {
             case .success(let variables): options.environment = variables
             case .failure(let problem):
                 console.err(problem.description)
-                return 1
+                return nil
             }
         }
         guard let data = FileManager.default.contents(atPath: file) else {
             console.err("stubserver: cannot read \(file) (does it exist, and may you read it?)")
-            return 1
+            return nil
         }
-        let outcome: PostmanImporter.Outcome
         switch PostmanImporter.plan(Array(data), name: file, options: options) {
-        case .success(let planned): outcome = planned
+        case .success(let outcome):
+            return ImportPlanned(plan: outcome.plan, summary: outcome.summary)
         case .failure(let problem):
             console.err(problem.description)
-            return 1
+            return nil
         }
-        guard let written = writeImport(outcome.plan, to: output, replace: replace, console) else { return 1 }
-        console.out("\(output): \(outcome.summary); all \(plural(written.stubCount, "stub")) load")
-        return 0
     }
 }
