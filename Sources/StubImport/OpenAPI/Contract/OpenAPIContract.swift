@@ -109,25 +109,42 @@ struct RequestRouteIndex {
     }
 
     private var bySegmentCount: [Int: [Entry]] = [:]
+    /// Each route's documented methods (`GET`, `POST`), by route number.
+    private var methods: [Set<String>] = []
 
     init(_ routes: RouteTable) {
         for (i, route) in routes.routes.enumerated() {
+            methods.append(Set(route.methods))
             for template in route.templates {
                 bySegmentCount[template.segments.count, default: []].append(Entry(route: i, template: template))
             }
         }
     }
 
-    /// The route whose template fits best (literal segments count most), with the values of its
-    /// path parameters.
-    func match(_ path: String) -> (route: Int, values: [String: String])? {
+    /// The route whose template fits best (literal segments count most) among those that
+    /// document `method`, with the values of its path parameters. Documents write one
+    /// path twice under different parameter names, one method each (Temporal: `GET
+    /// .../workflows/{execution.workflow_id}` and `POST .../workflows/{workflowId}`), or a
+    /// literal segment where another route has a parameter, so the best fit by path alone can
+    /// be a route without the method while another that fits has it. When no fitting route
+    /// documents the method, the best fit overall, so the check can say which methods it has.
+    func match(_ path: String, method: String) -> (route: Int, values: [String: String])? {
         guard path.hasPrefix("/") else { return nil }
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var best: (route: Int, values: [String: String], score: Int)?
+        var bestWithMethod: (route: Int, values: [String: String], score: Int)?
         for entry in bySegmentCount[segments.count] ?? [] {
-            guard let (score, values) = entry.template.capture(segments), score > (best?.score ?? -1) else { continue }
-            best = (entry.route, values, score)
+            guard let (score, values) = entry.template.capture(segments) else { continue }
+            if score > (best?.score ?? -1) { best = (entry.route, values, score) }
+            if score > (bestWithMethod?.score ?? -1), documents(method, entry.route) {
+                bestWithMethod = (entry.route, values, score)
+            }
         }
-        return best.map { ($0.route, $0.values) }
+        return (bestWithMethod ?? best).map { ($0.route, $0.values) }
+    }
+
+    /// Whether the route documents the method; HEAD is answered by a documented GET.
+    private func documents(_ method: String, _ route: Int) -> Bool {
+        methods[route].contains(method) || (method == "HEAD" && methods[route].contains("GET"))
     }
 }

@@ -15,7 +15,7 @@ struct RequestCheck {
 
     mutating func run(_ facts: RequestFacts) -> ContractReport {
         let request = facts.request
-        guard let (routeIndex, pathValues) = checker.index.match(request.path) else {
+        guard let (routeIndex, pathValues) = checker.index.match(request.path, method: request.method) else {
             var message = "no path of \(documentName) matches \(request.path)"
             if let near = checker.routes.closest(to: request.path) { message += "; did you mean \(near)?" }
             return ContractReport(
