@@ -143,6 +143,31 @@ final class StubServingTests: XCTestCase {
         XCTAssertEqual(response.header("Content-Length"), "10")
     }
 
+    /// One connection, keep-alive: each answer's named UUID agrees between `Location` and the
+    /// body, the next answer has its own, and a request's number comes back as a number.
+    func testNamedValuesAndJSONOverTheWire() throws {
+        let (server, _) = try serve(
+            #"""
+            {"request": {"path": "/orders"}, "response": {"template": true, "status": 201, "headers": \#
+            {"Location": "/orders/{{uuid 'order'}}"}, "body": {"id": "{{uuid 'order'}}", \#
+            "qty": "{{json request.json./qty}}"}}}
+            """#
+        )
+        let c = try WireConnection(port: server.port)
+        var ids: [String] = []
+        for qty in [2, 3] {
+            let body = #"{"qty": \#(qty)}"#
+            c.send("POST /orders HTTP/1.1\r\nHost: stubs.test\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            let response = try c.readResponse()
+            XCTAssertEqual(response.status, 201)
+            let id = String(response.header("Location")?.dropFirst("/orders/".count) ?? "")
+            XCTAssertEqual(id.count, 36)
+            XCTAssertEqual(response.text, #"{"id":"\#(id)","qty":\#(qty)}"#)
+            ids.append(id)
+        }
+        XCTAssertNotEqual(ids[0], ids[1])
+    }
+
     func testNearMissOverTheWire() throws {
         let (server, _) = try serve(#"{"name": "Profile", "request": {"path": "/v1/users/{id}"}, "response": {}}"#)
         let c = try WireConnection(port: server.port)

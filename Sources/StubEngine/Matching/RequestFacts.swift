@@ -49,6 +49,10 @@ package final class RequestFacts {
     /// `request.id` in WireMock templates: one UUID per request, however many tags ask.
     lazy var templateRequestID: String = TemplateContext.randomUUID()
 
+    /// The clock reading and named values (`{{uuid 'order'}}`) the answer's templates and the
+    /// stub's webhooks share: one set per request, never another request's.
+    lazy var templateAnswer = TemplateAnswer()
+
     lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
 
     /// The body parsed once, within `JSONParser.Limits.requestBody`, whatever looks at it

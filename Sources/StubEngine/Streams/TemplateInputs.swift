@@ -8,6 +8,8 @@ struct TemplateInputs: Sendable {
     let captures: [String: String]
     let fallbackBaseURL: String
     let maximumRenderedBytes: Int
+    /// Named values hold for the whole stream; each event reads the clock when it is rendered.
+    let answer = TemplateAnswer()
 
     /// `message`: a WebSocket message, for `message.text` and `message.json`.
     func context(message: RequestFacts? = nil) -> TemplateContext {
@@ -16,7 +18,8 @@ struct TemplateInputs: Sendable {
             captures: captures,
             fallbackBaseURL: fallbackBaseURL,
             maximumRenderedBytes: maximumRenderedBytes,
-            message: message
+            message: message,
+            answer: answer.nextEvent()
         )
     }
 }

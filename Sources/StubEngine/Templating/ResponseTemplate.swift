@@ -72,6 +72,10 @@ extension Template {
     ) {
         switch node.value {
         case .string(let s) where s.contains("{{"):
+            if let whole = Template.wholeJSONValue(s, pathParameters: pathParameters, allowsMessage: allowsMessage) {
+                template.append(whole, jsonEscaped: false)
+                return
+            }
             template.appendLiteral([UInt8(ascii: "\"")])
             let found = scan(
                 s,

@@ -18,6 +18,27 @@ struct Template: Sendable {
 
     var hasVariables: Bool { parts.contains { if case .variable = $0 { true } else { false } } }
 
+    var variables: [TemplateVariable] {
+        parts.compactMap { if case .variable(let variable, _) = $0 { variable } else { nil } }
+    }
+
+    /// Two uses of one name in an answer (`{{uuid 'id'}}` and `{{randomInt 1 9 'id'}}`) that
+    /// would not give one value: each such name, with what its uses are.
+    static func conflictingNames(_ templates: [Template]) -> [(name: String, definitions: [String])] {
+        var seen: [String: [String]] = [:]
+        var order: [String] = []
+        for template in templates {
+            for case let (name, definition)? in template.variables.map(\.answerName) {
+                if seen[name] == nil { order.append(name) }
+                if !(seen[name] ?? []).contains(definition) { seen[name, default: []].append(definition) }
+            }
+        }
+        return order.compactMap { name in
+            let definitions = seen[name] ?? []
+            return definitions.count > 1 ? (name, definitions) : nil
+        }
+    }
+
     mutating func appendLiteral(_ bytes: some Sequence<UInt8>) {
         if case .literal(let existing)? = parts.last {
             parts[parts.count - 1] = .literal(existing + Array(bytes))
@@ -54,6 +75,13 @@ struct Template: Sendable {
                 pathParameters: pathParameters,
                 allowsMessage: allowsMessage
             ) {
+            case .success(.asJSON) where jsonString:
+                errors.append(
+                    TemplateError(
+                        "{{\(rest[open.upperBound..<close.lowerBound])}} inserts a JSON value, which cannot sit inside a "
+                            + "longer string: make it the whole string, as in \"quantity\": \"{{json request.json./qty}}\""
+                    )
+                )
             case .success(let variable): template.append(variable, jsonEscaped: jsonString)
             case .failure(let error): errors.append(error)
             }
@@ -61,6 +89,25 @@ struct Template: Sendable {
         }
         template.appendLiteral(escaped(rest, json: jsonString))
         return errors
+    }
+
+    /// The variable of a JSON string that is exactly `{{json ...}}`: it replaces the whole
+    /// string, quotes included, so `"{{json request.json./qty}}"` gives `2`.
+    static func wholeJSONValue(
+        _ text: String,
+        pathParameters: Set<String>?,
+        allowsMessage: Bool
+    ) -> TemplateVariable? {
+        guard text.hasPrefix("{{"), text.hasSuffix("}}"), text.count >= 4 else { return nil }
+        let inside = text.dropFirst(2).dropLast(2)
+        guard !inside.contains("{{"), !inside.contains("}}") else { return nil }
+        let parsed = TemplateVariable.parse(
+            String(inside),
+            pathParameters: pathParameters,
+            allowsMessage: allowsMessage
+        )
+        guard case .success(.asJSON(let variable)) = parsed else { return nil }
+        return .asJSON(variable)
     }
 
     private static func escaped(_ text: Substring, json: Bool) -> [UInt8] {
@@ -113,6 +160,9 @@ struct TemplateContext {
     /// A WebSocket message being answered (its text as the body), for `message.text` and
     /// `message.json`.
     var message: RequestFacts? = nil
+    /// The answer whose clock and named values this context shares; nil: the request's own
+    /// (`RequestFacts.templateAnswer`). A stream passes one that lasts as long as it does.
+    var answer: TemplateAnswer? = nil
 
     package static let defaultMaximumRenderedBytes = 8 << 20
 
@@ -127,6 +177,9 @@ struct TemplateContext {
             body: Array(message.utf8)
         )
     }
+
+    /// The answer this context renders part of: its clock reading and named values.
+    private var currentAnswer: TemplateAnswer { answer ?? facts.templateAnswer }
 
     func value(of variable: TemplateVariable) -> String {
         let request = facts.request
@@ -145,19 +198,52 @@ struct TemplateContext {
             return "http://" + authority
         case .now(let offset):
             return DateFormats.rfc3339(
-                epochMilliseconds: (Int(Date().timeIntervalSince1970) + offset) * 1000,
+                epochMilliseconds: (currentAnswer.epochSeconds + offset) * 1000,
                 withMilliseconds: false
             )
-        case .uuid:
+        case .uuid(nil):
             return Self.randomUUID()
-        case .randomInt(let lo, let hi):
+        case .randomInt(let lo, let hi, nil):
             return String(Int.random(in: lo...hi))
+        case .uuid(let name?):
+            return currentAnswer.value("uuid " + name) { Self.randomUUID() }
+        case .randomInt(let lo, let hi, let name?):
+            return currentAnswer.value("randomInt \(lo) \(hi) " + name) { String(Int.random(in: lo...hi)) }
         case .messageText:
             return message?.bodyText ?? ""
         case .messageJSON(let pointer):
             guard let node = message?.json.flatMap(pointer.resolve) else { return "" }
             return node.string ?? JSONSerializer.string(node)
+        case .asJSON(let inner):
+            return jsonText(of: inner)
         }
+    }
+
+    /// `{{json ...}}`: JSON values as they are, absent ones as `null`, numbers as numbers,
+    /// everything else as a JSON string.
+    private func jsonText(of variable: TemplateVariable) -> String {
+        switch variable {
+        case .json(let pointer):
+            return facts.json.flatMap(pointer.resolve).map { JSONSerializer.string($0) } ?? "null"
+        case .messageJSON(let pointer):
+            return message?.json.flatMap(pointer.resolve).map { JSONSerializer.string($0) } ?? "null"
+        case .query(let name):
+            guard let value = facts.request.queryValues(name).first else { return "null" }
+            return Self.jsonString(value)
+        case .header(let name):
+            let values = facts.request.headers.values(name)
+            return values.isEmpty ? "null" : Self.jsonString(values.joined(separator: ", "))
+        case .randomInt:
+            return value(of: variable)
+        default:
+            return Self.jsonString(value(of: variable))
+        }
+    }
+
+    private static func jsonString(_ text: String) -> String {
+        var out: [UInt8] = []
+        JSONSerializer.writeString(text, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A version 4 UUID, lower case, from the system generator: Foundation's `UUID().uuidString`

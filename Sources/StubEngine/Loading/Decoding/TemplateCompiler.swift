@@ -84,6 +84,14 @@ enum TemplateCompiler {
             c.error(path + ".template", node["template"], "templates apply to text bodies; bodyBase64 is bytes")
         }
         if body != nil { uses = true }
+        for conflict in Template.conflictingNames(headers.compactMap(\.template) + [body].compactMap { $0 }) {
+            c.error(
+                path,
+                node,
+                "'\(conflict.name)' names one value per answer, but it is used as "
+                    + conflict.definitions.joined(separator: " and as ") + ": give each its own name"
+            )
+        }
         guard c.problems.count == before else { return nil }
         if !uses {
             c.warning(
