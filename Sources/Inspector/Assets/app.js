@@ -768,27 +768,118 @@ function matcherText(name, matcher, separator = ": ") {
 }
 
 /*
- * The pattern `import openapi` writes for `Prefer: code=401` (or `example=NAME`, or both): one
- * item of a comma- or semicolon-separated list, the name in any case, the value quoted or not
- * (PreferCondition in Sources/StubImport/OpenAPI/ResponseExamples.swift). Read back into the
- * items a person would write; null for any other pattern.
+ * A pattern that asks for items of a comma- or semicolon-separated list, read back into the
+ * items a person would write: `Prefer: code=401`, `Prefer: code=404, example=missing`. What
+ * `import openapi` writes for a Prefer condition is one such pattern, but this reads the class,
+ * not that one string: list framing `(?:.*[,;])?` and `(?:[,;].*)?`, separators `[,;]`,
+ * optional spaces `\s*`, a name in any case `(?i:code)`, a value quoted or not `(?:401|"401")`,
+ * the same items in either order `(?:A|B)`, and escaped literal characters. Any other construct,
+ * or a pattern with no list framing, gives null, and the pattern is shown as written.
  */
-const LIST_LEAD = String.raw`\(\?:\.\*\[,;\]\)\?`;
-const LIST_TAIL = String.raw`\(\?:\[,;\]\.\*\)\?`;
-function listItem(group) {
-  return String.raw`\\s\*\(\?i:([\w-]+)\)\\s\*=\\s\*\(\?:((?:\\.|[^|\\"])*)\|"` + "\\" + (group + 1)
-    + String.raw`"\)\\s\*`;
-}
-const ONE_PREFERENCE = new RegExp("^" + LIST_LEAD + listItem(1) + LIST_TAIL + "$");
-const TWO_PREFERENCES = new RegExp(
-  "^" + String.raw`\(\?:` + LIST_LEAD + listItem(1) + String.raw`\[,;\]` + LIST_LEAD + listItem(3) + LIST_TAIL
-    + String.raw`\|.*\)$`);
 function preferenceItems(pattern) {
-  const unescape = (value) => value.replace(/\\(.)/g, "$1");
-  const one = ONE_PREFERENCE.exec(pattern);
-  if (one) return [`${one[1]}=${unescape(one[2])}`];
-  const two = TWO_PREFERENCES.exec(pattern);
-  if (two) return [`${two[1]}=${unescape(two[2])}`, `${two[3]}=${unescape(two[4])}`];
+  const read = readListPattern(pattern, 0, false);
+  if (!read || read.end !== pattern.length || !read.framed) return null;
+  const items = splitItems(read.parts);
+  return items.length ? items : null;
+}
+
+const LIST_LEAD = "(?:.*[,;])?";
+const LIST_TAIL = "(?:[,;].*)?";
+const METACHARACTERS = new Set([..."^$.*+?()[]{}|\\"]);
+
+/** Items of a read pattern: text between separators, trimmed; an alternative is one item. */
+function splitItems(parts) {
+  const items = [];
+  let text = "";
+  for (const part of parts) {
+    if (part === null) {
+      if (text.trim()) items.push(text.trim());
+      text = "";
+    } else if (typeof part === "string") {
+      text += part;
+    } else {
+      if (text.trim()) items.push(text.trim());
+      text = "";
+      items.push(...part.items);
+    }
+  }
+  if (text.trim()) items.push(text.trim());
+  return items;
+}
+
+/**
+ * Reads from `at` up to the end of the pattern or, `inGroup`, up to its `|` or `)`. Parts are
+ * literal text, null for an item boundary, or `{items}` for an alternation read as items.
+ */
+function readListPattern(pattern, at, inGroup) {
+  const parts = [];
+  let framed = false;
+  let i = at;
+  while (i < pattern.length) {
+    const rest = pattern.slice(i);
+    const c = pattern[i];
+    if (inGroup && (c === "|" || c === ")")) break;
+    if (rest.startsWith(LIST_LEAD) || rest.startsWith(LIST_TAIL)) {
+      parts.push(null);
+      framed = true;
+      i += LIST_LEAD.length;
+    } else if (rest.startsWith("[,;]")) {
+      parts.push(null);
+      i += 4;
+    } else if (rest.startsWith("\\s*")) {
+      i += 3;
+    } else if (c === "\\" && i + 1 < pattern.length && !/[A-Za-z0-9]/.test(pattern[i + 1])) {
+      parts.push(pattern[i + 1]);
+      i += 2;
+    } else if (rest.startsWith("(?i:")) {
+      const inner = readListPattern(pattern, i + 4, true);
+      if (!inner || pattern[inner.end] !== ")" || inner.parts.some((p) => typeof p !== "string")) return null;
+      parts.push(inner.parts.join(""));
+      i = inner.end + 1;
+    } else if (rest.startsWith("(?:")) {
+      const group = readAlternatives(pattern, i + 3);
+      if (!group) return null;
+      framed = framed || group.framed;
+      parts.push(...group.parts);
+      i = group.end;
+    } else if (METACHARACTERS.has(c)) {
+      return null;
+    } else {
+      parts.push(c);
+      i += 1;
+    }
+  }
+  return { parts, end: i, framed };
+}
+
+/**
+ * `(?:A|B|...)` after its opening: one alternative alone; a value quoted or not (`401|"401"`)
+ * as the value; alternatives that read as the same items in another order as those items.
+ */
+function readAlternatives(pattern, at) {
+  const branches = [];
+  let i = at;
+  while (true) {
+    const branch = readListPattern(pattern, i, true);
+    if (!branch) return null;
+    branches.push(branch);
+    i = branch.end;
+    if (pattern[i] === ")") break;
+    if (pattern[i] !== "|") return null;
+    i += 1;
+  }
+  const end = i + 1;
+  const framed = branches.some((b) => b.framed);
+  const texts = branches.map((b) => (b.parts.every((p) => typeof p === "string") ? b.parts.join("") : null));
+  if (branches.length === 1) return { parts: branches[0].parts, end, framed };
+  if (branches.length === 2 && texts[0] !== null && texts[1] === `"${texts[0]}"`) {
+    return { parts: [texts[0]], end, framed };
+  }
+  const itemSets = branches.map((b) => splitItems(b.parts));
+  const key = (items) => [...items].sort().join("\n");
+  if (itemSets.every((items) => items.length && key(items) === key(itemSets[0]))) {
+    return { parts: [{ items: itemSets[0] }], end, framed };
+  }
   return null;
 }
 
