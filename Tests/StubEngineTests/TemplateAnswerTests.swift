@@ -164,7 +164,8 @@ final class TemplateAnswerTests: XCTestCase {
             (#"{"response": {"template": true, "body": "{{uuid ''}}"}}"#, body, "letters, digits"),
             (#"{"response": {"template": true, "body": "{{randomInt 1 2 'a' 'b'}}"}}"#, body, "maybe a name"),
             (
-                #"{"response": {"template": true, "headers": {"X-A": "{{uuid 'a'}}"}, "body": "{{randomInt 1 9 'a'}}"}}"#,
+                #"{"response": {"template": true, "headers": {"X-A": "{{uuid 'a'}}"}, "#
+                    + #""body": "{{randomInt 1 9 'a'}}"}}"#,
                 "$.response", "'a' names one value per answer, but it is used as uuid and as randomInt 1 9"
             ),
             (

@@ -76,10 +76,11 @@ struct Template: Sendable {
                 allowsMessage: allowsMessage
             ) {
             case .success(.asJSON) where jsonString:
+                let tag = "{{" + rest[open.upperBound..<close.lowerBound] + "}}"
                 errors.append(
                     TemplateError(
-                        "{{\(rest[open.upperBound..<close.lowerBound])}} inserts a JSON value, which cannot sit inside a "
-                            + "longer string: make it the whole string, as in \"quantity\": \"{{json request.json./qty}}\""
+                        tag + " inserts a JSON value, which cannot sit inside a longer string: make it the "
+                            + "whole string, as in \"quantity\": \"{{json request.json./qty}}\""
                     )
                 )
             case .success(let variable): template.append(variable, jsonEscaped: jsonString)
