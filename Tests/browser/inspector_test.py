@@ -9,10 +9,12 @@ sleep), opens /__admin/ui and checks what issue 17 asks: 50 mixed requests (matc
 a fault, a delayed one) all in the list within 1 s of the last; an unmatched row shows the 404's
 mismatch lines; "make a stub from this" makes a stub that then matches; scenarios set and reset
 from the page; the keyboard; the page weight and no request to another origin; and, with
---admin-token, no data before the login. Saves light and dark screenshots for docs/inspector.md.
+--admin-token, no data before the login; and (issue 32) streams as they happen: a WebSocket's
+messages both ways with near misses, an event stream's events, how each ended, the bound on a
+long stream. Saves light and dark screenshots for docs/inspector.md.
 Prints one line per check and "N passed, N failed"; exits 1 if any failed.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -48,6 +50,9 @@ EXTRA_STUBS = [
                                          "body": {"multipart": {"fields": {"caption": "Holiday"},
                                                                 "files": {"photo": {"contentType": "image/jpeg"}}}}},
      "response": {"status": 201}},
+    # Issue 32: a socket that echoes every message, for a stream longer than the journal keeps.
+    {"name": "Echo socket", "request": {"method": "GET", "path": "/v1/echo-socket"},
+     "websocket": {"onMessage": [{"reply": [{"send": "{{message.text}}"}]}]}},
     {"name": "Guarded token", "request": {"method": "GET", "path": "/v1/guarded", "headers": {"X-Token": {"matches": "^(a+)+(?!b)$"}}},
      "response": {"body": {"ok": True}}},
 ]
@@ -136,6 +141,8 @@ def main():
             lan_mode(checks, browser, server)
         with Upstream() as upstream, StubServer(binary, "stubs", "--proxy", upstream.base, cwd=scratch) as server:
             proxy_mode(checks, browser, server, upstream)
+        with StubServer(binary, "stubs", cwd=scratch) as server:
+            streams_mode(checks, browser, server, args.screenshots)
     finally:
         browser.quit()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -443,6 +450,105 @@ def proxy_mode(checks, browser, server, upstream):
                  browser.text("#detail")[:300])
     checks.check("(proxy) no near-miss report for a forwarded request", "No stub matched" not in browser.text("#detail"))
 
+
+def streams_mode(checks, browser, server, screenshots):
+    """Issue 32: a WebSocket's messages both ways and an event stream's events, in the list and
+    the details as they happen (no reload, no click again), near misses for a message no rule
+    matched, how each ended, and the bound on a long stream."""
+    browser.open(server.base + "/__admin/ui")
+    checks.check("(streams) the page connects", until(lambda: browser.text("#connection") == "live", 10))
+    streams_websocket(checks, browser, server, screenshots)
+    streams_events(checks, browser, server)
+    streams_bound(checks, browser, server)
+    checks.check("(streams) no errors in the console", not browser.console_errors(), browser.console_errors())
+
+
+STREAM_ITEMS = "#detail .stream .stream-item"
+
+
+def streams_websocket(checks, browser, server, screenshots):
+    from websockets.sync.client import connect
+    items = STREAM_ITEMS
+    badge = "#request-list .row .stream-badge"
+    with connect(server.base.replace("http://", "ws://") + "/v1/chat") as socket:
+        hello = socket.recv(timeout=5)
+        checks.check("(streams) the upgrade's row says WebSocket, open, and counts the greeting",
+                     until(lambda: browser.text(badge) == "WebSocket · 1 · live", 5), browser.text(badge))
+        browser.click_row("/v1/chat")
+        checks.check("(streams) the details list the greeting sent",
+                     until(lambda: browser.count(items) == 1 and hello in browser.text(items + ".sent"), 5),
+                     browser.text("#detail .stream"))
+        socket.send('{"type": "ping"}')
+        pong = socket.recv(timeout=5)
+        socket.send('{"type": "shout", "text": "hi"}')
+        checks.check("(streams) messages both ways appear in the open details as they happen",
+                     until(lambda: browser.count(items) == 4, 5), browser.text("#detail .stream"))
+        directions = browser.js("""return [...document.querySelectorAll(arguments[0])]
+            .map(e => e.querySelector('.direction').textContent)""", items)
+        checks.check("(streams) in order: sent, received, sent, received with no rule matched",
+                     directions == ["sent", "received", "sent", "received, no rule matched"], directions)
+        checks.check("(streams) the pong is shown as sent", pong in browser.text("#detail .stream-item:nth-child(3) .text"))
+        near_miss = browser.text("#detail .stream-item.unmatched .stream-nearmiss")
+        checks.check("(streams) the unmatched message shows each rule's near-miss line",
+                     'onMessage[0]: body.type expected "ping", got "shout"' in near_miss, near_miss)
+        times = browser.js("return [...document.querySelectorAll(arguments[0])].map(e => e.querySelector('.at').textContent)", items)
+        checks.check("(streams) each item has its time from the start", all(re.fullmatch(r"\+\d+ ms", t) for t in times), times)
+        checks.check("(streams) the open socket says so", browser.text("#detail .stream-state") == "open: live",
+                     browser.text("#detail .stream-state"))
+        if screenshots:
+            browser.screenshot(os.path.join(screenshots, "inspector-streams-light.png"))
+    checks.check("(streams) the details say how it ended",
+                 until(lambda: browser.text("#detail .stream-state").startswith("ended: closed: 1000"), 5),
+                 browser.text("#detail .stream-state"))
+    checks.check("(streams) the row is no longer live", until(lambda: browser.text(badge) == "WebSocket · 5", 5), browser.text(badge))
+
+
+def streams_events(checks, browser, server):
+    """The tracking example: four status events and a comment over 1.5 s."""
+    items = STREAM_ITEMS
+    reader = threading.Thread(target=lambda: http(server.base, "/v1/orders/42/tracking"))
+    reader.start()
+    target = "/v1/orders/42/tracking"
+    checks.check("(streams) an event stream's row appears while it runs",
+                 until(lambda: browser.js("""return [...document.querySelectorAll('#request-list .row')]
+                     .some(r => r.querySelector('.target').textContent === arguments[0] && r.textContent.includes('live'))""",
+                                          target), 5))
+    browser.click_row(target)
+    checks.check("(streams) its details open while it runs", until(lambda: browser.text("#detail h2") == f"GET {target}", 5))
+    counts_seen = set()
+
+    def finished():
+        counts_seen.add(browser.count(items))
+        return browser.text("#detail .stream-state").startswith("ended:")
+    checks.check("(streams) the events appear in the open details one by one, then the end",
+                 until(finished, 10, interval=0.02) and len(counts_seen - {0}) > 1, sorted(counts_seen))
+    reader.join(10)
+    checks.check("(streams) all five are listed with the reason it ended",
+                 until(lambda: browser.count(items) == 5
+                       and browser.text("#detail .stream-state") == "ended: the stream ended after its last event", 5),
+                 (browser.count(items), browser.text("#detail .stream-state")))
+    checks.check("(streams) an event is shown as written on the wire", "event: status" in browser.text(items), browser.text(items))
+
+
+def streams_bound(checks, browser, server):
+    """300 messages each way, 600 items: the journal keeps the first 100 and the latest 400."""
+    from websockets.sync.client import connect
+    items = STREAM_ITEMS
+    with connect(server.base.replace("http://", "ws://") + "/v1/echo-socket") as echo:
+        for n in range(300):
+            echo.send(f"m{n}")
+            echo.recv(timeout=5)
+        checks.check("(streams) the long stream's row is listed", until(lambda: browser.js(
+            "return [...document.querySelectorAll('#request-list .row .target')].some(t => t.textContent === arguments[0])",
+            "/v1/echo-socket"), 5))
+        browser.click_row("/v1/echo-socket")
+        omitted = "#detail .stream .stream-omitted"
+        checks.check("(streams) a long stream says how many items it did not keep, where",
+                     until(lambda: browser.text(omitted).startswith("… 100 more not kept"), 5), browser.text(omitted))
+        before_gap = browser.js("""const gap = document.querySelector(arguments[0]);
+            return gap ? gap.previousElementSibling.querySelector('.text').textContent : null""", omitted)
+        checks.check("(streams) the kept items are the first 100 and the latest 400",
+                     browser.count(items) == 500 and before_gap == "m49", (browser.count(items), before_gap))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -336,6 +336,7 @@ function startEvents() {
   events.addEventListener("message", receive);
   events.addEventListener("cleared", () => clearRequests("The journal was cleared."));
   events.addEventListener("webhook", receiveWebhook);
+  events.addEventListener("stream", receiveStream);
   events.addEventListener("webhooks-cleared", clearWebhooks);
   events.addEventListener("gap", (event) => {
     const gap = JSON.parse(event.data);
@@ -439,6 +440,7 @@ function removeRow(id) {
   const node = requests.nodes.get(id);
   if (node) node.remove();
   requests.nodes.delete(id);
+  streams.delete(id);
   if (requests.activeId === id) requests.activeId = 0;
 }
 
@@ -489,7 +491,7 @@ function rowFor(entry) {
     h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
     h("span", { class: entry.refused ? "refused" : entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch",
       title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : entry.refused ? "an admin request the server refused" : "" },
-      answeredBy(entry), abortedBadge(entry), contractBadge(entry)),
+      answeredBy(entry), abortedBadge(entry), contractBadge(entry), streamBadge(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
   requests.nodes.set(entry.id, row);
   return row;
@@ -499,6 +501,7 @@ function clearRequests(message) {
   requests.rows = [];
   requests.pending = [];
   requests.nodes.clear();
+  streams.clear();
   requests.received = 0;
   requests.missed = 0;
   requests.activeId = 0;
@@ -641,12 +644,89 @@ function renderEntry(entry) {
     entry.stub || entry.proxy || entry.refused ? null : nearMissReport(entry),
     abortedReport(entry),
     contractReport(entry),
+    // A stream is what such an exchange is about: first, above the request that opened it.
+    entry.stream && entry.stream.items ? streamSection(entry.stream) : null,
     h("h3", {}, "Request"),
     headerTable(entry.headers),
     bodyBlock(entry, headerValue(entry.headers, "Content-Type")),
     h("h3", {}, "Response"),
     entry.response ? [headerTable(entry.response.headers), bodyBlock(entry.response, headerValue(entry.response.headers, "Content-Type"))]
       : h("p", { class: "note" }, "The client left before the answer was ready.")));
+}
+
+// ---- streams: answers that go on (server-sent events, a WebSocket) ------------------------
+// The list's events carry a stream's summary; `stream` events say that one changed (at most
+// once per batch per stream, however fast it runs). The page keeps the latest summary per row
+// and, for the stream open in the details, fetches the entry again: one request at a time, and
+// one more if it changed meanwhile, so a busy stream costs the page a few fetches a second.
+const streams = new Map(); // entry id -> the latest stream summary
+const streamRefresh = { busy: false, again: false };
+
+function streamBadge(entry) {
+  const stream = streams.get(entry.id) || entry.stream;
+  if (!stream) return null;
+  const kind = stream.kind === "websocket" ? "WebSocket" : "events";
+  const open = stream.ended === null;
+  return [" ", h("span", { class: open ? "stream-badge live" : "stream-badge", title: open ? "open" : `ended: ${stream.ended}` },
+    `${kind} · ${stream.count}${open ? " · live" : ""}`)];
+}
+
+function receiveStream(event) {
+  const change = JSON.parse(event.data);
+  streams.set(change.id, change.stream);
+  const row = requests.nodes.get(change.id);
+  const entry = requests.rows.find((r) => r.id === change.id);
+  if (row && entry) {
+    const fresh = rowFor(entry);
+    if (row.classList.contains("active")) fresh.classList.add("active");
+    row.replaceWith(fresh);
+  }
+  if (requests.selectedId === change.id) refreshStream(change.id);
+}
+
+async function refreshStream(id) {
+  if (streamRefresh.busy) { streamRefresh.again = true; return; }
+  streamRefresh.busy = true;
+  try {
+    const entry = await api(`requests/${id}`);
+    const shown = detail.querySelector(".stream");
+    if (requests.selectedId === id && shown && entry.stream && entry.stream.items) {
+      const items = shown.querySelector(".stream-items");
+      // Following the end (or not scrolled at all) keeps following it; a reader further up stays.
+      const following = !items || items.scrollTop + items.clientHeight >= items.scrollHeight - 4;
+      const section = streamSection(entry.stream);
+      shown.replaceWith(section);
+      const list = section.querySelector(".stream-items");
+      list.scrollTop = following ? list.scrollHeight : items.scrollTop;
+    }
+  } catch {
+    // The entry left the journal: its details say so when opened again.
+  }
+  streamRefresh.busy = false;
+  if (streamRefresh.again) {
+    streamRefresh.again = false;
+    refreshStream(requests.selectedId);
+  }
+}
+
+/** Each event sent, or message either way, with its time; unmatched messages with why. */
+function streamSection(stream) {
+  const websocket = stream.kind === "websocket";
+  const items = stream.items.map((item) => h("li", { class: `stream-item ${item.direction}${item.nearMiss ? " unmatched" : ""}` },
+    h("span", { class: "at" }, `+${item.atMs} ms`),
+    h("span", { class: "direction" }, item.nearMiss ? "received, no rule matched" : item.direction),
+    h("pre", { class: "text" }, item.text),
+    item.nearMiss ? h("ul", { class: "stream-nearmiss" }, item.nearMiss.map((line) => h("li", { class: "mismatch" }, line))) : null));
+  if (stream.omitted) {
+    const at = stream.omittedAfter === undefined ? items.length : stream.omittedAfter;
+    items.splice(at, 0, h("li", { class: "stream-omitted" },
+      `… ${stream.omitted} more not kept: the journal keeps a stream's first 100 and latest 400 …`));
+  }
+  const state = stream.ended === null ? "open: live" : `ended: ${stream.ended}`;
+  return h("section", { class: "stream", "aria-label": websocket ? "WebSocket messages" : "Events sent" },
+    h("h3", {}, websocket ? "WebSocket messages" : "Events sent"),
+    h("p", { class: "note stream-state" }, state),
+    items.length ? h("ol", { class: "stream-items", tabindex: "0" }, items) : h("p", { class: "note" }, "Nothing yet."));
 }
 
 /**

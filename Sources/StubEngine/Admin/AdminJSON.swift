@@ -83,7 +83,8 @@ enum AdminJSON {
 
     /// What happened on a stream: `kind` (`events`, `websocket`), the items in order (`atMs`
     /// after it opened, `direction` `sent`, `received` or `note`, `text`, and for an unmatched
-    /// message its `nearMiss` lines), `omitted` past the bound, and `ended` (null while open).
+    /// message its `nearMiss` lines), `omitted` past the bound with `omittedAfter` (how many of
+    /// `items` came before them), and `ended` (null while open).
     static func stream(_ snapshot: StreamTranscript.Snapshot) -> JSONNode {
         let items: [JSONNode] = snapshot.items.map { item in
             var fields: [(String, JSONNode)] = [
@@ -94,12 +95,15 @@ enum AdminJSON {
             if !item.nearMiss.isEmpty { fields.append(("nearMiss", .array(item.nearMiss.map { .string($0) }))) }
             return .object(fields)
         }
-        return .object([
+        var members: [(String, JSONNode)] = [
             ("kind", .string(snapshot.kind.rawValue)),
             ("items", .array(items)),
             ("omitted", .number(snapshot.omitted)),
-            ("ended", snapshot.ended.map { .string($0) } ?? .null),
-        ])
+        ]
+        // Where the omitted ones were: between the first items kept and the latest.
+        if snapshot.omitted > 0 { members.append(("omittedAfter", .number(snapshot.omittedAfter))) }
+        members.append(("ended", snapshot.ended.map { .string($0) } ?? .null))
+        return .object(members)
     }
 
     /// A webhook call (`GET /__admin/webhooks`): what was sent, and how it ended.

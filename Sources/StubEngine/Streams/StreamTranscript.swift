@@ -7,8 +7,9 @@ import SystemSupport
 /// The journal entry of the request that opened the stream holds it, so the admin API and the
 /// inspector show a stream while it is open.
 ///
-/// Bounded: the first `maximumItems` items are kept, later ones are counted; each item keeps
-/// at most `maximumItemBytes` of its text. A stream that runs for days costs a few hundred KiB.
+/// Bounded: the first `keptFromStart` items and the latest `keptAtEnd` are kept, those between
+/// only counted (`omitted`), so a stream that runs for days shows how it began and what it does
+/// now; each item keeps at most `maximumItemBytes` of its text. At most about a megabyte each.
 package final class StreamTranscript: Sendable {
     package enum Kind: String, Sendable {
         case events
@@ -35,21 +36,35 @@ package final class StreamTranscript: Sendable {
 
     package struct Snapshot: Sendable {
         package let kind: Kind
+        /// In order: the first items, then (when some were omitted) the latest.
         package let items: [Item]
-        /// Items past the bound, not kept.
+        /// Items not kept: they came between `items[omittedAfter - 1]` and `items[omittedAfter]`.
         package let omitted: Int
+        package let omittedAfter: Int
         /// Why it ended; nil while open.
         package let ended: String?
     }
 
-    static let maximumItems = 500
+    /// How much of a stream the journal shows without being asked: counts, and whether it is open.
+    package struct Summary: Sendable, Equatable {
+        package let kind: Kind
+        /// Every item so far, kept or not.
+        package let count: Int
+        package let ended: String?
+    }
+
+    static let keptFromStart = 100
+    static let keptAtEnd = 400
     static let maximumItemBytes = 2_048
 
     package let kind: Kind
     private let opened = DispatchTime.now()
 
     private struct State {
-        var items: [Item] = []
+        var first: [Item] = []
+        /// The latest items, a ring once full: `latestStart` is the oldest.
+        var latest: [Item] = []
+        var latestStart = 0
         var omitted = 0
         var ended: String?
         var onChange: (@Sendable () -> Void)?
@@ -62,7 +77,20 @@ package final class StreamTranscript: Sendable {
     }
 
     package var snapshot: Snapshot {
-        state.withLock { Snapshot(kind: kind, items: $0.items, omitted: $0.omitted, ended: $0.ended) }
+        state.withLock { s in
+            let latest = Array(s.latest[s.latestStart...] + s.latest[..<s.latestStart])
+            return Snapshot(
+                kind: kind,
+                items: s.first + latest,
+                omitted: s.omitted,
+                omittedAfter: s.first.count,
+                ended: s.ended
+            )
+        }
+    }
+
+    package var summary: Summary {
+        state.withLock { Summary(kind: kind, count: $0.first.count + $0.latest.count + $0.omitted, ended: $0.ended) }
     }
 
     package var isOpen: Bool { state.withLock { $0.ended == nil } }
@@ -103,10 +131,16 @@ package final class StreamTranscript: Sendable {
         let kept =
             text.utf8.count > Self.maximumItemBytes
             ? String(decoding: text.utf8.prefix(Self.maximumItemBytes), as: UTF8.self) + "…" : text
+        let item = Item(atMilliseconds: elapsed, direction: direction, text: kept, nearMiss: nearMiss)
         let handler = state.withLock { s -> (@Sendable () -> Void)? in
-            if s.items.count < Self.maximumItems {
-                s.items.append(Item(atMilliseconds: elapsed, direction: direction, text: kept, nearMiss: nearMiss))
+            if s.first.count < Self.keptFromStart {
+                s.first.append(item)
+            } else if s.latest.count < Self.keptAtEnd {
+                s.latest.append(item)
             } else {
+                // The oldest of the latest gives way: it joins the omitted ones in the middle.
+                s.latest[s.latestStart] = item
+                s.latestStart = (s.latestStart + 1) % Self.keptAtEnd
                 s.omitted += 1
             }
             return s.onChange

@@ -68,6 +68,10 @@ struct EventEncoder {
         }
         out.append(contentsOf: ",\"durationMs\":".utf8)
         Self.appendMilliseconds(entry.durationMilliseconds, to: &out)
+        if let stream = entry.response?.stream {
+            out.append(contentsOf: ",\"stream\":".utf8)
+            Self.append(stream.summary, to: &out)
+        }
         if let response = entry.response {
             if response.delayMilliseconds > 0 {
                 out.append(contentsOf: ",\"delayMs\":".utf8)
@@ -84,6 +88,29 @@ struct EventEncoder {
     /// A named event without an id (the page's `Last-Event-ID` stays the last entry's).
     static func append(event name: String, data: String, to out: inout [UInt8]) {
         out.append(contentsOf: "event: \(name)\ndata: \(data)\n\n".utf8)
+    }
+
+    /// `event: stream` for an entry whose stream changed (an event sent, a message either way, its
+    /// end): `{"id":12,"stream":{...}}`, no event id. The page fetches the entry for the items.
+    static func append(streamOf entryID: Int, _ summary: StreamTranscript.Summary, to out: inout [UInt8]) {
+        out.append(contentsOf: "event: stream\ndata: {\"id\":".utf8)
+        out.appendDecimal(entryID)
+        out.append(contentsOf: ",\"stream\":".utf8)
+        append(summary, to: &out)
+        out.append(contentsOf: "}\n\n".utf8)
+    }
+
+    /// `{"kind":"websocket","count":12,"ended":null}`: `count` is every item so far, kept or not.
+    private static func append(_ summary: StreamTranscript.Summary, to out: inout [UInt8]) {
+        out.append(contentsOf: "{\"kind\":\"\(summary.kind.rawValue)\",\"count\":".utf8)
+        out.appendDecimal(summary.count)
+        out.append(contentsOf: ",\"ended\":".utf8)
+        if let ended = summary.ended {
+            JSONSerializer.writeString(ended, into: &out)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// A comment line: keeps proxies and browsers from closing a quiet stream.

@@ -60,6 +60,8 @@ final class EventFeed: JournalListener {
         /// The webhook log's change count last written, and its clears.
         var webhookVersion = 0
         var webhookClears: Int
+        /// The journal's count of stream changes last read: changes after it go out as `stream`.
+        var streamChanges: Int
     }
 
     private let flags = Locked(Flags())
@@ -85,7 +87,8 @@ final class EventFeed: JournalListener {
                 cursor: cursor,
                 clears: journal.clearCount,
                 reportsGaps: reportsGaps,
-                webhookClears: webhooks.changes(after: Int.max).clears
+                webhookClears: webhooks.changes(after: Int.max).clears,
+                streamChanges: journal.streamChanges(after: Int.max).count
             )
         )
     }
@@ -155,10 +158,22 @@ final class EventFeed: JournalListener {
         var encoder = EventEncoder()
         for entry in read.entries { encoder.append(entry, to: &out) }
         at.cursor = max(at.cursor, read.entries.last?.id ?? 0, read.evictedThrough)
+        appendStreamChanges(&at, to: &out)
         appendWebhooks(&at, to: &out)
         position.value = at
         guard !out.isEmpty else { return }
         if !stream.write(out) { flags.withLock { $0.blocked = true } }
+    }
+
+    /// Streams that changed since the last write (each once per batch, however much it sent), for
+    /// entries the page has: their summary, so the list's row and an open detail keep up live.
+    private func appendStreamChanges(_ at: inout Position, to out: inout [UInt8]) {
+        let changed = journal.streamChanges(after: at.streamChanges)
+        at.streamChanges = changed.count
+        for id in changed.ids where id <= at.cursor {
+            guard let summary = journal.entry(id: id)?.response?.stream?.summary else { continue }
+            EventEncoder.append(streamOf: id, summary, to: &out)
+        }
     }
 
     /// Webhook calls made or ended since the last write (a page that opens gets every call the
