@@ -154,7 +154,11 @@ let package = Package(
             dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubEngine"], swiftSettings: strict),
+        .testTarget(
+            name: "StubKitTests",
+            dependencies: ["StubKit", "StubEngine", "TestSupport"],
+            swiftSettings: strict
+        ),
         // WireMock folders and admin clients (issue 16): the corpora over real sockets, the
         // admin dialect, the schema and the admin examples (read with StubImport's YAML reader).
         .testTarget(

@@ -19,6 +19,7 @@ enum DefinitionJSON {
         } else if let single = stub.response {
             members.append(("response", response(single)))
         }
+        if let webSocket = stub.webSocket { members.append(("websocket", webSocket.json)) }
         if let after = stub.after { members.append(("after", .string(after.rawValue))) }
         if let scenario = stub.scenario {
             var fields: [(key: String, value: JSONValue)] = [("name", .string(scenario.name))]
@@ -97,6 +98,7 @@ enum DefinitionJSON {
         if let body = response.body { members.append(("body", body)) }
         if let file = response.bodyFile { members.append(("bodyFile", .string(file))) }
         if let data = response.bodyData { members.append(("bodyBase64", .string(data.base64EncodedString()))) }
+        members += response.streamMembers
         if let template = response.template { members.append(("template", .bool(template))) }
         if let delay = response.delay { members.append(("delay", Self.delay(delay))) }
         if let fault = response.fault { members.append(("fault", .string(fault.rawValue))) }

@@ -26,6 +26,14 @@ public struct ResponseDefinition: Sendable, Equatable {
     public var fault: Fault?
     /// The body in pieces over a time, as a slow network delivers it.
     public var dribble: Dribble?
+    /// Server-sent events instead of a body (`.events(_:then:)`).
+    public var events: [EventDefinition]?
+    /// A raw `.sse` file replayed event by event instead of `events` (`.eventsFile(_:)`).
+    public var eventsFile: String?
+    /// With `eventsFile`: the time between its events.
+    public var eventDelay: Duration?
+    /// After the last event: close (the default), hold with heartbeats, or repeat.
+    public var then: EventStreamEnd?
 
     public init(
         status: Int? = nil,

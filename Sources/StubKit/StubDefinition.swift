@@ -24,6 +24,8 @@ public struct StubDefinition: Sendable {
     public var scenario: ScenarioDefinition?
     /// Calls the server makes after each answer (`"webhooks"` in a stub file).
     public var webhooks: [WebhookDefinition] = []
+    /// Answers a WebSocket upgrade instead of a response (`"websocket"` in a stub file).
+    public var webSocket: WebSocketDefinition?
     /// Computes the answer for each request instead of `response`.
     let responder: Responder?
 
@@ -64,6 +66,28 @@ public struct StubDefinition: Sendable {
             scenario: scenario,
             responder: nil
         )
+    }
+
+    /// A WebSocket stub: the upgrade request matched like any other, then `webSocket`'s script.
+    /// A plain request that matches it gets 426 Upgrade Required.
+    public init(
+        name: String? = nil,
+        priority: Int? = nil,
+        request: RequestDefinition = RequestDefinition(),
+        webSocket: WebSocketDefinition,
+        scenario: ScenarioDefinition? = nil
+    ) {
+        self.init(
+            name: name,
+            priority: priority,
+            request: request,
+            response: nil,
+            responses: nil,
+            after: nil,
+            scenario: scenario,
+            responder: nil
+        )
+        self.webSocket = webSocket
     }
 
     /// A stub whose answer `respond` computes for each request it matches. It runs off the

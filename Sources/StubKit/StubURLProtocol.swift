@@ -109,6 +109,12 @@ public final class StubURLProtocol: URLProtocol {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
             return
         }
+        // A WebSocket task (or a task for a ws:// URL) wants a socket this transport cannot give:
+        // say so now, rather than answer its handshake-less GET with the stub's 426.
+        if let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss" {
+            fail(.unsupportedURL, because: Self.webSocketRefusal)
+            return
+        }
         let timeout = RequestTimeout.interval(for: request, task: task)
         state.withLock {
             $0.timeout = timeout

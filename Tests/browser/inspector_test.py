@@ -460,6 +460,12 @@ def streams_mode(checks, browser, server, screenshots):
     streams_websocket(checks, browser, server, screenshots)
     streams_events(checks, browser, server)
     streams_bound(checks, browser, server)
+    browser.click("#tab-stubs")
+    checks.check("(streams) the Stubs area sums up a WebSocket stub and an events stub",
+                 until(lambda: "WebSocket: 1 on open, 3 rules, unmatched: ignore" in browser.text("#stub-table")
+                       and "5 events, then close" in browser.text("#stub-table"), 5),
+                 browser.text("#stub-table")[:400])
+    browser.click("#tab-requests")
     checks.check("(streams) no errors in the console", not browser.console_errors(), browser.console_errors())
 
 

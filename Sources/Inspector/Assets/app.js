@@ -994,6 +994,12 @@ function conditionsOf(request) {
 }
 
 function responseOf(stub) {
+  if (stub.websocket) {
+    const ws = stub.websocket;
+    const lines = [`WebSocket: ${(ws.onOpen || []).length} on open, ${(ws.onMessage || []).length} rules, unmatched: ${ws.onUnmatched || "ignore"}`];
+    if (ws.close) lines.push(`closes with ${ws.close.code || 1000}${ws.close.after ? ` after ${ws.close.after} ms` : ""}`);
+    return lines;
+  }
   const responses = stub.responses || [stub.response || {}];
   const first = responses[0] || {};
   const parts = [String(first.status || 200)];
@@ -1004,6 +1010,8 @@ function responseOf(stub) {
   if (first.delay !== undefined) parts.push(`delay ${typeof first.delay === "object" ? JSON.stringify(first.delay) : first.delay + " ms"}`);
   if (first.fault) parts.push(`fault ${first.fault}`);
   if (first.dribble) parts.push("dribbled");
+  if (first.events) parts.push(`${first.events.length} events, then ${first.then || "close"}`);
+  if (first.eventsFile) parts.push(`events from ${first.eventsFile}, then ${first.then || "close"}`);
   const lines = [parts.join(", ")];
   if (responses.length > 1) lines.push(`sequence of ${responses.length} responses`);
   if (stub.webhooks) lines.push(`then calls ${stub.webhooks.map((w) => w.url).join(", ")}`);

@@ -20,7 +20,7 @@ enum AdminJSON {
         if case .file(let path, _) = stub.source, let line = stub.definition?.position.line, line > 0 {
             members.append(("location", .string("\(path):\(line)")))
         }
-        for key in ["request", "response", "responses", "after", "scenario", "webhooks"] {
+        for key in ["request", "response", "responses", "after", "scenario", "webhooks", "websocket"] {
             if let value = stub.definition?[key] { members.append((key, value)) }
         }
         return .object(members)
