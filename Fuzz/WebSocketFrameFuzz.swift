@@ -11,7 +11,10 @@
 // never return a frame larger than the limit, every text message must be valid UTF-8, the
 // output must parse as unmasked server frames (pongs echo pings, at most one close, nothing
 // after it), and once closed the endpoint must say nothing more. Then frames the fuzzer
-// chooses are encoded masked and unmasked and must parse back to themselves.
+// chooses are encoded masked and unmasked and must parse back to themselves. The watching
+// reader of a proxied connection (`WebSocketMessageReader`) gets the same bytes whole, in
+// pieces and byte by byte: the same items each way, no message over the limit, and nothing
+// after it stops.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves.
 
 private struct Run: Equatable {
@@ -72,6 +75,27 @@ private func checkOutput(_ output: [UInt8]) {
     precondition(parser.bufferedCount == 0, "the output ends inside a frame")
 }
 
+/// The reader a proxied connection is watched with, fed in pieces of `pieceSize`.
+private func read(_ bytes: ArraySlice<UInt8>, limit: Int, pieceSize: Int) -> [WebSocketMessageReader.Item] {
+    var reader = WebSocketMessageReader(maximumMessageBytes: limit)
+    var items: [WebSocketMessageReader.Item] = []
+    var offset = bytes.startIndex
+    while offset < bytes.endIndex {
+        let end = min(offset + pieceSize, bytes.endIndex)
+        let more = reader.read(bytes[offset..<end])
+        if case .unreadable = items.last { precondition(more.isEmpty, "the reader went on after it stopped") }
+        items += more
+        offset = end
+    }
+    for case .message(let message) in items {
+        switch message {
+        case .text(let text): precondition(text.utf8.count <= limit, "a message over the limit")
+        case .binary(let data): precondition(data.count <= limit, "a message over the limit")
+        }
+    }
+    return items
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size >= 2 else { return 0 }
@@ -83,6 +107,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(run(body, limit: limit, pieceSize: pieceSize) == whole, "pieces changed the outcome")
     if body.count <= 1024 {
         precondition(run(body, limit: limit, pieceSize: 1) == whole, "byte by byte changed the outcome")
+    }
+    let seen = read(body, limit: limit, pieceSize: max(1, body.count))
+    precondition(read(body, limit: limit, pieceSize: pieceSize) == seen, "pieces changed what the reader saw")
+    if body.count <= 1024 {
+        precondition(read(body, limit: limit, pieceSize: 1) == seen, "byte by byte changed what the reader saw")
     }
     // Round trip: the input's bytes as payloads of frames of every opcode.
     let opcodes: [WebSocketFrame.Opcode] = [.continuation, .text, .binary, .close, .ping, .pong]

@@ -24,7 +24,9 @@ package struct ResponseParser: Sendable {
         case needMore
         /// A 1xx other than 101 (100 Continue, 103 Early Hints): the final response follows.
         case informational(ResponseHead)
-        /// The final response's head. `body` pieces (if its framing has a body) and `end` follow.
+        /// The final response's head. `body` pieces (if its framing has a body) and `end` follow;
+        /// after a `101` to a request that offered an upgrade, nothing does: the bytes after the
+        /// head are the new protocol's.
         case head(ResponseHead)
         /// Body bytes: `input[range]` of the buffer passed to this very call. The range lies
         /// inside the consumed prefix, so the bytes are valid until the caller drops them.
@@ -63,6 +65,8 @@ package struct ResponseParser: Sendable {
     /// The last field line, kept back until the next line shows it is not continued (obs-fold).
     private var pendingField: (name: String, value: String)?
     private var informational = 0
+    /// The request being answered asked for an upgrade: a 101 is its final response.
+    private var upgradeOffered = false
     private var trailerBytes = 0
     private var trailerFieldSeen = false
 
@@ -71,9 +75,12 @@ package struct ResponseParser: Sendable {
     }
 
     /// Announces a request just sent: its response is the next final response after the ones
-    /// already expected. `method` as sent (case-sensitive, RFC 9110 §9.1).
-    package mutating func expectResponse(toMethod method: String) {
+    /// already expected. `method` as sent (case-sensitive, RFC 9110 §9.1). `upgrading`: the
+    /// request asked for another protocol (a WebSocket), so a `101` answers it: a final head,
+    /// after which the bytes are the new protocol's and the parser is done.
+    package mutating func expectResponse(toMethod method: String, upgrading: Bool = false) {
         expected.append(ExpectedResponse(method: method))
+        upgradeOffered = upgrading
     }
 
     /// Final responses still owed for the requests announced.
@@ -241,11 +248,19 @@ package struct ResponseParser: Sendable {
             return fail(error)
         }
         if line.status < 200 {
-            // RFC 9110 §15.2.2: 101 switches the connection to the protocol in Upgrade. The
-            // proxy strips Upgrade (hop-by-hop), so an upstream MUST NOT send it (§7.8), and the
-            // bytes after it would not be HTTP: refused, and the connection is dropped.
-            guard line.status != 101 else {
-                return fail(.malformed("101 Switching Protocols: upgrades are not proxied"))
+            // RFC 9110 §15.2.2: 101 switches the connection to the protocol in Upgrade. Unless
+            // the request offered an upgrade, the proxy stripped Upgrade (hop-by-hop), so an
+            // upstream MUST NOT send it (§7.8), and the bytes after it would not be HTTP:
+            // refused, and the connection is dropped.
+            if line.status == 101 {
+                guard upgradeOffered, expected.count == 1 else {
+                    return fail(.malformed("101 Switching Protocols to a request that asked for no upgrade"))
+                }
+                expected.removeFirst()
+                upgradeOffered = false
+                reset()
+                state = .failed(ResponseParseError(.malformed, "the connection switched protocols"))
+                return (.head(head), length)
             }
             informational += 1
             guard informational <= limits.maxInformational else {
@@ -255,6 +270,7 @@ package struct ResponseParser: Sendable {
             return (.informational(head), length)
         }
         expected.removeFirst()
+        upgradeOffered = false
         informational = 0
         reset()
         switch head.framing {

@@ -114,6 +114,9 @@ final class Connection {
         switch phase {
         case .active:
             if !closeWhenFlushed && output.byteCount < Self.outputHighWater { wanted.insert(.read) }
+        case .streaming(let state) where state.upgrade != nil:
+            // A relay whose other side is slow pauses reading (back-pressure toward the client).
+            if state.upgrade?.isInputPaused == false { wanted.insert(.read) }
         case .awaiting, .streaming, .delayed, .dribbling:
             if pending.count < Self.heldInputLimit { wanted.insert(.read) }
         case .hanging, .lingering:

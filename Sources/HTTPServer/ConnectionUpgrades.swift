@@ -18,6 +18,7 @@ extension Connection {
         let id = self.id
         let fd = self.fd
         stream.attach { mailbox.post(.streamReady(connection: id, fd: fd)) }
+        upgrade.onInputResumed { mailbox.post(.streamReady(connection: id, fd: fd)) }
         handOverPendingToUpgrade()
     }
 

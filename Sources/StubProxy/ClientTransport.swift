@@ -26,7 +26,8 @@ package final class ClientTransport: UpstreamTransport {
             method: request.method,
             target: request.target,
             headers: request.headers,
-            body: request.body
+            body: request.body,
+            upgrade: request.upgrade
         )
         let upstream = request.upstream
         let isHead = request.method == "HEAD"
@@ -61,6 +62,8 @@ package final class ClientTransport: UpstreamTransport {
         case .chunked, .untilClose: length = nil
         }
         switch response.body {
+        case .upgraded(let upstream):
+            return switched(head, upstream)
         case .complete(let bytes):
             return OutgoingResponse(
                 ForwardingRules.response(status: head.status, reason: head.reason, headers: head.headers, body: bytes)
@@ -83,5 +86,26 @@ package final class ClientTransport: UpstreamTransport {
                 )
             )
         }
+    }
+
+    /// A `101` from the upstream: the client's connection is switched too and spliced to the
+    /// upstream's, so the protocol's bytes pass both ways as they are (frames, masks, pings
+    /// and close codes untouched). The server writes `Connection: Upgrade`; `Upgrade` is put
+    /// back (the forwarding rules drop it as hop-by-hop).
+    static func switched(_ head: ResponseHead, _ upstream: ConnectionUpgrade) -> OutgoingResponse {
+        var headers = ForwardingRules.responseHeaders(head.headers)
+        headers.set("Upgrade", head.headers["Upgrade"] ?? "websocket")
+        let client = ConnectionUpgrade()
+        ConnectionUpgrade.splice(client, upstream)
+        return OutgoingResponse(
+            PreparedResponse(
+                status: 101,
+                reason: head.reason.isEmpty ? nil : head.reason,
+                headers: headers,
+                body: [],
+                keepingDateAndServer: true
+            ),
+            delivery: .upgrade(client)
+        )
     }
 }

@@ -76,6 +76,16 @@ package final class URLSessionTransport: NSObject, UpstreamTransport, URLSession
             )
             return
         }
+        if request.upgrade {
+            fail(
+                answer,
+                report,
+                request.upstream,
+                status: 502,
+                reason: "URLSession cannot carry a WebSocket upgrade (the server's own client can, with OpenSSL)"
+            )
+            return
+        }
         if request.method == "GET" && !request.body.isEmpty {
             fail(
                 answer,

@@ -142,6 +142,34 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(d.failure?.reason.contains("101") == true)
     }
 
+    @Test func switchingProtocolsAnswersARequestThatOfferedAnUpgrade() {
+        var parser = ResponseParser()
+        parser.expectResponse(toMethod: "GET", upgrading: true)
+        let frame: [UInt8] = [0x81, 0x05] + Array("hello".utf8)
+        let bytes =
+            Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".utf8) + frame
+        let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+        guard case .head(let head) = event else {
+            Issue.record("expected a head, got \(event)")
+            return
+        }
+        #expect(head.status == 101)
+        #expect(head.headers["Upgrade"] == "websocket")
+        // The frame behind the head is not the parser's: the caller hands it to the new protocol.
+        #expect(consumed == bytes.count - frame.count)
+        #expect(parser.pendingResponses == 0)
+        let after = bytes.withUnsafeBufferPointer { parser.parse(UnsafeBufferPointer(rebasing: $0[consumed...])) }
+        if case .failure = after.event {} else { Issue.record("the parser is done after a 101") }
+    }
+
+    @Test func anUpgradeOfferAnsweredWithAFinalResponseIsAnOrdinaryResponse() {
+        var parser = ResponseParser()
+        parser.expectResponse(toMethod: "GET", upgrading: true)
+        let bytes = Array("HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\nno".utf8)
+        let (event, _) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+        if case .head(let head) = event { #expect(head.status == 403) } else { Issue.record("\(event)") }
+    }
+
     @Test func pipelinedResponsesBackToBack() {
         let text =
             "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none"

@@ -19,7 +19,8 @@ struct ProxyHarness {
         upstream: String?,
         stubs: String = "[]",
         caFile: String? = nil,
-        configure: (inout ProxyRule) -> Void = { _ in }
+        configure: (inout ProxyRule) -> Void = { _ in },
+        server configureServer: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -37,6 +38,7 @@ struct ProxyHarness {
         let engine = Engine(stubs: result.stubs, options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
+        configureServer(&configuration)
         let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         try ProxyTransports.install(on: engine, server: server, caFile: caFile)
         try server.start()

@@ -159,4 +159,71 @@ final class StreamsEndToEndTests: XCTestCase {
         // The median with no margin to speak of: most events are on time even here.
         XCTAssertLessThanOrEqual(lateness.sorted()[lateness.count / 2], target, "lateness in ms: \(lateness)")
     }
+
+    /// A second binary with `--proxy` in front of `upstreamBase`; its port.
+    private func proxy(to upstreamBase: String, _ extra: [String] = []) throws -> (StubServerProcess, Int) {
+        let proxy = try StubServerProcess(
+            ["--dir", folder([:]).path, "--port", "0", "--no-watch", "--log", "quiet", "--proxy", upstreamBase] + extra
+        )
+        let base = try XCTUnwrap(proxy.baseURL())
+        return (proxy, try XCTUnwrap(Int(base.split(separator: ":").last ?? "")))
+    }
+
+    /// The chat over raw frames through the proxy: hello, a reply, the upstream's close code.
+    private func chatThroughProxy(port: Int) throws {
+        let client = try WebSocketWire(port: port)
+        let head = try client.open("/v1/chat")
+        XCTAssertEqual(head.status, 101)
+        XCTAssertEqual(head.header("Sec-WebSocket-Accept"), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        XCTAssertEqual(client.readText(), #"{"type":"hello","room":"general"}"#)
+        client.sendText(#"{"type":"say","text":"via proxy"}"#)
+        XCTAssertEqual(client.readText(), #"{"type":"said","user":"you","text":"via proxy"}"#)
+        client.sendText("bye")
+        var close: WebSocketWire.Frame?
+        while close == nil, let frame = client.readFrame() {
+            if frame.opcode == 8 { close = frame }
+        }
+        XCTAssertEqual(close?.closeCode, 1000)
+    }
+
+    func testTheProxyPassesAWebSocketThroughAndJournalsItsMessages() throws {
+        let (upstream, upstreamPort) = try serveBundledStubs()
+        defer { withExtendedLifetime(upstream) {} }
+        let (proxy, port) = try proxy(to: "http://127.0.0.1:\(upstreamPort)")
+        defer { withExtendedLifetime(proxy) {} }
+        try chatThroughProxy(port: port)
+        let journal = try WireConnection(port: port)
+        journal.send("GET /__admin/requests HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let text = try journal.readResponse().text
+        XCTAssertTrue(text.contains(#""kind":"websocket""#), text)
+        XCTAssertTrue(text.contains(#"{"direction":"received","text":"bye""#) || text.contains(#""text":"bye""#), text)
+        XCTAssertTrue(text.contains(#"\"text\":\"via proxy\""#), text)
+    }
+
+    func testTheProxyPassesAWebSocketToAnHTTPSUpstream() throws {
+        let home = folder([:])
+        let chat = try String(contentsOf: Self.root.appendingPathComponent("stubs/chat.json"), encoding: .utf8)
+        let upstream = try StubServerProcess(
+            ["--dir", folder(["chat.json": chat]).path, "--port", "0", "--no-watch", "--log", "quiet", "--https"],
+            environment: ["STUBSERVER_HOME": home.path]
+        )
+        defer { withExtendedLifetime(upstream) {} }
+        let base = try XCTUnwrap(upstream.baseURL())
+        let upstreamPort = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
+        let (proxy, port) = try proxy(
+            to: "https://127.0.0.1:\(upstreamPort)",
+            ["--proxy-ca", home.appendingPathComponent("ca.pem").path]
+        )
+        defer { withExtendedLifetime(proxy) {} }
+        try chatThroughProxy(port: port)
+    }
+
+    func testAWebSocketUpgradeToAnUnreachableUpstreamIsA502() throws {
+        let refused = try XCTUnwrap(refusedLoopbackPort())
+        defer { close(refused.descriptor) }
+        let (proxy, port) = try proxy(to: "http://127.0.0.1:\(refused.port)")
+        defer { withExtendedLifetime(proxy) {} }
+        let client = try WebSocketWire(port: port)
+        XCTAssertEqual(try client.open("/v1/chat").status, 502)
+    }
 }

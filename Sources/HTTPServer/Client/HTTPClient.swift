@@ -25,11 +25,16 @@ package struct ClientRequest: Sendable {
     package var target: String
     package var headers: HeaderFields
     package var body: [UInt8]
-    package init(method: String, target: String, headers: HeaderFields, body: [UInt8] = []) {
+    /// The request asks to switch protocols (a WebSocket upgrade, its `Upgrade` and
+    /// `Connection` fields set by the caller): a `101` answers it, and the connection then
+    /// carries the new protocol's bytes both ways (`ClientResponse.Body.upgraded`).
+    package var upgrade: Bool
+    package init(method: String, target: String, headers: HeaderFields, body: [UInt8] = [], upgrade: Bool = false) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        self.upgrade = upgrade
     }
 }
 
@@ -42,6 +47,10 @@ package struct ClientResponse: Sendable {
         case complete([UInt8])
         /// It is still arriving: pieces as they come, with back-pressure.
         case stream(BodyStream)
+        /// `101 Switching Protocols` to an upgrade request: the upstream's connection, seen as
+        /// the upgrade's side sees a client (`received` gets the upstream's bytes, `output`
+        /// goes to it). Cancelled output: the upstream closed.
+        case upgraded(ConnectionUpgrade)
     }
 
     package var head: ResponseHead

@@ -5,7 +5,8 @@ import HTTP1
 /// body to the caller, then goes back to the loop's pool of idle connections when the response
 /// allows it (RFC 9112 §9.3).
 final class UpstreamConnection {
-    enum Phase { case connecting, handshaking, sending, awaitingHead, body, idle, closed }
+    /// `tunnel`: the upstream switched protocols (`101`); bytes pass both ways unparsed.
+    enum Phase { case connecting, handshaking, sending, awaitingHead, body, idle, tunnel, closed }
 
     let id: UInt64
     let fd: Int32
@@ -24,7 +25,7 @@ final class UpstreamConnection {
     var plaintext: [UInt8] = []
     let plainBuffer: UnsafeMutableRawBufferPointer?
     private var pending: [UInt8] = []
-    private(set) var exchange: UpstreamExchange?
+    var exchange: UpstreamExchange?
     private var stream: BodyStream?
     private var head: ResponseHead?
     /// A head whose body is still arriving within the read being parsed (see `openStream`).
@@ -37,6 +38,10 @@ final class UpstreamConnection {
     private var armedDeadline: Int64?
     /// Used before: a closed-while-idle surprise is retried once for idempotent requests.
     private var reused = false
+    /// After a `101`: the upgraded connection as its owner sees it (`UpstreamConnection+Tunnel`).
+    var tunnel: ConnectionUpgrade?
+    /// The tunnel's owner ended it: close once what it gave has been written.
+    var tunnelEnding = false
 
     init(
         id: UInt64,
@@ -69,6 +74,7 @@ final class UpstreamConnection {
         case .connecting: return .write
         case .handshaking, .sending, .awaitingHead, .idle: wanted = .read
         case .body: wanted = paused ? [] : .read
+        case .tunnel: wanted = tunnel?.isInputPaused == true ? [] : .read
         case .closed: return []
         }
         if sent < outbound.count { wanted.insert(.write) }
@@ -107,7 +113,7 @@ final class UpstreamConnection {
         } else {
             plaintext = request
         }
-        parser.expectResponse(toMethod: exchange.request.method)
+        parser.expectResponse(toMethod: exchange.request.method, upgrading: exchange.request.upgrade)
         // Every exchange gets its deadline, on a pooled connection too: one once ran on the
         // timer left from the connection's previous exchange, and after that had fired (the
         // connection idle for longer than the timeout) it had none and waited for ever.
@@ -187,6 +193,7 @@ final class UpstreamConnection {
         outbound = []
         sent = 0
         if phase == .sending && plaintext.isEmpty { phase = .awaitingHead }
+        if phase == .tunnel { tunnelFlushed() }
     }
 
     func handleReadable() {
@@ -206,7 +213,7 @@ final class UpstreamConnection {
     /// or it is cut short.
     func inputEnded() {
         switch phase {
-        case .idle:
+        case .idle, .tunnel:
             close()
         case .connecting, .handshaking:
             fail(.connect("\(endpoint) closed the connection during the TLS handshake"), retry: false)
@@ -222,6 +229,10 @@ final class UpstreamConnection {
             close()
             return
         }  // bytes nobody asked for: the stream is off
+        if phase == .tunnel {
+            tunnel?.received(Array(bytes))
+            return
+        }
         if pending.isEmpty {
             let used = bytes.withMemoryRebound(to: UInt8.self) { parse($0) }
             if used < bytes.count, !isClosed { pending.append(contentsOf: bytes[used...]) }
@@ -230,6 +241,12 @@ final class UpstreamConnection {
             let used = pending.withUnsafeBufferPointer { parse($0) }
             if isClosed { pending = [] } else { pending.removeFirst(used) }
         }
+        if phase == .tunnel, !pending.isEmpty {
+            // Sent right behind the 101: the new protocol's first bytes.
+            let early = pending
+            pending = []
+            tunnel?.received(early)
+        }
         // The body goes on past this read: the client gets the head and what came, now.
         if held != nil, !isClosed { openStream() }
     }
@@ -237,7 +254,7 @@ final class UpstreamConnection {
     /// Parses what has arrived; returns the bytes consumed.
     private func parse(_ input: UnsafeBufferPointer<UInt8>) -> Int {
         var offset = 0
-        while !isClosed, phase != .idle {
+        while !isClosed, phase != .idle, phase != .tunnel {
             let (event, consumed) = parser.parse(UnsafeBufferPointer(rebasing: input[offset...]))
             let base = offset
             offset += consumed
@@ -263,7 +280,10 @@ final class UpstreamConnection {
         case .head(let received):
             head = received
             let milliseconds = loop.now - startedAt
-            if received.framing == .none {
+            if received.status == 101 {
+                // The parser gives a 101 as a head only to a request that offered an upgrade.
+                switchProtocols(received, milliseconds: milliseconds)
+            } else if received.framing == .none {
                 exchange?.answer(.success(ClientResponse(head: received, body: .none, milliseconds: milliseconds)))
             } else {
                 // Held until this read is parsed: a body that arrives whole with its head (most
@@ -388,6 +408,9 @@ final class UpstreamConnection {
         phase = .closed
         stream?.abort()
         stream = nil
+        // The upstream's side of a tunnel has ended: its owner hears it as a client leaving.
+        tunnel?.output.cancel()
+        tunnel = nil
         exchange?.task.done()
         Posix.close(fd)
     }

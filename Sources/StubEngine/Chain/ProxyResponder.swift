@@ -28,6 +28,8 @@ enum ProxyResponder {
             )
         }
         let pending = PendingResponse()
+        // First, so the journal's transcript sees the stream from its first byte.
+        pending.adjust { response in report.stream = ProxiedStreams.watch(response) }
         before?(pending)
         transport.forward(ForwardingRules.request(request, rule: rule), answer: pending, report: report)
         return Outcome(pending: pending, kind: .proxied(report, stub: stub))

@@ -39,6 +39,8 @@ final class JournalRecorder: ResponderWrapper {
             let request = facts.request
             let kind = outcome.kind
             let contract = facts.contract
+            // A forwarded answer that streams is watched once it arrives (`ProxiedStreams`).
+            let proxyReport: ProxyReport? = if case .proxied(let report, _) = kind { report } else { nil }
             // Attached last (this wrapper's adjustment runs after the inner ones, the global
             // delay's included), so it knows whether the answer takes its time.
             let delivery = JournalDelivery(started: started)
@@ -54,6 +56,7 @@ final class JournalRecorder: ResponderWrapper {
                     response,
                     durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
                     regexAborts: regexLog?.aborts ?? [],
+                    stream: proxyReport?.stream,
                     contract: contract,
                     delivery: response?.deliveryReport == nil ? nil : delivery
                 )

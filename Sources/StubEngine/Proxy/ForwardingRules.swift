@@ -69,14 +69,35 @@ package enum ForwardingRules {
             headers.add("X-Forwarded-Host", host)
         }
         for (name, value) in rule.setHeaders { headers.set(name, value) }
+        let upgrade = webSocketUpgrade(request)
+        if let upgrade {
+            headers.add("Connection", "Upgrade")
+            headers.add("Upgrade", upgrade)
+            headers.remove("Sec-WebSocket-Extensions")
+        }
         return ForwardedRequest(
             upstream: rule.upstream,
             method: request.method,
             target: target(request, rule: rule),
             headers: headers,
             body: request.body,
-            timeoutMilliseconds: rule.timeoutMilliseconds
+            timeoutMilliseconds: rule.timeoutMilliseconds,
+            upgrade: upgrade != nil
         )
+    }
+
+    /// The `Upgrade` value to send on when the client asks for a WebSocket (a GET with
+    /// `Upgrade: websocket` and `Connection: Upgrade`): the one upgrade the proxy carries. Any
+    /// other upgrade (h2c) is dropped as hop-by-hop and the request goes as a plain one.
+    /// `Sec-WebSocket-Extensions` is not sent on: with no extension agreed (permessage-deflate
+    /// would compress every frame), the frames the journal and the recorder read are the
+    /// messages themselves, and the two ends never see a difference but the compression.
+    static func webSocketUpgrade(_ request: IncomingRequest) -> String? {
+        guard request.method == "GET",
+            request.headers.listElements("Connection").contains(where: { asciiCaseInsensitiveEquals($0, "upgrade") }),
+            request.headers.listElements("Upgrade").contains(where: { asciiCaseInsensitiveEquals($0, "websocket") })
+        else { return nil }
+        return "websocket"
     }
 
     /// The base path, then the request's target as sent (percent-encoding kept), less the
@@ -144,7 +165,7 @@ package enum ForwardingRules {
         )
     }
 
-    static func responseHeaders(_ upstream: HeaderFields) -> HeaderFields {
+    package static func responseHeaders(_ upstream: HeaderFields) -> HeaderFields {
         let listed = listedInConnection(upstream)
         var headers = HeaderFields(capacity: upstream.count + 1)
         for field in upstream where !isHopByHop(field.name, listedIn: listed) {

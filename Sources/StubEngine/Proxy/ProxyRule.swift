@@ -43,6 +43,9 @@ package struct ForwardedRequest: Sendable {
     package var headers: HeaderFields
     package var body: [UInt8]
     package var timeoutMilliseconds: Int64
+    /// A WebSocket upgrade: `Upgrade` and `Connection` are sent, a `101` answers it, and the
+    /// connection then carries the protocol both ways (`ForwardingRules.webSocketUpgrade`).
+    package var upgrade: Bool = false
 }
 
 /// What the proxy did for one request, for the journal and the request log: filled in by the
@@ -65,6 +68,14 @@ package final class ProxyReport: Sendable {
     }
 
     package var result: Result { state.value }
+
+    private let watched = Locked<StreamTranscript?>(nil)
+
+    /// For an answer that streams (an event stream, a WebSocket): what passes, as it passes.
+    package var stream: StreamTranscript? {
+        get { watched.value }
+        set { watched.value = newValue }
+    }
 
     package func record(status: Int?, milliseconds: Int64?, error: String? = nil) {
         state.value = Result(status: status, milliseconds: milliseconds, error: error)
