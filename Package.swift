@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"], swiftSettings: strict),
         .testTarget(
             name: "StubEngineTests",
-            dependencies: ["StubEngine", "RegularExpressions", "HTTP1", "SystemSupport"],
+            dependencies: ["StubEngine", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -226,4 +226,38 @@ final class StreamsEndToEndTests: XCTestCase {
         let client = try WebSocketWire(port: port)
         XCTAssertEqual(try client.open("/v1/chat").status, 502)
     }
+
+    func testRecordWritesAnEventStreamAndAWebSocketThatReplay() throws {
+        let (upstream, upstreamPort) = try serveBundledStubs()
+        defer { withExtendedLifetime(upstream) {} }
+        let out = folder([:]).appendingPathComponent("recorded")
+        let recorder = try StubServerProcess([
+            "record", "--proxy", "http://127.0.0.1:\(upstreamPort)", "--out", out.path, "--port", "0", "--log", "quiet",
+        ])
+        let base = try XCTUnwrap(recorder.baseURL())
+        let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
+        let reader = try EventStreamReader(port: port, target: "/v1/orders/42/tracking")
+        XCTAssertTrue(reader.wait { $0.ended })
+        try chatThroughProxy(port: port)
+        recorder.signal(SIGINT)
+        XCTAssertEqual(recorder.exitStatus(), 0, recorder.stderr)
+        XCTAssertTrue(recorder.stdout.contains("get-v1-chat.json"), recorder.stdout)
+
+        let trackingFile = out.appendingPathComponent("get-v1-orders-42-tracking.json")
+        let tracking = try String(contentsOf: trackingFile, encoding: .utf8)
+        XCTAssertTrue(tracking.contains(#""events""#) && tracking.contains(#""delay""#), tracking)
+        let chat = try String(contentsOf: out.appendingPathComponent("get-v1-chat.json"), encoding: .utf8)
+        XCTAssertTrue(chat.contains(#""websocket""#) && chat.contains(#""jsonEquals""#), chat)
+        let validate = try runStubServer(["validate", "--dir", out.path])
+        XCTAssertEqual(validate.status, 0, validate.stdout + validate.stderr)
+
+        let replay = try StubServerProcess(["--dir", out.path, "--port", "0", "--no-watch", "--log", "quiet"])
+        defer { withExtendedLifetime(replay) {} }
+        let replayBase = try XCTUnwrap(replay.baseURL())
+        let replayPort = try XCTUnwrap(Int(replayBase.split(separator: ":").last ?? ""))
+        let replayed = try EventStreamReader(port: replayPort, target: "/v1/orders/42/tracking")
+        XCTAssertTrue(replayed.wait { $0.ended })
+        XCTAssertEqual(replayed.events.map(\.data), reader.events.map(\.data))
+        try chatThroughProxy(port: replayPort)
+    }
 }

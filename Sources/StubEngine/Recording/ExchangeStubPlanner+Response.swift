@@ -61,6 +61,9 @@ extension ExchangeStubPlanner {
         }
         let contentType =
             fields.first { asciiCaseInsensitiveEquals($0.name, "Content-Type") }?.value ?? exchange.declaredContentType
+        if stillEncoded == nil, let events = Self.recordedEvents(exchange, body: body, contentType: contentType) {
+            return .object(members + Self.eventMembers(events))
+        }
         if let stillEncoded {
             // Compressed with a coding this cannot undo: the bytes as they came, named for it.
             let ext = RecordedBodies.fileExtension(contentType) + "." + stillEncoded

@@ -87,7 +87,17 @@ package struct ExchangeStubPlanner {
                     }
                     if group.variants.count > 1 && !variant.body.isEmpty { title += " (request body \(n + 1))" }
                     let matchBody = distinguish && !variant.body.isEmpty
-                    stubs.append(stub(title, first, session: session, matchBody: matchBody, responses))
+                    // A WebSocket passed through answers with its script; a later connection to
+                    // the same place is answered the same way (a script cannot be a sequence).
+                    let answer: (String, JSONNode) =
+                        if let webSocket = variant.items.first(where: { $0.webSocket != nil })?.webSocket {
+                            ("websocket", Self.webSocketNode(webSocket))
+                        } else if responses.count == 1 {
+                            ("response", responses[0])
+                        } else {
+                            ("responses", .array(responses))
+                        }
+                    stubs.append(stub(title, first, session: session, matchBody: matchBody, answer))
                 }
             }
             plan.addStubFile(name, stubs)
@@ -114,7 +124,7 @@ package struct ExchangeStubPlanner {
         _ exchange: RecordedExchange,
         session: [(name: String, value: String)],
         matchBody: Bool,
-        _ responses: [JSONNode]
+        _ answer: (String, JSONNode)
     ) -> JSONNode {
         var request: [(String, JSONNode)] = [
             ("method", .string(exchange.method)),
@@ -138,7 +148,7 @@ package struct ExchangeStubPlanner {
         if !headers.isEmpty { request.append(("headers", .object(headers))) }
         if matchBody, let condition = Self.bodyCondition(exchange) { request.append(("body", condition)) }
         var members: [(String, JSONNode)] = [("name", .string(name)), ("request", .object(request))]
-        members.append(responses.count == 1 ? ("response", responses[0]) : ("responses", .array(responses)))
+        members.append(answer)
         return .object(members)
     }
 

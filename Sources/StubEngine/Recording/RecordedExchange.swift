@@ -24,6 +24,10 @@ package struct RecordedExchange: Sendable {
     package var serverURLs: [(absolute: String, path: String)]
     /// The body's media type when no `Content-Type` field says it (a HAR's `content.mimeType`).
     package var declaredContentType: String
+    /// An event stream's events with their timing (recorded instead of `body`).
+    package var events: RecordedEvents?
+    /// A WebSocket passed through: its messages both ways (the answer was a `101`).
+    package var webSocket: RecordedWebSocket?
 
     package init(
         method: String,

@@ -16,6 +16,9 @@ package final class Recorder: Sendable {
         var captured: [(sequence: Int, exchange: RecordedExchange)] = []
         var nextSequence = 0
         var inFlight: Set<Int> = []
+        /// Streams still open (events, WebSockets): recorded as far as they went when the
+        /// session ends.
+        var openStreams: [Int: StreamCapture] = [:]
         var skipped: [String] = []
     }
 
@@ -50,15 +53,20 @@ package final class Recorder: Sendable {
     }
 
     func end() -> Harvest? {
-        state.withLock { session in
+        let ended = state.withLock { session -> Session? in
             defer { session = nil }
-            guard var s = session else { return nil }
-            if !s.inFlight.isEmpty {
-                s.skipped.append("\(s.inFlight.count) exchange(s) still in flight when the recording stopped")
-            }
-            let exchanges = s.captured.sorted { $0.sequence < $1.sequence }.map(\.exchange)
-            return Harvest(settings: s.settings, previousRule: s.previousRule, exchanges: exchanges, skipped: s.skipped)
+            return session
         }
+        guard var s = ended else { return nil }
+        // Outside the lock: a capture takes its own, and its taps take this one to settle.
+        for (sequence, capture) in s.openStreams where s.inFlight.remove(sequence) != nil {
+            s.captured.append((sequence, capture.exchange))
+        }
+        if !s.inFlight.isEmpty {
+            s.skipped.append("\(s.inFlight.count) exchange(s) still in flight when the recording stopped")
+        }
+        let exchanges = s.captured.sorted { $0.sequence < $1.sequence }.map(\.exchange)
+        return Harvest(settings: s.settings, previousRule: s.previousRule, exchanges: exchanges, skipped: s.skipped)
     }
 
     package var status: Status {
@@ -124,6 +132,7 @@ package final class Recorder: Sendable {
             var exchange = base
             exchange.status = response.prepared.status
             exchange.headers = response.prepared.headers.map { ($0.name, $0.value) }
+            if followStream(sequence, exchange, response, request) { return }
             guard case .stream(let stream) = response.delivery else {
                 exchange.body = response.prepared.body
                 settle(sequence, exchange, skipped: nil)
@@ -197,8 +206,38 @@ package final class Recorder: Sendable {
         return decoded == request.path ? nil : request.path
     }
 
+    /// An event stream or a WebSocket: recorded as it passes, with its timing; true when the
+    /// answer is one.
+    private func followStream(
+        _ sequence: Int,
+        _ exchange: RecordedExchange,
+        _ response: OutgoingResponse,
+        _ request: IncomingRequest
+    ) -> Bool {
+        let capture = StreamCapture(exchange)
+        let ended: @Sendable () -> Void = { [self] in
+            let cut =
+                capture.truncated
+                ? "\(request.method) \(request.path): recorded as far as its first \(StreamCapture.maximumItems) "
+                    + "events or messages (or the frames it could read)" : nil
+            settle(sequence, capture.exchange, skipped: cut)
+        }
+        switch response.delivery {
+        case .upgrade(let upgrade):
+            state.withLock { $0?.openStreams[sequence] = capture }
+            capture.followWebSocket(upgrade, ended: ended)
+        case .stream(let stream) where ProxiedStreams.isEventStream(response.prepared.headers):
+            state.withLock { $0?.openStreams[sequence] = capture }
+            capture.followEvents(stream, ended: ended)
+        default:
+            return false
+        }
+        return true
+    }
+
     private func settle(_ sequence: Int, _ exchange: RecordedExchange?, skipped: String?) {
         state.withLock { s in
+            s?.openStreams[sequence] = nil
             guard s != nil, s!.inFlight.remove(sequence) != nil else { return }
             if let exchange { s!.captured.append((sequence, exchange)) }
             if let skipped { s!.skipped.append(skipped) }
