@@ -43,10 +43,13 @@ let package = Package(
         // Regular expressions that know nothing of stubs: a linear-time engine (an automaton) and
         // a budgeted backtracking one for the Java constructs it cannot run, behind CompiledRegex.
         .target(name: "RegularExpressions", dependencies: ["SystemSupport"], swiftSettings: strict),
+        // JSON that knows nothing of stubs: the parser that keeps each value's line and column, the
+        // node, RFC 6901 pointers, and the compact, pretty and Jackson-style writers.
+        .target(name: "JSON", swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(
             name: "StubEngine",
-            dependencies: ["RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            dependencies: ["JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
@@ -87,7 +90,8 @@ let package = Package(
         .target(
             name: "StubKit",
             dependencies: [
-                "StubEngine", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
+                "StubEngine", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1", "SystemSupport",
+                "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -95,7 +99,7 @@ let package = Package(
         .target(
             name: "StubServerCLI",
             dependencies: [
-                "StubEngine", "Inspector", "StubProxy", "StubImport", "HTTPServer", "HTTP1", "SystemSupport",
+                "StubEngine", "Inspector", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1", "SystemSupport",
                 "Certificates",
             ],
             swiftSettings: strict
@@ -104,7 +108,7 @@ let package = Package(
         // YAML), OpenAPI, HAR, WireMock folders.
         .target(
             name: "StubImport",
-            dependencies: ["StubEngine", "RegularExpressions", "HTTP1", "SystemSupport"],
+            dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
@@ -122,6 +126,8 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], swiftSettings: strict),
         // Both regex engines against ICU (NSRegularExpression) and each other.
+        // The parser's positions and errors, differential against JSONSerialization; pointers.
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         .testTarget(name: "RegularExpressionsTests", dependencies: ["RegularExpressions"], swiftSettings: strict),
         // The calendar, the date names and padding, and the zone database reader (TZif, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
@@ -129,7 +135,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"], swiftSettings: strict),
         .testTarget(
             name: "StubEngineTests",
-            dependencies: ["StubEngine", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -139,13 +145,15 @@ let package = Package(
         ),
         .testTarget(
             name: "StubServingTests",
-            dependencies: ["StubEngine", "Inspector", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport"],
+            dependencies: [
+                "StubEngine", "Inspector", "JSON", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "StubImportTests",
             dependencies: [
-                "StubImport", "StubEngine", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "StubImport", "StubEngine", "JSON", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),
@@ -164,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "StubEngine", "StubImport", "StubProxy", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "StubEngine", "StubImport", "StubProxy", "JSON", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),

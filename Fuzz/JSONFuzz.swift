@@ -1,6 +1,6 @@
 // libFuzzer target for the JSON parser (stub files and request bodies). Not part of the package
 // (SwiftPM ignores this folder): scripts/fuzz compiles this file together with
-// Sources/StubEngine/JSON/*.swift as one module.
+// Sources/JSON/*.swift as one module.
 //
 // Each input is parsed as JSON, and:
 //  1. parsing never traps, with the file limits and with the request-body limits; a refusal's

@@ -14,6 +14,7 @@
 //     Cookie or Set-Cookie, no Content-Encoding, Content-Length or Transfer-Encoding.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
+import JSON
 import StubEngine
 import StubImport
 

@@ -1,7 +1,6 @@
 // libFuzzer target for the YAML reader. Not part of the package (SwiftPM ignores this folder):
 // scripts/fuzz compiles this file together with Sources/StubImport/YAML/*.swift and
-// Sources/StubEngine/JSON/*.swift as one module (which is why those files import StubEngine
-// only `#if canImport(StubEngine)`).
+// Sources/JSON/*.swift as one module (their `import JSON` lines blanked in the copies it compiles).
 //
 // Each input is read as YAML, and:
 //  1. reading never traps, and a refusal's position lies within the input (a line that exists,

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import StubEngine
 
 /// Any JSON value, for bodies built in Swift. Write it as a literal:

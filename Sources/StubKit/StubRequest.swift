@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import JSON
 import StubEngine
 
 /// A request a closure responder answers (`StubDefinition(request:respond:)`): what the client

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import JSON
 import StubEngine
 
 /// The stubs a test works with and what the client sent them: the one API over both

@@ -7,6 +7,9 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let libc: Set<String> = ["Glibc", "Musl", "Darwin"]
+    /// The general libraries: text formats and engines that know nothing of stubs or HTTP, so
+    /// they can be read, tested and fuzzed alone (docs/architecture.md, "Rules the table implies").
+    static let generalLibraries: Set<String> = ["RegularExpressions", "JSON"]
 
     /// Module name to the imports its row allows (the backticked names of the last column).
     static func allowedImports() throws -> [String: Set<String>] {
@@ -68,11 +71,25 @@ import Testing
         }
     }
 
+    /// A general library's row allows only other general libraries, `SystemSupport` and the
+    /// toolchain's modules: never the engine, the importers or the HTTP layer (the test above
+    /// holds the sources to the row).
+    @Test func generalLibrariesKnowNothingOfStubsOrHTTP() throws {
+        let allowed = try Self.allowedImports()
+        let toolchain: Set<String> = ["SystemSupport", "FoundationEssentials", "Foundation", "Dispatch"]
+        for library in Self.generalLibraries.sorted() {
+            let row = try #require(allowed[library], "docs/architecture.md has no row for \(library)")
+            let others = row.subtracting(Self.generalLibraries).subtracting(toolchain)
+            #expect(others.isEmpty, "\(library) may import \(others.sorted()), which are not general libraries")
+        }
+    }
+
     /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
-            "SystemSupport", "RegularExpressions", "HTTP1", "HTTPServer", "StubEngine", "Inspector", "StubProxy",
+            "SystemSupport", "RegularExpressions", "JSON", "HTTP1", "HTTPServer", "StubEngine", "Inspector",
+            "StubProxy",
             "StubImport", "StubServerCLI", "stubserver",
         ]
         for module in serverModules {

@@ -1,4 +1,6 @@
+import Foundation
 import HTTP1
+import JSON
 @testable import StubEngine
 import XCTest
 
@@ -338,5 +340,25 @@ final class JSONBodyMatcherTests: XCTestCase {
         let written = String(decoding: StubEncoder.encode(stubs[0]), as: UTF8.self)
         XCTAssertTrue(written.contains(#""/n": {"#) && written.contains(#""atLeast": 1"#), written)
         XCTAssertEqual(loadStubs(written).count, 1)
+    }
+
+    func testPatternsCompareNumbersByValueAndIgnoreKeyOrder() throws {
+        let body = try JSONParser.parse(#"{"user": {"name": "ann", "age": 30, "tags": ["a", "b"]}, "extra": 1}"#)
+        XCTAssertTrue(try pattern(#"{"user": {"age": 30.0}}"#).holds(for: body))
+        XCTAssertTrue(try pattern(#"{"user": {"tags": ["a", "b"]}}"#).holds(for: body))
+        XCTAssertFalse(try pattern(#"{"user": {"tags": ["a"]}}"#).holds(for: body), "arrays have as many elements")
+        XCTAssertFalse(try pattern(#"{"missing": null}"#).holds(for: body), "null is not absent")
+    }
+
+    /// A `json` body pattern, compiled as the loader compiles it.
+    private func pattern(_ json: String) throws -> JSONCondition {
+        var context = DecodingContext(
+            displayPath: "test",
+            fileURL: URL(fileURLWithPath: "/"),
+            bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/"))
+        )
+        let condition = JSONConditionDecoder.decodePattern(&context, try JSONParser.parse(json), "$")
+        XCTAssertFalse(context.hasErrors, "\(context.problems)")
+        return try XCTUnwrap(condition)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTP1
+import JSON
 @testable import StubEngine
 import SystemSupport
 import XCTest

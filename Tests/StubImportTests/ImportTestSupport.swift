@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 @testable import StubImport
 import StubEngine
 import TestSupport

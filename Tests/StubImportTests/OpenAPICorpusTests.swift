@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import JSON
 @testable import StubImport
 import StubEngine
 import TestSupport

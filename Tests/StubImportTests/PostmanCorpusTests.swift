@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 import StubEngine
 @testable import StubImport
 import TestSupport

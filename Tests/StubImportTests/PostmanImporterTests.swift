@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import StubEngine
 @testable import StubImport
 import TestSupport

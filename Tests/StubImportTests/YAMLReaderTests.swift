@@ -1,3 +1,4 @@
+import JSON
 @testable import StubImport
 import StubEngine
 import XCTest

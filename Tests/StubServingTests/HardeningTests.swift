@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import StubEngine
 import TestSupport
 import XCTest

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
 /// `{"error": ...}` with a 4xx. It drives the engine it belongs to; it knows nothing of sockets.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// `/__admin/recordings/start`, `stop` and `status` (docs/proxy.md, "Recording from a test").
 struct RecordingRoutes {

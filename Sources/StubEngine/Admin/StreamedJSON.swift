@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP1
+import JSON
 import SystemSupport
 
 /// An admin answer that is a long list (the journal, the stubs), written as `{"KEY":[...]}` a

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 import WebSocket
 
 /// `GET /__admin/websockets` (the open connections) and `POST /__admin/websockets/{id}/send`

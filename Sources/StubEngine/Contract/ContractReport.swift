@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import SystemSupport
 
 /// One way a request, or a forwarded answer, departs from the API's description.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// Problems in stub JSON given at run time (admin API, Swift embedding): the same messages a
 /// file gets, with "request body" (or the caller's label) as the file.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// Checking what a client sent: the journal entries a request pattern matches, and for a check
 /// that failed, the entries that came closest and what differed (a near-miss report turned

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 
 /// WireMock's JSON helpers (`formatJson`, `toJson`, `parseJson`, `jsonMerge`, `jsonRemove`,
 /// `jsonArrayAdd`) over the JSON parser, serializer and pretty printer. Their results are text

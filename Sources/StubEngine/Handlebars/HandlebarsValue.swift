@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 
 /// A value while a template renders: text, numbers, JSON from a body, lists, and objects whose
 /// members are looked up on demand (the request: nothing is computed that no tag asks for).

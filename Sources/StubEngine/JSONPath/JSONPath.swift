@@ -1,3 +1,5 @@
+import JSON
+
 /// A JSONPath expression (Jayway's dialect, the one WireMock uses), compiled once at load into
 /// segments: evaluating it walks a parsed body with no parsing, no regex compilation and a
 /// bounded amount of work, so a request body cannot make one expression expensive.

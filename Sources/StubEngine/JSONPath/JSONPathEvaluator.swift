@@ -1,3 +1,5 @@
+import JSON
+
 /// Walks a document along a compiled path. Every node it visits counts against a budget; once
 /// spent, selections come back empty, so the cost of one evaluation is bounded whatever the
 /// expression and the body. `failed` records an error Jayway would throw (a function without

@@ -1,3 +1,4 @@
+import JSON
 import RegularExpressions
 /// A filter, `[?(...)]`: relations between paths (`@.price`, `$.limit`), literals and regular
 /// expressions, joined by `&&`, `||` and `!`. Semantics follow Jayway's evaluators: a relation

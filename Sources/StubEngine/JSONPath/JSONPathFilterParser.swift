@@ -1,3 +1,4 @@
+import JSON
 import RegularExpressions
 /// The filter part of the parser: `[?(...)]` expressions (`||` over `&&` over `!`, parentheses
 /// and relations), their literals (strings in either quotes, numbers, true, false, null, JSON

@@ -1,3 +1,5 @@
+import JSON
+
 /// A function step in a path (Jayway's path functions), applied to each value that reaches it,
 /// with arguments that are JSON values or paths read from the document's root. Results and
 /// errors are Jayway's: numbers come out as Java doubles (`4.0`), `max()` starts from Java's

@@ -1,3 +1,5 @@
+import JSON
+
 /// Stubs that can never answer: another stub earlier in file order has the same conditions, the
 /// same priority and the same scenario state, so it wins every request both match (see "Which
 /// stub answers" in docs/stub-format.md). A hand-written stub and a recording of the same

@@ -1,3 +1,5 @@
+import JSON
+
 /// A mapping left out of a folder that is served without it (the WireMock dialect: a mapping
 /// WireMock would refuse, or one stubserver cannot run, must not take the rest of the folder
 /// down). Where it is and the first reason; its errors are in the load's problems too.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import SystemSupport
 
 /// The outcome of loading a stub folder: the stubs and every problem found.

@@ -1,3 +1,5 @@
+import JSON
+
 /// One thing wrong (or worth a warning) in a stub folder, or in what an import or a check read:
 /// which file, where in it, what. Notes say what an import skipped on purpose, and why.
 package struct StubProblem: Error, Sendable, Equatable, CustomStringConvertible {

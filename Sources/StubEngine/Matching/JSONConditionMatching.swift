@@ -1,3 +1,5 @@
+import JSON
+
 /// Matching a JSON value against a `JSONCondition`, and saying where it first differs.
 extension JSONCondition {
     /// Whether `value` (nil: there is no value at this place) meets the condition.

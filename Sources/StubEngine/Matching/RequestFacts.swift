@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import RegularExpressions
 
 /// A request as the matcher sees it, with derived values computed at most once per request

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import RegularExpressions
 
 /// One condition a stub sets that a request did not meet, for near-miss reports.

@@ -1,3 +1,5 @@
+import JSON
+
 /// A condition on one JSON value: what a `json` body pattern compiles to, and what each entry
 /// of a `jsonPointer` condition holds.
 ///

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import RegularExpressions
 
 /// Where a stub came from: a file (and its index there) or the admin API.

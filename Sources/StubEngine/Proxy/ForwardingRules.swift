@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// What changes between the client and the upstream, both ways (docs/proxy.md):
 /// - hop-by-hop fields go (`Connection` and the names it lists, `Keep-Alive`, `Proxy-*`, `TE`,

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 extension ExchangeStubPlanner {
     /// One recorded answer as a stub response: status, the fields a stub may carry, the body

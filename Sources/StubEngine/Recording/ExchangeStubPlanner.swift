@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// The one way captured traffic becomes stub files, for recordings and imported captures (HAR)
 /// alike: one file per method and path, in order of first capture (the grouping,

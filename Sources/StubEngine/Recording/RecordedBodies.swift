@@ -1,3 +1,5 @@
+import JSON
+
 /// Where a recorded response body goes in a stub, chosen so serving it gives back the recorded
 /// bytes: JSON up to 64 KiB inline as JSON when its compact form is those bytes (trailing
 /// white space aside: a server's closing newline means nothing to a JSON reader, and a file for

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// The sessions a recording walked, read from its cookies: a cookie the recorded server set
 /// (`Set-Cookie`) and the client sent back in a later request is a session cookie. Requests are

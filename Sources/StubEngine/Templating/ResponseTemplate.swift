@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// What renders a response per request: the native `"template": true` (`ResponseTemplate`),
 /// or a dialect's templates (WireMock's Handlebars).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// Text with `{{...}}` slots, split at load into literal bytes and variables.
 struct Template: Sendable {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// One `{{...}}` of a response template, resolved at load: rendering never re-parses.
 enum TemplateVariable: Sendable, Equatable {

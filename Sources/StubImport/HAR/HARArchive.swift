@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// One entry of a HAR file, as far as an import needs it.

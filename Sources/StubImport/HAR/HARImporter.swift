@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 import StubEngine
 
 /// Options of `stubserver import har`.

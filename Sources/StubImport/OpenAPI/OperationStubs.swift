@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// The stubs of one operation: the default one (no conditions beyond method and path), one per

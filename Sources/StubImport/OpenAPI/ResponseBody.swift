@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// A documented response written as a stub's `response`: status, the documented headers with

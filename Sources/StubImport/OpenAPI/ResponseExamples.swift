@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// The examples a media type gives: its `example`, and its named `examples` (Example Objects,

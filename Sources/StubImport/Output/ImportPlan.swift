@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// What an import will write: stub files (encoded by `StubEncoder`) and body files, by path

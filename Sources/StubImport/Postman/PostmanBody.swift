@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// A request body of a collection (`body.mode`), variables resolved: what a stub can match on

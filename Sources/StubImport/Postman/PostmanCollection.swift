@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// One request of a collection, where it sits in the folders, and its saved examples as written.

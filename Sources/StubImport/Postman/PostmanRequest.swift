@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// A request of a collection (an item's `request` or an example's `originalRequest`) with its

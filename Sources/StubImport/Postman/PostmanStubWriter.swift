@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// Saved examples grouped into stubs and stub files. A route is a method and path; the query

@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// Example values with `$ref`s in them. OpenAPI says an `example` is literal, but documents

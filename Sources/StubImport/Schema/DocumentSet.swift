@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 import StubEngine
 
 /// The documents of one import or check: the one the user named and every local file its `$ref`s

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import StubEngine
 
 /// Where a value sits among the documents of one import or check: which file, and the RFC 6901

@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// Which rules a Schema Object follows. OpenAPI 3.0 uses its own variant of JSON Schema draft 5

@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// What evaluating one schema against one value found: the failures, and the annotations that

@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// Makes an example value from a schema when a document gives none: deterministic (the same

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import StubEngine
 
 /// The keywords on arrays and objects, and the unevaluated ones that run after the rest.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import StubEngine
 
 /// The keywords on one value: type, enum, const, numbers, strings, formats.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import StubEngine
 
 /// Responses: status, headers, body forms (body files copied), delays, dribble, faults, proxy,

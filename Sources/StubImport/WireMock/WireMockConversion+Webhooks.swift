@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import StubEngine
 
 /// Webhooks: a mapping's `serveEventListeners` and `postServeActions` webhooks as the stub's

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 import StubEngine
 
 /// One mapping file's mappings as native stub objects (JSON), with a note for everything the

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import StubEngine
 
 /// `stubserver import wiremock DIR --out DIR`: a WireMock folder as native stub files. Each

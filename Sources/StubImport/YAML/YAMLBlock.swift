@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// Block structure: nodes after `---`, `- ` and `key:`, block mappings and sequences, properties.
 ///

@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// Block scalars: `|` keeps line breaks, `>` folds them; `-` strips the final line breaks, `+`
 /// keeps them all, neither keeps one; a digit gives the content's indentation relative to `n`

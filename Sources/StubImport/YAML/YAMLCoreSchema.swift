@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// YAML 1.2's core schema for plain scalars: null, booleans, integers (decimal, `0o` octal,
 /// `0x` hex) and floats; anything else is a string. Numbers become `JSONNumber`s whose text is

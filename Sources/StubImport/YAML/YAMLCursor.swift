@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// The bytes the grammar looks at, and what they are.
 enum Ch {

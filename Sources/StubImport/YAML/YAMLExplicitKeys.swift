@@ -1,6 +1,7 @@
 #if canImport(StubEngine)
 import StubEngine
 #endif
+import JSON
 
 /// Explicit block mapping entries: `? key` on one line, `: value` on the next, as generators
 /// (Go's YAML library, Twilio's and Temporal's OpenAPI documents) write keys too long for one

@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// Flow collections: `[a, b]`, `{a: 1, b: [x]}`, and `[k: v]` (a one-entry mapping inside a
 /// sequence). JSON is a flow collection, so every JSON text reads here as JSON does.

@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// Reads one YAML 1.2 document into a `JSONNode`, for importing OpenAPI descriptions (most are
 /// YAML). Only the JSON-compatible part of YAML is read: block and flow collections, plain,

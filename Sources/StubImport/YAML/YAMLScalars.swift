@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// Scalars: plain (with line folding), single- and double-quoted, and aliases, which stand
 /// where a scalar may. Block scalars (`|`, `>`) are in YAMLBlockScalar.

@@ -1,6 +1,4 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
+import JSON
 
 /// A YAML document refused at a line and column (1-based; the column counts characters, not
 /// bytes), worded for the person who wrote the file, like `JSONSyntaxError`.

@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP1
+import JSON
 import SystemSupport
 
 /// Limits and timings of the inspector's event streams (`GET /__admin/events`).

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import RegularExpressions
 
 /// One of WireMock's value matchers ("content patterns"), compiled at load: regular

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// The engine's stubs seen as WireMock's mapping store: mappings are the WireMock-dialect
 /// stubs; one added with an id already in use replaces it; one that came from a file is taken

@@ -1,3 +1,4 @@
+import JSON
 import RegularExpressions
 /// WireMock's `equalToJson`, as JsonUnit compares: numbers by value, object key order ignored,
 /// with `ignoreArrayOrder` and `ignoreExtraElements` (extra object keys and extra array items),

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSON
 import SystemSupport
 
 /// Loads a WireMock folder as it is: every `*.json` below `mappings/` (or below the folder

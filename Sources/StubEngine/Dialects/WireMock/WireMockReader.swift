@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// Reads WireMock mapping JSON (a file, or an admin API body) into checked `WireMockMapping`s,
 /// every problem with its file, line, column and JSON path. The keys follow WireMock's schema

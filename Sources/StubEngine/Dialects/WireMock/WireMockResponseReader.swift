@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// Reads a mapping's `response`: status and message, headers (one value or several), one body
 /// form (`body`, `jsonBody`, `base64Body`, `bodyFileName` relative to `__files`), delays,

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// Turns a checked WireMock mapping into the engine's own `Stub`: the URL becomes a path
 /// pattern wherever it can (so the exact-path index finds it, as fast as a native stub), the

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// WireMock's response templating: the request model templates see (`request.url`,
 /// `request.path`, `request.pathSegments.[n]`, `request.query.x`, `request.headers.x`,

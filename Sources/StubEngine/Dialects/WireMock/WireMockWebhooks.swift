@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// A mapping's webhook as written: `serveEventListeners` (WireMock 3) or `postServeActions`
 /// (WireMock 2, as an array of `{"name", "parameters"}` or an object of name to parameters).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// What every decoder of a stub file shares: where the file is, how to read its body files, and
 /// the problems found so far. Decoders collect every problem instead of stopping at the first,

@@ -1,3 +1,5 @@
+import JSON
+
 /// The `multipart` body matcher of a stub file:
 ///
 ///     "body": {"multipart": {

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// `path`: literal segments, `{name}`, `*` and a final `**`, read by `PathTemplate` (the one reader
 /// of `{name}` paths) into a `PathPattern`.

@@ -1,3 +1,5 @@
+import JSON
+
 /// A reader that collects problems against one file: the stub decoder's context and the
 /// WireMock reader's share how an error or warning is placed (file, position, JSON path).
 protocol ProblemCollecting {

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// `"proxy": {"to": URL, ...}` in a response: this stub's requests go to an upstream.
 enum ProxyDecoder {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 import RegularExpressions
 
 /// The request conditions of a stub: method, path (see `PathDecoder`), host, query, headers,

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// What a stub answers: status, headers, one body form, delay, fault, dribble, template.
 enum ResponseDecoder {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// File shapes (one stub, an array, or `{"stubs": [...]}`), each stub's own keys, scenarios.
 package enum StubFileDecoder {

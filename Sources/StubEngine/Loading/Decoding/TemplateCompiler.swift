@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// `"template": true`: the body and header values of a response compiled into templates.
 enum TemplateCompiler {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 import WebSocket
 
 /// A stub's `websocket` (instead of `response`): `onOpen`, `onMessage` rules, `onUnmatched`,

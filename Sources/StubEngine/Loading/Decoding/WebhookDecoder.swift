@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// A stub's `"webhooks"`: calls made after each answer (docs/stub-format.md). Checked at load
 /// like every other field; with `"template": true`, the URL, method, header values and body

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// A forwarded answer against the operation's documented responses, as `validate --openapi`

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// Request text as the JSON values a schema checks: parameters serialised by their `style`

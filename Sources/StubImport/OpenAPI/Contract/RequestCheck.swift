@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import StubEngine
 
 /// One request against the document, under the contract's lock: which operation it targets,

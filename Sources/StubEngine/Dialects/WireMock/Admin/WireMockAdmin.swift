@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Dispatch
 import HTTP1
+import JSON
 
 /// WireMock's admin API on the engine's port, so WireMock clients (Java, Python, JavaScript,
 /// Swift's WiremockClient) work unchanged: mappings, the request journal as serve events, near

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// The shapes WireMock's admin clients send and expect: mappings with `id` and `uuid`, serve
 /// events and logged requests (headers as single strings, `loggedDate`, `loggedDateString`),

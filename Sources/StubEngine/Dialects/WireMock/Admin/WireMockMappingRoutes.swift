@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// `/__admin/mappings`: list (with `meta.total`, `limit` and `offset`), create (with or without
 /// an id), get, edit (the id in the path wins), remove one or all, reset to the files, save to

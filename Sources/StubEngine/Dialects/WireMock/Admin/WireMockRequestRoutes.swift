@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import JSON
 
 /// `/__admin/requests` as WireMock has it (serve events newest first with `meta.total`, find,
 /// count, remove by id or pattern or metadata, unmatched, their near misses) and

@@ -1,4 +1,4 @@
-import StubEngine
+import JSON
 import XCTest
 
 /// The package's one RFC 6901 pointer: parsing, escaping both ways, array indexes as the RFC
