@@ -46,10 +46,12 @@ let package = Package(
         // JSON that knows nothing of stubs: the parser that keeps each value's line and column, the
         // node, RFC 6901 pointers, and the compact, pretty and Jackson-style writers.
         .target(name: "JSON", swiftSettings: strict),
+        // JSONPath as Jayway evaluates it (WireMock's dialect), compiled once, evaluated within a budget.
+        .target(name: "JSONPath", dependencies: ["JSON", "RegularExpressions"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(
             name: "StubEngine",
-            dependencies: ["JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            dependencies: ["JSON", "JSONPath", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
@@ -128,6 +130,8 @@ let package = Package(
         // Both regex engines against ICU (NSRegularExpression) and each other.
         // The parser's positions and errors, differential against JSONSerialization; pointers.
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+        // Goessner's examples and Jayway's edge cases (the Jayway table itself is in WireMockTests).
+        .testTarget(name: "JSONPathTests", dependencies: ["JSONPath", "JSON"], swiftSettings: strict),
         .testTarget(name: "RegularExpressionsTests", dependencies: ["RegularExpressions"], swiftSettings: strict),
         // The calendar, the date names and padding, and the zone database reader (TZif, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
@@ -172,7 +176,8 @@ let package = Package(
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "StubEngine", "StubImport", "StubProxy", "JSON", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "StubEngine", "StubImport", "StubProxy", "JSON", "JSONPath", "HTTPServer", "HTTP1", "TestSupport",
+                "stubserver",
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,6 @@
 // libFuzzer target for JSONPath (Jayway's dialect, which WireMock's matchesJsonPath and the
 // jsonPath template helper use). Not part of the package (SwiftPM ignores this folder):
-// scripts/fuzz compiles this file together with Sources/StubEngine/JSONPath, Sources/JSON and
+// scripts/fuzz compiles this file together with Sources/JSONPath, Sources/JSON and
 // Sources/RegularExpressions as one module, so internal API is reachable without @testable.
 //
 // Input: the expression (UTF-8; invalid bytes become U+FFFD), then a 0xFF byte (never in UTF-8),

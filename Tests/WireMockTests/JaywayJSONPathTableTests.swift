@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import JSONPath
 import StubEngine
 import TestSupport
 import XCTest

@@ -1,3 +1,5 @@
+import JSONPath
+
 /// Argument checks of WireMock 3's JSON, list, date, system and SOAP helpers.
 extension HandlebarsHelpers {
     static func prepareStructured(

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import JSONPath
 import SystemSupport
 import RegularExpressions
 

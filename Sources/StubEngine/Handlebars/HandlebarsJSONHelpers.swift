@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import JSONPath
 
 /// WireMock's JSON helpers (`formatJson`, `toJson`, `parseJson`, `jsonMerge`, `jsonRemove`,
 /// `jsonArrayAdd`) over the JSON parser, serializer and pretty printer. Their results are text

@@ -1,3 +1,4 @@
+import JSONPath
 import RegularExpressions
 /// A Handlebars template (the subset WireMock's response templating uses), compiled at load:
 /// the text is parsed once into nodes, helper names are checked, literal JSONPath expressions

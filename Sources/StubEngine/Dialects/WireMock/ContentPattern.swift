@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import JSONPath
 import RegularExpressions
 
 /// One of WireMock's value matchers ("content patterns"), compiled at load: regular

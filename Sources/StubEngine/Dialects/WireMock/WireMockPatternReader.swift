@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import JSONPath
 import RegularExpressions
 
 /// Reads WireMock's value matchers (`{"equalTo": "x"}`, `{"matchesJsonPath": {...}}`,

@@ -56,7 +56,7 @@ package struct JSONPathFunction: Sendable {
 
     /// A value as Java's `toString` writes it (json-smart reads decimals as doubles), or nil for
     /// null, which Jayway's string functions skip.
-    static func javaText(_ node: JSONNode) -> String? {
+    package static func javaText(_ node: JSONNode) -> String? {
         switch node.value {
         case .null: return nil
         case .string(let s): return s

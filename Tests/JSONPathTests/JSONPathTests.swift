@@ -1,5 +1,5 @@
 import JSON
-import StubEngine
+import JSONPath
 import Testing
 
 /// JSONPath as Jayway evaluates it (the dialect of WireMock's matchesJsonPath and jsonPath
