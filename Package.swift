@@ -48,10 +48,12 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         // JSONPath as Jayway evaluates it (WireMock's dialect), compiled once, evaluated within a budget.
         .target(name: "JSONPath", dependencies: ["JSON", "RegularExpressions"], swiftSettings: strict),
+        // An XML reader with places in its errors, and the XPath 1.0 subset WireMock's xPath helper takes.
+        .target(name: "XML", dependencies: ["SystemSupport"], swiftSettings: strict),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(
             name: "StubEngine",
-            dependencies: ["JSON", "JSONPath", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            dependencies: ["JSON", "JSONPath", "XML", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
@@ -132,6 +134,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         // Goessner's examples and Jayway's edge cases (the Jayway table itself is in WireMockTests).
         .testTarget(name: "JSONPathTests", dependencies: ["JSONPath", "JSON"], swiftSettings: strict),
+        .testTarget(name: "XMLTests", dependencies: ["XML"], swiftSettings: strict),
         .testTarget(name: "RegularExpressionsTests", dependencies: ["RegularExpressions"], swiftSettings: strict),
         // The calendar, the date names and padding, and the zone database reader (TZif, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),

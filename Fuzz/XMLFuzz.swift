@@ -1,6 +1,6 @@
 // libFuzzer target for the XML reader and the XPath subset behind WireMock's `xPath` template
 // helper (request bodies are outside input). Not part of the package (SwiftPM ignores this
-// folder): scripts/fuzz compiles this file together with Sources/StubEngine/XML as one module.
+// folder): scripts/fuzz compiles this file together with Sources/XML as one module.
 //
 // Input: an XPath expression, then a 0xFF byte (never in UTF-8), then an XML document. Without
 // a separator the whole input is the document and fixed expressions are used.

@@ -1,4 +1,5 @@
 import JSONPath
+import XML
 
 /// Argument checks of WireMock 3's JSON, list, date, system and SOAP helpers.
 extension HandlebarsHelpers {

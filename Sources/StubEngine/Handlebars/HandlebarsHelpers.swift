@@ -7,6 +7,7 @@ import JSON
 import JSONPath
 import SystemSupport
 import RegularExpressions
+import XML
 
 /// The helpers the subset knows (WireMock's documented ones and Handlebars.java's string and
 /// conditional helpers that WireMock templates use). Any other name in a helper's place is a

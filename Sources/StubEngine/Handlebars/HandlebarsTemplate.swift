@@ -1,5 +1,6 @@
 import JSONPath
 import RegularExpressions
+import XML
 /// A Handlebars template (the subset WireMock's response templating uses), compiled at load:
 /// the text is parsed once into nodes, helper names are checked, literal JSONPath expressions
 /// and regular expressions are compiled; rendering walks the nodes and never parses.

@@ -1,3 +1,5 @@
+import XML
+
 /// `xPath`: the request body (or any XML text) read with the XML reader, the compiled
 /// expression applied. One text or attribute writes as its value, one element as its XML;
 /// several are a list of nodes (`name`, `text`, `attributes`), as WireMock's helper returns.

@@ -7,26 +7,8 @@ import SystemSupport
 
 // What the engine needs of Foundation's string and error helpers, written here: on Linux the
 // server modules import FoundationEssentials, not Foundation (which brings ICU and 6 MiB of
-// resident memory), and Essentials has no `trimmingCharacters` or `localizedDescription`.
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (and other Unicode space separators), as
-    /// Foundation's `trimmingCharacters(in: .whitespaces)`.
-    package func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
-    }
-
-    /// Without leading and trailing white space, line breaks included.
-    package func trimmingWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
-        return String(self[first...last])
-    }
-}
+// resident memory), and Essentials has no `localizedDescription` (nor `trimmingCharacters`:
+// SystemSupport's `trimmingSpaces`).
 
 extension String {
     /// Spaces appended up to `width` characters (never cut), for aligned help columns.

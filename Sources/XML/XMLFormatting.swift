@@ -1,3 +1,5 @@
+import SystemSupport
+
 extension XMLElementNode {
     /// The element rewritten, as WireMock's `formatXml` does: text that is only whitespace
     /// between elements dropped; with `indentWidth`, each child element on its own line,
