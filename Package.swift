@@ -50,10 +50,19 @@ let package = Package(
         .target(name: "JSONPath", dependencies: ["JSON", "RegularExpressions"], swiftSettings: strict),
         // An XML reader with places in its errors, and the XPath 1.0 subset WireMock's xPath helper takes.
         .target(name: "XML", dependencies: ["SystemSupport"], swiftSettings: strict),
+        // Handlebars that knows nothing of stubs: the template compiler and renderer, with the helpers
+        // WireMock ships (text, numbers, lists, JSON, JSONPath, XML, dates as Java formats them).
+        .target(
+            name: "Handlebars",
+            dependencies: ["JSON", "JSONPath", "XML", "RegularExpressions", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
         .target(
             name: "StubEngine",
-            dependencies: ["JSON", "JSONPath", "XML", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            dependencies: [
+                "JSON", "JSONPath", "XML", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket",
+            ],
             swiftSettings: strict
         ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
@@ -112,7 +121,7 @@ let package = Package(
         // YAML), OpenAPI, HAR, WireMock folders.
         .target(
             name: "StubImport",
-            dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport"],
+            dependencies: ["StubEngine", "JSON", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
@@ -135,6 +144,12 @@ let package = Package(
         // Goessner's examples and Jayway's edge cases (the Jayway table itself is in WireMockTests).
         .testTarget(name: "JSONPathTests", dependencies: ["JSONPath", "JSON"], swiftSettings: strict),
         .testTarget(name: "XMLTests", dependencies: ["XML"], swiftSettings: strict),
+        // Parsing, escaping, blocks, helpers, whitespace, load-time errors; dates read and written.
+        .testTarget(
+            name: "HandlebarsTests",
+            dependencies: ["Handlebars", "JSON", "SystemSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "RegularExpressionsTests", dependencies: ["RegularExpressions"], swiftSettings: strict),
         // The calendar, the date names and padding, and the zone database reader (TZif, POSIX rules).
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),

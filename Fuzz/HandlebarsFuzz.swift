@@ -1,6 +1,6 @@
 // libFuzzer target for the Handlebars subset (WireMock's response templates): the compiler and
 // the renderer. Not part of the package (SwiftPM ignores this folder): scripts/fuzz builds
-// SystemSupport, HTTP1 and StubEngine as libraries (as SwiftPM would) and links this file
+// Handlebars and the modules under it as libraries (as SwiftPM would) and links this file
 // against them, so only package API is used; the request a template sees is modelled here.
 //
 // Input: the template text (UTF-8; invalid bytes become U+FFFD).
@@ -16,7 +16,8 @@
 //  5. escaping: when the template writes no "<" or ">" itself and has no raw tag ({{{...}}} or
 //     {{& ...}}), the output has none either, whatever the request holds.
 import Foundation
-import StubEngine
+import Handlebars
+import JSON
 
 /// One request as a template sees it (the shape of WireMock's request model).
 private struct FuzzRequest: HandlebarsObject {

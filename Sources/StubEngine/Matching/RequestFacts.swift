@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import RegularExpressions
+import SystemSupport
 
 /// A request as the matcher sees it, with derived values computed at most once per request
 /// however many stubs look at them (the JSON body is parsed once, not once per stub).
@@ -48,7 +49,7 @@ package final class RequestFacts {
     }()
 
     /// `request.id` in WireMock templates: one UUID per request, however many tags ask.
-    lazy var templateRequestID: String = TemplateContext.randomUUID()
+    lazy var templateRequestID: String = RandomUUID.lowercase()
 
     /// The clock reading and named values (`{{uuid 'order'}}`) the answer's templates and the
     /// stub's webhooks share: one set per request, never another request's.

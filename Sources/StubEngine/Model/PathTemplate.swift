@@ -1,4 +1,5 @@
 import HTTP1
+import SystemSupport
 
 /// A path written with `{name}` parameters, read once: the one reader of `{...}` in a path, for
 /// the stub format's `path`, WireMock's `urlPathTemplate` and the paths of an OpenAPI document.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import SystemSupport
 
 /// Text with `{{...}}` slots, split at load into literal bytes and variables.
 struct Template: Sendable {
@@ -204,11 +205,11 @@ struct TemplateContext {
                 withMilliseconds: false
             )
         case .uuid(nil):
-            return Self.randomUUID()
+            return RandomUUID.lowercase()
         case .randomInt(let lo, let hi, nil):
             return String(Int.random(in: lo...hi))
         case .uuid(let name?):
-            return currentAnswer.value("uuid " + name) { Self.randomUUID() }
+            return currentAnswer.value("uuid " + name) { RandomUUID.lowercase() }
         case .randomInt(let lo, let hi, let name?):
             return currentAnswer.value("randomInt \(lo) \(hi) " + name) { String(Int.random(in: lo...hi)) }
         case .messageText:
@@ -247,25 +248,4 @@ struct TemplateContext {
         JSONSerializer.writeString(text, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
-
-    /// A version 4 UUID, lower case, from the system generator: Foundation's `UUID().uuidString`
-    /// plus `lowercased()` cost more than the rest of a template's rendering.
-    static func randomUUID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
-        return withUnsafeMutableBytes(of: &bytes) { raw -> String in
-            raw[6] = (raw[6] & 0x0F) | 0x40
-            raw[8] = (raw[8] & 0x3F) | 0x80
-            let hex = Array("0123456789abcdef".utf8)
-            var out = [UInt8]()
-            out.reserveCapacity(36)
-            for (i, byte) in raw.enumerated() {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
-    }
-
 }

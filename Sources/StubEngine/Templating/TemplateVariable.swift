@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import SystemSupport
 
 /// One `{{...}}` of a response template, resolved at load: rendering never re-parses.
 enum TemplateVariable: Sendable, Equatable {

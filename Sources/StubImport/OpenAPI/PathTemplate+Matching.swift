@@ -1,6 +1,7 @@
 import HTTP1
 import StubEngine
 import RegularExpressions
+import SystemSupport
 
 /// Checking a stub's path against a template: `/v1/users/42` and `/v1/users/{id}` both fit
 /// `/v1/users/{userId}`; `/v1/users/{id}` does not fit `/v1/users/me` (the stub answers paths

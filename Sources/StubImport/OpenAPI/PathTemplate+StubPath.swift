@@ -1,5 +1,6 @@
 import HTTP1
 import StubEngine
+import SystemSupport
 
 /// A path of an OpenAPI document (`/pets/{petId}`, `/files/{name}.json`), read by the engine's
 /// `PathTemplate`, as a stub condition and as something a stub's path is checked against.

@@ -1,5 +1,6 @@
 import StubEngine
 import RegularExpressions
+import SystemSupport
 
 /// The paths of a document as a stub check sees them: each path with its operations, and the
 /// templates a stub's path may be written against (with each server's base path, and without).

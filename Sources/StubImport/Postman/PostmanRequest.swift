@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import StubEngine
+import SystemSupport
 
 /// A request of a collection (an item's `request` or an example's `originalRequest`) with its
 /// variables resolved, as far as a stub matches on it: method, path (a template: `:id`, a whole

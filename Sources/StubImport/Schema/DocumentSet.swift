@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import JSON
 import StubEngine
+import SystemSupport
 
 /// The documents of one import or check: the one the user named and every local file its `$ref`s
 /// reach, each read once, and the problems met resolving references. `#/...` pointers, `#name`

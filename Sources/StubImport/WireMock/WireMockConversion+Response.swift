@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Handlebars
 import JSON
 import StubEngine
 

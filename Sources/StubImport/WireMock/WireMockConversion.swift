@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import JSON
 import StubEngine
+import SystemSupport
 
 /// One mapping file's mappings as native stub objects (JSON), with a note for everything the
 /// stub format cannot say. Requests here; responses in `WireMockConversion+Response.swift`.

@@ -1,4 +1,5 @@
 import StubEngine
+import SystemSupport
 
 /// The arguments after a command's name, checked against the options the command owns:
 /// `--flag value` and `--flag=value`, flags without values, positional arguments. A mistake is

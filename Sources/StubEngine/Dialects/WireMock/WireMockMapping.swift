@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import Handlebars
 import JSON
 import SystemSupport
 import RegularExpressions

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import Handlebars
 import JSON
 
 /// Reads a mapping's `response`: status and message, headers (one value or several), one body

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import Handlebars
 import JSON
 
 /// WireMock's response templating: the request model templates see (`request.url`,

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import Handlebars
 import JSON
 
 /// A mapping's webhook as written: `serveEventListeners` (WireMock 3) or `postServeActions`

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import SystemSupport
 
 /// What every decoder of a stub file shares: where the file is, how to read its body files, and
 /// the problems found so far. Decoders collect every problem instead of stopping at the first,

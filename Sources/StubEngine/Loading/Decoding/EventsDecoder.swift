@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import SystemSupport
 
 /// A response's server-sent events: `events` (a list) or `eventsFile` (a raw `.sse` file
 /// replayed block by block), with `then`, `heartbeat` and `eventDelay`. Every event is checked

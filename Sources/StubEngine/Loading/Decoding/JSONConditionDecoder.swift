@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 /// The JSON body conditions: a `json` pattern (values written as is, matcher objects anywhere)
 /// and `jsonPointer` (RFC 6901 pointers to patterns). See `JSONCondition` for what they mean.

@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import StubEngine
+import SystemSupport
 
 /// Request text as the JSON values a schema checks: parameters serialised by their `style`
 /// (`form`, `simple`, `deepObject`, ...) and form bodies (`a[b][0]=x`), each scalar read as the

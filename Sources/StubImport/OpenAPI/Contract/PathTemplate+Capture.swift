@@ -1,5 +1,6 @@
 import HTTP1
 import StubEngine
+import SystemSupport
 
 /// A request's path against a template: `/pets/42` fits `/pets/{petId}` with `petId` = `42`;
 /// `/files/a.json` fits `/files/{name}.json` with `name` = `a`.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import Handlebars
 import JSON
 
 /// `/__admin/requests` as WireMock has it (serve events newest first with `meta.total`, find,

@@ -1,6 +1,6 @@
 import Foundation
+import Handlebars
 import JSON
-import StubEngine
 import SystemSupport
 import Testing
 

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import HTTP1
+import SystemSupport
 
 /// The string, number and list helpers: Handlebars.java's `StringHelpers` as WireMock ships
 /// them (`upper`, `capitalize`, `abbreviate`, `join`...) and WireMock's own (`trim`, `base64`,
@@ -210,13 +210,17 @@ struct FormDataModel: HandlebarsObject {
 
 /// One value or several, as WireMock's `ListOrSingle`: writes as the value, or as `[a, b]`;
 /// `.[n]`, `first` and `last` pick one either way.
-struct HandlebarsValueList: HandlebarsObject {
-    let values: [String]
+package struct HandlebarsValueList: HandlebarsObject {
+    package let values: [String]
 
-    var text: String { values.count == 1 ? values[0] : "[" + values.joined(separator: ", ") + "]" }
-    var elements: [HandlebarsValue]? { values.map { .string($0) } }
+    package init(values: [String]) {
+        self.values = values
+    }
 
-    func member(_ name: String) -> HandlebarsValue {
+    package var text: String { values.count == 1 ? values[0] : "[" + values.joined(separator: ", ") + "]" }
+    package var elements: [HandlebarsValue]? { values.map { .string($0) } }
+
+    package func member(_ name: String) -> HandlebarsValue {
         if let i = Int(name), values.indices.contains(i) { return .string(values[i]) }
         if let i = Int(name), i < 0, values.count + i >= 0 { return .string(values[values.count + i]) }
         if name == "first", let first = values.first { return .string(first) }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Turns template text into `HandlebarsNode`s: first into text and tag tokens (whitespace
 /// control and standalone lines applied there), then into a tree of blocks. Load time only.
 struct HandlebarsParser {

@@ -388,7 +388,7 @@ enum HandlebarsHelpers {
     static func randomValue(_ kind: RandomValueKind, length: Int, uppercase: Bool) -> String {
         let alphabet: [Character]
         switch kind {
-        case .UUID: return uppercase ? TemplateContext.randomUUID().uppercased() : TemplateContext.randomUUID()
+        case .UUID: return uppercase ? RandomUUID.lowercase().uppercased() : RandomUUID.lowercase()
         case .ALPHANUMERIC: alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         case .ALPHABETIC: alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         case .NUMERIC: alphabet = Array("0123456789")

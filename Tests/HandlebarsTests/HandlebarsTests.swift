@@ -1,6 +1,6 @@
 import Foundation
+import Handlebars
 import JSON
-import StubEngine
 import Testing
 
 /// The Handlebars subset on its own: parsing, escaping, blocks, helpers, whitespace, and what

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import SystemSupport
 
 /// A value while a template renders: text, numbers, JSON from a body, lists, and objects whose
 /// members are looked up on demand (the request: nothing is computed that no tag asks for).
