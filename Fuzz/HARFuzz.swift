@@ -11,6 +11,7 @@
 //  4. no pseudo-header (`:authority`) reaches a written stub file.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
+import JSON
 import StubEngine
 import StubImport
 

@@ -10,6 +10,7 @@
 //  4. a sample serialises to JSON that JSONParser reads back equal (no `inf`, no `nan`);
 //  5. a value that validates still validates after a trip through JSON text.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
+import JSON
 import StubEngine
 import StubImport
 

@@ -17,7 +17,9 @@
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
 import HTTP1
+import JSON
 import StubEngine
+import SystemSupport
 
 private let engineForDecoding = Engine(stubs: [], options: .init(journalCapacity: 0))
 

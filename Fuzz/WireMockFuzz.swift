@@ -18,6 +18,7 @@
 //     and every note it makes names a JSON path.
 import Foundation
 import HTTP1
+import JSON
 import StubEngine
 import StubImport
 
