@@ -50,6 +50,9 @@ let package = Package(
         .target(name: "JSONPath", dependencies: ["JSON", "RegularExpressions"], swiftSettings: strict),
         // An XML reader with places in its errors, and the XPath 1.0 subset WireMock's xPath helper takes.
         .target(name: "XML", dependencies: ["SystemSupport"], swiftSettings: strict),
+        // YAML that knows nothing of stubs: the JSON-compatible subset of YAML 1.2 read into JSON nodes,
+        // with line and column (OpenAPI documents are mostly YAML).
+        .target(name: "YAML", dependencies: ["JSON"], swiftSettings: strict),
         // Handlebars that knows nothing of stubs: the template compiler and renderer, with the helpers
         // WireMock ships (text, numbers, lists, JSON, JSONPath, XML, dates as Java formats them).
         .target(
@@ -117,11 +120,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Importers of other formats into stubs: the YAML reader (OpenAPI documents are mostly
-        // YAML), OpenAPI, HAR, WireMock folders.
+        // Importers of other formats into stubs: OpenAPI (read with YAML), HAR, WireMock folders.
         .target(
             name: "StubImport",
-            dependencies: ["StubEngine", "JSON", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport"],
+            dependencies: ["StubEngine", "JSON", "YAML", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
@@ -144,6 +146,8 @@ let package = Package(
         // Goessner's examples and Jayway's edge cases (the Jayway table itself is in WireMockTests).
         .testTarget(name: "JSONPathTests", dependencies: ["JSONPath", "JSON"], swiftSettings: strict),
         .testTarget(name: "XMLTests", dependencies: ["XML"], swiftSettings: strict),
+        // The reader's cases, and the YAML test suite (../shared/corpora/yaml) where it is present.
+        .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"], swiftSettings: strict),
         // Parsing, escaping, blocks, helpers, whitespace, load-time errors; dates read and written.
         .testTarget(
             name: "HandlebarsTests",
@@ -175,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "StubImportTests",
             dependencies: [
-                "StubImport", "StubEngine", "JSON", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "StubImport", "StubEngine", "JSON", "YAML", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),
@@ -190,11 +194,12 @@ let package = Package(
             swiftSettings: strict
         ),
         // WireMock folders and admin clients (issue 16): the corpora over real sockets, the
-        // admin dialect, the schema and the admin examples (read with StubImport's YAML reader).
+        // admin dialect, the schema and the admin examples (read with the YAML module).
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "StubEngine", "StubImport", "StubProxy", "JSON", "JSONPath", "HTTPServer", "HTTP1", "TestSupport",
+                "StubEngine", "StubImport", "StubProxy", "JSON", "JSONPath", "YAML", "HTTPServer", "HTTP1",
+                "TestSupport",
                 "stubserver",
             ],
             swiftSettings: strict

@@ -13,6 +13,7 @@
 import JSON
 import StubEngine
 import StubImport
+import YAML
 
 private func check(_ failures: [SchemaFailure]) {
     for failure in failures {

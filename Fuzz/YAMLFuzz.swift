@@ -1,5 +1,5 @@
 // libFuzzer target for the YAML reader. Not part of the package (SwiftPM ignores this folder):
-// scripts/fuzz compiles this file together with Sources/StubImport/YAML/*.swift and
+// scripts/fuzz compiles this file together with Sources/YAML/*.swift and
 // Sources/JSON/*.swift as one module (their `import JSON` lines blanked in the copies it compiles).
 //
 // Each input is read as YAML, and:

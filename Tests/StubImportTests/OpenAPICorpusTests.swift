@@ -5,6 +5,7 @@ import JSON
 import StubEngine
 import TestSupport
 import XCTest
+import YAML
 
 /// Every document of `../shared/corpora/openapi` (OpenAPI 3.0 and 3.1, each in YAML and JSON):
 /// it imports, every operation has a stub file, the folder loads and agrees with its document
@@ -182,5 +183,24 @@ final class OpenAPICorpusTests: XCTestCase {
             if !inside { out.append(character) }
         }
         return out
+    }
+
+    /// Temporal's published OpenAPI document writes six long paths as explicit keys (`? /api/...`
+    /// with `: post:` on the next line), as Go's YAML library does: it reads, and imports.
+    func testTemporalsDocumentWithExplicitKeysImports() throws {
+        guard let root = sharedCorpus("openapi-real/temporalio__api/openapi") else {
+            throw XCTSkip("../shared/corpora/openapi-real/temporalio__api not found: skipped")
+        }
+        let path = root.appendingPathComponent("openapiv3.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertEqual(text.components(separatedBy: "\n  ? /").count - 1, 6, "the six explicit keys are still there")
+        let document = try OpenAPIDocument.open(path: path).get()
+        let outcome = OpenAPIImporter.plan(document)
+        XCTAssertEqual(outcome.plan.errors, [])
+        XCTAssertEqual(outcome.importedOperations, outcome.operationCount)
+        let explicit =
+            "/api/v1/namespaces/{namespace}/worker-deployment-versions/{deployment_version.deployment_name}/"
+            + "{deployment_version.build_id}/update-metadata"
+        XCTAssertNotNil(document.root.node["paths"]?[explicit]?["post"])
     }
 }

@@ -3,6 +3,7 @@ import JSON
 import StubEngine
 import StubImport
 import XCTest
+import YAML
 
 /// WireMock's own admin payload examples (../shared/corpora/wiremock/admin-examples, YAML read
 /// with StubImport's reader): the ones that describe supported features are accepted where a

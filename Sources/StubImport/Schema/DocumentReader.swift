@@ -6,6 +6,7 @@ import Foundation
 import JSON
 import StubEngine
 import SystemSupport
+import YAML
 
 /// Reads one description file (an OpenAPI document, or a file one of its `$ref`s names) into a
 /// `JSONNode`: JSON with the strict JSON parser, YAML with the YAML reader. `.json` files are

@@ -1,6 +1,5 @@
 import JSON
-@testable import StubImport
-import StubEngine
+@testable import YAML
 import XCTest
 
 final class YAMLReaderTests: XCTestCase {

@@ -1,6 +1,3 @@
-#if canImport(StubEngine)
-import StubEngine
-#endif
 import JSON
 
 /// Explicit block mapping entries: `? key` on one line, `: value` on the next, as generators

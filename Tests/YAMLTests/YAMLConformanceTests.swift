@@ -1,7 +1,6 @@
 import Foundation
 import JSON
-@testable import StubImport
-import StubEngine
+@testable import YAML
 import XCTest
 
 /// The YAML test suite (yaml/yaml-test-suite, in `../shared/corpora/yaml`, read in place): every
@@ -93,7 +92,7 @@ final class YAMLConformanceTests: XCTestCase {
             return fm.fileExists(atPath: env) ? URL(fileURLWithPath: env, isDirectory: true) : nil
         }
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }  // file, StubImportTests, Tests, package
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // file, YAMLTests, Tests, package
         url.appendPathComponent("shared/corpora/yaml", isDirectory: true)
         return fm.fileExists(atPath: url.path) ? url : nil
     }
@@ -201,25 +200,6 @@ final class YAMLConformanceTests: XCTestCase {
             \(Self.openAPIFormsDiffer.count) whose forms differ upstream
             """
         )
-    }
-
-    /// Temporal's published OpenAPI document writes six long paths as explicit keys (`? /api/...`
-    /// with `: post:` on the next line), as Go's YAML library does: it reads, and imports.
-    func testTemporalsDocumentWithExplicitKeysImports() throws {
-        guard let root = sharedCorpus("openapi-real/temporalio__api/openapi") else {
-            throw XCTSkip("../shared/corpora/openapi-real/temporalio__api not found: skipped")
-        }
-        let path = root.appendingPathComponent("openapiv3.yaml").path
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        XCTAssertEqual(text.components(separatedBy: "\n  ? /").count - 1, 6, "the six explicit keys are still there")
-        let document = try OpenAPIDocument.open(path: path).get()
-        let outcome = OpenAPIImporter.plan(document)
-        XCTAssertEqual(outcome.plan.errors, [])
-        XCTAssertEqual(outcome.importedOperations, outcome.operationCount)
-        let explicit =
-            "/api/v1/namespaces/{namespace}/worker-deployment-versions/{deployment_version.deployment_name}/"
-            + "{deployment_version.build_id}/update-metadata"
-        XCTAssertNotNil(document.root.node["paths"]?[explicit]?["post"])
     }
 
     func testYAMLTestSuite() throws {
