@@ -53,6 +53,13 @@ let package = Package(
         // YAML that knows nothing of stubs: the JSON-compatible subset of YAML 1.2 read into JSON nodes,
         // with line and column (OpenAPI documents are mostly YAML).
         .target(name: "YAML", dependencies: ["JSON"], swiftSettings: strict),
+        // JSON Schema that knows nothing of stubs: documents and their $refs across files, the
+        // validator (OpenAPI 3.0's dialect, draft 4 and 2020-12) and the sampler that writes examples.
+        .target(
+            name: "JSONSchema",
+            dependencies: ["JSON", "YAML", "RegularExpressions", "SystemSupport"],
+            swiftSettings: strict
+        ),
         // Handlebars that knows nothing of stubs: the template compiler and renderer, with the helpers
         // WireMock ships (text, numbers, lists, JSON, JSONPath, XML, dates as Java formats them).
         .target(
@@ -123,7 +130,10 @@ let package = Package(
         // Importers of other formats into stubs: OpenAPI (read with YAML), HAR, WireMock folders.
         .target(
             name: "StubImport",
-            dependencies: ["StubEngine", "JSON", "YAML", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport"],
+            dependencies: [
+                "StubEngine", "JSON", "YAML", "JSONSchema", "Handlebars", "RegularExpressions", "HTTP1",
+                "SystemSupport",
+            ],
             swiftSettings: strict
         ),
         // The `stubserver` executable: hands the arguments to StubServerCLI.
@@ -148,6 +158,8 @@ let package = Package(
         .testTarget(name: "XMLTests", dependencies: ["XML"], swiftSettings: strict),
         // The reader's cases, and the YAML test suite (../shared/corpora/yaml) where it is present.
         .testTarget(name: "YAMLTests", dependencies: ["YAML", "JSON"], swiftSettings: strict),
+        // The validator and sampler, and the JSON Schema Test Suite (scripts/schema-conformance).
+        .testTarget(name: "JSONSchemaTests", dependencies: ["JSONSchema", "JSON"], swiftSettings: strict),
         // Parsing, escaping, blocks, helpers, whitespace, load-time errors; dates read and written.
         .testTarget(
             name: "HandlebarsTests",
@@ -179,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "StubImportTests",
             dependencies: [
-                "StubImport", "StubEngine", "JSON", "YAML", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "StubImport", "StubEngine", "JSON", "YAML", "JSONSchema", "RegularExpressions", "HTTPServer", "HTTP1",
+                "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),

@@ -11,8 +11,7 @@
 //  5. a value that validates still validates after a trip through JSON text.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import JSON
-import StubEngine
-import StubImport
+import JSONSchema
 import YAML
 
 private func check(_ failures: [SchemaFailure]) {

@@ -9,7 +9,9 @@ import Testing
     static let libc: Set<String> = ["Glibc", "Musl", "Darwin"]
     /// The general libraries: text formats and engines that know nothing of stubs or HTTP, so
     /// they can be read, tested and fuzzed alone (docs/architecture.md, "Rules the table implies").
-    static let generalLibraries: Set<String> = ["RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "Handlebars"]
+    static let generalLibraries: Set<String> = [
+        "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
+    ]
 
     /// Module name to the imports its row allows (the backticked names of the last column).
     static func allowedImports() throws -> [String: Set<String>] {
@@ -88,7 +90,8 @@ import Testing
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
-            "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "Handlebars", "HTTP1",
+            "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
+            "HTTP1",
             "HTTPServer",
             "StubEngine",
             "Inspector",

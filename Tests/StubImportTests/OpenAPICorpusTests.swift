@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+import JSONSchema
 @testable import StubImport
 import StubEngine
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import JSONSchema
 @testable import StubImport
 import StubEngine
 import XCTest

@@ -1,44 +1,8 @@
 import JSON
 
-/// One thing wrong (or worth a warning) in a stub folder, or in what an import or a check read:
-/// which file, where in it, what. Notes say what an import skipped on purpose, and why.
-package struct StubProblem: Error, Sendable, Equatable, CustomStringConvertible {
-    package enum Severity: String, Sendable { case error, warning, note }
-
-    package let severity: Severity
-    /// The file as the user would type it (relative to the working directory when possible).
-    package let file: String
-    /// Line and column, when known (always for syntax errors, usually for the rest).
-    package let position: SourcePosition?
-    /// `$.stubs[2].response.status`, for errors in well-formed JSON.
-    package let jsonPath: String?
-    package let message: String
-
-    package init(
-        _ severity: Severity,
-        file: String,
-        position: SourcePosition? = nil,
-        jsonPath: String? = nil,
-        message: String
-    ) {
-        self.severity = severity
-        self.file = file
-        self.position = position
-        self.jsonPath = jsonPath
-        self.message = message
-    }
-
-    /// `stubs/login.json:12:5: error: $.response.status: expected ...`: the compiler format,
-    /// so editors and terminals make it clickable.
-    package var description: String {
-        var s = file
-        // Values built in code have no position (line 0); print none rather than a false one.
-        if let position, position.line > 0 { s += ":\(position.line):\(position.column)" }
-        s += ": \(severity.rawValue): "
-        if let jsonPath { s += "\(jsonPath): " }
-        return s + message
-    }
-}
+/// A problem in a stub folder or an admin body: the JSON module's `DocumentProblem`, so the
+/// importers and the schema documents under them report in the same type and format.
+package typealias StubProblem = DocumentProblem
 
 extension StubProblem {
     /// At most this many problems are reported for one admin request (then "and N more"), each

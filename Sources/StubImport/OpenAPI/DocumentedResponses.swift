@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSONSchema
 import StubEngine
 
 /// One response of an operation, with the status a stub gives it.

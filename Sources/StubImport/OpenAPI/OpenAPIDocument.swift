@@ -1,3 +1,4 @@
+import JSONSchema
 import StubEngine
 
 /// An OpenAPI 3.0 or 3.1 document, read with every local file it refers to. Swagger 2.0 and

@@ -1,3 +1,4 @@
+import JSONSchema
 import StubEngine
 
 /// Options of `stubserver import openapi`.

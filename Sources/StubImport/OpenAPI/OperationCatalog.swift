@@ -1,3 +1,4 @@
+import JSONSchema
 import StubEngine
 
 /// One operation of a document: a method on a path, with what applies to it.

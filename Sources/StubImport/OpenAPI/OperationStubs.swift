@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import JSONSchema
 import StubEngine
 
 /// The stubs of one operation: the default one (no conditions beyond method and path), one per

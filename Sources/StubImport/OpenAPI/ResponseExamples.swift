@@ -1,4 +1,5 @@
 import JSON
+import JSONSchema
 import StubEngine
 
 /// The examples a media type gives: its `example`, and its named `examples` (Example Objects,

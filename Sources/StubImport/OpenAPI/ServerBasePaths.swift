@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSONSchema
 import StubEngine
 
 /// The base paths of a document's `servers` (`https://api.example.com/v2` → `/v2`), with server

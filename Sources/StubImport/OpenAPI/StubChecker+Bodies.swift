@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import JSONSchema
 import StubEngine
 
 /// A stub response's body against the documented content: the media type, then the schema.

@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import JSONSchema
 import StubEngine
 
 /// Options of `stubserver import postman`.

@@ -71,11 +71,8 @@ package struct DecodingContext: ProblemCollecting {
 
     static func isComment(_ key: String) -> Bool { key == "$schema" || key.hasPrefix("_") }
 
-    /// `.name`, or `["odd key"]` when the key is not a plain word: how JSON paths are written.
-    package static func pathComponent(_ key: String) -> String {
-        key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } && !key.isEmpty
-            ? ".\(key)" : "[\(JSONSerializer.quoted(key))]"
-    }
+    /// `.name`, or `["odd key"]`: the notation of a problem's JSON path (`DocumentProblem`'s).
+    package static func pathComponent(_ key: String) -> String { DocumentProblem.pathComponent(key) }
 
     /// A whole number written as a JSON number (`5` or `5.0`), bounded so conversion cannot trap.
     static func integer(_ node: JSONNode) -> Int? {

@@ -1,4 +1,5 @@
 import HTTP1
+import JSONSchema
 import StubEngine
 import SystemSupport
 

@@ -1,4 +1,5 @@
 import HTTP1
+import JSONSchema
 import StubEngine
 
 /// What one operation asks of a request, read once at load: its parameters (the path item's

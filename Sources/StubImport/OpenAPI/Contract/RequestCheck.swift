@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import JSONSchema
 import StubEngine
 
 /// One request against the document, under the contract's lock: which operation it targets,

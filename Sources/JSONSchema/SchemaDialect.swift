@@ -1,5 +1,4 @@
 import JSON
-import StubEngine
 
 /// Which rules a Schema Object follows. OpenAPI 3.0 uses its own variant of JSON Schema draft 5
 /// (`nullable`, boolean `exclusiveMinimum`, `$ref` that replaces its siblings); OpenAPI 3.1 uses

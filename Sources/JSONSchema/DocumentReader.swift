@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
-import StubEngine
 import SystemSupport
 import YAML
 
@@ -13,17 +12,17 @@ import YAML
 /// JSON, `.yaml` and `.yml` YAML; anything else is read as JSON when it starts like JSON and as
 /// YAML otherwise (JSON is YAML, so the YAML reader takes it too, only slower).
 package enum DocumentReader {
-    package static func parse(_ bytes: [UInt8], name: String) -> Result<JSONNode, ImportProblem> {
+    package static func parse(_ bytes: [UInt8], name: String) -> Result<JSONNode, DocumentProblem> {
         let lowered = name.lowercased()
         let json =
             lowered.hasSuffix(".json")
             || (!lowered.hasSuffix(".yaml") && !lowered.hasSuffix(".yml") && startsLikeJSON(bytes))
-        var jsonProblem: ImportProblem?
+        var jsonProblem: DocumentProblem?
         if json {
             do {
                 return .success(try JSONParser.parse(bytes, rejectDuplicateKeys: true))
             } catch {
-                jsonProblem = ImportProblem(.error, file: name, position: error.position, message: error.message)
+                jsonProblem = DocumentProblem(.error, file: name, position: error.position, message: error.message)
             }
             // A `.json` file must be JSON; a file that only looked like it may be YAML flow style.
             if let jsonProblem, lowered.hasSuffix(".json") { return .failure(jsonProblem) }
@@ -32,21 +31,21 @@ package enum DocumentReader {
             return .success(try YAMLReader.parse(bytes))
         } catch {
             return .failure(
-                jsonProblem ?? ImportProblem(.error, file: name, position: error.position, message: error.message)
+                jsonProblem ?? DocumentProblem(.error, file: name, position: error.position, message: error.message)
             )
         }
     }
 
     /// Reads and parses a file; a missing or unreadable file is a problem at `name`.
-    package static func read(path: String, name: String) -> Result<JSONNode, ImportProblem> {
+    package static func read(path: String, name: String) -> Result<JSONNode, DocumentProblem> {
         guard let status = FileStatus(path: path) else {
-            return .failure(ImportProblem(.error, file: name, message: "does not exist"))
+            return .failure(DocumentProblem(.error, file: name, message: "does not exist"))
         }
         guard status.kind != .directory else {
-            return .failure(ImportProblem(.error, file: name, message: "is a folder, not a file"))
+            return .failure(DocumentProblem(.error, file: name, message: "is a folder, not a file"))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(ImportProblem(.error, file: name, message: "cannot be read (check its permissions)"))
+            return .failure(DocumentProblem(.error, file: name, message: "cannot be read (check its permissions)"))
         }
         return parse(Array(data), name: name)
     }

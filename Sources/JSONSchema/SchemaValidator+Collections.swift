@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
-import StubEngine
 
 /// The keywords on arrays and objects, and the unevaluated ones that run after the rest.
 extension SchemaValidator {

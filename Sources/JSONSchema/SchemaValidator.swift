@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
-import StubEngine
 import RegularExpressions
 
 /// A JSON Schema validator over `JSONNode`s, for checking stubs against an OpenAPI document:
@@ -243,5 +242,5 @@ package final class SchemaValidator {
 }
 
 extension JSONNode.Value {
-    var isNull: Bool { if case .null = self { true } else { false } }
+    package var isNull: Bool { if case .null = self { true } else { false } }
 }

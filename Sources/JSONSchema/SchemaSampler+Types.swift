@@ -1,5 +1,4 @@
 import JSON
-import StubEngine
 
 /// Objects, arrays, strings and numbers, built from the merged keywords of every part.
 extension SchemaSampler {

@@ -1,5 +1,4 @@
 import JSON
-import StubEngine
 
 /// Makes an example value from a schema when a document gives none: deterministic (the same
 /// schema always gives the same bytes), and valid against the schema wherever that is possible.
@@ -36,7 +35,7 @@ package final class SchemaSampler {
     var valuesMade = 0
     var stringBytes = 0
     /// Where a sample was cut short of what its schema requires, once per schema.
-    package private(set) var notes: [ImportProblem] = []
+    package private(set) var notes: [DocumentProblem] = []
     private var notedCuts: Set<NodeLocation> = []
 
     package init(documents: DocumentSet, dialect: SchemaDialect) {
@@ -216,7 +215,7 @@ package final class SchemaSampler {
     func noteCut(_ schema: LocatedNode?, _ why: String) {
         guard let schema, notedCuts.insert(schema.location).inserted else { return }
         notes.append(
-            ImportProblem(
+            DocumentProblem(
                 .note,
                 file: documents.displayName(of: schema.location),
                 position: schema.node.position,

@@ -1,5 +1,4 @@
 import JSON
-import StubEngine
 
 /// What evaluating one schema against one value found: the failures, and the annotations that
 /// `unevaluatedProperties` and `unevaluatedItems` need (which properties and items some keyword
@@ -34,8 +33,8 @@ struct SchemaEvaluation {
 }
 
 /// How values and types read in findings.
-enum SchemaWording {
-    static func article(_ type: String) -> String {
+package enum SchemaWording {
+    package static func article(_ type: String) -> String {
         switch type {
         case "object": "an object"
         case "array": "an array"
@@ -49,25 +48,25 @@ enum SchemaWording {
     }
 
     /// `an integer or null`, `a string, a number or null`.
-    static func types(_ types: [String]) -> String {
+    package static func types(_ types: [String]) -> String {
         let words = types.map(article)
         guard words.count > 1 else { return words.first ?? "nothing" }
         return words.dropLast().joined(separator: ", ") + " or " + words.last!
     }
 
     /// A value as it reads in a message, short.
-    static func value(_ node: JSONNode) -> String {
+    package static func value(_ node: JSONNode) -> String {
         let text = JSONSerializer.string(node)
         return text.count > 60 ? String(text.prefix(57)) + "..." : text
     }
 
-    static func number(_ node: JSONNode) -> String { node.number?.text ?? value(node) }
+    package static func number(_ node: JSONNode) -> String { node.number?.text ?? value(node) }
 
-    static func plural(_ n: Int, _ word: String) -> String {
+    package static func plural(_ n: Int, _ word: String) -> String {
         n == 1 ? "1 \(word)" : "\(n) \(word.hasSuffix("y") ? word.dropLast() + "ies" : word + "s")"
     }
 
     /// The path of a member below `path`, in the loader's notation.
-    static func child(_ path: String, _ key: String) -> String { path + DecodingContext.pathComponent(key) }
-    static func child(_ path: String, _ index: Int) -> String { "\(path)[\(index)]" }
+    package static func child(_ path: String, _ key: String) -> String { path + DocumentProblem.pathComponent(key) }
+    package static func child(_ path: String, _ index: Int) -> String { "\(path)[\(index)]" }
 }

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
-import StubEngine
 
 /// Where a value sits among the documents of one import or check: which file, and the RFC 6901
 /// pointer to it. Findings print it as `#/components/schemas/Pet/properties/id`, or with the

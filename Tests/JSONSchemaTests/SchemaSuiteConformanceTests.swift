@@ -1,7 +1,6 @@
 import Foundation
 import JSON
-@testable import StubImport
-import StubEngine
+@testable import JSONSchema
 import XCTest
 
 /// The JSON Schema Test Suite against `SchemaValidator`: draft 2020-12 (OpenAPI 3.1) and

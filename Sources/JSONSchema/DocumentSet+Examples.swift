@@ -1,5 +1,4 @@
 import JSON
-import StubEngine
 
 /// Example values with `$ref`s in them. OpenAPI says an `example` is literal, but documents
 /// split into many files (DigitalOcean's) write `example: {$ref: "examples.yml#/droplet"}`

@@ -3,9 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import HTTP1
 import JSON
-import StubEngine
 import SystemSupport
 
 /// The documents of one import or check: the one the user named and every local file its `$ref`s
@@ -29,7 +27,7 @@ package final class DocumentSet {
     }
 
     package private(set) var documents: [Document] = []
-    package private(set) var problems: [ImportProblem] = []
+    package private(set) var problems: [DocumentProblem] = []
     /// Read `$ref`s to absolute paths and to files outside the root document's folder
     /// (`--allow-ref-outside`); each one read is noted. Off, they are refused: `$ref:
     /// /etc/shadow` or `../secret.json` in a document from elsewhere was read without a word.
@@ -52,7 +50,7 @@ package final class DocumentSet {
     }
 
     /// Reads the document at `path`; a file that cannot be read or parsed is the one fatal problem.
-    package static func open(path: String) -> Result<DocumentSet, ImportProblem> {
+    package static func open(path: String) -> Result<DocumentSet, DocumentProblem> {
         DocumentReader.read(path: path, name: path).map { DocumentSet(root: $0, displayName: path, path: path) }
     }
 
@@ -67,11 +65,11 @@ package final class DocumentSet {
     // MARK: Problems
 
     /// Records a problem at a value of a document, once per place and severity.
-    package func report(_ severity: ImportProblem.Severity, _ message: String, at node: LocatedNode) {
+    package func report(_ severity: DocumentProblem.Severity, _ message: String, at node: LocatedNode) {
         let place = "\(node.location.document):\(node.node.position):\(severity):\(message.prefix(24))"
         guard reportedPlaces.insert(place).inserted else { return }
         problems.append(
-            ImportProblem(
+            DocumentProblem(
                 severity,
                 file: displayName(of: node.location),
                 position: node.node.position,
@@ -80,7 +78,7 @@ package final class DocumentSet {
         )
     }
 
-    package func record(_ problem: ImportProblem) { problems.append(problem) }
+    package func record(_ problem: DocumentProblem) { problems.append(problem) }
 
     // MARK: References
 

@@ -1,7 +1,6 @@
 import Foundation
 import JSON
-@testable import StubImport
-import StubEngine
+@testable import JSONSchema
 import XCTest
 
 /// Bodies made from schemas: deterministic, valid against their schema, and finite.

@@ -1,7 +1,6 @@
 import Foundation
 import JSON
-@testable import StubImport
-import StubEngine
+@testable import JSONSchema
 import XCTest
 
 /// What a finding says and where it points; the OpenAPI 3.0 dialect; formats; cycles.

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
-import StubEngine
 
 /// The keywords on one value: type, enum, const, numbers, strings, formats.
 extension SchemaValidator {

@@ -1,5 +1,3 @@
-import StubEngine
-
 /// Reading a schema ahead of validation, for checks that run while serving (the OpenAPI
 /// contract): every `$ref` it reaches resolved (files read now, not on a request) and every
 /// pattern compiled, each once.
