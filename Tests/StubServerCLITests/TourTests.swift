@@ -104,17 +104,21 @@ final class OpenAPITourTests: XCTestCase {
         let commands = lines.filter { $0.hasPrefix("swift run stubserver ") }.map {
             String($0.dropFirst("swift run stubserver ".count))
         }
-        XCTAssertEqual(commands.count, 3)
+        // The OpenAPI import, serving its folder and the check of the bundled stubs; the section
+        // also shows `import postman` on a collection of the reader's own, not replayed here.
+        let importCommand = try XCTUnwrap(commands.first { $0.hasPrefix("import openapi ") })
+        let validateCommand = try XCTUnwrap(commands.first { $0.hasPrefix("validate ") })
+        XCTAssertTrue(commands.contains { $0.hasPrefix("--dir my-stubs ") }, "\(commands)")
         let out = folder([:]).appendingPathComponent("my-stubs").path
         // import openapi ... --out my-stubs
-        let importArguments = commands[0].split(separator: " ").map { $0 == "my-stubs" ? out : String($0) }
+        let importArguments = importCommand.split(separator: " ").map { $0 == "my-stubs" ? out : String($0) }
         let imported = try StubServerProcess(importArguments, workingDirectory: TourTests.root)
         XCTAssertEqual(imported.exitStatus(), 0, imported.stderr)
         let expectedSummary = try XCTUnwrap(lines.first { $0.hasPrefix("# my-stubs: ") }).dropFirst("# my-stubs".count)
         XCTAssertEqual(imported.stdout, out + expectedSummary + "\n")
         // validate --dir stubs --openapi docs/stubs.openapi.yaml
         let validated = try StubServerProcess(
-            commands[2].split(separator: " ").map(String.init),
+            validateCommand.split(separator: " ").map(String.init),
             workingDirectory: TourTests.root
         )
         XCTAssertEqual(validated.exitStatus(), 0, validated.stdout)
