@@ -75,6 +75,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The WireMock dialect: WireMock folders read, checked and translated into stubs, WireMock's
+        // admin API, and `import wiremock`. Plugged into the engine by the command line (a folder
+        // format, admin routes); StubEngine knows nothing of it.
+        .target(
+            name: "WireMock",
+            dependencies: [
+                "StubEngine", "JSON", "JSONPath", "XML", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport",
+            ],
+            swiftSettings: strict
+        ),
         // The WebSocket protocol, server side (RFC 6455): frames, the endpoint's state, the
         // handshake. Pure: bytes in, messages and bytes out; knows nothing of sockets or stubs.
         .target(name: "WebSocket", dependencies: ["SystemSupport"], swiftSettings: strict),
@@ -122,12 +132,13 @@ let package = Package(
         .target(
             name: "StubServerCLI",
             dependencies: [
-                "StubEngine", "Inspector", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1", "SystemSupport",
-                "Certificates",
+                "StubEngine", "Inspector", "WireMock", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1",
+                "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
-        // Importers of other formats into stubs: OpenAPI (read with YAML), HAR, WireMock folders.
+        // Importers of other formats into stubs: OpenAPI (read with YAML), HAR. (WireMock folders
+        // are imported by the WireMock module.)
         .target(
             name: "StubImport",
             dependencies: [
@@ -173,7 +184,9 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"], swiftSettings: strict),
         .testTarget(
             name: "StubEngineTests",
-            dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport"],
+            dependencies: [
+                "StubEngine", "WireMock", "JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -184,7 +197,8 @@ let package = Package(
         .testTarget(
             name: "StubServingTests",
             dependencies: [
-                "StubEngine", "Inspector", "JSON", "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport",
+                "StubEngine", "Inspector", "WireMock", "JSON", "RegularExpressions", "HTTPServer", "HTTP1",
+                "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -211,8 +225,8 @@ let package = Package(
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "StubEngine", "StubImport", "StubProxy", "JSON", "JSONPath", "YAML", "HTTPServer", "HTTP1",
-                "TestSupport",
+                "WireMock", "StubEngine", "StubImport", "StubProxy", "JSON", "JSONPath", "YAML", "HTTPServer",
+                "HTTP1", "TestSupport",
                 "stubserver",
             ],
             swiftSettings: strict

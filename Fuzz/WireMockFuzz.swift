@@ -1,8 +1,8 @@
 // libFuzzer target for WireMock mapping loading: mapping JSON read, checked and translated into
 // the engine's stubs, those stubs answering requests, and `import wiremock` writing them as
 // native stub files. Not part of the package (SwiftPM ignores this folder): scripts/fuzz builds
-// SystemSupport, HTTP1, StubEngine and StubImport as libraries (as SwiftPM would) and links this
-// file against them.
+// SystemSupport, HTTP1, StubEngine, StubImport and WireMock as libraries (as SwiftPM would) and
+// links this file against them.
 //
 // Input: a mapping file's bytes (one mapping, or {"mappings": [...]}). The engine reads it as
 // the admin API does (POST /__admin/mappings), with a scratch folder's __files/ for bodies.
@@ -21,6 +21,7 @@ import HTTP1
 import JSON
 import StubEngine
 import StubImport
+import WireMock
 
 /// A scratch WireMock folder: __files/ with bodies a mapping may name, mappings/ rewritten per
 /// input for the importer.
@@ -42,16 +43,18 @@ private let scratch: String = {
     return root
 }()
 
+private let dialect = WireMockDialect()
+
 private let reader: Engine = {
     var options = Engine.Options(journalCapacity: 0, directory: scratch)
-    options.folderFormat = .wiremock
+    options.folderFormat = dialect.folderFormat
     return Engine(stubs: [], options: options)
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
-    switch reader.decodeWireMockMappings(input, label: "fuzz.json") {
+    switch reader.decodeWireMockMappings(input, dialect: dialect, label: "fuzz.json") {
     case .failure(let failure):
         precondition(failure.problems.contains { $0.severity == .error }, "refused without an error")
         for problem in failure.problems { checkPlace(problem, input) }
@@ -77,7 +80,7 @@ private func checkPlace(_ problem: StubProblem, _ input: [UInt8]) {
 
 private func serve(_ stub: Stub) {
     var options = Engine.Options(journalCapacity: 4, directory: scratch)
-    options.folderFormat = .wiremock
+    options.folderFormat = dialect.folderFormat
     let engine = Engine(stubs: [stub], options: options)
     let request = stub.definition?["request"]
     var method = request?["method"]?.string ?? "GET"

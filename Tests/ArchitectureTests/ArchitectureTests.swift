@@ -86,17 +86,39 @@ import Testing
         }
     }
 
+    /// The engine knows no dialect: WireMock plugs into it through the registries the engine
+    /// owns (folder formats, admin routes), so StubEngine may not import the WireMock module,
+    /// whatever its row says, nor name its types; only the command line brings the two together.
+    @Test func theEngineKnowsNothingOfTheWireMockDialect() throws {
+        let allowed = try Self.allowedImports()
+        #expect(allowed["StubEngine"]?.contains("WireMock") == false, "StubEngine's row allows WireMock")
+        for (module, rules) in allowed where rules.contains("WireMock") {
+            #expect(module == "StubServerCLI", "\(module) may import WireMock; only the command line plugs it in")
+        }
+        let typeName = try NSRegularExpression(pattern: #"(?<![A-Za-z0-9_])WireMock[A-Za-z0-9_]*"#)
+        for file in Self.sources(of: "StubEngine") {
+            let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
+            #expect(!(try Self.imports(in: file)).contains("WireMock"), "\(relative) imports WireMock")
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+            for (index, line) in lines.enumerated() {
+                // Code only: comments may say what a dialect does with a type.
+                let code = String(line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false)[0])
+                let range = NSRange(code.startIndex..., in: code)
+                #expect(
+                    typeName.firstMatch(in: code, range: range) == nil,
+                    "\(relative):\(index + 1) names a WireMock type: \(line)"
+                )
+            }
+        }
+    }
+
     /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
             "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
-            "HTTP1",
-            "HTTPServer",
-            "StubEngine",
-            "Inspector",
-            "StubProxy",
-            "StubImport", "StubServerCLI", "stubserver",
+            "HTTP1", "HTTPServer", "StubEngine", "Inspector", "WireMock", "StubProxy", "StubImport", "StubServerCLI",
+            "stubserver",
         ]
         for module in serverModules {
             for file in Self.sources(of: module) {

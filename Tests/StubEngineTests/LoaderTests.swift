@@ -2,6 +2,7 @@ import Foundation
 import JSON
 @testable import StubEngine
 import SystemSupport
+import WireMock
 import XCTest
 
 final class LoaderTests: XCTestCase {
@@ -404,7 +405,7 @@ final class UnlistableFolderTests: XCTestCase {
     func testAWireMockFolderThatCannotBeListedIsAnError() throws {
         let folder = TemporaryFolder()
         folder.write("mappings/one.json", #"{"request": {"url": "/one"}, "response": {"status": 200}}"#)
-        let loader = StubLoader(directory: folder.path, format: .wiremock)
+        let loader = StubLoader(directory: folder.path, format: WireMockFolderFormat())
         let result = withoutSpareDescriptors { loader.load() }
         XCTAssertFalse(result.isServable, "\(result.stubs.count) stubs, problems \(result.problems)")
         XCTAssertTrue(result.errors.first?.message.contains("cannot be listed") ?? false, "\(result.errors)")

@@ -4,6 +4,7 @@ import HTTPServer
 import Inspector
 @testable import StubEngine
 import TestSupport
+import WireMock
 import XCTest
 
 /// What a web page in the developer's browser can do to the admin API, over real sockets: a
@@ -13,7 +14,7 @@ final class AdminProtectionTests: XCTestCase {
     func serve(_ protection: AdminProtection = AdminProtection(), cors: Bool = false) throws -> (HTTP1Server, Engine) {
         var options = Engine.Options(cors: cors ? CORSPolicy() : nil)
         options.admin = protection
-        options.adminRoutes = [InspectorRoutes()]
+        options.adminRoutes = [InspectorRoutes(), WireMockDialect().adminRoutes]
         let engine = Engine(stubs: [], options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
@@ -163,7 +164,7 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(added.status, 201, added.text)
         let id = try XCTUnwrap(engine.catalog.stubs.first?.id)
         _ = try send(server, "GET", "/recorded")
-        let routes = (AdminAPI.routes + WireMockAdmin.routes).filter {
+        let routes = (AdminAPI.routes + WireMockDialect().adminRoutes.routes).filter {
             !["GET", "HEAD", "OPTIONS"].contains($0.method)
         }
         XCTAssertGreaterThan(routes.count, 25)

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import StubEngine
+import WireMock
 import XCTest
 
 /// WireMock's admin API on stubserver's port, called the way WireMock clients call it, beside
@@ -206,7 +207,7 @@ final class WireMockAdminTests: XCTestCase {
             self,
             mappings: ["a.json": #"{"request": {"urlPath": "/a"}, "response": {"body": "a"}}"#]
         ) {
-            $0.wiremock.adminDialect = .native
+            $0.adminDialect = .native
         }
         _ = try h.send("GET", "/a?x=1", headers: [("X-Twice", "1"), ("X-Twice", "2")])
         // Routes only one has.
@@ -437,9 +438,9 @@ final class WireMockAdminTests: XCTestCase {
             let value = try await status(refused, "POST", "/__admin/shutdown")
             XCTAssertEqual(value, 403)
         }
-        let allowed = try WireMockHarness(self, mappings: [:]) { $0.wiremock.allowShutdown = true }
+        let allowed = try WireMockHarness(self, mappings: [:]) { $0.allowShutdown = true }
         let stopped = expectation(description: "stopped")
-        allowed.engine.wiremock.shutdown.value = { stopped.fulfill() }
+        allowed.dialect.shutdown.value = { stopped.fulfill() }
         do {
             let value = try await status(allowed, "POST", "/__admin/shutdown")
             XCTAssertEqual(value, 200)

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import StubEngine
 import TestSupport
+import WireMock
 import XCTest
 
 /// Every mapping of WireMock's own test folders and Docker samples (../shared/corpora/wiremock)
@@ -23,7 +24,7 @@ final class WireMockCorpusTests: XCTestCase {
         var mapping: String
     }
 
-    func check(_ folderName: String, _ rows: [Row], configure: (inout Engine.Options) -> Void = { _ in }) throws {
+    func check(_ folderName: String, _ rows: [Row], configure: (inout WireMockOptions) -> Void = { _ in }) throws {
         let folder = try WireMockHarness.corpus(folderName)
         let harness = try WireMockHarness(self, folder: folder, configure: configure)
         let mappingsFolder = WireMockFolderLoader(directory: folder, displayName: folder.path).mappingsFolder
@@ -77,7 +78,7 @@ final class WireMockCorpusTests: XCTestCase {
 
     func testMessageMappingsAreReportedNotLoaded() throws {
         let folder = try WireMockHarness.corpus("wiremock-tests/classpath-filesource")
-        let load = StubLoader(directory: folder.path, format: .wiremock).load()
+        let load = StubLoader(directory: folder.path, format: WireMockFolderFormat()).load()
         XCTAssertTrue(
             load.warnings.contains { $0.file.hasSuffix("message-mappings") && $0.message.contains("not supported") },
             "\(load.warnings)"
@@ -218,7 +219,7 @@ final class WireMockCorpusTests: XCTestCase {
     /// extension's `random` (not built in) is sent as written, after a load warning naming it.
     func testDockerRandomWithGlobalTemplating() throws {
         let folder = try WireMockHarness.corpus("wiremock-docker/samples/random/stubs")
-        let harness = try WireMockHarness(self, folder: folder) { $0.wiremock.globalTemplating = true }
+        let harness = try WireMockHarness(self, folder: folder) { $0.globalTemplating = true }
         XCTAssertTrue(harness.load.warnings.contains { $0.message.contains("unknown helper \"random\"") })
         let csv = try harness.send("GET", "/users")
         XCTAssertEqual(csv.status, 200)

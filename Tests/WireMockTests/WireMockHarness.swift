@@ -7,6 +7,7 @@ import HTTPServer
 import StubEngine
 import StubProxy
 import TestSupport
+import WireMock
 import XCTest
 
 /// A stub server in process serving a WireMock folder (or mappings written for the test), on
@@ -14,6 +15,8 @@ import XCTest
 struct WireMockHarness {
     let server: HTTP1Server
     let engine: Engine
+    /// The dialect plugged into the engine (its admin API, its shutdown hook).
+    let dialect: WireMockDialect
     let folder: URL
     let load: StubLoadResult
 
@@ -29,16 +32,15 @@ struct WireMockHarness {
     }
 
     /// Serves `folder` as a WireMock folder.
-    init(_ test: XCTestCase, folder: URL, configure: (inout Engine.Options) -> Void = { _ in }) throws {
+    init(_ test: XCTestCase, folder: URL, configure: (inout WireMockOptions) -> Void = { _ in }) throws {
+        var settings = WireMockOptions()
+        settings.adminDialect = .wiremock
+        configure(&settings)
+        let dialect = WireMockDialect(settings)
         var options = Engine.Options(directory: folder.path)
-        options.folderFormat = .wiremock
-        options.wiremock.adminDialect = .wiremock
-        configure(&options)
-        let load = StubLoader(
-            directory: folder.path,
-            format: .wiremock,
-            globalTemplating: options.wiremock.globalTemplating
-        ).load()
+        options.folderFormat = dialect.folderFormat
+        options.adminRoutes = [dialect.adminRoutes]
+        let load = StubLoader(directory: folder.path, format: dialect.folderFormat).load()
         XCTAssertEqual(load.errors, [], "\(folder.path) loads")
         let engine = Engine(stubs: load.stubs, options: options)
         var configuration = ServerConfiguration()
@@ -48,7 +50,7 @@ struct WireMockHarness {
         try server.start()
         engine.fallbackBaseURL.value = server.baseURL
         test.addTeardownBlock { server.stopAndWait() }
-        (self.server, self.engine, self.folder, self.load) = (server, engine, folder, load)
+        (self.server, self.engine, self.dialect, self.folder, self.load) = (server, engine, dialect, folder, load)
     }
 
     /// Serves mapping files written for the test (`name` to JSON), with `__files` if given.
@@ -56,7 +58,7 @@ struct WireMockHarness {
         _ test: XCTestCase,
         mappings: [String: String],
         files: [String: [UInt8]] = [:],
-        configure: (inout Engine.Options) -> Void = { _ in }
+        configure: (inout WireMockOptions) -> Void = { _ in }
     ) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-\(UUID().uuidString)")
         try Self.write(mappings, files, into: folder)

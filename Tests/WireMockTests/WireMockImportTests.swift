@@ -3,6 +3,7 @@ import HTTP1
 import HTTPServer
 import StubEngine
 import StubImport
+import WireMock
 import TestSupport
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import StubEngine
+import WireMock
 import StubImport
 import TestSupport
 import XCTest
@@ -57,7 +58,7 @@ final class WireMockLenienceTests: XCTestCase {
             "bad.json": #"{"request": {"url": "/bad"}, "response": {"status": "two hundred"}}"#,
             "good.json": #"{"request": {"url": "/good"}, "response": {"status": 200}}"#,
         ])
-        let result = StubLoader(directory: folder.path, format: .wiremock).load()
+        let result = StubLoader(directory: folder.path, format: WireMockFolderFormat()).load()
         XCTAssertTrue(result.isServable)
         XCTAssertEqual(result.stubs.count, 1)
         XCTAssertEqual(result.skipped.map(\.jsonPath), ["$"])
@@ -81,7 +82,7 @@ final class WireMockLenienceTests: XCTestCase {
             ]}
             """,
         ])
-        let result = StubLoader(directory: folder.path, format: .wiremock).load()
+        let result = StubLoader(directory: folder.path, format: WireMockFolderFormat()).load()
         XCTAssertTrue(result.isServable)
         let skipped = result.skipped.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") }
         XCTAssertEqual(skipped.count, 2, "\(skipped)")
@@ -104,13 +105,13 @@ final class WireMockLenienceTests: XCTestCase {
         }
         XCTAssertEqual(try answer(engine, "/two").status, 404)
         XCTAssertEqual(try answer(engine, "/broken").status, 404)
-        let strict = StubLoader(directory: folder.path, format: .wiremock, strict: true).load()
+        let strict = StubLoader(directory: folder.path, format: WireMockFolderFormat(), strict: true).load()
         XCTAssertFalse(strict.isServable, "--strict refuses")
     }
 
     /// A folder that is not there is still refused: there is nothing to serve.
     func testMissingFolderIsRefused() {
-        let result = StubLoader(directory: "/nonexistent-\(UUID().uuidString)", format: .wiremock).load()
+        let result = StubLoader(directory: "/nonexistent-\(UUID().uuidString)", format: WireMockFolderFormat()).load()
         XCTAssertFalse(result.isServable)
     }
 

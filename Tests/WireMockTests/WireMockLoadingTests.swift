@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import StubEngine
+import WireMock
 import Testing
 
 /// What loading a WireMock folder reports, with the same quality as native stub files: file,
@@ -13,7 +14,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-load-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try WireMockHarness.write(["m.json": json], files, into: folder)
-        let result = StubLoader(directory: folder.path, format: .wiremock, strict: strict).load()
+        let result = StubLoader(directory: folder.path, format: WireMockFolderFormat(), strict: strict).load()
         return (result, result.problems.map { $0.description.replacingOccurrences(of: folder.path + "/", with: "") })
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StubEngine
+import WireMock
 import Testing
 
 /// WireMock's JSON Schema of stub mappings (../shared/corpora/wiremock/schema) against the
@@ -89,7 +90,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wm-schema-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try WireMockHarness.write(["example.json": mapping], [:], into: folder)
-        let result = StubLoader(directory: folder.path, format: .wiremock).load()
+        let result = StubLoader(directory: folder.path, format: WireMockFolderFormat()).load()
         #expect(result.problems.isEmpty, "\(result.problems)")
         #expect(result.stubs.count == 1)
     }

@@ -8,18 +8,19 @@ import JSON
 
 /// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
 /// `{"error": ...}` with a 4xx. It drives the engine it belongs to; it knows nothing of sockets.
-/// Routes from outside the engine (the inspector's page) come in through `AdminRouteSet`.
+/// Routes from outside the engine (the inspector's page, WireMock's admin API) come in through
+/// `AdminRouteSet`.
 package struct AdminAPI {
     package static let prefix = "/__admin"
     let engine: Engine
 
+    package init(engine: Engine) {
+        self.engine = engine
+    }
+
     /// Reloading reads the folder; adding or replacing stubs may read body files.
     static func mayReadDisk(_ request: IncomingRequest) -> Bool {
-        // WireMock's mappings may name body files; saving writes the folder.
-        if request.path.hasPrefix("/__admin/mappings"), request.method == "POST" || request.method == "PUT" {
-            return true
-        }
-        return switch request.method {
+        switch request.method {
         case "POST":
             request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
                 || request.path.hasSuffix("/recordings/stop")
@@ -36,7 +37,7 @@ package struct AdminAPI {
             && (request.path == "/__admin/health" || request.path == "/__admin/health/")
     }
 
-    static func claims(_ path: String) -> Bool {
+    package static func claims(_ path: String) -> Bool {
         path.hasPrefix(prefix)
             && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
     }
@@ -65,7 +66,6 @@ package struct AdminAPI {
         let path =
             request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
         let rest = String(path.dropFirst(Self.prefix.count))
-        if speaksWireMock(request, rest: rest) { return WireMockAdmin(engine: engine).handle(request, rest: rest) }
         // With the journal off, "no requests" would read as "never called": say it is off instead.
         if !engine.journal.isEnabled, rest == "/requests" || rest.hasPrefix("/requests/"), request.method != "DELETE" {
             return Self.error(409, Journal.offMessage)
@@ -134,17 +134,18 @@ package struct AdminAPI {
             guard request.method == "PUT" else { return methodNotAllowed(request, allowed: ["PUT"]) }
             return setScenario(String(rest.dropFirst("/scenarios/".count)), request)
         }
-        let routes = Self.routes + engine.options.adminRoutes.flatMap(\.routes)
+        let routes = Self.routes + engine.options.adminRoutes.filter { $0.otherAPI == nil }.flatMap(\.routes)
         let allowed = routes.filter { $0.path == path }.map(\.method)
         if !allowed.isEmpty { return methodNotAllowed(request, allowed: allowed) }
-        return Self.json(
-            404,
-            .object([
-                ("error", .string("no admin route \(request.method) \(request.path)")),
-                ("routes", .array(routes.map { .string("\($0.method) \($0.path)") })),
-                ("wiremockRoutes", .array(WireMockAdmin.routes.map { .string("\($0.method) \($0.path)") })),
-            ])
-        )
+        var listing: [(String, JSONNode)] = [
+            ("error", .string("no admin route \(request.method) \(request.path)")),
+            ("routes", .array(routes.map { .string("\($0.method) \($0.path)") })),
+        ]
+        for routeSet in engine.options.adminRoutes {
+            guard let api = routeSet.otherAPI else { continue }
+            listing.append((api + "Routes", .array(routeSet.routes.map { .string("\($0.method) \($0.path)") })))
+        }
+        return Self.json(404, .object(listing))
     }
 
     // MARK: Routes
@@ -208,12 +209,7 @@ package struct AdminAPI {
             return Self.error(400, "this engine has no stub folder to reload")
         }
         let options = engine.options
-        let result = StubLoader(
-            directory: directory,
-            format: options.folderFormat,
-            strict: options.strict,
-            globalTemplating: options.wiremock.globalTemplating
-        ).load()
+        let result = StubLoader(directory: directory, format: options.folderFormat, strict: options.strict).load()
         guard result.isServable else {
             return Self.json(
                 400,
@@ -265,23 +261,10 @@ package struct AdminAPI {
         return StreamedJSON.list("requests", matching, encode: AdminJSON.entry)
     }
 
-    /// Whether WireMock's admin API answers this request (`AdminDialects` has the rules).
-    private func speaksWireMock(_ request: IncomingRequest, rest: String) -> Bool {
-        if WireMockAdmin.isOwnRoute(rest) { return true }
-        // WireMock's record spec names its upstream targetBaseUrl; ours says "to".
-        if rest == "/recordings/start", request.body.count < 65_536,
-            (try? JSONParser.parse(request.body))?["targetBaseUrl"] != nil
-        {
-            return true
-        }
-        guard AdminDialects.isShared(request.method, rest) else { return false }
-        return AdminDialects.choose(request, rest: rest, default: engine.options.wiremock.adminDialect) == .wiremock
-    }
-
     /// Each scenario with its state and every state its stubs name; each sequence with the
     /// index of the response it gives next. One shape for both dialects: WireMock's clients
     /// read `id`, `name`, `state` and `possibleStates`; ours `name`, `state` and `states`.
-    func scenarioList() -> OutgoingResponse {
+    package func scenarioList() -> OutgoingResponse {
         let known = engine.catalog.stubs.compactMap(\.scenario)
         let scenarios: [JSONNode] = engine.scenarios.map { scenario in
             var states = [ScenarioRule.initialState]

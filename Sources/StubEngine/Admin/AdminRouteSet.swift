@@ -1,7 +1,8 @@
 import HTTP1
 
 /// Admin routes that live outside the engine and are plugged into it through
-/// `Engine.Options.adminRoutes`: the inspector's page (the `Inspector` module). The engine owns
+/// `Engine.Options.adminRoutes`: the inspector's page (the `Inspector` module), WireMock's admin
+/// API (the `WireMock` module). The engine owns
 /// the registry and the policy: `AdminResponder` applies `AdminProtection` to every admin
 /// request first, then asks each set in order whether it answers, before the engine's own routes.
 package protocol AdminRouteSet: Sendable {
@@ -15,6 +16,15 @@ package protocol AdminRouteSet: Sendable {
     /// such as a page that must load before it can ask for the token. The Host check still applies.
     func isPublic(_ request: IncomingRequest) -> Bool
 
+    /// Whether answering the request may read or write the disk (body files, a folder saved):
+    /// then it is answered on the engine's admin queue, never on an event loop's thread.
+    func mayReadDisk(_ request: IncomingRequest) -> Bool
+
+    /// The admin API these routes belong to when it is another one beside the engine's own on
+    /// the same port (`wiremock`): the engine's 404 lists them apart (`wiremockRoutes`) and its
+    /// 405 answers leave them out. nil: routes of the engine's own API (the inspector's page).
+    var otherAPI: String? { get }
+
     /// Answers a request it claims, once the access checks let it through.
     func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse
 }
@@ -23,4 +33,10 @@ extension AdminRouteSet {
     package func isPublic(_ request: IncomingRequest) -> Bool {
         false
     }
+
+    package func mayReadDisk(_ request: IncomingRequest) -> Bool {
+        false
+    }
+
+    package var otherAPI: String? { nil }
 }

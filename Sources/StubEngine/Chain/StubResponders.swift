@@ -191,7 +191,9 @@ final class AdminResponder: Responder {
         if let refusal = engine.options.admin.refusal(for: request, needsToken: needsToken) {
             return Outcome(response: AdminAPI.refusal(refusal), kind: .refused(refusal))
         }
-        guard AdminAPI.mayReadDisk(request) else {
+        let mayReadDisk =
+            AdminAPI.mayReadDisk(request) || engine.options.adminRoutes.contains { $0.mayReadDisk(request) }
+        guard mayReadDisk else {
             return Outcome(response: AdminAPI(engine: engine).handle(request), kind: .admin)
         }
         let pending = PendingResponse()

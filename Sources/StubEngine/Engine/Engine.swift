@@ -42,19 +42,18 @@ package final class Engine: Sendable {
         /// initial value of `fallbackProxy`).
         package var proxy: ProxyRule?
         /// Admin routes from outside the engine, asked in order before its own (the command
-        /// line plugs in the inspector's page, `InspectorRoutes`).
+        /// line plugs in the inspector's page, `InspectorRoutes`, and WireMock's admin API).
         package var adminRoutes: [any AdminRouteSet] = []
         /// The inspector's event streams (`GET /__admin/events`).
         package var events = EventFeedLimits()
         /// How long an event stream's client may leave a full buffer untouched before the
         /// stream is dropped (and journaled as dropped).
         package var streamStallMilliseconds = 5_000
-        /// How `directory` is written: stub files, or a WireMock folder (`--wiremock`).
-        package var folderFormat = StubFolderFormat.native
+        /// How `directory` is written, for reloads: stub files, or a dialect's folder plugged in
+        /// from outside (a WireMock folder, `--wiremock`).
+        package var folderFormat: any StubFolderFormat = NativeStubFolder()
         /// Warnings are errors when the folder is reloaded (`--strict`).
         package var strict = false
-        /// The WireMock dialect: its admin API's place, templating, shutdown (docs/wiremock.md).
-        package var wiremock = WireMockOptions()
         /// `--openapi SPEC`: every request checked against the document (the engine sees only
         /// the `RequestContract`; `StubImport.OpenAPIContract` reads documents).
         package var contract: (any RequestContract)?
@@ -82,7 +81,7 @@ package final class Engine: Sendable {
     let state: Locked<EngineState>
     package let options: Options
     package let journal: Journal
-    let startedAt = Date()
+    package let startedAt = Date()
     /// Event streams open now (`GET /__admin/events`), bounded by `options.events.maxFeeds`.
     package let openFeeds = Locked(0)
     /// Where admin work that reads the disk runs, one at a time, off the event loops.
@@ -106,9 +105,6 @@ package final class Engine: Sendable {
     /// Milliseconds added before every answer that imitates the API: `--delay`, and WireMock's
     /// `fixedDelay` setting, which its admin API changes at run time.
     package let globalDelay: Locked<Int>
-
-    /// The WireMock dialect's run-time state (the order mappings were added in, shutdown).
-    package let wiremock = WireMockRuntime()
 
     /// The webhook calls made after answers, with how each ended (`GET /__admin/webhooks`).
     package let webhookLog: WebhookLog

@@ -1,17 +1,17 @@
 import HTTP1
 
 /// Everything the engine shares between requests.
-struct EngineState: Sendable {
+package struct EngineState: Sendable {
     var fileStubs: [Stub]
     var runtimeStubs: [Stub] = []
     /// File stubs taken out of service at run time (WireMock's admin API may remove or edit a
     /// mapping that came from a file); a reset brings them back.
     var hiddenFileStubIDs: Set<String> = []
-    var catalog: StubCatalog
+    package var catalog: StubCatalog
     /// Stub id to the index of its next response in a sequence.
     var positions: [String: Int] = [:]
     /// Scenario name to state; absent means "Started".
-    var scenarios: [String: String] = [:]
+    package var scenarios: [String: String] = [:]
     /// Changes whenever what a request can match changes (the stubs or a scenario state): an
     /// answer chosen outside the lock is only committed if this has not moved.
     var version: UInt64 = 0

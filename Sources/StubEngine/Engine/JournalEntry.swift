@@ -10,7 +10,7 @@ package struct JournalEntry: Sendable {
     package internal(set) var id: Int
     private let parts: Parts
 
-    init(
+    package init(
         id: Int,
         receivedAtMilliseconds: Int,
         method: String,
@@ -105,7 +105,7 @@ package struct JournalEntry: Sendable {
     package var fault: String? { parts.response?.fault }
 
     /// The request again, for `find` and `count` (the stub matcher runs on it).
-    var request: IncomingRequest {
+    package var request: IncomingRequest {
         IncomingRequest(
             method: method,
             target: target,

@@ -117,3 +117,63 @@ extension Engine {
         )
     }
 }
+
+/// The engine's stubs as a store addressed by id, whatever their origin: what a dialect's admin
+/// API (WireMock's mappings) needs beyond the runtime stubs of the engine's own.
+extension Engine {
+    /// Adds or replaces stubs by id, whatever their origin (WireMock's mapping store): a file
+    /// stub with the same id is taken out of service (until a reset), a runtime one replaced in place.
+    package func putStubs(_ stubs: [Stub]) {
+        state.withLock { s in
+            let ids = Set(stubs.map(\.id))
+            let replacing =
+                s.runtimeStubs.contains { ids.contains($0.id) } || s.fileStubs.contains { ids.contains($0.id) }
+            guard replacing else {
+                s.addRuntimeStubs(stubs)
+                return
+            }
+            var runtime = s.runtimeStubs
+            for stub in stubs {
+                if let i = runtime.firstIndex(where: { $0.id == stub.id }) {
+                    runtime[i] = stub
+                } else {
+                    runtime.append(stub)
+                }
+            }
+            s.hiddenFileStubIDs.formUnion(s.fileStubs.lazy.map(\.id).filter(ids.contains))
+            s.setRuntimeStubs(runtime)
+        }
+    }
+
+    /// Removes stubs by id, whatever their origin (file stubs are taken out of service until a
+    /// reset); returns how many there were.
+    @discardableResult
+    package func removeStubs(ids: Set<String>) -> Int {
+        state.withLock { s in
+            let runtime = s.runtimeStubs.filter { !ids.contains($0.id) }
+            let files = s.fileStubs.lazy.map(\.id).filter(ids.contains)
+            let removed = s.runtimeStubs.count - runtime.count + Set(files).subtracting(s.hiddenFileStubIDs).count
+            s.hiddenFileStubIDs.formUnion(files)
+            s.setRuntimeStubs(runtime)
+            return removed
+        }
+    }
+
+    /// New file stubs (a folder just saved into), and the runtime stubs they were made from
+    /// removed, in one step: no request sees both or neither.
+    package func replaceFileStubs(_ stubs: [Stub], removingRuntime ids: Set<String>) {
+        state.withLock { s in
+            s.runtimeStubs.removeAll { ids.contains($0.id) }
+            s.replaceFileStubs(stubs)
+        }
+    }
+
+    /// The stubs from files all served again, none added at run time (WireMock's
+    /// `POST /__admin/mappings/reset`); the journal, sequences and scenarios are kept.
+    package func restoreFileStubs() {
+        state.withLock { s in
+            s.hiddenFileStubIDs = []
+            s.setRuntimeStubs([])
+        }
+    }
+}

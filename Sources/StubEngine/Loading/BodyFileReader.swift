@@ -8,21 +8,21 @@ import SystemSupport
 /// Reads `bodyFile`s at load, refusing any path that leaves the stub folder, by `..` or by a
 /// symbolic link (`FolderContainment`). WireMock's `__files` cache reads through it too, so a
 /// file a template names passes the same check as one a stub names.
-struct BodyFileReader: Sendable {
-    struct Failure: Error {
-        let message: String
+package struct BodyFileReader: Sendable {
+    package struct Failure: Error {
+        package let message: String
         /// The file is not there (a WireMock folder serves the mapping anyway; see
         /// `WireMockResponse.Body.missingFile`).
-        var isMissing = false
+        package var isMissing = false
     }
 
     let containment: FolderContainment
 
-    init(root: URL) {
+    package init(root: URL) {
         containment = FolderContainment(root: root)
     }
 
-    func read(_ relative: String, from stubFile: URL) -> Result<[UInt8], Failure> {
+    package func read(_ relative: String, from stubFile: URL) -> Result<[UInt8], Failure> {
         if relative.isEmpty {
             return .failure(Failure(message: "bodyFile is empty; give a path relative to this stub file"))
         }
@@ -81,7 +81,7 @@ struct BodyFileReader: Sendable {
     }
 
     /// Body files are read into memory once at load; this bounds what one stub can cost.
-    static let maximumBytes = 64 << 20
+    package static let maximumBytes = 64 << 20
 
     private static func describe(_ kind: FileStatus.Kind) -> String {
         switch kind {

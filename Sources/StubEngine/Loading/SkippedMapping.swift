@@ -20,7 +20,7 @@ package struct SkippedMapping: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The first error among `problems` (those from `start` on) as the reason for skipping.
-    init?(file: String, position: SourcePosition?, jsonPath: String, problems: ArraySlice<StubProblem>) {
+    package init?(file: String, position: SourcePosition?, jsonPath: String, problems: ArraySlice<StubProblem>) {
         guard let first = problems.first(where: { $0.severity == .error }) else { return nil }
         var reason = first.message
         if let at = first.jsonPath, at != jsonPath { reason = at + ": " + reason }

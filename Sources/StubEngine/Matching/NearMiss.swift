@@ -51,7 +51,7 @@ package struct NearMissReport: Sendable {
     /// The up to `limit` stubs that came closest, fewest and least important failures first.
     /// Stubs that may backtrack are scored against the request's regex budget (its verdicts
     /// and aborts, from matching), so a pattern runs once per value however often it is asked.
-    static func build(
+    package static func build(
         for facts: RequestFacts,
         in catalog: StubCatalog,
         scenarioStates: [String: String] = [:],
@@ -208,5 +208,14 @@ package struct NearMissReport: Sendable {
         headers.add("Content-Type", wantsJSON ? "application/json" : "text/plain; charset=utf-8")
         headers.add("X-Stubserver-Match", "none")
         return OutgoingResponse(status: 404, headers: headers, body: Array((wantsJSON ? json : text).utf8))
+    }
+}
+
+extension Engine {
+    /// The stubs closest to matching a request, in the engine's state now (WireMock's admin API
+    /// asks for a request that was never sent).
+    package func nearMisses(for request: IncomingRequest) -> NearMissReport {
+        let (catalog, scenarios) = state.withLock { ($0.catalog, $0.scenarios) }
+        return NearMissReport.build(for: RequestFacts(request), in: catalog, scenarioStates: scenarios)
     }
 }

@@ -35,7 +35,7 @@ package final class RequestFacts {
     }
 
     /// Only segment patterns need these; an exact-path hit never splits the path.
-    lazy var segments: [Substring] = PathPattern.split(request.path)
+    package lazy var segments: [Substring] = PathPattern.split(request.path)
 
     /// The first segment, for the prefix index, without splitting the whole path.
     lazy var firstSegment: String? = {
@@ -49,13 +49,13 @@ package final class RequestFacts {
     }()
 
     /// `request.id` in WireMock templates: one UUID per request, however many tags ask.
-    lazy var templateRequestID: String = RandomUUID.lowercase()
+    package lazy var templateRequestID: String = RandomUUID.lowercase()
 
     /// The clock reading and named values (`{{uuid 'order'}}`) the answer's templates and the
     /// stub's webhooks share: one set per request, never another request's.
     lazy var templateAnswer = TemplateAnswer()
 
-    lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
+    package lazy var bodyText: String = String(decoding: request.body, as: UTF8.self)
 
     /// The body parsed once, within `JSONParser.Limits.requestBody`, whatever looks at it
     /// (matchers, templates, the near-miss report).
@@ -78,7 +78,7 @@ package final class RequestFacts {
         return (PercentDecoding.decodeForm(parts[0]), parts.count > 1 ? PercentDecoding.decodeForm(parts[1]) : "")
     }
 
-    func formValues(_ name: String) -> [String] { formFields.compactMap { $0.name == name ? $0.value : nil } }
+    package func formValues(_ name: String) -> [String] { formFields.compactMap { $0.name == name ? $0.value : nil } }
 
     /// A `multipart/form-data` body's parts (read once, whatever looks); nil when the body is
     /// not one (`multipartProblem` says why).

@@ -21,12 +21,12 @@ package struct Mismatch: Sendable, Equatable {
 }
 
 /// Decides whether a stub's conditions hold for a request.
-enum RequestMatcher {
+package enum RequestMatcher {
     /// The fast path: stops at the first failed condition. Returns the path captures on a match.
     /// `borrowing`, and the path reached through the optional rather than bound: copying the
     /// pattern, and then its path out of the optional, retained and released each of their
     /// fields for every stub tried (callgrind counted both on every request).
-    static func match(_ pattern: borrowing RequestPattern, _ facts: RequestFacts) -> [String: String]? {
+    package static func match(_ pattern: borrowing RequestPattern, _ facts: RequestFacts) -> [String: String]? {
         if let methods = pattern.methods, !methods.contains(facts.request.method) { return nil }
         var captures: [String: String] = [:]
         if pattern.path != nil {
@@ -57,7 +57,7 @@ enum RequestMatcher {
     /// The slow path for near misses: every failed condition, expected against actual. With a
     /// regex budget (a stub that may backtrack), each condition is named to it, and a condition
     /// whose regex gave up says so.
-    static func mismatches(
+    package static func mismatches(
         _ pattern: RequestPattern,
         _ facts: RequestFacts,
         budget: RegexBudgetLog? = nil
@@ -205,7 +205,7 @@ enum RequestMatcher {
         }
     }
 
-    static func describe(_ values: [String]) -> String {
+    package static func describe(_ values: [String]) -> String {
         switch values.count {
         case 0: return "absent"
         case 1: return "\"\(excerpt(values[0]))\""
@@ -213,7 +213,7 @@ enum RequestMatcher {
         }
     }
 
-    static func excerpt(_ s: String, limit: Int = 200) -> String {
+    package static func excerpt(_ s: String, limit: Int = 200) -> String {
         s.count > limit ? String(s.prefix(limit)) + "…" : s
     }
 }

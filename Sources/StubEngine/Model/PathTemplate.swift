@@ -140,3 +140,19 @@ package struct PathTemplate: Sendable, Equatable {
         }.joined()
     }
 }
+
+extension PathTemplate {
+    /// A regular expression that matches `text` as it is: every ASCII punctuation character
+    /// escaped (ICU reads `\` before punctuation as literal). For literal paths written as
+    /// patterns (OpenAPI imports, WireMock imports).
+    package static func escapeRegex(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII, !(scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)), scalar != " " {
+                out.append("\\")
+            }
+            out.unicodeScalars.append(scalar)
+        }
+        return out
+    }
+}

@@ -17,10 +17,20 @@ extension RequestCondition {
 }
 
 /// Which format a stub was written in: it decides how ties between stubs of equal priority are
-/// broken (see `StubRank`) and how the admin API shows the stub.
-package enum StubDialect: String, Sendable {
+/// broken (see `StubRank`) and how the admin API shows the stub. The engine knows its own; a
+/// dialect plugged in from outside declares its value beside its loader (`StubDialect.wiremock`).
+package struct StubDialect: Hashable, Sendable {
+    /// The dialect's name, as messages and the admin API say it.
+    package let name: String
+    /// Whether the more specific of two stubs of equal priority wins (the stub format), or only
+    /// their order does (WireMock: the most recently added mapping wins).
+    package let ranksBySpecificity: Bool
+
+    package init(name: String, ranksBySpecificity: Bool) {
+        self.name = name
+        self.ranksBySpecificity = ranksBySpecificity
+    }
+
     /// The stub format: the more specific stub wins, then file order.
-    case native
-    /// A WireMock mapping: the most recently added wins (WireMock's rule).
-    case wiremock
+    package static let native = StubDialect(name: "native", ranksBySpecificity: true)
 }

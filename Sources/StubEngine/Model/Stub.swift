@@ -73,8 +73,8 @@ package final class Stub: Sendable {
         case (nil, .file): self.id = "file:\(source)"
         case (nil, .runtime(let runtimeID)): self.id = runtimeID
         }
-        // WireMock breaks ties by recency alone, not by how specific a mapping is.
-        let bySpecificity = dialect == .native
+        // A dialect may break ties by order alone (WireMock: recency), not by how specific a stub is.
+        let bySpecificity = dialect.ranksBySpecificity
         mayBacktrack = definition.map(Self.mayHoldBacktrackingPattern) ?? true
         self.rank = StubRank(
             priority: priority,
@@ -182,7 +182,7 @@ package struct StubRank: Sendable, Comparable {
     let literalSegments: Int
     let conditions: Int
     let isRuntime: Bool
-    let order: Int
+    package let order: Int
 
     package static func < (a: StubRank, b: StubRank) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }

@@ -20,7 +20,7 @@ package struct StubResponse: Sendable {
     /// go on after the head. One reference, so a plain response stays as small as it was.
     package let stream: StreamAnswer?
 
-    init(
+    package init(
         prepared: PreparedResponse,
         delay: Delay? = nil,
         fault: Fault? = nil,
@@ -134,4 +134,9 @@ package enum Fault: String, Sendable, CaseIterable {
 package struct Dribble: Sendable, Equatable {
     package let chunks: Int
     package let durationMilliseconds: Int
+
+    package init(chunks: Int, durationMilliseconds: Int) {
+        self.chunks = chunks
+        self.durationMilliseconds = durationMilliseconds
+    }
 }

@@ -3,7 +3,7 @@ import JSON
 
 /// What renders a response per request: the native `"template": true` (`ResponseTemplate`),
 /// or a dialect's templates (WireMock's Handlebars).
-protocol ResponseRenderer: Sendable {
+package protocol ResponseRenderer: Sendable {
     func render(_ context: TemplateContext) -> PreparedResponse
 }
 

@@ -152,14 +152,14 @@ struct Template: Sendable {
 }
 
 /// What a template can see: the request, the path captures, and the address the client used.
-struct TemplateContext {
-    let facts: RequestFacts
-    let captures: [String: String]
+package struct TemplateContext {
+    package let facts: RequestFacts
+    package let captures: [String: String]
     /// Used when the request names no host (HTTP/1.0 without Host).
-    let fallbackBaseURL: String
+    package let fallbackBaseURL: String
     /// A rendered body (or header value) larger than this is not sent: `500` instead
     /// (`--max-rendered-body`).
-    var maximumRenderedBytes = TemplateContext.defaultMaximumRenderedBytes
+    package var maximumRenderedBytes = TemplateContext.defaultMaximumRenderedBytes
     /// A WebSocket message being answered (its text as the body), for `message.text` and
     /// `message.json`.
     var message: RequestFacts? = nil
@@ -170,7 +170,7 @@ struct TemplateContext {
     package static let defaultMaximumRenderedBytes = 8 << 20
 
     /// The answer when a template renders more than the limit: said, journaled, and small.
-    static func overLimit(_ limit: Int) -> PreparedResponse {
+    package static func overLimit(_ limit: Int) -> PreparedResponse {
         let message =
             "stubserver: the response template rendered more than \(limit) bytes (--max-rendered-body); "
             + "nothing of it was sent\n"

@@ -9,7 +9,7 @@ package struct Webhook: Sendable {
     /// Waited after the answer has gone out, before the call is made.
     package let delay: Delay?
 
-    init(renderer: any WebhookRenderer, delay: Delay?) {
+    package init(renderer: any WebhookRenderer, delay: Delay?) {
         self.renderer = renderer
         self.delay = delay
     }
@@ -23,11 +23,11 @@ package struct Webhook: Sendable {
 }
 
 /// What a webhook renders from: the request that matched, with its path captures.
-struct WebhookContext {
-    let facts: RequestFacts
-    let captures: [String: String]
+package struct WebhookContext {
+    package let facts: RequestFacts
+    package let captures: [String: String]
     /// `{{request.baseUrl}}` when the request names no host.
-    let fallbackBaseURL: String
+    package let fallbackBaseURL: String
 }
 
 /// One webhook rendered for one request: what will be sent.
@@ -36,10 +36,17 @@ package struct WebhookCall: Sendable {
     package var url: String
     package var headers: HeaderFields
     package var body: [UInt8]
+
+    package init(method: String, url: String, headers: HeaderFields, body: [UInt8]) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// Renders a webhook's parts: the stub format's templates, or WireMock's Handlebars.
-protocol WebhookRenderer: Sendable {
+package protocol WebhookRenderer: Sendable {
     func render(_ context: WebhookContext) -> WebhookCall
 }
 

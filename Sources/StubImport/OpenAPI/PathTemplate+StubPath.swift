@@ -56,16 +56,4 @@ extension PathTemplate {
     static func encodeLiteral(_ text: String) -> String {
         ExchangeStubPlanner.encodePath(text, keepingEscapes: true)
     }
-
-    /// Escapes every ASCII punctuation character (ICU reads `\` before punctuation as literal).
-    package static func escapeRegex(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII, !(scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)), scalar != " " {
-                out.append("\\")
-            }
-            out.unicodeScalars.append(scalar)
-        }
-        return out
-    }
 }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import StubEngine
 import StubImport
+import WireMock
 
 /// `stubserver import wiremock DIR --out DIR`: a WireMock folder as native stub files, with the
 /// list of what could not be converted (docs/wiremock.md, "Moving to native stubs").

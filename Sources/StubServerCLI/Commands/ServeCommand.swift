@@ -53,7 +53,7 @@ struct ServeCommand: Command {
                 let mode = contract.enforces ? "enforcing" : "checking requests against"
                 return "; \(mode) \($0.name) (\(plural($0.operationCount, "operation")))"
             } ?? ""
-        let kind = run.loader.format == .wiremock ? ", a WireMock folder" : ""
+        let kind = run.loader.format.isNative ? "" : ", \(run.loader.format.folderDescription)"
         let stubs = plural(run.engine.catalog.count, "stub")
         let what = "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)\(checking)"
         run.announce("stubserver listening on \(run.listeningURLs) (\(what))", console: console)

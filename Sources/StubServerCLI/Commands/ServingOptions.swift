@@ -1,6 +1,7 @@
 import HTTPServer
 import StubEngine
 import SystemSupport
+import WireMock
 
 /// The options of every command that listens (serve today; record builds on it): address, log,
 /// journal, admin token, realism and the HTTP limits, parsed and checked.
@@ -37,10 +38,11 @@ struct ServingOptions: Sendable, Equatable {
     var idleTimeoutSeconds = 60.0
     var writeTimeoutSeconds = 30.0
     var maxConnections = 4096
-    /// The folder's format: stub files, or a WireMock folder (`--wiremock`, or recognised).
-    var format = StubFolderFormat.native
-    /// The folder was named with `--dir` (so it may turn out to be a WireMock folder).
-    var formatWasGiven = false
+    /// The name of the folder format a flag gave (`wiremock` for `--wiremock DIR`); nil: as
+    /// `--dir`'s folder is recognised (`resolvedFormat`).
+    var givenFormat: String?
+    /// The folder was named with a format's flag, not with `--dir`.
+    var formatWasGiven: Bool { givenFormat != nil }
     var strict = false
     var globalTemplating = false
     /// Which admin API answers the routes both have; nil: the folder's.
@@ -226,22 +228,38 @@ struct ServingOptions: Sendable, Equatable {
                 throw UsageError("give either --dir or --wiremock: --wiremock DIR is the folder to serve")
             }
             directory = folder
-            format = .wiremock
-            formatWasGiven = true
+            givenFormat = WireMockFolderFormat.name
         }
         strict = a.has("--strict")
         globalTemplating = a.has("--global-response-templating")
     }
 
+    /// The WireMock dialect as these options set it, for a server of a folder in `format`: its
+    /// admin API answers the routes both APIs have by default when the folder is WireMock's.
+    func wiremock(serving format: any StubFolderFormat) -> WireMockDialect {
+        var settings = WireMockOptions()
+        settings.globalTemplating = globalTemplating
+        settings.allowShutdown = allowShutdown
+        settings.adminDialect = adminDialect ?? (format is WireMockFolderFormat ? .wiremock : .native)
+        return WireMockDialect(settings)
+    }
+
+    /// The folder formats `--dir` recognises besides stub files: the dialects the command line
+    /// plugs into the engine. A new dialect's folder format is added here (and its flag above).
+    var folderFormats: StubFolderFormats {
+        StubFolderFormats([WireMockFolderFormat(globalTemplating: globalTemplating)])
+    }
+
     /// The folder's format: as given, or a WireMock folder when `--dir` names one (it has
     /// `mappings/` and no stub files elsewhere).
-    var resolvedFormat: StubFolderFormat {
-        if formatWasGiven { return format }
-        return WireMockFolderLoader.recognises(directory) ? .wiremock : .native
+    var resolvedFormat: any StubFolderFormat {
+        let formats = folderFormats
+        if let given = givenFormat, let format = formats.dialects.first(where: { $0.name == given }) { return format }
+        return formats.format(of: directory)
     }
 
     var loader: StubLoader {
-        StubLoader(directory: directory, format: resolvedFormat, strict: strict, globalTemplating: globalTemplating)
+        StubLoader(directory: directory, format: resolvedFormat, strict: strict)
     }
 
     var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }

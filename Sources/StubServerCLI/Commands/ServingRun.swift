@@ -9,6 +9,7 @@ import Inspector
 import StubEngine
 import StubProxy
 import SystemSupport
+import WireMock
 
 /// What `serve` and `record` share: the folder loaded (refused with its errors), the engine and
 /// the server built, the proxy's transport installed, signals, the port file and the warnings
@@ -42,18 +43,15 @@ struct ServingRun {
         enforcing: Bool = false
     ) -> ServingRun? {
         let loader = options.loader
-        if loader.format == .wiremock, !options.formatWasGiven {
+        if !loader.format.isNative, !options.formatWasGiven {
             console.err(
-                """
-                stubserver: \(options.directory) is a WireMock folder (it has mappings/): serving its mappings \
-                (docs/wiremock.md)
-                """
+                "stubserver: \(options.directory) \(loader.format.recognisedNote) (docs/\(loader.format.name).md)"
             )
         }
         let result = loader.load()
         for problem in result.problems { console.err(problem.description) }
         guard result.isServable else {
-            let validate = loader.format == .wiremock ? "validate --wiremock" : "validate --dir"
+            let validate = loader.format.isNative ? "validate --dir" : "validate --\(loader.format.name)"
             console.err(
                 "stubserver: not serving: \(plural(result.errors.count, "error")) in \(options.directory); "
                     + "fix them (stubserver \(validate) \(options.directory) lists them)"
@@ -77,16 +75,14 @@ struct ServingRun {
         engineOptions.wrappers =
             options.log == .quiet ? [] : [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         engineOptions.proxy = proxy.rule
-        // The inspector's page, beside the admin API it reads.
-        engineOptions.adminRoutes = [InspectorRoutes()]
+        // The inspector's page, beside the admin API it reads; WireMock's admin API on the same port.
+        let wiremock = options.wiremock(serving: loader.format)
+        engineOptions.adminRoutes = [InspectorRoutes(), wiremock.adminRoutes]
         engineOptions.contract = contract
         engineOptions.enforcesContract = enforcing
         engineOptions.folderFormat = loader.format
         engineOptions.strict = options.strict
         engineOptions.maximumRenderedBytes = options.maxRenderedBodyBytes
-        engineOptions.wiremock.adminDialect = options.adminDialect ?? (loader.format == .wiremock ? .wiremock : .native)
-        engineOptions.wiremock.allowShutdown = options.allowShutdown
-        engineOptions.wiremock.globalTemplating = options.globalTemplating
         let engine = Engine(stubs: result.stubs, options: engineOptions)
         var configuration = options.serverConfiguration
         if options.https.enabled {
@@ -112,7 +108,7 @@ struct ServingRun {
             return nil
         }
         // WireMock's POST /__admin/shutdown (only with --allow-shutdown): after its answer leaves.
-        engine.wiremock.shutdown.value = { [console] in
+        wiremock.shutdown.value = { [console] in
             console.err("stubserver: stopping (POST /__admin/shutdown)")
             server.stopAndWait()
         }

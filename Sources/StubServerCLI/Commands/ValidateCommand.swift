@@ -58,7 +58,8 @@ struct ValidateCommand: Command {
         }
         let warnings = result.warnings.isEmpty ? "" : ", \(plural(result.warnings.count, "warning"))"
         guard let spec else {
-            let kind = folder.resolvedFormat == .wiremock ? " (a WireMock folder)" : ""
+            let format = folder.resolvedFormat
+            let kind = format.isNative ? "" : " (\(format.folderDescription))"
             console.out(
                 """
                 \(directory)\(kind): \(plural(result.stubs.count, "stub")) in \

@@ -24,7 +24,7 @@ package struct DecodingContext: ProblemCollecting {
     let makeSource: (Int) -> StubSource
     package private(set) var problems: [StubProblem] = []
     package private(set) var errorCount = 0
-    var errorLimit: Int?
+    package var errorLimit: Int?
 
     init(displayPath: String, fileURL: URL, bodyFiles: BodyFileReader, makeSource: ((Int) -> StubSource)? = nil) {
         self.displayPath = displayPath
@@ -35,7 +35,7 @@ package struct DecodingContext: ProblemCollecting {
 
     // MARK: Problems (error, warning and hasErrors come from ProblemCollecting)
 
-    mutating func problem(_ problem: StubProblem) {
+    package mutating func problem(_ problem: StubProblem) {
         if problem.severity == .error { errorCount += 1 }
         problems.append(problem)
     }
@@ -75,7 +75,7 @@ package struct DecodingContext: ProblemCollecting {
     package static func pathComponent(_ key: String) -> String { DocumentProblem.pathComponent(key) }
 
     /// A whole number written as a JSON number (`5` or `5.0`), bounded so conversion cannot trap.
-    static func integer(_ node: JSONNode) -> Int? {
+    package static func integer(_ node: JSONNode) -> Int? {
         guard let n = node.number, n.value.rounded() == n.value, abs(n.value) < 1e15 else { return nil }
         return Int(n.value)
     }

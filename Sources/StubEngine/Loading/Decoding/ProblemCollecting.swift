@@ -2,7 +2,7 @@ import JSON
 
 /// A reader that collects problems against one file: the stub decoder's context and the
 /// WireMock reader's share how an error or warning is placed (file, position, JSON path).
-protocol ProblemCollecting {
+package protocol ProblemCollecting {
     var displayPath: String { get }
     var problems: [StubProblem] { get }
     /// The errors among `problems`.
@@ -15,11 +15,11 @@ protocol ProblemCollecting {
 }
 
 extension ProblemCollecting {
-    var hasErrors: Bool { errorCount > 0 }
+    package var hasErrors: Bool { errorCount > 0 }
 
     /// True, after saying where reading stopped, when the error limit is reached before item
     /// `index` (of `count`, when known).
-    mutating func stopsAtErrorLimit(before index: Int, of count: Int?, what: String) -> Bool {
+    package mutating func stopsAtErrorLimit(before index: Int, of count: Int?, what: String) -> Bool {
         guard let errorLimit, errorCount >= errorLimit else { return false }
         let place = count.map { "\(what) \(index + 1) of \($0)" } ?? "\(what) \(index + 1)"
         let message = "stopped reading after \(errorCount) errors, before \(place); fix these first"
@@ -27,11 +27,11 @@ extension ProblemCollecting {
         return true
     }
 
-    mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
+    package mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
         problem(StubProblem(.error, file: displayPath, position: node?.position, jsonPath: path, message: message))
     }
 
-    mutating func warning(_ path: String, _ position: SourcePosition?, _ message: String) {
+    package mutating func warning(_ path: String, _ position: SourcePosition?, _ message: String) {
         problem(StubProblem(.warning, file: displayPath, position: position, jsonPath: path, message: message))
     }
 }

@@ -6,13 +6,54 @@ import Foundation
 import Dispatch
 import HTTP1
 import JSON
+import StubEngine
+
+/// WireMock's admin API plugged into the engine's (an `AdminRouteSet`): the routes only WireMock
+/// has, WireMock's record spec, and the routes both APIs have when `AdminDialects` says the
+/// request is WireMock's. Asked before the engine's own routes.
+package struct WireMockAdminRoutes: AdminRouteSet {
+    let dialect: WireMockDialect
+
+    package var routes: [(method: String, path: String)] { WireMockAdmin.routes }
+    package var otherAPI: String? { "wiremock" }
+
+    package func claims(_ request: IncomingRequest) -> Bool {
+        guard let rest = Self.rest(request.path) else { return false }
+        if WireMockAdmin.isOwnRoute(rest) { return true }
+        // WireMock's record spec names its upstream targetBaseUrl; ours says "to".
+        if rest == "/recordings/start", request.body.count < 65_536,
+            (try? JSONParser.parse(request.body))?["targetBaseUrl"] != nil
+        {
+            return true
+        }
+        guard AdminDialects.isShared(request.method, rest) else { return false }
+        return AdminDialects.choose(request, rest: rest, default: dialect.options.adminDialect) == .wiremock
+    }
+
+    /// Mappings may name body files, and saving writes the folder.
+    package func mayReadDisk(_ request: IncomingRequest) -> Bool {
+        request.path.hasPrefix("/__admin/mappings") && (request.method == "POST" || request.method == "PUT")
+    }
+
+    package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
+        WireMockAdmin(engine: engine, dialect: dialect).handle(request, rest: Self.rest(request.path) ?? "")
+    }
+
+    /// The path after `/__admin`, without a final `/`; nil outside the admin API.
+    static func rest(_ path: String) -> String? {
+        guard AdminAPI.claims(path) else { return nil }
+        let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        return String(trimmed.dropFirst(AdminAPI.prefix.count))
+    }
+}
 
 /// WireMock's admin API on the engine's port, so WireMock clients (Java, Python, JavaScript,
 /// Swift's WiremockClient) work unchanged: mappings, the request journal as serve events, near
 /// misses, scenarios, settings, reset, health and (behind `--allow-shutdown`) shutdown.
-/// `AdminDialects` decides which requests come here.
+/// `AdminDialects` decides which requests come here (`WireMockAdminRoutes`).
 struct WireMockAdmin {
     let engine: Engine
+    let dialect: WireMockDialect
 
     /// Routes only WireMock has (after `/__admin`).
     static func isOwnRoute(_ rest: String) -> Bool {
@@ -44,8 +85,8 @@ struct WireMockAdmin {
     ]
 
     func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse {
-        let mappings = WireMockMappingRoutes(engine: engine)
-        let requests = WireMockRequestRoutes(engine: engine)
+        let mappings = WireMockMappingRoutes(engine: engine, dialect: dialect)
+        let requests = WireMockRequestRoutes(engine: engine, dialect: dialect)
         switch (request.method, rest) {
         case ("GET", "/health"): return health()
         case ("GET", "/version"):
@@ -116,7 +157,7 @@ struct WireMockAdmin {
     }
 
     private func shutdown() -> OutgoingResponse {
-        guard engine.options.wiremock.allowShutdown, let stop = engine.wiremock.shutdown.value else {
+        guard dialect.options.allowShutdown, let stop = dialect.shutdown.value else {
             return WireMockAdminJSON.error(
                 403,
                 "shutting down through the admin API is off; start the server with --allow-shutdown to allow it"

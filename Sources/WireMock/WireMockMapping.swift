@@ -8,6 +8,7 @@ import Handlebars
 import JSON
 import SystemSupport
 import RegularExpressions
+import StubEngine
 
 /// A WireMock stub mapping as read and checked: every pattern compiled, every body read, every
 /// problem reported with its place. Serving builds a `Stub` from it (`WireMockStubBuilder`);
@@ -130,7 +131,7 @@ package struct WireMockContext: ProblemCollecting {
     /// Mappings of this file left out because of their errors.
     package private(set) var skipped: [SkippedMapping] = []
     package private(set) var errorCount = 0
-    var errorLimit: Int?
+    package var errorLimit: Int?
 
     init(displayPath: String, root: URL, globalTemplating: Bool, filesCache: WireMockFilesCache? = nil) {
         self.displayPath = displayPath
@@ -156,7 +157,7 @@ package struct WireMockContext: ProblemCollecting {
         WireMockContext(displayPath: displayPath, sharing: self)
     }
 
-    mutating func problem(_ problem: StubProblem) {
+    package mutating func problem(_ problem: StubProblem) {
         if problem.severity == .error { errorCount += 1 }
         problems.append(problem)
     }

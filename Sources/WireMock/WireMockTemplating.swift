@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import Handlebars
 import JSON
+import StubEngine
 
 /// WireMock's response templating: the request model templates see (`request.url`,
 /// `request.path`, `request.pathSegments.[n]`, `request.query.x`, `request.headers.x`,

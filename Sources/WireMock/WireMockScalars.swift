@@ -1,5 +1,5 @@
 import JSON
-
+import StubEngine
 /// Scalars read the way WireMock's JSON reader (Jackson, with its default coercions) reads them:
 /// a number may be written as a string (`"priority": "1"`, `"status": "200"`), a boolean as a
 /// string (`"caseInsensitive": "true"`), a string as a number or a boolean. Real folders rely

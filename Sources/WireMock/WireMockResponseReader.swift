@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import Handlebars
 import JSON
+import StubEngine
 
 /// Reads a mapping's `response`: status and message, headers (one value or several), one body
 /// form (`body`, `jsonBody`, `base64Body`, `bodyFileName` relative to `__files`), delays,

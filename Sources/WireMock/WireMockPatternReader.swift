@@ -6,6 +6,7 @@ import Foundation
 import JSON
 import JSONPath
 import RegularExpressions
+import StubEngine
 
 /// Reads WireMock's value matchers (`{"equalTo": "x"}`, `{"matchesJsonPath": {...}}`,
 /// `{"and": [...]}`...) into `ContentPattern`s, compiling what they need.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import JSON
 import SystemSupport
+import StubEngine
 
 /// Loads a WireMock folder as it is: every `*.json` below `mappings/` (or below the folder
 /// itself when it has no `mappings/`), bodies from `__files/`. Each mapping becomes a stub with

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import StubEngine
 
 /// WireMock's request conditions that the native keys cannot express, as engine conditions.
 enum WireMockCondition: RequestCondition {

@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import Handlebars
 import JSON
+import StubEngine
 
 /// A mapping's webhook as written: `serveEventListeners` (WireMock 3) or `postServeActions`
 /// (WireMock 2, as an array of `{"name", "parameters"}` or an object of name to parameters).

@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 
 /// Two admin APIs share `/__admin` on one port: stubserver's own and WireMock's. A request
 /// goes to one of them by these rules, first that applies (docs/wiremock.md, "Two admin APIs on one port"):

@@ -5,22 +5,24 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// `/__admin/mappings`: list (with `meta.total`, `limit` and `offset`), create (with or without
 /// an id), get, edit (the id in the path wins), remove one or all, reset to the files, save to
 /// the folder, import, and find or remove by metadata.
 struct WireMockMappingRoutes {
     let engine: Engine
+    let dialect: WireMockDialect
 
     func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse {
         switch (request.method, rest) {
         case ("GET", "/mappings"): return list(request)
         case ("POST", "/mappings"): return create(request)
         case ("DELETE", "/mappings"):
-            engine.removeWireMockStubs(ids: Set(engine.wiremockMappings.map(\.id)))
+            engine.removeStubs(ids: Set(engine.wiremockMappings.map(\.id)))
             return WireMockAdminJSON.empty
         case ("POST", "/mappings/reset"):
-            engine.resetMappings()
+            engine.restoreFileStubs()
             return WireMockAdminJSON.empty
         case ("POST", "/mappings/save"): return save()
         case ("POST", "/mappings/import"): return importMappings(request)
@@ -31,7 +33,7 @@ struct WireMockMappingRoutes {
         }
         let id = String(rest.dropFirst("/mappings/".count))
         guard rest.hasPrefix("/mappings/"), !id.contains("/") else {
-            return WireMockAdmin(engine: engine).notFound(request)
+            return WireMockAdmin(engine: engine, dialect: dialect).notFound(request)
         }
         switch request.method {
         case "GET":
@@ -39,8 +41,8 @@ struct WireMockMappingRoutes {
             return WireMockAdminJSON.json(200, WireMockAdminJSON.mapping(stub))
         case "PUT": return edit(id, request)
         case "DELETE":
-            return engine.removeWireMockStubs(ids: [id.lowercased()]) > 0 ? WireMockAdminJSON.empty : noMapping(id)
-        default: return WireMockAdmin(engine: engine).notFound(request)
+            return engine.removeStubs(ids: [id.lowercased()]) > 0 ? WireMockAdminJSON.empty : noMapping(id)
+        default: return WireMockAdmin(engine: engine, dialect: dialect).notFound(request)
         }
     }
 
@@ -65,7 +67,7 @@ struct WireMockMappingRoutes {
     }
 
     private func create(_ request: IncomingRequest) -> OutgoingResponse {
-        switch engine.decodeWireMockMappings(request.body) {
+        switch engine.decodeWireMockMappings(request.body, dialect: dialect) {
         case .failure(let failure): return WireMockAdminJSON.problems(failure.problems)
         case .success(let stubs):
             guard stubs.count == 1 else {
@@ -74,7 +76,7 @@ struct WireMockMappingRoutes {
                     "POST /__admin/mappings takes one mapping; use /__admin/mappings/import for several"
                 )
             }
-            engine.putWireMockStubs(stubs)
+            engine.putStubs(stubs)
             return WireMockAdminJSON.json(201, WireMockAdminJSON.mapping(stubs[0]))
         }
     }
@@ -83,11 +85,16 @@ struct WireMockMappingRoutes {
     /// among equals, as WireMock keeps its insertion index.
     private func edit(_ id: String, _ request: IncomingRequest) -> OutgoingResponse {
         guard let existing = engine.wiremockMapping(id: id) else { return noMapping(id) }
-        switch engine.decodeWireMockMappings(request.body, id: existing.id, order: existing.rank.order) {
+        switch engine.decodeWireMockMappings(
+            request.body,
+            dialect: dialect,
+            id: existing.id,
+            order: existing.rank.order
+        ) {
         case .failure(let failure): return WireMockAdminJSON.problems(failure.problems)
         case .success(let stubs):
             guard stubs.count == 1 else { return WireMockAdminJSON.error(422, "PUT takes one mapping") }
-            engine.putWireMockStubs(stubs)
+            engine.putStubs(stubs)
             return WireMockAdminJSON.json(200, WireMockAdminJSON.mapping(stubs[0]))
         }
     }
@@ -107,22 +114,22 @@ struct WireMockMappingRoutes {
             return WireMockAdminJSON.error(422, "duplicatePolicy is OVERWRITE or IGNORE, not \(policy)")
         }
         let stubs: [Stub]
-        switch engine.decodeWireMockMappings(request.body) {
+        switch engine.decodeWireMockMappings(request.body, dialect: dialect) {
         case .failure(let failure): return WireMockAdminJSON.problems(failure.problems)
         case .success(let decoded): stubs = decoded
         }
         let existing = Set(engine.wiremockMappings.map(\.id))
         if options?["deleteAllNotInImport"]?.bool == true {
-            engine.removeWireMockStubs(ids: existing.subtracting(stubs.map(\.id)))
+            engine.removeStubs(ids: existing.subtracting(stubs.map(\.id)))
         }
-        engine.putWireMockStubs(policy == "IGNORE" ? stubs.filter { !existing.contains($0.id) } : stubs)
+        engine.putStubs(policy == "IGNORE" ? stubs.filter { !existing.contains($0.id) } : stubs)
         return WireMockAdminJSON.empty
     }
 
     /// Writes the mappings added at run time into `mappings/` (one file each, named from the
     /// mapping, never replacing a file), then serves them as file mappings.
     private func save() -> OutgoingResponse {
-        guard engine.options.folderFormat == .wiremock, let directory = engine.options.directory else {
+        guard engine.options.folderFormat is WireMockFolderFormat, let directory = engine.options.directory else {
             return WireMockAdminJSON.error(
                 400,
                 "this server does not serve a WireMock folder (--wiremock DIR), so there is no mappings/ to save into"
@@ -149,9 +156,8 @@ struct WireMockMappingRoutes {
         }
         let reloaded = StubLoader(
             directory: directory,
-            format: .wiremock,
-            strict: engine.options.strict,
-            globalTemplating: engine.options.wiremock.globalTemplating
+            format: engine.options.folderFormat,
+            strict: engine.options.strict
         ).load()
         guard reloaded.isServable else {
             return WireMockAdminJSON.problems(reloaded.errors)
@@ -168,7 +174,7 @@ struct WireMockMappingRoutes {
                 "expected a matcher such as {\"matchesJsonPath\": {\"expression\": \"$.tag\", \"equalTo\": \"x\"}}"
             )
         }
-        var context = engine.wiremockContext(label: "request body")
+        var context = engine.wiremockContext(label: "request body", dialect)
         guard let pattern = WireMockPatternReader.pattern(&context, node, "$"), !context.hasErrors else {
             return WireMockAdminJSON.problems(context.problems)
         }
@@ -177,7 +183,7 @@ struct WireMockMappingRoutes {
             return pattern.matches(JSONSerializer.string(metadata))
         }
         if remove {
-            engine.removeWireMockStubs(ids: Set(found.map(\.id)))
+            engine.removeStubs(ids: Set(found.map(\.id)))
             return WireMockAdminJSON.empty
         }
         return WireMockAdminJSON.json(

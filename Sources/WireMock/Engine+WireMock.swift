@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// The engine's stubs seen as WireMock's mapping store: mappings are the WireMock-dialect
 /// stubs; one added with an id already in use replaces it; one that came from a file is taken
@@ -22,18 +23,19 @@ extension Engine {
 
     /// A reading context for mapping JSON given at run time: bodies from the served folder's
     /// `__files`.
-    func wiremockContext(label: String) -> WireMockContext {
+    func wiremockContext(label: String, _ dialect: WireMockDialect) -> WireMockContext {
         let root = URL(
             fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath,
             isDirectory: true
         )
-        return WireMockContext(displayPath: label, root: root, globalTemplating: options.wiremock.globalTemplating)
+        return WireMockContext(displayPath: label, root: root, globalTemplating: dialect.options.globalTemplating)
     }
 
     /// Reads mappings (one, or `{"mappings": [...]}`) into runtime stubs. `id` (from the path)
     /// wins over the body's; `order` keeps a replaced mapping's place.
     package func decodeWireMockMappings(
         _ json: [UInt8],
+        dialect: WireMockDialect,
         id forcedID: String? = nil,
         order: Int? = nil,
         label: String = "request body"
@@ -48,7 +50,7 @@ extension Engine {
                 ])
             )
         }
-        var context = wiremockContext(label: label)
+        var context = wiremockContext(label: label, dialect)
         context.errorLimit = StubProblem.decodingErrorLimit
         let mappings = WireMockReader.readFile(&context, forcedID.map { WireMockAdminJSON.withID(root, $0) } ?? root)
         var stubs: [Stub] = []
@@ -61,7 +63,7 @@ extension Engine {
                 stored,
                 &context,
                 source: .runtime(id: id),
-                order: order ?? wiremock.nextOrder(),
+                order: order ?? dialect.nextOrder(),
                 id: id,
                 defaultName: mapping.name ?? Self.describe(mapping)
             ) {
@@ -89,59 +91,5 @@ extension Engine {
         case nil: url = "(any URL)"
         }
         return "\(method) \(url)"
-    }
-
-    /// Adds or replaces mappings by id: a file mapping with the same id is taken out of
-    /// service, a runtime one replaced in place.
-    package func putWireMockStubs(_ stubs: [Stub]) {
-        state.withLock { s in
-            let ids = Set(stubs.map(\.id))
-            let replacing =
-                s.runtimeStubs.contains { ids.contains($0.id) } || s.fileStubs.contains { ids.contains($0.id) }
-            guard replacing else {
-                s.addRuntimeStubs(stubs)
-                return
-            }
-            var runtime = s.runtimeStubs
-            for stub in stubs {
-                if let i = runtime.firstIndex(where: { $0.id == stub.id }) {
-                    runtime[i] = stub
-                } else {
-                    runtime.append(stub)
-                }
-            }
-            s.hiddenFileStubIDs.formUnion(s.fileStubs.lazy.map(\.id).filter(ids.contains))
-            s.setRuntimeStubs(runtime)
-        }
-    }
-
-    /// Removes mappings by id, whatever their origin; returns how many there were.
-    @discardableResult
-    package func removeWireMockStubs(ids: Set<String>) -> Int {
-        state.withLock { s in
-            let runtime = s.runtimeStubs.filter { !ids.contains($0.id) }
-            let files = s.fileStubs.lazy.map(\.id).filter(ids.contains)
-            let removed = s.runtimeStubs.count - runtime.count + Set(files).subtracting(s.hiddenFileStubIDs).count
-            s.hiddenFileStubIDs.formUnion(files)
-            s.setRuntimeStubs(runtime)
-            return removed
-        }
-    }
-
-    /// New file stubs (a folder just saved into), and the runtime stubs they were made from
-    /// removed, in one step: no request sees both or neither.
-    package func replaceFileStubs(_ stubs: [Stub], removingRuntime ids: Set<String>) {
-        state.withLock { s in
-            s.runtimeStubs.removeAll { ids.contains($0.id) }
-            s.replaceFileStubs(stubs)
-        }
-    }
-
-    /// `POST /__admin/mappings/reset`: the mappings from files again, none added at run time.
-    package func resetMappings() {
-        state.withLock { s in
-            s.hiddenFileStubIDs = []
-            s.setRuntimeStubs([])
-        }
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// The shapes WireMock's admin clients send and expect: mappings with `id` and `uuid`, serve
 /// events and logged requests (headers as single strings, `loggedDate`, `loggedDateString`),

@@ -6,6 +6,7 @@ import Foundation
 import JSON
 import JSONPath
 import RegularExpressions
+import StubEngine
 
 /// One of WireMock's value matchers ("content patterns"), compiled at load: regular
 /// expressions, JSON documents and JSONPath expressions are ready before the first request.

@@ -7,6 +7,7 @@ import HTTP1
 import Handlebars
 import JSON
 import SystemSupport
+import StubEngine
 
 /// Turns a checked WireMock mapping into the engine's own `Stub`: the URL becomes a path
 /// pattern wherever it can (so the exact-path index finds it, as fast as a native stub), the

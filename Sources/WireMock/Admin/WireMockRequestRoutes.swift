@@ -6,12 +6,14 @@ import Foundation
 import HTTP1
 import Handlebars
 import JSON
+import StubEngine
 
 /// `/__admin/requests` as WireMock has it (serve events newest first with `meta.total`, find,
 /// count, remove by id or pattern or metadata, unmatched, their near misses) and
 /// `/__admin/near-misses/request` and `/request-pattern`.
 struct WireMockRequestRoutes {
     let engine: Engine
+    let dialect: WireMockDialect
 
     func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse {
         switch (request.method, rest) {
@@ -50,12 +52,12 @@ struct WireMockRequestRoutes {
         }
         let id = String(rest.dropFirst("/requests/".count))
         guard rest.hasPrefix("/requests/"), !id.contains("/") else {
-            return WireMockAdmin(engine: engine).notFound(request)
+            return WireMockAdmin(engine: engine, dialect: dialect).notFound(request)
         }
         guard let entryID = WireMockAdminJSON.entryID(id) ?? Int(id) else {
             // An id no entry can have (not a UUID, too long a number): not found, not a 405.
             guard request.method == "GET" || request.method == "DELETE" else {
-                return WireMockAdmin(engine: engine).notFound(request)
+                return WireMockAdmin(engine: engine, dialect: dialect).notFound(request)
             }
             return WireMockAdminJSON.error(404, "no request with id \(StubProblem.bounded(id)) in the journal")
         }
@@ -69,7 +71,7 @@ struct WireMockRequestRoutes {
             engine.journal.remove { $0.id == entryID }
             return WireMockAdminJSON.empty
         default:
-            return WireMockAdmin(engine: engine).notFound(request)
+            return WireMockAdmin(engine: engine, dialect: dialect).notFound(request)
         }
     }
 
@@ -132,7 +134,7 @@ struct WireMockRequestRoutes {
                 ])
             )
         }
-        var context = engine.wiremockContext(label: "request body")
+        var context = engine.wiremockContext(label: "request body", dialect)
         guard let request = WireMockReader.readRequest(&context, node, "$") else {
             return .failure(StubProblems(problems: context.problems))
         }
@@ -150,7 +152,7 @@ struct WireMockRequestRoutes {
         guard let node = try? JSONParser.parse(request.body) else {
             return WireMockAdminJSON.error(400, "expected a matcher")
         }
-        var context = engine.wiremockContext(label: "request body")
+        var context = engine.wiremockContext(label: "request body", dialect)
         guard let matcher = WireMockPatternReader.pattern(&context, node, "$"), !context.hasErrors else {
             return WireMockAdminJSON.problems(context.problems)
         }
@@ -229,8 +231,7 @@ struct WireMockRequestRoutes {
         else {
             return WireMockAdminJSON.error(400, "the url \(url) is not a valid request target")
         }
-        let (catalog, scenarios) = engine.state.withLock { ($0.catalog, $0.scenarios) }
-        let report = NearMissReport.build(for: RequestFacts(logged), in: catalog, scenarioStates: scenarios)
+        let report = engine.nearMisses(for: logged)
         let entry = JournalEntry(
             id: 0,
             receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000),

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// Reads WireMock mapping JSON (a file, or an admin API body) into checked `WireMockMapping`s,
 /// every problem with its file, line, column and JSON path. The keys follow WireMock's schema

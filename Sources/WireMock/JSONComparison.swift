@@ -1,5 +1,6 @@
 import JSON
 import RegularExpressions
+import StubEngine
 /// WireMock's `equalToJson`, as JsonUnit compares: numbers by value, object key order ignored,
 /// with `ignoreArrayOrder` and `ignoreExtraElements` (extra object keys and extra array items),
 /// and JsonUnit's placeholders in the expected document: `${json-unit.ignore}`,
