@@ -65,7 +65,7 @@ extension Engine {
                 source: .runtime(id: id),
                 order: order ?? dialect.nextOrder(),
                 id: id,
-                defaultName: mapping.name ?? Self.describe(mapping)
+                defaultName: mapping.name ?? mapping.summary
             ) {
                 stubs.append(stub)
             }
@@ -79,17 +79,5 @@ extension Engine {
             )
         }
         return .success(stubs)
-    }
-
-    /// `GET /hello`, for a mapping without a name.
-    static func describe(_ m: WireMockMapping) -> String {
-        let method = m.request.methods?.joined(separator: "|") ?? "ANY"
-        let url: String
-        switch m.request.url {
-        case .url(let s)?, .urlPath(let s)?, .urlPathTemplate(let s, _)?: url = s
-        case .urlPattern(let r)?, .urlPathPattern(let r)?: url = r.pattern
-        case nil: url = "(any URL)"
-        }
-        return "\(method) \(url)"
     }
 }

@@ -26,6 +26,16 @@ package struct WireMockMapping: Sendable {
     package var node: JSONNode
     /// Its JSON path in its file (`$`, `$.mappings[2]`), for messages.
     package var path: String
+
+    /// `GET /hello`: the name of a mapping without one, served (runtime mappings) or imported.
+    package var summary: String {
+        let method = request.methods?.joined(separator: "|") ?? "ANY"
+        switch request.url {
+        case .url(let s)?, .urlPath(let s)?, .urlPathTemplate(let s, _)?: return "\(method) \(s)"
+        case .urlPattern(let r)?, .urlPathPattern(let r)?: return "\(method) \(r.pattern)"
+        case nil: return "\(method) (any URL)"
+        }
+    }
 }
 
 package struct WireMockRequest: Sendable {

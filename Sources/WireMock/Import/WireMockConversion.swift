@@ -67,7 +67,7 @@ struct WireMockConversion {
             )
             return nil
         }
-        var members: [(String, JSONNode)] = [("name", .string(m.name ?? Self.describe(m)))]
+        var members: [(String, JSONNode)] = [("name", .string(m.name ?? m.summary))]
         if m.priority != 5 { members.append(("priority", .number(m.priority))) }
         members.append(("request", request(m)))
         guard let response = response(m, bodyFile: bodyFile) else { return nil }
@@ -92,15 +92,6 @@ struct WireMockConversion {
             members.append(("scenario", .object(scenario)))
         }
         return .object(members)
-    }
-
-    static func describe(_ m: WireMockMapping) -> String {
-        let method = m.request.methods?.joined(separator: "|") ?? "ANY"
-        switch m.request.url {
-        case .url(let s)?, .urlPath(let s)?, .urlPathTemplate(let s, _)?: return "\(method) \(s)"
-        case .urlPattern(let r)?, .urlPathPattern(let r)?: return "\(method) \(r.pattern)"
-        case nil: return "\(method) any URL"
-        }
     }
 
     // MARK: Requests
