@@ -88,10 +88,11 @@ final class OpenAPIImporterTests: XCTestCase {
                 "showPet 200 (Prefer: code=200)",
                 "showPet 404 (Prefer: code=404)",
                 "showPet 500 from default (Prefer: code=500)",
-                "showPet Prefer not documented (documented codes: 200, 404, 500; examples: rex, tom)",
+                "showPet Prefer example not documented (documented codes: 200, 404, 500; examples: rex, tom)",
+                "showPet Prefer code not documented (documented codes: 200, 404, 500; examples: rex, tom)",
             ]
         )
-        XCTAssertEqual(all.map { $0["priority"]?.number?.text ?? "-" }, ["-", "4", "4", "4", "3", "3", "-"])
+        XCTAssertEqual(all.map { $0["priority"]?.number?.text ?? "-" }, ["-", "4", "4", "4", "3", "3", "-", "-"])
         XCTAssertEqual(Set(all.map { $0["request"]?["path"]?.string ?? "" }), ["/v2/pets/{petId}"])
         XCTAssertEqual(
             text(all[0]["response"]),
@@ -114,11 +115,18 @@ final class OpenAPIImporterTests: XCTestCase {
             text(all[5]["response"]?["headers"]),
             #"{"Content-Type":"application/problem+json","Preference-Applied":"code=500"}"#
         )
-        // A code or example the document does not list gets `default` (as Prism answers), saying so.
-        XCTAssertEqual(all[6]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.anyCodeOrExample)
-        XCTAssertEqual(DecodingTestValue.int(all[6]["response"]?["status"]), 500)
+        // A name no example has is a 404 that lists the names; a code the document does not list
+        // gets `default` (as Prism answers); each says so.
+        XCTAssertEqual(all[6]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.anyExample)
+        XCTAssertEqual(DecodingTestValue.int(all[6]["response"]?["status"]), 404)
         XCTAssertEqual(
-            all[6]["response"]?["headers"]?["X-Stubserver-Prefer"]?.string,
+            text(all[6]["response"]?["body"]?["documented"]),
+            #"{"codes":[200,404,500],"examples":["rex","tom"]}"#
+        )
+        XCTAssertEqual(all[7]["request"]?["headers"]?["Prefer"]?["matches"]?.string, PreferCondition.anyCode)
+        XCTAssertEqual(DecodingTestValue.int(all[7]["response"]?["status"]), 500)
+        XCTAssertEqual(
+            all[7]["response"]?["headers"]?["X-Stubserver-Prefer"]?.string,
             "not documented; answered with the default response (documented codes: 200, 404, 500; examples: rex, tom)"
         )
         // The external example is skipped with a note that says where it is.
@@ -127,7 +135,7 @@ final class OpenAPIImporterTests: XCTestCase {
             outcome.plan.problems[0].description.hasPrefix("spec.yaml:21:41: note: example \"remote\" skipped"),
             outcome.plan.problems[0].description
         )
-        XCTAssertEqual(outcome.summary, "7 stubs for 1 operation in 1 file")
+        XCTAssertEqual(outcome.summary, "8 stubs for 1 operation in 1 file")
     }
 
     func testBasePathOptions() throws {

@@ -4,9 +4,10 @@ import JSONSchema
 import StubEngine
 
 /// The stubs of one operation: the default one (no conditions beyond method and path), one per
-/// documented status (`Prefer: code=NNN`), one per named example (`Prefer: example=NAME`, with
-/// `code=NNN` for a status other than the default's), and one for a `Prefer` the document cannot
-/// satisfy. Priorities make the most specific ask win: code and example 2, code 3, example 4
+/// documented status (`Prefer: code=NNN`), one per example name (`Prefer: example=NAME`,
+/// answered from whichever response has it, and `code=NNN, example=NAME` for each example of a
+/// status other than the default's), and those for a `Prefer` the document cannot satisfy.
+/// Priorities make the most specific ask win: code and example 2, code 3, example 4
 /// (and the default stub's own code, after the examples), the default stub 5 (and, at 5 too,
 /// the unsatisfied `Prefer`, which outranks the default stub by its header condition). Every
 /// answer a `Prefer` chose says so: `Preference-Applied` (RFC 7240) names what was applied,
@@ -36,21 +37,32 @@ struct OperationStubs {
             return [stub("\(title) 200", priority: nil, prefer: nil, response(status: 200, headers: [], content: nil))]
         }
         var stubs: [JSONNode] = []
-        var exampleNames: [String] = []
         let primaryContent = content(of: primary)
         stubs.append(
             stub("\(title) \(primary.status)", priority: nil, prefer: nil, response(primary, primaryContent, nil))
         )
-        for (name, value) in primaryContent?.examples.named ?? [] {
-            exampleNames.append(name)
-            stubs.append(
-                stub(
-                    "\(title) \(primary.status) example \(name) (Prefer: example=\(name))",
-                    priority: 4,
-                    prefer: PreferCondition.example(name),
-                    response(primary, primaryContent, value, applied: "example=\(name)")
+        var contents: [(response: DocumentedResponse, content: Content?)] = [(primary, primaryContent)]
+        for other in arrangement.others { contents.append((other, content(of: other))) }
+        // `Prefer: example=NAME` answers from the first response that has the name: the default
+        // stub's, then the 2xx, then the others (Twilio documents `createWithCapabilities` only
+        // under 201, beside a 200).
+        let isSuccess = { (entry: (response: DocumentedResponse, content: Content?)) in
+            (200...299).contains(entry.response.status)
+        }
+        let others = contents.dropFirst()
+        var exampleNames: [String] = []
+        for (documented, content) in [contents[0]] + others.filter(isSuccess) + others.filter({ !isSuccess($0) }) {
+            for (name, value) in content?.examples.named ?? [] where !exampleNames.contains(name) {
+                exampleNames.append(name)
+                stubs.append(
+                    stub(
+                        "\(title) \(documented.status) example \(name) (Prefer: example=\(name))",
+                        priority: 4,
+                        prefer: PreferCondition.example(name),
+                        response(documented, content, value, applied: PreferCondition.applied(example: name))
+                    )
                 )
-            )
+            }
         }
         // `Prefer: code=` the default stub's own status: its answer, saying the ask was heard. At
         // the examples' priority and after them, so `code=200, example=rex` gets the example.
@@ -59,35 +71,36 @@ struct OperationStubs {
                 "\(title) \(primary.status)\(label(primary)) (Prefer: code=\(primary.status))",
                 priority: 4,
                 prefer: PreferCondition.code(primary.status),
-                response(primary, primaryContent, nil, applied: "code=\(primary.status)")
+                response(primary, primaryContent, nil, applied: PreferCondition.applied(code: primary.status))
             )
         )
-        for other in arrangement.others {
-            let otherContent = content(of: other)
+        for (other, otherContent) in others {
             let code = other.status
             stubs.append(
                 stub(
                     "\(title) \(code)\(label(other)) (Prefer: code=\(code))",
                     priority: 3,
                     prefer: PreferCondition.code(code),
-                    response(other, otherContent, nil, applied: "code=\(code)")
+                    response(other, otherContent, nil, applied: PreferCondition.applied(code: code))
                 )
             )
             for (name, value) in otherContent?.examples.named ?? [] {
-                exampleNames.append(name)
                 stubs.append(
                     stub(
                         "\(title) \(code) example \(name) (Prefer: code=\(code), example=\(name))",
                         priority: 2,
                         prefer: PreferCondition.code(code, example: name),
-                        response(other, otherContent, value, applied: "code=\(code), example=\(name)")
+                        response(
+                            other,
+                            otherContent,
+                            value,
+                            applied: PreferCondition.applied(code: code, example: name)
+                        )
                     )
                 )
             }
         }
-        stubs.append(
-            unsatisfiedPrefer(arrangement, codes: ([primary] + arrangement.others).map(\.status), exampleNames)
-        )
+        stubs += unsatisfiedPrefer(arrangement, codes: contents.map(\.response.status), exampleNames)
         return stubs
     }
 
@@ -97,13 +110,15 @@ struct OperationStubs {
     }
 
     /// A `Prefer` that asks for a code or example the document does not have (`code=418`,
-    /// `example=nosuch`): the `default` response when there is one (as Prism answers), else a
-    /// 404 that lists what there is. Never the normal answer, as if the ask had been heard.
+    /// `example=nosuch`). A code gets the `default` response when there is one (as Prism
+    /// answers); a name no response has (when the operation has named examples), or a code with
+    /// no `default`, a 404 that lists the documented codes and example names. Never the normal
+    /// answer, as if the ask had been heard.
     private mutating func unsatisfiedPrefer(
         _ arrangement: DocumentedResponses.Arrangement,
         codes: [Int],
         _ examples: [String]
-    ) -> JSONNode {
+    ) -> [JSONNode] {
         let title = operation.title
         var listing = "documented codes: " + codes.map(String.init).joined(separator: ", ")
         if !examples.isEmpty { listing += "; examples: " + examples.joined(separator: ", ") }
@@ -113,17 +128,6 @@ struct OperationStubs {
             // A `default` beside a documented 500 is not among the others; it still answers here.
             ?? operation.node["responses"]?["default"].flatMap { documents.dereference($0) }
             .map { DocumentedResponse(key: "default", status: 500, node: $0) }
-        let name = "\(title) Prefer not documented (\(listing))"
-        if let fallback {
-            let answer = response(
-                fallback,
-                content(of: fallback),
-                nil,
-                applied: nil,
-                unsatisfied: "not documented; answered with the default response (\(listing))"
-            )
-            return stub(name, priority: nil, prefer: PreferCondition.anyCodeOrExample, answer)
-        }
         let body: JSONNode = .object([
             ("error", .string("no documented response fits the Prefer header")),
             ("operation", .string("\(operation.method) \(operation.path)")),
@@ -135,12 +139,41 @@ struct OperationStubs {
                 ])
             ),
         ])
-        let answer: JSONNode = .object([
+        let notFound: JSONNode = .object([
             ("status", .number(404)),
             ("headers", .object([("X-Stubserver-Prefer", .string("not documented (\(listing))"))])),
             ("body", body),
         ])
-        return stub(name, priority: nil, prefer: PreferCondition.anyCodeOrExample, answer)
+        guard let fallback else {
+            let name = "\(title) Prefer not documented (\(listing))"
+            return [stub(name, priority: nil, prefer: PreferCondition.anyCodeOrExample, notFound)]
+        }
+        let answer = response(
+            fallback,
+            content(of: fallback),
+            nil,
+            applied: nil,
+            unsatisfied: "not documented; answered with the default response (\(listing))"
+        )
+        // With no names to list, any `example=` is as unmet as an unknown code: the default too.
+        guard !examples.isEmpty else {
+            let name = "\(title) Prefer not documented (\(listing))"
+            return [stub(name, priority: nil, prefer: PreferCondition.anyCodeOrExample, answer)]
+        }
+        return [
+            stub(
+                "\(title) Prefer example not documented (\(listing))",
+                priority: nil,
+                prefer: PreferCondition.anyExample,
+                notFound
+            ),
+            stub(
+                "\(title) Prefer code not documented (\(listing))",
+                priority: nil,
+                prefer: PreferCondition.anyCode,
+                answer
+            ),
+        ]
     }
 
     /// A response's chosen media type, its examples, and the body written when no example is
@@ -176,7 +209,7 @@ struct OperationStubs {
         unsatisfied: String? = nil
     ) -> JSONNode {
         var headers = headers(of: documented)
-        if let applied { headers.append(("Preference-Applied", .string(applied))) }
+        if let applied { headers.append((PreferCondition.appliedHeader, .string(applied))) }
         if let unsatisfied { headers.append(("X-Stubserver-Prefer", .string(unsatisfied))) }
         if content == nil, documented.status != 204, documented.status != 304,
             let media = documented.node["content"]?.members, !media.isEmpty

@@ -1,3 +1,4 @@
+import HTTP1
 import JSON
 import JSONSchema
 import StubEngine
@@ -53,6 +54,22 @@ package enum PreferCondition {
 
     /// Any `code=` or `example=` preference: an ask no more specific stub met.
     package static let anyCodeOrExample = "(?:.*[,;])?\\s*(?i:code|example)\\s*=.*"
+    /// Any `code=` preference.
+    package static let anyCode = "(?:.*[,;])?\\s*(?i:code)\\s*=.*"
+    /// Any `example=` preference.
+    package static let anyExample = "(?:.*[,;])?\\s*(?i:example)\\s*=.*"
+
+    /// The response header that says which preferences chose the answer (RFC 7240).
+    package static let appliedHeader = "Preference-Applied"
+
+    /// The `Preference-Applied` value: `code=NNN`, `example=NAME` (quoted unless NAME is a
+    /// token), or both.
+    package static func applied(code: Int? = nil, example name: String? = nil) -> String {
+        var items: [String] = []
+        if let code { items.append("code=\(code)") }
+        if let name { items.append(HTTPToken.isToken(name) ? "example=\(name)" : "example=\"\(name)\"") }
+        return items.joined(separator: ", ")
+    }
 
     /// Both, in either order: two alternatives rather than a look-ahead, because stub regexes
     /// run in linear time and refuse look-around.

@@ -326,8 +326,7 @@ struct PostmanStubWriter {
     /// its `Prefer` was honoured.
     static func applied(_ response: JSONNode, _ name: String) -> JSONNode {
         guard var members = response.members?.map({ ($0.key, $0.value) }) else { return response }
-        let token = HTTPToken.isToken(name)
-        let header = ("Preference-Applied", JSONNode.string(token ? "example=\(name)" : "example=\"\(name)\""))
+        let header = (PreferCondition.appliedHeader, JSONNode.string(PreferCondition.applied(example: name)))
         if let i = members.firstIndex(where: { $0.0 == "headers" }), let existing = members[i].1.members {
             members[i] = ("headers", .object(existing.map { ($0.key, $0.value) } + [header]))
         } else {
