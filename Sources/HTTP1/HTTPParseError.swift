@@ -48,6 +48,8 @@ package struct HTTPParserLimits: Sendable, Equatable {
     package var maxBodyBytes: Int = 32 * 1024 * 1024
     /// The number of header fields (431 past it).
     package var maxHeaderCount: Int = 256
+    /// `CONNECT host:port` is handed to the handler (a forward proxy); otherwise it gets 501.
+    package var acceptsConnect = false
 
     package init() {}
 

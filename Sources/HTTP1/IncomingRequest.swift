@@ -38,6 +38,9 @@ package struct IncomingRequest: Sendable {
     package var peer: String = ""
     /// The authority the client addressed: the absolute-form target's, else the Host field's.
     package var authority: String? = nil
+    /// For a request inside an intercepted `CONNECT` tunnel (a forward proxy terminating TLS):
+    /// the tunnel's `host:port`, where the client meant the request to go. nil otherwise.
+    package var tunnelAuthority: String? = nil
 
     package init(
         method: String,

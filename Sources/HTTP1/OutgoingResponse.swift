@@ -67,6 +67,8 @@ package enum ResponseDelivery: Sendable, Equatable {
     /// WebSocket): the prepared head goes out with `Connection: Upgrade`, and from then on the
     /// bytes go both ways through `ConnectionUpgrade`.
     case upgrade(ConnectionUpgrade)
+    /// The answer to `CONNECT`: the connection becomes a tunnel (`ConnectionTunnel`).
+    case tunnel(ConnectionTunnel)
 }
 
 extension ResponseDelivery {
@@ -78,7 +80,7 @@ extension ResponseDelivery {
         case .closeWithoutResponse: "empty"
         case .rawThenClose: "garbage"
         case .hang: "hang"
-        case .normal, .dribble, .stream, .upgrade: nil
+        case .normal, .dribble, .stream, .upgrade, .tunnel: nil
         }
     }
 
@@ -92,6 +94,7 @@ extension ResponseDelivery {
         case let (.rawThenClose(x), .rawThenClose(y)): x == y
         case let (.stream(x), .stream(y)): x === y
         case let (.upgrade(x), .upgrade(y)): x === y
+        case let (.tunnel(x), .tunnel(y)): x === y
         default: false
         }
     }

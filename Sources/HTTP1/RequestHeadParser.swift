@@ -101,7 +101,12 @@ enum RequestHeadParser {
         request!.method = method
         request!.target = targetString
         request!.version = version
-        try RequestTarget.parse(targetString, method: method, into: &request!)
+        try RequestTarget.parse(
+            targetString,
+            method: method,
+            acceptsConnect: limits.acceptsConnect,
+            into: &request!
+        )
     }
 
     /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get

@@ -48,10 +48,14 @@ package struct RequestParser: Sendable {
     /// by the server on each request it receives: changing a request it had been handed was a
     /// copy of the whole request (callgrind).
     private let peer: String
+    /// Inside an intercepted `CONNECT` tunnel: its `host:port`, stamped on every request as the
+    /// peer is (`IncomingRequest.tunnelAuthority`).
+    private let tunnelAuthority: String?
 
-    package init(limits: HTTPParserLimits = HTTPParserLimits(), peer: String = "") {
+    package init(limits: HTTPParserLimits = HTTPParserLimits(), peer: String = "", tunnelAuthority: String? = nil) {
         self.limits = limits
         self.peer = peer
+        self.tunnelAuthority = tunnelAuthority
     }
 
     /// True while a request has begun (bytes of its head or body seen) but is not complete.
@@ -131,6 +135,7 @@ package struct RequestParser: Sendable {
         guard current != nil else { return .needMore }
         swap(&current!.body, &body)
         current!.peer = peer
+        if let tunnelAuthority { current!.tunnelAuthority = tunnelAuthority }
         state = .head
         scanned = 0
         return .request

@@ -9,7 +9,12 @@ package enum RequestTarget {
     /// Writes the parts into `request` (its `target` is `raw`): returned as a value through the
     /// typed throw, the parts were copied out of it and it was destroyed, a retain and a release
     /// per part on every request. `authority` is only set for an absolute-form target.
-    static func parse(_ raw: String, method: String, into request: inout IncomingRequest) throws(HTTPParseError) {
+    static func parse(
+        _ raw: String,
+        method: String,
+        acceptsConnect: Bool = false,
+        into request: inout IncomingRequest
+    ) throws(HTTPParseError) {
         if raw == "*" {
             guard method == "OPTIONS" else { throw .bad("asterisk-form target is only for OPTIONS") }
             request.path = "*"
@@ -17,11 +22,17 @@ package enum RequestTarget {
         }
         if method == "CONNECT" {
             // RFC 9112 §3.2.3: CONNECT takes the authority-form, and nothing else does. A
-            // well-formed CONNECT asks for a tunnel, which we do not implement (RFC 9110 §9.1: 501).
-            guard Authority.isValid(raw.utf8, allowEmptyHost: false, requirePort: true) else {
+            // well-formed CONNECT asks for a tunnel, which only a forward proxy offers (RFC 9110
+            // §9.1: 501 otherwise).
+            guard Authority.isValid(raw.utf8, allowEmptyHost: false, requirePort: true),
+                ConnectionTunnel.split(authority: raw) != nil
+            else {
                 throw .bad("CONNECT needs an authority-form target (host:port)")
             }
-            throw HTTPParseError(.notImplemented, "CONNECT is not supported")
+            guard acceptsConnect else { throw HTTPParseError(.notImplemented, "CONNECT is not supported") }
+            request.path = ""
+            request.authority = raw
+            return
         }
         var rest = Substring(raw)
         var authority: String?

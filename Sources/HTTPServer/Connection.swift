@@ -27,6 +27,8 @@ final class Connection {
         /// client closes, so unread request bytes do not turn our close into a reset that
         /// destroys the response before the client reads it.
         case lingering(until: Int64)
+        /// A blind `CONNECT` tunnel: bytes relayed to and from an upstream socket.
+        case tunneling(TunnelRelay)
         case closed
     }
 
@@ -73,6 +75,12 @@ final class Connection {
     /// How bytes reach the parser and the socket: plain, or through TLS (`ConnectionTLS.swift`).
     @exclusivity(unchecked) var transport: ConnectionTransport
     var closeWhenFlushed = false
+    /// Set when an answer to `CONNECT` changed what the bytes behind it are (a tunnel): the
+    /// parser stops, and what it has not read goes to the tunnel (`handOverPendingToTunnel`).
+    var switchedTransport = false
+    /// The intercepted `CONNECT` this connection carries, told when the connection ends.
+    var interceptedTunnel: ConnectionTunnel?
+    var interceptStartedAt: Int64 = 0
     /// When the current request's head began: its first byte other than the empty lines a
     /// client may send before a request (nil between requests). Stray CRLFs do not start the
     /// header clock (a CRLF, a pause, then a request once got 408).
@@ -121,6 +129,8 @@ final class Connection {
             if pending.count < Self.heldInputLimit { wanted.insert(.read) }
         case .hanging, .lingering:
             wanted.insert(.read)
+        case .tunneling(let relay):
+            return relay.clientInterest
         case .faulting, .closed:
             break
         }
@@ -152,6 +162,8 @@ final class Connection {
         case .streaming(let state) where state.upgrade != nil:
             lastActivity = loop.now
             state.upgrade?.received(Array(bytes))
+        case .tunneling(let relay):
+            relayFromClient(relay, bytes)
         case .delayed, .dribbling, .awaiting, .streaming, .faulting:
             pending.append(contentsOf: bytes)
         }
@@ -170,6 +182,8 @@ final class Connection {
             // back by a delay, or dribbled) has left; the responder is told (cancellation) so a
             // proxy can drop its upstream request, and a delayed answer is abandoned, not sent.
             close()
+        case .tunneling(let relay):
+            tunnelClientEnded(relay)
         default:
             close()
         }
@@ -188,6 +202,7 @@ final class Connection {
             processPending()
         }
         handOverPendingToUpgrade()
+        handOverPendingToTunnel()
         if wasReadingBody || parser.isReadingBody { lastActivity = loop.now }
         updateHeaderClock()
         flush()
@@ -227,6 +242,8 @@ final class Connection {
                 requestStartedAt = nil
                 lastActivity = loop.now
                 respond(to: parser.takeRequest())
+                // After CONNECT the bytes that follow are the tunnel's, not requests.
+                if switchedTransport { return offset }
             case .failure(let error):
                 reject(error)
                 return input.count
@@ -241,6 +258,10 @@ final class Connection {
 
     func flush() {
         guard !isClosed else { return }
+        if case .tunneling(let relay) = phase {
+            flushToClient(relay)
+            return
+        }
         if !output.isEmpty {
             let before = output.bytesWritten
             let result = output.flush(to: fd, through: transport.session)

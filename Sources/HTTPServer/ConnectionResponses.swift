@@ -94,6 +94,8 @@ extension Connection {
             phase = .active
         case .hang:
             phase = .hanging
+        case .tunnel(let tunnel):
+            startTunnel(tunnel, exchange)
         }
     }
 

@@ -17,11 +17,14 @@ enum ConnectionTransport {
     case established(TLSSession)
     /// The session failed or ended: input is discarded until the connection closes.
     case finished
+    /// An intercepted `CONNECT` was answered: the client must start TLS now, for this
+    /// certificate; anything else closes the connection.
+    case awaitingInterceptedTLS(TLSServerContext)
 
     var session: TLSSession? {
         switch self {
         case .handshaking(let session), .established(let session): session
-        case .plain, .undecided, .finished: nil
+        case .plain, .undecided, .finished, .awaitingInterceptedTLS: nil
         }
     }
 }
@@ -56,6 +59,18 @@ extension Connection {
             // The header clock covers the handshake: a client that stalls in it is cut off as
             // one that stalls in its request head is.
             requestStartedAt = loop.now
+            feed(bytes, session)
+        case .awaitingInterceptedTLS(let context):
+            guard let first = bytes.first, TLSSniffing.startsTLS(first), let session = TLSSession(server: context)
+            else {
+                // Not TLS inside a tunnel the client asked to be intercepted: nothing to answer.
+                transport = .finished
+                pending = []
+                output.removeAll()
+                close()
+                return
+            }
+            transport = .handshaking(session)
             feed(bytes, session)
         case .handshaking(let session), .established(let session):
             feed(bytes, session)
@@ -140,7 +155,11 @@ extension Connection {
 
     /// A handshake still unfinished at the header timeout: its slot is freed.
     func handshakeTimedOut(now: Int64) -> Bool {
-        guard case .handshaking = transport, let started = requestStartedAt else { return false }
+        switch transport {
+        case .handshaking, .awaitingInterceptedTLS: break
+        default: return false
+        }
+        guard let started = requestStartedAt else { return false }
         return now - started >= loop.configuration.headerTimeoutMilliseconds
     }
 }

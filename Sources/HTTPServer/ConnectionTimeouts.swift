@@ -18,6 +18,8 @@ extension Connection {
         switch phase {
         case .lingering(let until):
             if now >= until { close() }
+        case .tunneling(let relay):
+            tunnelTimedOut(relay, now: now)
         case .active:
             guard output.isEmpty, !closeWhenFlushed else { return }
             if parser.isReadingBody {
@@ -54,7 +56,7 @@ extension Connection {
     /// grace period).
     func beginShutdown() {
         switch phase {
-        case .lingering, .hanging:
+        case .lingering, .hanging, .tunneling:
             close()
         case .delayed, .dribbling:
             // A delay or a dribble imitates a slow network: nobody waits for it to end, so the
@@ -90,9 +92,12 @@ extension Connection {
         case .streaming(let state):
             if state.stream.isLongLived { loop.shared.streams.withLock { $0 -= 1 } }
             state.stream.cancel()
+        case .tunneling(let relay):
+            closeTunnel(relay)
         default:
             break
         }
+        if let interceptedTunnel { closeInterceptedTunnel(interceptedTunnel) }
         phase = .closed
         output.removeAll()
         pending = []

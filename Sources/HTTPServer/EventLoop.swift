@@ -32,6 +32,8 @@ final class EventLoop: @unchecked Sendable {
     /// Connections to upstreams (the HTTP client), by descriptor, and the idle ones by upstream.
     var upstreams: [Int32: UpstreamConnection] = [:]
     var idleUpstreams: [ClientEndpoint: IdleUpstreams] = [:]
+    /// The upstream sockets of `CONNECT` tunnels, by descriptor, with the client's connection.
+    var tunnelUpstreams: [Int32: Connection] = [:]
     /// The loop's thread, once it runs: work for this loop that arrives on it runs at once.
     private(set) var threadID: UInt = 0
     private var acceptPausedUntil: Int64 = 0
@@ -170,7 +172,12 @@ final class EventLoop: @unchecked Sendable {
         // Connections first: a client's event never reads `upstreams`, a class property whose
         // every access the runtime checks for exclusivity (some 90 instructions).
         guard let connection = connections[event.fd] else {
-            if let upstream = upstreams[event.fd] { handleUpstreamEvent(event, upstream) }
+            if let upstream = upstreams[event.fd] {
+                handleUpstreamEvent(event, upstream)
+            } else if let owner = tunnelUpstreams[event.fd], !owner.isClosed {
+                owner.handleTunnelUpstreamEvent(event)
+                settle(owner)
+            }
             return
         }
         guard !connection.isClosed else { return }
@@ -182,6 +189,7 @@ final class EventLoop: @unchecked Sendable {
     /// After anything happened to a connection: forget it if it closed, else tell the selector
     /// if what it waits for changed (only then: no per-wake rebuild).
     func settle(_ connection: Connection) {
+        if case .tunneling(let relay) = connection.phase { connection.settleTunnel(relay) }
         if connection.isClosed {
             remove(connection)
             return
@@ -228,6 +236,13 @@ final class EventLoop: @unchecked Sendable {
                 beginStopping()
             }
         }
+    }
+
+    /// A tunnel's host name resolved off the loop.
+    func tunnelResolved(connection id: UInt64, fd: Int32, _ result: Result<[SocketAddress], SocketError>) {
+        guard let connection = connections[fd], connection.id == id else { return }
+        connection.tunnelResolved(result)
+        settle(connection)
     }
 
     private func beginStopping() {

@@ -67,6 +67,13 @@ struct OutboundQueue {
         byteCount += sealed.count - before
     }
 
+    /// Bytes that go out as they are, never sealed: the `200` that answers an intercepted
+    /// `CONNECT`, queued (on an empty queue) just before TLS starts on the connection.
+    mutating func appendUnsealed(_ bytes: [UInt8]) {
+        sealed.append(contentsOf: bytes)
+        byteCount += bytes.count
+    }
+
     /// A failed TLS session: plaintext still queued can no longer be sealed; ciphertext stays.
     mutating func dropPlaintext() {
         chunks.removeAll()

@@ -37,6 +37,9 @@ package struct ServerConfiguration: Sendable {
     /// TLS beside plain HTTP on the same port (`--https`): the first byte of a connection says
     /// which it speaks. nil: plain HTTP only.
     package var tls: ServerTLS?
+    /// Certificates for intercepted `CONNECT` tunnels (a forward proxy): one per host, asked of
+    /// this issuer. nil: an interception is answered 502.
+    package var interceptTLS: ServerTLS?
     /// The `Server` header's value.
     package var serverName: String = "stubserver"
     package var onRejection: RejectionObserver?

@@ -302,6 +302,10 @@ public final class StubURLProtocol: URLProtocol {
             upgrade.output.cancel()
             fail(.unsupportedURL, because: Self.webSocketRefusal)
             return
+        case .tunnel:
+            // CONNECT needs a socket to tunnel; a URLProtocol has none (and never sends CONNECT).
+            fail(.unsupportedURL, because: "CONNECT tunnels need the socket transport (LocalStubServer)")
+            return
         case .normal, .dribble:
             break
         }

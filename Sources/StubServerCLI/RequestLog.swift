@@ -132,7 +132,9 @@ final class RequestLog: ResponderWrapper {
         } else {
             statusText = console.paint("---", "2") + " (client left)"
         }
-        var line = "\(timestamp()) \(request.method) \(request.target) \(statusText) "
+        // A request inside an intercepted tunnel names the host it went to.
+        let target = request.tunnelAuthority.map { "https://\($0)\(request.target)" } ?? request.target
+        var line = "\(timestamp()) \(request.method) \(target) \(statusText) "
         switch outcome.kind {
         case .stub(let stub): line += "\"\(stub.name)\""
         case .preflight: line += "CORS preflight"
@@ -140,6 +142,12 @@ final class RequestLog: ResponderWrapper {
         case .refused(let refusal): line += console.paint("REFUSED", "1;31") + " admin request: \(refusal.summary)"
         case .noMatch: line += console.paint("NO MATCH", "1;31")
         case .rejected: line += console.paint("REJECTED", "1;31") + " by the OpenAPI contract (--openapi-enforce)"
+        case .tunnel(let tunnel):
+            line +=
+                tunnel.mode == .intercept
+                ? console.paint("INTERCEPT", "36") + " TLS ended here; its requests follow"
+                : console.paint("TUNNEL", "36") + " blind, to \(tunnel.authority)"
+        case .proxyRefused(let reason): line += console.paint("REFUSED", "1;31") + " proxy request: \(reason)"
         case .proxied(let report, let stub):
             let result = report.result
             line += console.paint("PROXY", "36") + " \(report.upstream)"

@@ -572,3 +572,40 @@ extension Array {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }
+
+/// `CONNECT` for a forward proxy (`HTTPParserLimits.acceptsConnect`).
+@Suite struct ConnectTargetTests {
+    @Test func acceptedConnectCarriesItsAuthority() {
+        var limits = HTTPParserLimits()
+        limits.acceptsConnect = true
+        let d = ParserDriver.parse(
+            "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n",
+            limits: limits
+        )
+        #expect(d.failure == nil)
+        #expect(d.requests.first?.authority == "api.example.com:443")
+        #expect(d.requests.first?.path == "")
+        for bad in ["api.example.com", "api.example.com:0", "api.example.com:65536", ":443", "a:b:443", "[::1", "/x"] {
+            #expect(
+                ParserDriver.parse("CONNECT \(bad) HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits).failure?.status == 400
+            )
+        }
+        #expect(ParserDriver.parse("CONNECT [::1]:8443 HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits).failure == nil)
+    }
+
+    @Test func authorityIsSplitIntoHostAndPort() {
+        #expect(ConnectionTunnel.split(authority: "api.example.com:443")! == ("api.example.com", 443))
+        #expect(ConnectionTunnel.split(authority: "[::1]:8443")! == ("::1", 8443))
+        #expect(ConnectionTunnel.split(authority: "127.0.0.1:1")! == ("127.0.0.1", 1))
+        for bad in ["x", "x:", "x:0", "x:65536", ":80", "::1:80", "[::1]", "x:8a", "[::1:80"] {
+            #expect(ConnectionTunnel.split(authority: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func requestsInsideAnInterceptedTunnelCarryItsAuthority() {
+        var d = ParserDriver(limits: HTTPParserLimits())
+        d.parser = RequestParser(limits: HTTPParserLimits(), peer: "p", tunnelAuthority: "api.example.com:443")
+        d.feed("GET /a HTTP/1.1\r\nHost: api.example.com\r\n\r\nGET /b HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
+        #expect(d.requests.map(\.tunnelAuthority) == ["api.example.com:443", "api.example.com:443"])
+    }
+}

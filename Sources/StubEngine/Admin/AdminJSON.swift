@@ -44,6 +44,7 @@ enum AdminJSON {
             ("method", .string(e.method)),
             ("path", .string(e.path)),
             ("target", .string(e.target)),
+            ("host", e.host.map { .string($0) } ?? .null),
             ("query", grouped(e.queryItems.map { ($0.name, $0.value) })),
             ("headers", grouped(e.headers.map { ($0.name, $0.value) })),
         ]
@@ -75,11 +76,31 @@ enum AdminJSON {
             members.append(("response", .object(answer)))
             if let stream = response.stream { members.append(("stream", Self.stream(stream.snapshot))) }
         }
+        if let tunnel = e.tunnel { members.append(("tunnel", Self.tunnel(tunnel))) }
+        if let authority = e.tunnelAuthority { members.append(("via", .string("https://\(authority)"))) }
         if let nearMiss = e.nearMiss { members.append(("nearMiss", closest(nearMiss))) }
         if let refusal = e.refusal { members.append(("refused", .string(refusal))) }
         if let contract = e.contract { members.append(("contract", contract.json)) }
         if !e.regexAborts.isEmpty { members.append(("regexAborted", .array(e.regexAborts.map(aborted)))) }
         return .object(members)
+    }
+
+    /// A `CONNECT` tunnel: `mode` (`intercept`: TLS ended here, its requests are entries of
+    /// their own; `relay`: a blind tunnel), `state` (`connecting`, `open`, `failed`, `closed`),
+    /// the bytes each way (a relay's), `durationMs` once it ended, `error` when it failed.
+    static func tunnel(_ tunnel: ConnectionTunnel) -> JSONNode {
+        let progress = tunnel.progress
+        var fields: [(String, JSONNode)] = [
+            ("host", .string(tunnel.host)),
+            ("port", .number(tunnel.port)),
+            ("mode", .string(tunnel.mode.rawValue)),
+            ("state", .string(progress.state.rawValue)),
+            ("bytesFromClient", .number(progress.bytesFromClient)),
+            ("bytesToClient", .number(progress.bytesToClient)),
+        ]
+        if let ms = progress.milliseconds { fields.append(("durationMs", .number(Int(ms)))) }
+        if let error = progress.error { fields.append(("error", .string(error))) }
+        return .object(fields)
     }
 
     /// What happened on a stream: `kind` (`events`, `websocket`), the items in order (`atMs`

@@ -21,6 +21,12 @@ package enum OutcomeKind: Sendable {
     /// `--openapi-enforce`: the request broke the OpenAPI contract and was answered with a
     /// problem report before any stub.
     case rejected(ContractReport)
+    /// `CONNECT` through the forward proxy: a tunnel, intercepted or blind; the server fills
+    /// in how it went (status, bytes each way, duration).
+    case tunnel(ConnectionTunnel)
+    /// A proxy request (`CONNECT`, absolute-form) from a client that may not use the forward
+    /// proxy, or a malformed `CONNECT`: the message says why.
+    case proxyRefused(String)
 }
 
 /// The engine's answer to one request: the response (now, or promised) and what produced it.
@@ -66,7 +72,7 @@ package struct Outcome: Sendable {
     package var imitatesTheAPI: Bool {
         switch kind {
         case .stub, .noMatch, .proxied, .rejected: true
-        case .admin, .refused, .preflight: false
+        case .admin, .refused, .preflight, .tunnel, .proxyRefused: false
         }
     }
 }

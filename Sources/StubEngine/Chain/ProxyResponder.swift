@@ -45,21 +45,25 @@ final class UnmatchedResponder: FallbackResponder {
     let transport: Locked<(any UpstreamTransport)?>
     let recorder: Recorder
     let nearMiss: NearMissResponder
+    /// `--forward-proxy`: a proxy client's request goes to its own host, not to `proxy`.
+    let forwardProxy: ForwardProxy?
 
     init(
         proxy: Locked<ProxyRule?>,
         transport: Locked<(any UpstreamTransport)?>,
         recorder: Recorder,
-        nearMiss: NearMissResponder
+        nearMiss: NearMissResponder,
+        forwardProxy: ForwardProxy? = nil
     ) {
         self.proxy = proxy
         self.transport = transport
         self.recorder = recorder
         self.nearMiss = nearMiss
+        self.forwardProxy = forwardProxy
     }
 
     func respond(to facts: RequestFacts) -> Outcome {
-        guard var rule = proxy.value else { return nearMiss.respond(to: facts) }
+        guard var rule = forwardingRule(facts.request) else { return nearMiss.respond(to: facts) }
         guard let recording = recorder.settings(for: facts.request) else {
             return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil)
         }
@@ -69,5 +73,18 @@ final class UnmatchedResponder: FallbackResponder {
         { pending in
             recorder.capture(facts.request, settings: recording, pending: pending)
         }
+    }
+
+    /// Where an unmatched request goes: a forward-proxy client's to the host it named (its
+    /// `Host` kept), any other to the fallback upstream.
+    private func forwardingRule(_ request: IncomingRequest) -> ProxyRule? {
+        if let forwardProxy, let origin = ForwardProxy.origin(of: request) {
+            return ProxyRule(
+                upstream: origin,
+                preserveHost: true,
+                timeoutMilliseconds: forwardProxy.timeoutMilliseconds
+            )
+        }
+        return proxy.value
     }
 }

@@ -60,6 +60,8 @@ package final class Engine: Sendable {
         /// `--openapi-enforce`: a request that breaks the contract is answered 400 or 422 with a
         /// problem report, before any stub.
         package var enforcesContract = false
+        /// `--forward-proxy`: the server as a device's HTTP proxy (`CONNECT`, absolute-form).
+        package var forwardProxy: ForwardProxy?
 
         package init(
             cors: CORSPolicy? = nil,
@@ -250,7 +252,9 @@ package final class Engine: Sendable {
             )
         )
         wrappers.append(GlobalDelay(milliseconds: engine.globalDelay))
-        var responders: [any Responder] = [AdminResponder(engine: engine)]
+        var responders: [any Responder] = []
+        if let forwardProxy = options.forwardProxy { responders.append(ForwardProxyResponder(settings: forwardProxy)) }
+        responders.append(AdminResponder(engine: engine))
         if let cors = options.cors {
             wrappers.append(CORSResponder(policy: cors))
             responders.append(CORSResponder(policy: cors))
@@ -273,7 +277,8 @@ package final class Engine: Sendable {
             proxy: engine.fallbackProxy,
             transport: engine.upstream,
             recorder: engine.recorder,
-            nearMiss: NearMissResponder(state: engine.state)
+            nearMiss: NearMissResponder(state: engine.state),
+            forwardProxy: options.forwardProxy
         )
         return ResponderChain(wrappers: wrappers, responders: responders, fallback: fallback)
     }

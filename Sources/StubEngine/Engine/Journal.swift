@@ -137,13 +137,28 @@ package final class Journal: Sendable {
         default: (stub, proxy) = (nil, nil)
         }
         let nearMiss: NearMissReport? = if case .noMatch(let report) = kind { report.resolved } else { nil }
-        let refusal: String? = if case .refused(let reason) = kind { reason.summary } else { nil }
+        let refusal: String? =
+            switch kind {
+            case .refused(let reason): reason.summary
+            case .proxyRefused(let reason): reason
+            default: nil
+            }
+        let tunnel: ConnectionTunnel? = if case .tunnel(let tunnel) = kind { tunnel } else { nil }
         // A refused request may carry a real token (from another origin): the journal is read
         // in the inspector and by scripts, so it keeps that the header was there, not its value.
         var headers = request.headers
         if refusal != nil, headers.contains("Authorization") {
             headers = HeaderFields(
                 headers.map { ($0.name, $0.name.lowercased() == "authorization" ? "(not kept)" : $0.value) }
+            )
+        }
+        // The forward proxy's credentials are the admin token: never kept either. Only proxy
+        // requests (CONNECT, absolute-form, inside a tunnel) look, not every request.
+        if request.target.utf8.first != UInt8(ascii: "/") || request.tunnelAuthority != nil,
+            headers.contains("Proxy-Authorization")
+        {
+            headers = HeaderFields(
+                headers.map { ($0.name, $0.name.lowercased() == "proxy-authorization" ? "(not kept)" : $0.value) }
             )
         }
         // Built outside the lock, and the entry it replaces is released outside it too: every
@@ -173,7 +188,9 @@ package final class Journal: Sendable {
             refusal: refusal,
             regexAborts: regexAborts,
             contract: contract,
-            delivery: delivery
+            delivery: delivery,
+            tunnel: tunnel,
+            tunnelAuthority: request.tunnelAuthority
         )
         let (id, listeners) = state.withLock { s -> (Int, [any JournalListener]) in
             let id = s.nextID

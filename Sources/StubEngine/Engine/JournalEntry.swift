@@ -31,7 +31,9 @@ package struct JournalEntry: Sendable {
         refusal: String? = nil,
         regexAborts: [RegexAbort] = [],
         contract: ContractReport? = nil,
-        delivery: JournalDelivery? = nil
+        delivery: JournalDelivery? = nil,
+        tunnel: ConnectionTunnel? = nil,
+        tunnelAuthority: String? = nil
     ) {
         self.id = id
         parts = Parts(
@@ -54,7 +56,9 @@ package struct JournalEntry: Sendable {
             refusal: refusal,
             regexAborts: regexAborts,
             contract: contract,
-            delivery: delivery
+            delivery: delivery,
+            tunnel: tunnel,
+            tunnelAuthority: tunnelAuthority
         )
     }
 
@@ -73,7 +77,32 @@ package struct JournalEntry: Sendable {
     package var stubName: String? { parts.stubName }
     /// The status line's code as sent; nil when none was: a fault (`response.fault`), a
     /// client that left before a promised answer came, or an abandoned answer (`isAbandoned`).
-    package var status: Int? { isAbandoned ? nil : parts.status }
+    package var status: Int? {
+        if let tunnel = parts.tunnel { return tunnel.progress.status }
+        return isAbandoned ? nil : parts.status
+    }
+    /// `CONNECT` through the forward proxy: the tunnel, and how it went (a tunnel is all the
+    /// journal knows of a blind one; an intercepted one's requests are entries of their own).
+    package var tunnel: ConnectionTunnel? { parts.tunnel }
+    /// A request that came inside an intercepted tunnel: the tunnel's `host:port`.
+    package var tunnelAuthority: String? { parts.tunnelAuthority }
+    /// The host the client addressed: the `CONNECT` or absolute-form target's, else `Host`.
+    package var host: String? {
+        if let tunnel = parts.tunnel { return tunnel.authority }
+        if parts.target.utf8.first != UInt8(ascii: "/"),
+            let request = try? IncomingRequest.make(
+                method: "GET",
+                target: parts.target,
+                headers: HeaderFields(),
+                body: [],
+                peer: "",
+                authority: nil
+            ), let authority = request.authority
+        {
+            return authority
+        }
+        return parts.headers["Host"]
+    }
     /// As a client measures it: to the answer's last byte, or to when it was abandoned (while a
     /// delayed answer is underway: to its planned end).
     package var durationMilliseconds: Double { parts.delivery?.measuredMilliseconds ?? parts.durationMilliseconds }
@@ -115,7 +144,7 @@ package struct JournalEntry: Sendable {
             headers: headers,
             body: body,
             peer: peer,
-            authority: headers["Host"]
+            authority: host
         )
     }
 
@@ -140,6 +169,8 @@ package struct JournalEntry: Sendable {
         let regexAborts: [RegexAbort]
         let contract: ContractReport?
         let delivery: JournalDelivery?
+        let tunnel: ConnectionTunnel?
+        let tunnelAuthority: String?
 
         init(
             receivedAtMilliseconds: Int,
@@ -161,7 +192,9 @@ package struct JournalEntry: Sendable {
             refusal: String?,
             regexAborts: [RegexAbort],
             contract: ContractReport?,
-            delivery: JournalDelivery?
+            delivery: JournalDelivery?,
+            tunnel: ConnectionTunnel?,
+            tunnelAuthority: String?
         ) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
             self.method = method
@@ -183,6 +216,8 @@ package struct JournalEntry: Sendable {
             self.regexAborts = regexAborts
             self.contract = contract
             self.delivery = delivery
+            self.tunnel = tunnel
+            self.tunnelAuthority = tunnelAuthority
         }
     }
 }

@@ -50,6 +50,8 @@ struct ServingOptions: Sendable, Equatable {
     var allowShutdown = false
     /// TLS beside plain HTTP on the port (`--https`, `--cert`, `--key`, `--cert-host`).
     var https = HTTPSOptions()
+    /// The server as a device's HTTP proxy (`--forward-proxy`, `--intercept`).
+    var forwardProxy = ForwardProxyOptions()
 
     static let options: [Option] =
         [
@@ -116,7 +118,7 @@ struct ServingOptions: Sendable, Equatable {
                 "--allow-shutdown",
                 "let POST /__admin/shutdown stop the server (WireMock's admin API; refused without this flag)"
             ),
-        ] + HTTPSOptions.options
+        ] + HTTPSOptions.options + ForwardProxyOptions.options
 
     /// What serve and validate share about the folder's format.
     static let folderOptions: [Option] = [
@@ -145,6 +147,7 @@ struct ServingOptions: Sendable, Equatable {
         }
         allowShutdown = a.has("--allow-shutdown")
         https = try HTTPSOptions(a)
+        forwardProxy = try ForwardProxyOptions(a)
         if let value = a.string("--port") {
             guard let n = Int(value), (0...65535).contains(n) else {
                 throw UsageError("--port must be a number from 0 to 65535 (0 picks a free port), not \"\(value)\"")
@@ -218,6 +221,7 @@ struct ServingOptions: Sendable, Equatable {
         c.idleTimeoutMilliseconds = Int64(idleTimeoutSeconds * 1000)
         c.writeTimeoutMilliseconds = Int64(writeTimeoutSeconds * 1000)
         c.maxConnections = maxConnections
+        c.limits.acceptsConnect = forwardProxy.enabled
         return c
     }
 

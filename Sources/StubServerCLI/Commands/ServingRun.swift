@@ -75,6 +75,10 @@ struct ServingRun {
         engineOptions.wrappers =
             options.log == .quiet ? [] : [RequestLog(format: options.log, verbose: options.verbose, console: console)]
         engineOptions.proxy = proxy.rule
+        engineOptions.forwardProxy = options.forwardProxy.settings(
+            token: options.adminToken ?? generatedToken,
+            timeoutSeconds: proxy.timeoutSeconds
+        )
         // The inspector's page, beside the admin API it reads; WireMock's admin API on the same port.
         let wiremock = options.wiremock(serving: loader.format)
         engineOptions.adminRoutes = [InspectorRoutes(), wiremock.adminRoutes]
@@ -85,7 +89,8 @@ struct ServingRun {
         engineOptions.maximumRenderedBytes = options.maxRenderedBodyBytes
         let engine = Engine(stubs: result.stubs, options: engineOptions)
         var configuration = options.serverConfiguration
-        if options.https.enabled {
+        let interceptsTLS = !options.forwardProxy.intercept.isEmpty
+        if options.https.enabled || interceptsTLS {
             // Before listening: a certificate or key that cannot serve stops the start.
             do {
                 let prepared = try HTTPSSetup.prepare(
@@ -93,7 +98,20 @@ struct ServingRun {
                     listeningOn: options.host,
                     stubFolder: options.directory
                 )
-                configuration.tls = prepared.tls
+                if options.https.enabled { configuration.tls = prepared.tls }
+                if interceptsTLS {
+                    // Interception mints a certificate per host from the local CA, even when the
+                    // port itself serves the user's own (--cert).
+                    let local =
+                        options.https.certificateFile == nil
+                        ? prepared
+                        : try HTTPSSetup.prepare(
+                            HTTPSOptions(),
+                            listeningOn: options.host,
+                            stubFolder: options.directory
+                        )
+                    configuration.interceptTLS = local.tls
+                }
                 for note in prepared.notes { console.err("stubserver: \(note)") }
             } catch {
                 console.err("stubserver: \(error.message)")
