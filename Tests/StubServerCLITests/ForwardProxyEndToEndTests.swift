@@ -26,10 +26,10 @@ final class ForwardProxyEndToEndTests: XCTestCase {
         }
     }
 
-    func proxy(_ extra: [String] = [], stubs: [String: String] = stubs) throws -> Proxy {
+    func proxy(_ extra: [String] = [], stubs: [String: String] = stubs, directory: URL? = nil) throws -> Proxy {
         let home = folder([:])
         let process = try StubServerProcess(
-            ["--dir", folder(stubs).path, "--port", "0", "--forward-proxy"] + extra,
+            ["--dir", (directory ?? folder(stubs)).path, "--port", "0", "--forward-proxy"] + extra,
             environment: ["STUBSERVER_HOME": home.path]
         )
         addTeardownBlock {
@@ -239,6 +239,53 @@ final class ForwardProxyEndToEndTests: XCTestCase {
         XCTAssertEqual(allowed.stdout, "me", allowed.all)
         // Loopback clients need no token.
         XCTAssertEqual(curl(remote, "http://api.example.com/v1/me").stdout, "me")
+    }
+
+    func testRecordingThroughTheProxyWritesStubsWithHostConditions() throws {
+        let upstream = try TLSUpstream()
+        let plain = try StubServerProcess(
+            [
+                "--dir", folder(["up.json": #"{"request": {"path": "/plain"}, "response": {"body": "plain"}}"#]).path,
+                "--port", "0",
+            ]
+        )
+        addTeardownBlock {
+            plain.signal(SIGTERM)
+            _ = plain.exitStatus()
+        }
+        _ = try XCTUnwrap(plain.readyLine())
+        let plainBase = try XCTUnwrap(plain.baseURL())
+        let out = folder([:]).appendingPathComponent("recorded")
+        let home = folder([:])
+        let recorder = try StubServerProcess(
+            [
+                "record", "--forward-proxy", "--intercept", "localhost", "--proxy-ca", upstream.caFile,
+                "--out", out.path, "--port", "0",
+            ],
+            environment: ["STUBSERVER_HOME": home.path]
+        )
+        let ready = try XCTUnwrap(recorder.readyLine())
+        XCTAssertTrue(ready.contains("recording what the hosts proxy clients call answers"), ready)
+        let base = try XCTUnwrap(recorder.baseURL())
+        let server = Proxy(
+            process: recorder,
+            port: try XCTUnwrap(Int(base.split(separator: ":").last!)),
+            ca: home.appendingPathComponent("ca.pem").path
+        )
+        let secure = curl(server, "https://localhost:\(upstream.port)/secure", ca: server.ca, ["--compressed"])
+        XCTAssertEqual(secure.stdout, #"{"secure": true}"#, secure.all)
+        XCTAssertEqual(curl(server, "\(plainBase)/plain").stdout, "plain")
+        recorder.signal(SIGTERM)
+        XCTAssertEqual(recorder.exitStatus(), 0, recorder.stderr)
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".json") }
+        let texts = try files.map { try String(contentsOf: out.appendingPathComponent($0), encoding: .utf8) }
+        let all = texts.joined(separator: "\n")
+        XCTAssertEqual(files.count, 2, all)
+        XCTAssertTrue(all.contains(#""host": "localhost""#), all)
+        XCTAssertTrue(all.contains(#""host": "127.0.0.1""#), all)
+        // Served again, the recording answers through the proxy with no upstream running.
+        let replay = try proxy(directory: out)
+        XCTAssertEqual(curl(replay, "\(plainBase)/plain").stdout, "plain")
     }
 
     /// An IPv4 address of this machine other than loopback, if it has one.

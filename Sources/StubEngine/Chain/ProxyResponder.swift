@@ -63,7 +63,8 @@ final class UnmatchedResponder: FallbackResponder {
     }
 
     func respond(to facts: RequestFacts) -> Outcome {
-        guard var rule = forwardingRule(facts.request) else { return nearMiss.respond(to: facts) }
+        guard let forwarding = forwardingRule(facts.request) else { return nearMiss.respond(to: facts) }
+        var rule = forwarding.rule
         guard let recording = recorder.settings(for: facts.request) else {
             return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil)
         }
@@ -71,20 +72,22 @@ final class UnmatchedResponder: FallbackResponder {
         let recorder = self.recorder
         return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil, recorded: true)
         { pending in
-            recorder.capture(facts.request, settings: recording, pending: pending)
+            recorder.capture(facts.request, settings: recording, pending: pending, host: forwarding.host)
         }
     }
 
     /// Where an unmatched request goes: a forward-proxy client's to the host it named (its
     /// `Host` kept), any other to the fallback upstream.
-    private func forwardingRule(_ request: IncomingRequest) -> ProxyRule? {
+    /// With the host a forward-proxy client addressed, for a recording's `host` condition.
+    private func forwardingRule(_ request: IncomingRequest) -> (rule: ProxyRule, host: String?)? {
         if let forwardProxy, let origin = ForwardProxy.origin(of: request) {
-            return ProxyRule(
+            let rule = ProxyRule(
                 upstream: origin,
                 preserveHost: true,
                 timeoutMilliseconds: forwardProxy.timeoutMilliseconds
             )
+            return (rule, request.hostWithoutPort?.lowercased() ?? origin.bareHost)
         }
-        return proxy.value
+        return proxy.value.map { ($0, nil) }
     }
 }

@@ -41,7 +41,8 @@ extension Engine {
     package func startRecording(_ settings: RecordingSettings) throws(RecordingError) {
         var settings = settings
         let previous = fallbackProxy.value
-        guard let rule = settings.upstream ?? previous else { throw .noUpstream }
+        let rule = settings.upstream ?? previous
+        guard rule != nil || settings.forwardProxy else { throw .noUpstream }
         settings.upstream = rule
         guard recorder.begin(settings, previousRule: previous) else { throw .alreadyRecording }
         fallbackProxy.value = rule

@@ -82,7 +82,8 @@ package struct ExchangeStubPlanner {
                     }
                     let first = variant.items[0]
                     let session = sessions.session(of: first)
-                    var title = "\(first.method) \(captureTarget(path: first.path, query: first.query))"
+                    var title =
+                        "\(first.method) \(first.host ?? "")\(captureTarget(path: first.path, query: first.query))"
                     if !session.isEmpty {
                         title += " (session " + session.map { "\($0.name)=\($0.value)" }.joined(separator: ", ") + ")"
                     }
@@ -116,7 +117,7 @@ package struct ExchangeStubPlanner {
         let fields = exchange.requestHeaders.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }
             .flatMap { [$0.0, $0.1] }
         let cookies = session.flatMap { [$0.name, $0.value] }
-        return ([exchange.method, exchange.path] + query + ["|"] + fields + ["|"] + cookies)
+        return ([exchange.host ?? "", exchange.method, exchange.path] + query + ["|"] + fields + ["|"] + cookies)
             .map { "\($0.utf8.count):\($0)" }.joined()
     }
 
@@ -131,6 +132,7 @@ package struct ExchangeStubPlanner {
             ("method", .string(exchange.method)),
             ("path", .string(Self.encodePath(exchange.path))),
         ]
+        if let host = exchange.host { request.append(("host", .string(host))) }
         if !exchange.query.isEmpty {
             request.append(("query", .object(exchange.query.map { ($0.name, JSONNode.string($0.value)) })))
         }

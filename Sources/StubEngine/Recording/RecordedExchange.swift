@@ -28,6 +28,9 @@ package struct RecordedExchange: Sendable {
     package var events: RecordedEvents?
     /// A WebSocket passed through: its messages both ways (the answer was a `101`).
     package var webSocket: RecordedWebSocket?
+    /// The host a forward-proxy client addressed (without port): its stub gets a `host`
+    /// condition, so one folder holds several hosts' stubs. nil for everything else.
+    package var host: String? = nil
 
     package init(
         method: String,

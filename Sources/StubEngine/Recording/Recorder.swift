@@ -91,7 +91,9 @@ package final class Recorder: Sendable {
 
     /// Follows `pending` (the forwarded request's answer) and keeps the exchange once its body
     /// has passed in full.
-    func capture(_ request: IncomingRequest, settings: RecordingSettings, pending: PendingResponse) {
+    /// `host`: the host a forward-proxy client addressed, for the stub's `host` condition.
+    func capture(_ request: IncomingRequest, settings: RecordingSettings, pending: PendingResponse, host: String? = nil)
+    {
         if let resolved = Self.pathResolvedElsewhere(request) {
             state.withLock { s in
                 let sent = "\(request.method) \(request.target.prefix(200))"
@@ -112,7 +114,7 @@ package final class Recorder: Sendable {
         else { return }
         let fields = settings.requestHeaders.compactMap { name in request.headers[name].map { (name: name, value: $0) }
         }
-        let base = RecordedExchange(
+        var recorded = RecordedExchange(
             method: request.method,
             path: request.path,
             query: RecordedExchange.query(of: request),
@@ -123,6 +125,8 @@ package final class Recorder: Sendable {
             requestCookies: RecordedExchange.cookies(request.headers.values("Cookie")),
             serverURLs: Self.serverURLs(request, rule: settings.upstream)
         )
+        recorded.host = host
+        let base = recorded
         // `adjust` runs when the answer completes, before any body byte is written.
         pending.adjust { [self] response in
             guard response.prepared.headers["X-Stubserver-Proxy"] == nil else {

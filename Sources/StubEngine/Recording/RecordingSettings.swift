@@ -16,6 +16,9 @@ package struct RecordingSettings: Sendable {
     package var keptHeaders: Set<String> = []
     /// Request fields the recorded stubs match on, besides method, path, query and body.
     package var requestHeaders: [String]
+    /// `record --forward-proxy`: what proxy clients' hosts answer is recorded (their stubs
+    /// get a `host` condition), so no fallback upstream is needed.
+    package var forwardProxy = false
 
     package init(
         upstream: ProxyRule? = nil,

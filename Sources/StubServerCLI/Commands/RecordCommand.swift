@@ -14,7 +14,7 @@ import SystemSupport
 struct RecordCommand: Command {
     static let name = "record"
     static let synopsis = [
-        "record --proxy URL --out DIR [--dir DIR] [--include GLOB] [--exclude GLOB] [--keep-secrets] "
+        "record (--proxy URL | --forward-proxy [--intercept HOST,...]) --out DIR [--dir DIR] [--include GLOB] [--exclude GLOB] [--keep-secrets] "
             + "[--keep-header NAME] [options]"
     ]
     static let summary = "forward to URL and write what it answers as stub files in DIR"
@@ -64,7 +64,12 @@ struct RecordCommand: Command {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         var serving = try ServingOptions(arguments)
         proxy = try ProxyOptions(arguments)
-        guard proxy.upstream != nil else { throw UsageError("record needs --proxy URL: the server to record from") }
+        guard proxy.upstream != nil || serving.forwardProxy.enabled else {
+            throw UsageError(
+                "record needs --proxy URL (the server to record from) or --forward-proxy (record what proxy clients' "
+                    + "hosts answer)"
+            )
+        }
         guard let out = try arguments.nonEmpty("--out", "a folder") else {
             throw UsageError("record needs --out DIR: where to write the stubs")
         }
@@ -98,6 +103,7 @@ struct RecordCommand: Command {
             }
         }
         recording.keptHeaders = Set(arguments.all("--keep-header").map { $0.lowercased() })
+        recording.forwardProxy = serving.forwardProxy.enabled
         settings = recording
     }
 
@@ -142,12 +148,19 @@ struct RecordCommand: Command {
         run.announce(
             """
             stubserver recording on \(run.listeningURLs) (\(plural(existing, "stub")) from \
-            \(serving.directory) answer first; recording what \(proxy.upstream ?? "") answers for the rest)
+            \(serving.directory) answer first; recording what \(recordedSource) answers for the rest)
             """,
             console: console
         )
         run.server.waitUntilStopped()
         return finish.write(run.engine, console: console)
+    }
+
+    /// Who is recorded: the `--proxy` upstream, the hosts proxy clients call, or both.
+    private var recordedSource: String {
+        let hosts = "the hosts proxy clients call"
+        guard let upstream = proxy.upstream else { return hosts }
+        return serving.forwardProxy.enabled ? "\(upstream) (and \(hosts))" : upstream
     }
 
     static func summarise(_ report: Engine.RecordingReport, console: Console) {
