@@ -9,7 +9,8 @@
 //     every parse call and every request is checked against invariants, and each request is
 //     checked against the exact bytes the parser consumed for it (a small reference decoder);
 //  2. run through the target helpers (dot-segment removal, percent-decoding, query parsing,
-//     request-target and authority syntax), each compared with a reference or a law;
+//     request-target and authority syntax, CONNECT's authority-form as a forward proxy takes it),
+//     each compared with a reference or a law;
 //  3. turned into a date (DateFormats.imfFixdate) and a response (PreparedResponse, with arbitrary header
 //     values), whose serialised head must be well-formed line by line.
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
@@ -443,6 +444,30 @@ private func fuzzTargetHelpers(_ input: [UInt8]) {
                 precondition(Authority.isValid(authority.utf8, allowEmptyHost: false), "accepted an invalid authority")
             }
         }
+    }
+
+    // CONNECT for a forward proxy (acceptsConnect): an accepted target is exactly its
+    // authority, and it splits into a non-empty host and a port of 1-65535 that write it back.
+    var connect = IncomingRequest(method: "CONNECT", target: raw, path: "")
+    if (try? RequestTarget.parse(raw, method: "CONNECT", acceptsConnect: true, into: &connect)) != nil {
+        precondition(
+            connect.authority == raw && connect.path.isEmpty,
+            "CONNECT \(raw) kept \(connect.authority ?? "nil")"
+        )
+        guard let (host, port) = ConnectionTunnel.split(authority: raw) else {
+            preconditionFailure("accepted CONNECT \(raw) does not split")
+        }
+        precondition(!host.isEmpty && (1...65_535).contains(port), "CONNECT \(raw) split into \(host) \(port)")
+        let portText = raw[raw.index(after: raw.lastIndex(of: ":")!)...]
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        precondition(
+            Int(portText) == port && raw.dropLast(portText.count + 1) == hostText,
+            "CONNECT \(raw) split into \(host) and \(port)"
+        )
+    }
+    if let (host, port) = ConnectionTunnel.split(authority: raw) {
+        precondition(!host.isEmpty && (1...65_535).contains(port), "split \(raw) into \(host) \(port)")
+        precondition(!host.contains(":") || raw.hasPrefix("["), "an unbracketed IPv6 host from \(raw)")
     }
 
     // Authority syntax: never traps; stricter options only ever refuse more.

@@ -54,6 +54,20 @@ import Testing
         #expect(files["get-b.json"]?["responses"]?.elements?.count == 2)
     }
 
+    @Test func aForwardProxyRecordingsHostIsAConditionThatKeepsHostsApart() {
+        var api = exchange("/v1/me", answer: #"{"host":"api"}"#)
+        api.host = "api.example.com"
+        var cdn = exchange("/v1/me", answer: #"{"host":"cdn"}"#)
+        cdn.host = "cdn.example.org"
+        let (planned, files) = plan([api, cdn, api])
+        #expect(planned.stubCount == 2, "one stub per host, not a sequence of both")
+        let stubs = files["get-v1-me.json"]?.elements ?? []
+        #expect(stubs.map { $0["request"]?["host"]?.string } == ["api.example.com", "cdn.example.org"])
+        #expect(stubs.first?["response"] != nil, "the repeated request to one host is one answer")
+        let (_, plain) = plan([exchange("/v1/me")])
+        #expect(plain["get-v1-me.json"]?["request"]?["host"] == nil, "no host condition without the forward proxy")
+    }
+
     @Test func queriesAreConditionsAndOrderDoesNotSplitThem() {
         let (plan, files) = plan([
             exchange("/s", query: [("q", "x"), ("n", "1")]), exchange("/s", query: [("n", "1"), ("q", "x")]),

@@ -143,6 +143,11 @@ def main():
             proxy_mode(checks, browser, server, upstream)
         with StubServer(binary, "stubs", cwd=scratch) as server:
             streams_mode(checks, browser, server, args.screenshots)
+        # The forward proxy's CA goes into a home of its own, never the user's ~/.stubserver.
+        os.environ["STUBSERVER_HOME"] = os.path.join(scratch, "home")
+        with Upstream() as upstream, StubServer(binary, "stubs", "--forward-proxy", "--intercept", "api.example.com",
+                                                cwd=scratch) as server:
+            forward_proxy_mode(checks, browser, server, upstream, os.path.join(scratch, "home", "ca.pem"))
     finally:
         browser.quit()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -555,6 +560,40 @@ def streams_bound(checks, browser, server):
             return gap ? gap.previousElementSibling.querySelector('.text').textContent : null""", omitted)
         checks.check("(streams) the kept items are the first 100 and the latest 400",
                      browser.count(items) == 500 and before_gap == "m49", (browser.count(items), before_gap))
+
+def forward_proxy_mode(checks, browser, server, upstream, ca):
+    """Issue 37: a blind tunnel is one row that says so; an intercepted request shows its host."""
+    import socket, subprocess
+    base = server.base
+    browser.open(base + "/__admin/ui")
+    checks.check("(forward proxy) the page connects", until(lambda: browser.text("#connection") == "live", 10))
+    authority = upstream.base[len("http://"):]
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+        raw.sendall(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
+        head = b""
+        while not head.endswith(b"\r\n\r\n"):
+            head += raw.recv(1)
+        raw.sendall(f"GET /through HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := raw.recv(4096):
+            answer += chunk
+    checks.check("(forward proxy) a blind tunnel carries the request to its host",
+                 head.startswith(b"HTTP/1.1 200") and b'"from":"upstream"' in answer, (head, answer[:80]))
+    row = "#request-list .row .proxied"
+    checks.check("(forward proxy) the tunnel's row says it is a blind tunnel",
+                 until(lambda: browser.text(row) == "tunnel: blind", 5), browser.count(row) and browser.text(row))
+    browser.click_row(authority)
+    checks.check("(forward proxy) its detail gives the tunnel's host, state and bytes",
+                 until(lambda: f"{authority}, closed" in browser.text("#detail") and "bytes sent" in browser.text("#detail"), 5),
+                 browser.text("#detail")[:300])
+    curl = subprocess.run(["curl", "-s", "--max-time", "20", "-x", base, "--cacert", ca,
+                           "https://api.example.com/health"], capture_output=True, text=True)
+    checks.check("(forward proxy) an intercepted https request is answered by a stub", curl.returncode == 0 and "ok" in curl.stdout,
+                 (curl.returncode, curl.stdout[:120], curl.stderr[:120]))
+    target = "https://api.example.com:443/health"
+    checks.check("(forward proxy) an intercepted request's row shows its host",
+                 until(lambda: target in browser.js("return [...document.querySelectorAll('#request-list .row .target')].map(n => n.textContent)"), 5))
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -449,7 +449,18 @@ function statusClass(entry) {
   return entry.status === null ? "left" : "s" + String(entry.status).charAt(0);
 }
 
+/** A CONNECT through the forward proxy: intercepted here, or a blind tunnel. */
+function tunnelText(tunnel) {
+  return tunnel.mode === "intercept" ? "tunnel: intercepted (TLS ends here)" : "tunnel: blind";
+}
+
+/** The target as the client meant it: a request inside an intercepted tunnel names its host. */
+function shownTarget(entry) {
+  return entry.via ? entry.via + entry.target : entry.target;
+}
+
 function answeredBy(entry) {
+  if (entry.tunnel) return tunnelText(entry.tunnel);
   if (entry.refused) return `refused: ${entry.refused}`;
   if (entry.proxy && !entry.stub) return `→ ${entry.proxy.upstream}`;
   return entry.stub ? entry.stub.name || entry.stub.id : "no match";
@@ -475,7 +486,7 @@ function contractBadge(entry) {
 /** Answered (by a stub, or by the upstream it was forwarded to, or refused as an admin
  * request) rather than a near miss. */
 function wasAnswered(entry) {
-  return Boolean(entry.stub || entry.proxy || entry.refused);
+  return Boolean(entry.stub || entry.proxy || entry.refused || entry.tunnel);
 }
 
 function timeTaken(entry) {
@@ -487,9 +498,9 @@ function rowFor(entry) {
   const row = h("div", { class: "row", role: "option", id: `request-${entry.id}`, "data-id": entry.id, "aria-selected": String(entry.id === requests.selectedId) },
     h("span", { class: "time" }, clock(entry.receivedAt)),
     h("span", { class: "method" }, entry.method),
-    h("span", { class: "target", title: entry.target }, entry.target),
+    h("span", { class: "target", title: shownTarget(entry) }, shownTarget(entry)),
     h("span", { class: "status " + statusClass(entry) }, entry.fault ? entry.fault : entry.status === null ? "---" : entry.status),
-    h("span", { class: entry.refused ? "refused" : entry.proxy ? "proxied" : entry.stub ? "stub" : "nomatch",
+    h("span", { class: entry.refused ? "refused" : entry.proxy || entry.tunnel ? "proxied" : entry.stub ? "stub" : "nomatch",
       title: entry.stub ? entry.stub.id : entry.proxy ? "forwarded" : entry.refused ? "an admin request the server refused" : "" },
       answeredBy(entry), abortedBadge(entry), contractBadge(entry), streamBadge(entry)),
     h("span", { class: "taken" }, timeTaken(entry)));
@@ -528,7 +539,7 @@ function matchesFilters(entry) {
   if (filters.match === "matched" && !wasAnswered(entry)) return false;
   if (filters.match === "unmatched" && wasAnswered(entry)) return false;
   if (filters.text) {
-    const haystack = `${entry.method} ${entry.target} ${entry.status} ${answeredBy(entry)} ${entry.fault || ""}`.toLowerCase();
+    const haystack = `${entry.method} ${shownTarget(entry)} ${entry.status} ${answeredBy(entry)} ${entry.fault || ""}`.toLowerCase();
     if (!haystack.includes(filters.text)) return false;
   }
   return true;
@@ -616,7 +627,9 @@ async function openEntry(id) {
 }
 
 function renderEntry(entry) {
-  const answered = entry.refused
+  const answered = entry.tunnel
+    ? [h("span", { class: "proxied" }, tunnelText(entry.tunnel))]
+    : entry.refused
     ? [h("span", { class: "refused" }, `refused by the admin API's protection: ${entry.refused}`)]
     : entry.stub
     ? [h("span", {}, entry.stub.name || "(unnamed)"), " ", h("code", { class: "sub" }, entry.stub.id)]
@@ -635,13 +648,14 @@ function renderEntry(entry) {
     ["Answered by", answered],
     ["Time taken", timeTaken(entry)],
   ];
+  if (entry.tunnel) facts.push(["Tunnel", tunnelFacts(entry.tunnel)]);
   // One wrapper, so h() flattens the optional and nested parts (replaceChildren would not).
   detail.replaceChildren(h("div", {},
-    h("h2", {}, `${entry.method} ${entry.target}`),
+    h("h2", {}, `${entry.method} ${shownTarget(entry)}`),
     h("dl", { class: "facts" }, facts.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])),
-    h("div", { class: "detail-actions" },
+    entry.tunnel ? null : h("div", { class: "detail-actions" },
       h("button", { type: "button", id: "make-stub", onclick: () => openStubDialog(entry) }, "Make a stub from this")),
-    entry.stub || entry.proxy || entry.refused ? null : nearMissReport(entry),
+    wasAnswered(entry) ? null : nearMissReport(entry),
     abortedReport(entry),
     contractReport(entry),
     // A stream is what such an exchange is about: first, above the request that opened it.
@@ -727,6 +741,17 @@ function streamSection(stream) {
     h("h3", {}, websocket ? "WebSocket messages" : "Events sent"),
     h("p", { class: "note stream-state" }, state),
     items.length ? h("ol", { class: "stream-items", tabindex: "0" }, items) : h("p", { class: "note" }, "Nothing yet."));
+}
+
+/** Where a tunnel went and how it went: blind ones show the bytes each way. */
+function tunnelFacts(tunnel) {
+  const parts = [`${tunnel.host}:${tunnel.port}`, tunnel.state];
+  if (tunnel.mode === "relay" && tunnel.state !== "failed") {
+    parts.push(`${tunnel.bytesFromClient} bytes sent, ${tunnel.bytesToClient} received`);
+  }
+  if (tunnel.durationMs !== undefined) parts.push(`open ${tunnel.durationMs} ms`);
+  if (tunnel.error) parts.push(tunnel.error);
+  return parts.join(", ");
 }
 
 /**

@@ -43,6 +43,14 @@ struct ForwardProxyOptions: Sendable, Equatable {
         enabled = a.has("--forward-proxy") || !interceptEntries.isEmpty
     }
 
+    /// For the ready line: `; a forward proxy, intercepting api.example.com, *.example.org`.
+    var readyNote: String {
+        guard enabled else { return "" }
+        return interceptEntries.isEmpty
+            ? "; a forward proxy, tunnelling every https host"
+            : "; a forward proxy, intercepting \(interceptEntries.joined(separator: ", "))"
+    }
+
     /// The engine's side; `token` is the admin token remote proxy clients must send.
     func settings(token: String?, timeoutSeconds: Double) -> ForwardProxy? {
         guard enabled else { return nil }

@@ -14,10 +14,10 @@ import SystemSupport
 struct RecordCommand: Command {
     static let name = "record"
     static let synopsis = [
-        "record (--proxy URL | --forward-proxy [--intercept HOST,...]) --out DIR [--dir DIR] [--include GLOB] [--exclude GLOB] [--keep-secrets] "
-            + "[--keep-header NAME] [options]"
+        "record (--proxy URL | --forward-proxy [--intercept HOST,...]) --out DIR [--dir DIR] "
+            + "[--include GLOB] [--exclude GLOB] [--keep-secrets] [--keep-header NAME] [options]"
     ]
-    static let summary = "forward to URL and write what it answers as stub files in DIR"
+    static let summary = "forward to URL (or proxy clients' hosts) and write what it answers as stub files in DIR"
     static let options: [Option] =
         [
             .value("--out", "DIR", "folder to write the recorded stubs into (created if missing)"),

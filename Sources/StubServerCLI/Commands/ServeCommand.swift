@@ -55,7 +55,9 @@ struct ServeCommand: Command {
             } ?? ""
         let kind = run.loader.format.isNative ? "" : ", \(run.loader.format.folderDescription)"
         let stubs = plural(run.engine.catalog.count, "stub")
-        let what = "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)\(checking)"
+        let what =
+            "\(stubs) from \(options.directory)\(kind)\(skippedNote(run.result))\(forwarding)\(checking)"
+            + options.forwardProxy.readyNote
         run.announce("stubserver listening on \(run.listeningURLs) (\(what))", console: console)
         let watcher = options.watch ? run.watch(console: console) : nil
         run.server.waitUntilStopped()

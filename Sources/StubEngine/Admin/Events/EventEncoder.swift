@@ -53,6 +53,20 @@ struct EventEncoder {
             }
             out.append(UInt8(ascii: "}"))
         }
+        if let tunnel = entry.tunnel {
+            // What the row says of a CONNECT; its totals are in the detail (`GET requests/ID`).
+            out.append(contentsOf: ",\"tunnel\":{\"host\":".utf8)
+            JSONSerializer.writeString(tunnel.host, into: &out)
+            out.append(contentsOf: ",\"port\":".utf8)
+            out.appendDecimal(tunnel.port)
+            out.append(contentsOf: ",\"mode\":".utf8)
+            JSONSerializer.writeString(tunnel.mode.rawValue, into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        if let authority = entry.tunnelAuthority {
+            out.append(contentsOf: ",\"via\":".utf8)
+            JSONSerializer.writeString("https://" + authority, into: &out)
+        }
         if let refusal = entry.refusal {
             out.append(contentsOf: ",\"refused\":".utf8)
             JSONSerializer.writeString(refusal, into: &out)
