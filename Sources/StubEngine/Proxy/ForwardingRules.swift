@@ -94,9 +94,10 @@ package enum ForwardingRules {
     /// would compress every frame), the frames the journal and the recorder read are the
     /// messages themselves, and the two ends never see a difference but the compression.
     static func webSocketUpgrade(_ request: IncomingRequest) -> String? {
+        // `Upgrade` first: most requests have none, and then one scan of the fields decides.
         guard request.method == "GET",
-            request.headers.listElements("Connection").contains(where: { asciiCaseInsensitiveEquals($0, "upgrade") }),
-            request.headers.listElements("Upgrade").contains(where: { asciiCaseInsensitiveEquals($0, "websocket") })
+            request.headers.listElements("Upgrade").contains(where: { asciiCaseInsensitiveEquals($0, "websocket") }),
+            request.headers.listElements("Connection").contains(where: { asciiCaseInsensitiveEquals($0, "upgrade") })
         else { return nil }
         return "websocket"
     }

@@ -60,24 +60,29 @@ package final class ProxyReport: Sendable {
     package let upstream: String
     /// Being recorded: the journal keeps its whole request body.
     package let recorded: Bool
-    private let state = Locked(Result())
+    /// The result and the transcript behind one lock: a report is made for every forwarded
+    /// request, and a lock is an allocation.
+    private struct State {
+        var result = Result()
+        var stream: StreamTranscript?
+    }
+
+    private let state = Locked(State())
 
     package init(upstream: String, recorded: Bool = false) {
         self.upstream = upstream
         self.recorded = recorded
     }
 
-    package var result: Result { state.value }
-
-    private let watched = Locked<StreamTranscript?>(nil)
+    package var result: Result { state.withLock { $0.result } }
 
     /// For an answer that streams (an event stream, a WebSocket): what passes, as it passes.
     package var stream: StreamTranscript? {
-        get { watched.value }
-        set { watched.value = newValue }
+        get { state.withLock { $0.stream } }
+        set { state.withLock { $0.stream = newValue } }
     }
 
     package func record(status: Int?, milliseconds: Int64?, error: String? = nil) {
-        state.value = Result(status: status, milliseconds: milliseconds, error: error)
+        state.withLock { $0.result = Result(status: status, milliseconds: milliseconds, error: error) }
     }
 }
