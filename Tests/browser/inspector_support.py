@@ -101,9 +101,18 @@ class Browser:
         self.element(selector).click()
 
     def click_row(self, target):
-        row_id = self.js("""return [...document.querySelectorAll('#request-list .row')]
-            .find(r => r.querySelector('.target').textContent === arguments[0])?.id""", target)
-        self.element("#" + row_id).click()
+        # The list is redrawn live (a stream's row changes as it runs), so the row found may be
+        # replaced before the click lands: find it again then, a few times, never more.
+        from selenium.common.exceptions import StaleElementReferenceException
+        for attempt in range(5):
+            row_id = self.js("""return [...document.querySelectorAll('#request-list .row')]
+                .find(r => r.querySelector('.target').textContent === arguments[0])?.id""", target)
+            try:
+                self.element("#" + row_id).click()
+                return
+            except StaleElementReferenceException:
+                if attempt == 4:
+                    raise
 
     def type(self, selector, text):
         element = self.element(selector)
