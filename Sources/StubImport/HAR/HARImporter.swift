@@ -41,17 +41,9 @@ package enum HARImporter {
         options: HARImportOptions = .init()
     ) -> Result<Outcome, ImportProblem> {
         let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            return .failure(
-                ImportProblem(
-                    .error,
-                    file: name,
-                    position: error.position,
-                    message: "not a HAR file (HAR is JSON): \(error.message)"
-                )
-            )
+        switch ImportProblem.parsedJSON(bytes, file: name, notA: "not a HAR file (HAR is JSON)") {
+        case .success(let node): root = node
+        case .failure(let problem): return .failure(problem)
         }
         return HARArchive.entries(root, file: name).map { decoded in
             var outcome = Outcome()

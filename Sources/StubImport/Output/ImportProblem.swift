@@ -1,3 +1,4 @@
+import JSON
 import StubEngine
 
 /// Something an import or a check has to tell: an error (the result is incomplete or wrong), a
@@ -11,4 +12,18 @@ package struct ImportFailure: Error, Sendable, Equatable, CustomStringConvertibl
     package let message: String
     package init(_ message: String) { self.message = message }
     package var description: String { message }
+}
+
+extension ImportProblem {
+    /// An imported file read as JSON, or the error that says what it is not (`notA`, e.g.
+    /// "not a HAR file (HAR is JSON)") with the parser's place and reason.
+    static func parsedJSON(_ bytes: [UInt8], file: String, notA: String) -> Result<JSONNode, ImportProblem> {
+        do {
+            return .success(try JSONParser.parse(bytes))
+        } catch {
+            return .failure(
+                ImportProblem(.error, file: file, position: error.position, message: "\(notA): \(error.message)")
+            )
+        }
+    }
 }

@@ -74,17 +74,9 @@ package enum PostmanImporter {
         options: PostmanImportOptions = .init()
     ) -> Result<Outcome, ImportProblem> {
         let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            return .failure(
-                ImportProblem(
-                    .error,
-                    file: name,
-                    position: error.position,
-                    message: "not a Postman collection (a collection is JSON): \(error.message)"
-                )
-            )
+        switch ImportProblem.parsedJSON(bytes, file: name, notA: "not a Postman collection (a collection is JSON)") {
+        case .success(let node): root = node
+        case .failure(let problem): return .failure(problem)
         }
         return PostmanCollection.read(root, file: name).map { collection in
             var outcome = Outcome()
@@ -303,17 +295,9 @@ package enum PostmanImporter {
         name: String
     ) -> Result<[(name: String, value: String)], ImportProblem> {
         let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            return .failure(
-                ImportProblem(
-                    .error,
-                    file: name,
-                    position: error.position,
-                    message: "not a Postman environment (an environment is JSON): \(error.message)"
-                )
-            )
+        switch ImportProblem.parsedJSON(bytes, file: name, notA: "not a Postman environment (an environment is JSON)") {
+        case .success(let node): root = node
+        case .failure(let problem): return .failure(problem)
         }
         let environment = root["values"] == nil ? root["environment"] ?? root : root
         guard let values = environment["values"], values.elements != nil else {
