@@ -23,9 +23,17 @@ let package = Package(
         .target(name: "SystemSupport", swiftSettings: strict),
         // epoll for Linux: Glibc's Swift module does not export it. Empty on other platforms.
         .target(name: "CSystemLinux"),
-        // TLS for https upstreams: the system's OpenSSL, loaded at run time (Linux). No headers
-        // or libraries needed to build; on other platforms it reports itself unavailable.
-        .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // TLS for https upstreams and `--https`: the system's OpenSSL, loaded at run time (Linux;
+        // no headers or libraries needed to build). On Apple platforms the server side is Secure
+        // Transport (Security); elsewhere it reports itself unavailable.
+        .target(
+            name: "CTLS",
+            linkerSettings: [
+                .linkedLibrary("dl", .when(platforms: [.linux])),
+                .linkedFramework("Security", .when(platforms: [.macOS, .iOS])),
+                .linkedFramework("CoreFoundation", .when(platforms: [.macOS, .iOS])),
+            ]
+        ),
         // Pure HTTP/1.1 codec: bytes in, requests and errors out; responses to bytes. No I/O.
         .target(name: "HTTP1", dependencies: ["SystemSupport"], swiftSettings: strict),
         // POSIX sockets, the event loops (epoll, kqueue, poll), timers and lifecycle, and the proxy's

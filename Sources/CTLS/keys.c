@@ -85,21 +85,31 @@ long ctls_key_sign_sha256(const unsigned char *key_der, size_t key_length, const
 
 #else
 
+/// Not through CTLS here: on Apple platforms Security makes and uses the keys, in Swift
+/// (SigningKey+Security.swift), and `ctls_load` answers for TLS serving, which is there.
+static void keys_unavailable(char *error, size_t error_size) {
+#if defined(__APPLE__)
+    if (error && error_size) snprintf(error, error_size, "keys are made by Security on Apple platforms, not CTLS");
+#else
+    ctls_load(error, error_size);
+#endif
+}
+
 long ctls_key_generate_p256(unsigned char *out, size_t capacity, char *error, size_t error_size) {
     (void)out; (void)capacity;
-    ctls_load(error, error_size);
+    keys_unavailable(error, error_size);
     return -1;
 }
 long ctls_key_public_info(const unsigned char *key_der, size_t key_length, unsigned char *out, size_t capacity,
                           char *error, size_t error_size) {
     (void)key_der; (void)key_length; (void)out; (void)capacity;
-    ctls_load(error, error_size);
+    keys_unavailable(error, error_size);
     return -1;
 }
 long ctls_key_sign_sha256(const unsigned char *key_der, size_t key_length, const void *message, size_t count,
                           unsigned char *out, size_t capacity, char *error, size_t error_size) {
     (void)key_der; (void)key_length; (void)message; (void)count; (void)out; (void)capacity;
-    ctls_load(error, error_size);
+    keys_unavailable(error, error_size);
     return -1;
 }
 

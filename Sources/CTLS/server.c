@@ -125,7 +125,7 @@ ctls_session *ctls_server_session_new(ctls_server *server, char *error, size_t e
     return session;
 }
 
-#else
+#elif !defined(__APPLE__) // Apple platforms: securetransport.c
 
 ctls_server *ctls_server_new(const unsigned char *const *certificates, const size_t *lengths, size_t count,
                              const unsigned char *key, size_t key_length, char *error, size_t error_size) {

@@ -305,7 +305,7 @@ long ctls_write(ctls_session *session, const void *bytes, size_t count, char *er
     return n > 0 ? n : outcome(session, n, error, error_size);
 }
 
-#else // not Linux: URLSession carries https, Security makes keys (see the header)
+#elif !defined(__APPLE__) // neither Linux nor Apple (securetransport.c): no TLS here
 
 int ctls_load(char *error, size_t error_size) {
     if (error && error_size) snprintf(error, error_size, "TLS through OpenSSL is used on Linux only");

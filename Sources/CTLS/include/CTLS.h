@@ -10,8 +10,10 @@
 // moves ciphertext between the socket and the session, so socket code stays in one place and
 // no OpenSSL call ever touches a descriptor (no SIGPIPE, no blocking).
 //
-// Loaded on Linux only; elsewhere `ctls_load` reports that it is unavailable (the proxy uses
-// URLSession there, and the certificates use Security).
+// OpenSSL is loaded on Linux only. On Apple platforms the server side of this interface is
+// Secure Transport (securetransport.c: no OpenSSL ships with macOS), and the client and key
+// calls report themselves unavailable (the proxy uses URLSession there, and the certificates
+// use Security in Swift). Elsewhere `ctls_load` reports that TLS is unavailable.
 #ifndef CTLS_H
 #define CTLS_H
 
@@ -32,7 +34,8 @@ enum {
 };
 
 /// Loads libssl and libcrypto once (later calls return the first result). 0 when TLS is
-/// available; otherwise -1 and why in `error` (naming the package to install).
+/// available; otherwise -1 and why in `error` (naming the package to install). On Apple
+/// platforms: 0 when Secure Transport can serve (the whole server side below).
 int ctls_load(char *error, size_t error_size);
 
 /// A client context that verifies servers against the system's trust store, plus the PEM
@@ -45,8 +48,9 @@ ctls_session *ctls_session_new(ctls_context *context, const char *host, char *er
 void ctls_session_free(ctls_session *session);
 
 /// A server context: `certificates` are DER, the server's own first, then its chain; `key` is
-/// the private key in DER (PKCS #8, or the traditional RSA or EC form). TLS 1.2 and 1.3 only,
-/// ALPN http/1.1 only, resumption on. NULL and why (which certificate, or the key) on failure.
+/// the private key in DER (PKCS #8, or the traditional RSA or EC form). TLS 1.2 and 1.3 only
+/// (Secure Transport: 1.2 only), ALPN http/1.1 only, resumption on. NULL and why (which
+/// certificate, or the key) on failure.
 ctls_server *ctls_server_new(const unsigned char *const *certificates, const size_t *lengths, size_t count,
                              const unsigned char *key, size_t key_length, char *error, size_t error_size);
 void ctls_server_free(ctls_server *server);
