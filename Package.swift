@@ -83,13 +83,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The native admin API (stubs, the journal, scenarios, webhooks, the inspector's event
+        // streams, WebSockets) as route sets the engine's builder registers; StubEngine owns the
+        // registry, the access policy and the dispatch, and knows nothing of these routes.
+        .target(
+            name: "StubAdmin",
+            dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
+            swiftSettings: strict
+        ),
         // The WireMock dialect: WireMock folders read, checked and translated into stubs, WireMock's
         // admin API, and `import wiremock`. Plugged into the engine by the command line (a folder
         // format, admin routes); StubEngine knows nothing of it.
         .target(
             name: "WireMock",
             dependencies: [
-                "StubEngine", "JSON", "JSONPath", "XML", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport",
+                "StubEngine", "StubAdmin", "JSON", "JSONPath", "XML", "Handlebars", "RegularExpressions", "HTTP1",
+                "SystemSupport",
             ],
             swiftSettings: strict
         ),
@@ -131,8 +140,8 @@ let package = Package(
         .target(
             name: "StubKit",
             dependencies: [
-                "StubEngine", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1", "SystemSupport",
-                "Certificates",
+                "StubEngine", "StubAdmin", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1",
+                "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -140,8 +149,8 @@ let package = Package(
         .target(
             name: "StubServerCLI",
             dependencies: [
-                "StubEngine", "Inspector", "WireMock", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1",
-                "SystemSupport", "Certificates",
+                "StubEngine", "StubAdmin", "Inspector", "WireMock", "StubProxy", "StubImport", "JSON", "HTTPServer",
+                "HTTP1", "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -193,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "StubEngineTests",
             dependencies: [
-                "StubEngine", "WireMock", "JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket",
+                "StubEngine", "StubAdmin", "WireMock", "JSON", "RegularExpressions", "HTTP1", "SystemSupport",
+                "WebSocket",
             ],
             swiftSettings: strict
         ),
@@ -205,8 +215,8 @@ let package = Package(
         .testTarget(
             name: "StubServingTests",
             dependencies: [
-                "StubEngine", "Inspector", "WireMock", "JSON", "RegularExpressions", "HTTPServer", "HTTP1",
-                "TestSupport",
+                "StubEngine", "StubAdmin", "Inspector", "WireMock", "JSON", "RegularExpressions", "HTTPServer",
+                "HTTP1", "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -220,7 +230,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StubProxyTests",
-            dependencies: ["StubProxy", "StubProxyURLSession", "StubEngine", "HTTPServer", "HTTP1", "TestSupport"],
+            dependencies: [
+                "StubProxy", "StubProxyURLSession", "StubEngine", "StubAdmin", "HTTPServer", "HTTP1", "TestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -233,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "WireMock", "StubEngine", "StubImport", "StubProxy", "JSON", "JSONPath", "YAML", "HTTPServer",
+                "WireMock", "StubEngine", "StubAdmin", "StubImport", "StubProxy", "JSON", "JSONPath", "YAML",
+                "HTTPServer",
                 "HTTP1", "TestSupport",
                 "stubserver",
             ],

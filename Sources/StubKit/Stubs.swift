@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+import StubAdmin
 import StubEngine
 
 /// The stubs a test works with and what the client sent them: the one API over both
@@ -42,6 +43,8 @@ public final class Stubs: Sendable {
         options.enforcesContract = contract?.enforcing ?? false
         // The URLProtocol transport answers the app's own host names (see AdminProtection).
         options.admin.checksHost = false
+        // The native admin API, without the inspector's page (its assets need a build plugin).
+        options.adminRoutes = NativeAdmin.routeSets()
         var fileStubs: [Stub] = []
         if let directory {
             let result = StubLoader(directory: directory).load()

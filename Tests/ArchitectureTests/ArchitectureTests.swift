@@ -117,8 +117,8 @@ import Testing
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
             "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
-            "HTTP1", "HTTPServer", "StubEngine", "Inspector", "WireMock", "StubProxy", "StubImport", "StubServerCLI",
-            "stubserver",
+            "HTTP1", "HTTPServer", "StubEngine", "StubAdmin", "Inspector", "WireMock", "StubProxy", "StubImport",
+            "StubServerCLI", "stubserver",
         ]
         for module in serverModules {
             for file in Self.sources(of: module) {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+import StubAdmin
 @testable import StubEngine
 import XCTest
 
@@ -23,7 +24,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testHealth() {
-        let e = Engine(stubs: loadStubs(#"[{"response": {}}, {"response": {}}]"#), options: .init(version: "9.9"))
+        let e = adminEngine(loadStubs(#"[{"response": {}}, {"response": {}}]"#), options: .init(version: "9.9"))
         let (status, json) = admin(e, "GET", "/__admin/health")
         XCTAssertEqual(status, 200)
         XCTAssertEqual(json["status"]?.string, "ok")
@@ -33,7 +34,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testRuntimeStubsAddListGetReplaceDelete() {
-        let e = engine(#"{"name": "file", "request": {"path": "/x"}, "response": {"body": "file"}}"#)
+        let e = adminEngine(#"{"name": "file", "request": {"path": "/x"}, "response": {"body": "file"}}"#)
         let added = admin(
             e,
             "POST",
@@ -84,7 +85,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testRuntimeStubsSurviveAFileReload() {
-        let e = engine(#"{"request": {"path": "/f"}, "response": {}}"#)
+        let e = adminEngine(#"{"request": {"path": "/f"}, "response": {}}"#)
         _ = admin(
             e,
             "POST",
@@ -96,7 +97,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testABadRuntimeStubGetsTheSameMessagesAsABadFile() {
-        let e = Engine()
+        let e = adminEngine()
         let bad = admin(e, "POST", "/__admin/stubs", body: #"{"reqeust": {}, "response": {"status": 700}}"#)
         XCTAssertEqual(bad.status, 400)
         let errors = bad.json["errors"]?.elements?.compactMap(\.string) ?? []
@@ -118,7 +119,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testJournalListFiltersFindCountAndUnmatched() {
-        let e = engine(
+        let e = adminEngine(
             #"{"name": "login", "request": {"method": "POST", "path": "/login"}, "response": {"status": 200}}"#
         )
         _ = e.handle(
@@ -182,7 +183,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testABodyThatIsNotTextIsJournaledAsBase64() {
-        let e = engine(#"{"response": {}}"#)
+        let e = adminEngine(#"{"response": {}}"#)
         var request = makeRequest("POST", "/bin")
         request.body = [0xFF, 0xFE, 0x00]
         _ = e.handle(request)
@@ -192,7 +193,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testJournalIsARingBufferWithTruncatedBodies() {
-        let e = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 3))
+        let e = adminEngine(loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 3))
         let big = String(repeating: "x", count: 100_000)
         for i in 0..<10 { _ = e.handle(makeRequest("POST", "/\(i)", body: big)) }
         let entries = e.journal.entries
@@ -201,7 +202,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(entries[0].bodySize, 100_000)
         let json = admin(e, "GET", "/__admin/requests").json["requests"]?.elements?.first
         XCTAssertEqual(json?["bodySize"]?.number?.value, 100_000)
-        let off = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
+        let off = adminEngine(loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
         _ = off.handle(makeRequest("GET", "/"))
         XCTAssertEqual(off.journal.entries.count, 0)
     }
@@ -209,7 +210,7 @@ final class AdminAPITests: XCTestCase {
     /// With `--journal 0` nothing is recorded: listing, finding and counting say so (409)
     /// rather than answer an empty list or 0, which would pass "never called" unchecked.
     func testWithTheJournalOffRequestsCannotBeListedFoundOrCounted() {
-        let off = Engine(stubs: loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
+        let off = adminEngine(loadStubs(#"{"response": {}}"#), options: .init(journalCapacity: 0))
         _ = off.handle(makeRequest("GET", "/"))
         for (method, target) in [
             ("GET", "/__admin/requests"), ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
@@ -230,7 +231,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testScenariosAndReset() {
-        let e = engine(
+        let e = adminEngine(
             #"""
             [{"request": {"path": "/pay"}, "scenario": {"name": "checkout", "then": "paid"}, "response": {}}, \#
             {"request": {"path": "/s"}, "responses": [{"body": "1"}, {"body": "2"}]}]
@@ -256,7 +257,7 @@ final class AdminAPITests: XCTestCase {
     func testReloadKeepsTheOldSetOnErrors() {
         let folder = TemporaryFolder()
         folder.write("a.json", #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#)
-        let e = Engine(stubs: folder.load().stubs, options: .init(directory: folder.path))
+        let e = adminEngine(folder.load().stubs, options: .init(directory: folder.path))
         folder.write("a.json", #"{"request": {"path": "/a"}, "response": {"body": "two"}}"#)
         XCTAssertEqual(admin(e, "POST", "/__admin/reload").status, 200)
         XCTAssertEqual(e.handle(makeRequest("GET", "/a")).answered.bodyText, "two")
@@ -268,7 +269,7 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testUnknownRoutesAndMethods() {
-        let e = Engine()
+        let e = adminEngine()
         let unknown = admin(e, "GET", "/__admin/nope")
         XCTAssertEqual(unknown.status, 404)
         XCTAssertTrue(unknown.json["error"]?.string?.contains("no admin route GET /__admin/nope") ?? false)
@@ -278,8 +279,8 @@ final class AdminAPITests: XCTestCase {
     }
 
     func testAdminToken() {
-        let e = Engine(
-            stubs: loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#),
+        let e = adminEngine(
+            loadStubs(#"{"request": {"path": "/open"}, "response": {}}"#),
             options: .init(adminToken: "s3cret")
         )
         XCTAssertEqual(admin(e, "GET", "/__admin/stubs").status, 401)
@@ -287,6 +288,23 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(admin(e, "GET", "/__admin/stubs", headers: [("Authorization", "Bearer s3cret")]).status, 200)
         XCTAssertEqual(admin(e, "GET", "/__admin/health").status, 200, "health probes need no token")
         XCTAssertEqual(e.handle(makeRequest("GET", "/open")).answered.prepared.status, 200, "stub routes never need it")
+    }
+
+    /// The engine has no admin routes of its own: without the native API registered, everything
+    /// under `/__admin` gets the 404 that lists no routes, and the engine's access policy still
+    /// comes first (health is public only where the native API says so).
+    func testAnEngineWithoutRegisteredRoutesAnswersOnlyTheNotFound() {
+        let e = Engine(stubs: loadStubs(#"{"request": {"path": "/x"}, "response": {}}"#))
+        for (method, target) in [("GET", "/__admin/stubs"), ("GET", "/__admin/health"), ("POST", "/__admin/reset")] {
+            let answer = admin(e, method, target)
+            XCTAssertEqual(answer.status, 404, target)
+            XCTAssertEqual(answer.json["routes"]?.elements?.count, 0, target)
+        }
+        let guarded = Engine(stubs: [], options: .init(adminToken: "s3cret"))
+        XCTAssertEqual(admin(guarded, "GET", "/__admin/health").status, 401)
+        var registered = Engine.Options(adminToken: "s3cret")
+        registered.adminRoutes = NativeAdmin.routeSets()
+        XCTAssertEqual(admin(Engine(stubs: [], options: registered), "GET", "/__admin/health").status, 200)
     }
 }
 

@@ -7,8 +7,8 @@ import XCTest
 /// the journal, reloads. Run under `swift test --sanitize=thread` to catch races.
 final class ConcurrencyTests: XCTestCase {
     func testManyClientsChangingAndReadingState() {
-        let e = Engine(
-            stubs: loadStubs(
+        let e = adminEngine(
+            loadStubs(
                 """
                 [{"request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}, {"body": "3"}], "after": \
                 "cycle"},

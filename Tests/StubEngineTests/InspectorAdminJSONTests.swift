@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+@testable import StubAdmin
 @testable import StubEngine
 import XCTest
 
@@ -19,7 +20,7 @@ final class InspectorAdminJSONTests: XCTestCase {
     }
 
     func testOneEntryByIDWithWhatWasAnswered() {
-        let e = engine(
+        let e = adminEngine(
             #"""
             [{"name": "Token", "request": {"method": "POST", "path": "/token"},
               "response": {"status": 201, "headers": {"X-Trace": "t1"}, "body": {"ok": true}, "delay": 5}},
@@ -65,7 +66,7 @@ final class InspectorAdminJSONTests: XCTestCase {
     }
 
     func testAnEntryTheRingOverwroteIsGone() {
-        let e = Engine(stubs: [], options: Engine.Options(journalCapacity: 2))
+        let e = adminEngine([], options: Engine.Options(journalCapacity: 2))
         for i in 1...5 { _ = e.handle(makeRequest("GET", "/r\(i)")) }
         XCTAssertEqual(admin(e, "GET", "/__admin/requests/3").status, 404)
         XCTAssertEqual(admin(e, "GET", "/__admin/requests/4").json["path"]?.string, "/r4")
@@ -85,7 +86,7 @@ final class InspectorAdminJSONTests: XCTestCase {
             \"response\": {}}\n]\n
             """
         )
-        let e = Engine(stubs: folder.load().stubs, options: .init())
+        let e = adminEngine(folder.load().stubs, options: .init())
         let stubs = admin(e, "GET", "/__admin/stubs").json["stubs"]?.elements ?? []
         let locations = stubs.compactMap { $0["location"]?.string }.sorted()
         XCTAssertEqual(locations.count, 2)
@@ -94,7 +95,7 @@ final class InspectorAdminJSONTests: XCTestCase {
     }
 
     func testScenariosListTheirStatesAndSequencesTheirNextResponse() {
-        let e = engine(
+        let e = adminEngine(
             #"""
             [{"name": "Cart", "request": {"path": "/cart"}, "scenario": {"name": "checkout", "when": "Started", \#
             "then": "paid"}, "response": {}},
@@ -125,7 +126,7 @@ final class InspectorAdminJSONTests: XCTestCase {
 
     /// An event is the entry's summary: the same keys, the same values as the full entry.
     func testTheEventSummaryAgreesWithTheFullEntry() throws {
-        let e = engine(
+        let e = adminEngine(
             #"[{"name": "Slow \"one\"", "request": {"path": "/s"}, "response": {"delay": 7, "fault": "empty"}}]"#
         )
         _ = e.handle(makeRequest("GET", "/s?q=%C3%A9&x=1"))

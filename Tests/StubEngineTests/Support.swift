@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import StubAdmin
 @testable import StubEngine
 import SystemSupport
 import XCTest
@@ -77,6 +78,18 @@ func loadStubs(_ json: String, file: StaticString = #filePath, line: UInt = #lin
 
 func engine(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> Engine {
     Engine(stubs: loadStubs(json, file: file, line: line))
+}
+
+/// An engine with the native admin API registered, as the command line and StubKit build one:
+/// the engine itself has no admin routes of its own.
+func adminEngine(_ stubs: [Stub] = [], options: Engine.Options = .init()) -> Engine {
+    var options = options
+    options.adminRoutes += NativeAdmin.routeSets()
+    return Engine(stubs: stubs, options: options)
+}
+
+func adminEngine(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> Engine {
+    adminEngine(loadStubs(json, file: file, line: line))
 }
 
 /// Loads each stub file text alone and expects an error at `path` whose message contains

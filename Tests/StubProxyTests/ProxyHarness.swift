@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import StubAdmin
 import StubEngine
 import StubProxy
 import TestSupport
@@ -29,6 +30,7 @@ struct ProxyHarness {
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.errors, [])
         var options = Engine.Options()
+        options.adminRoutes = NativeAdmin.routeSets()
         options.directory = folder.path
         if let upstream {
             var rule = ProxyRule(upstream: try XCTUnwrap(UpstreamURL(upstream)), timeoutMilliseconds: 5_000)

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Inspector
+import StubAdmin
 @testable import StubEngine
 import TestSupport
 import WireMock
@@ -14,7 +15,7 @@ final class AdminProtectionTests: XCTestCase {
     func serve(_ protection: AdminProtection = AdminProtection(), cors: Bool = false) throws -> (HTTP1Server, Engine) {
         var options = Engine.Options(cors: cors ? CORSPolicy() : nil)
         options.admin = protection
-        options.adminRoutes = [InspectorRoutes(), WireMockDialect().adminRoutes]
+        options.adminRoutes = [WireMockDialect().adminRoutes] + NativeAdmin.routeSets() + [InspectorRoutes()]
         let engine = Engine(stubs: [], options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
@@ -164,7 +165,7 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(added.status, 201, added.text)
         let id = try XCTUnwrap(engine.catalog.stubs.first?.id)
         _ = try send(server, "GET", "/recorded")
-        let routes = (AdminAPI.routes + WireMockDialect().adminRoutes.routes).filter {
+        let routes = (NativeAdmin.routeSets().flatMap(\.routes) + WireMockDialect().adminRoutes.routes).filter {
             !["GET", "HEAD", "OPTIONS"].contains($0.method)
         }
         XCTAssertGreaterThan(routes.count, 25)

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import JSON
+import StubAdmin
 import StubEngine
 import TestSupport
 import XCTest
@@ -20,6 +21,8 @@ final class HardeningTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.errors, [])
+        var options = options
+        options.adminRoutes = NativeAdmin.routeSets()
         let engine = Engine(stubs: result.stubs, options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Inspector
+import StubAdmin
 import StubEngine
 import TestSupport
 import XCTest
@@ -11,7 +12,7 @@ import XCTest
 final class InspectorAccessTests: XCTestCase {
     func serve(token: String?) throws -> (HTTP1Server, Engine) {
         var options = Engine.Options(adminToken: token)
-        options.adminRoutes = [InspectorRoutes()]
+        options.adminRoutes = NativeAdmin.routeSets() + [InspectorRoutes()]
         let engine = Engine(stubs: [], options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import StubAdmin
 import StubEngine
 import TestSupport
 import XCTest
@@ -14,12 +15,25 @@ final class InspectorEventTests: XCTestCase {
 
     func serve(
         _ options: Engine.Options = .init(),
+        events: EventFeedLimits = EventFeedLimits(),
         _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws -> (HTTP1Server, Engine) {
+        try serveFeeds(options, events: events, configure).server
+    }
+
+    /// The server, its engine, and the route set of its event streams (which counts them).
+    func serveFeeds(
+        _ options: Engine.Options = .init(),
+        events: EventFeedLimits = EventFeedLimits(),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> (server: (HTTP1Server, Engine), feeds: EventRoutes) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(Self.stubs.utf8).write(to: folder.appendingPathComponent("stubs.json"))
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let feeds = EventRoutes(limits: events)
+        var options = options
+        options.adminRoutes = [NativeAdminRoutes(), feeds, WebSocketRoutes()]
         let engine = Engine(stubs: StubLoader(directory: folder.path).load().stubs, options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
@@ -27,7 +41,7 @@ final class InspectorEventTests: XCTestCase {
         let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }
         try server.start()
         addTeardownBlock { server.stopAndWait() }
-        return (server, engine)
+        return ((server, engine), feeds)
     }
 
     /// `count` requests on one keep-alive connection, answered one by one.
@@ -165,9 +179,9 @@ final class InspectorEventTests: XCTestCase {
     }
 
     func testHeartbeatsKeepAQuietStreamAlive() throws {
-        var options = Engine.Options()
-        options.events.heartbeatMilliseconds = 100
-        let (server, _) = try serve(options)
+        var events = EventFeedLimits()
+        events.heartbeatMilliseconds = 100
+        let (server, _) = try serve(events: events)
         let stream = try EventStreamReader(port: server.port, target: "/__admin/events")
         XCTAssertTrue(
             stream.wait(timeoutMilliseconds: 3_000) { $0.events.filter { $0.comment == "keep-alive" }.count >= 2 }
@@ -175,7 +189,7 @@ final class InspectorEventTests: XCTestCase {
     }
 
     func testTheStreamIsCountedAndEndedWhenTheServerStops() async throws {
-        let (server, engine) = try serve()
+        let ((server, engine), feeds) = try serveFeeds()
         let stream = try EventStreamReader(port: server.port, target: "/__admin/events")
         XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty })
         XCTAssertEqual(server.streamCount, 1)
@@ -184,23 +198,23 @@ final class InspectorEventTests: XCTestCase {
         XCTAssertTrue(stream.readToClose(), "the server closed the stream")
         XCTAssertTrue(stream.ended, "with the last chunk: ended, not cut")
         XCTAssertEqual(server.streamCount, 0)
-        XCTAssertTrue(eventually { engine.journal.listenerCount == 0 && engine.openFeeds.value == 0 })
+        XCTAssertTrue(eventually { engine.journal.listenerCount == 0 && feeds.openFeedCount == 0 })
     }
 
     func testAClientThatLeavesStopsListening() throws {
-        let (server, engine) = try serve()
+        let ((server, engine), feeds) = try serveFeeds()
         let stream = try EventStreamReader(port: server.port, target: "/__admin/events")
         XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty })
         stream.close()
         XCTAssertTrue(
-            eventually { engine.journal.listenerCount == 0 && engine.openFeeds.value == 0 && server.streamCount == 0 }
+            eventually { engine.journal.listenerCount == 0 && feeds.openFeedCount == 0 && server.streamCount == 0 }
         )
     }
 
     func testStreamsAreBounded() throws {
-        var options = Engine.Options()
-        options.events.maxFeeds = 2
-        let (server, _) = try serve(options)
+        var events = EventFeedLimits()
+        events.maxFeeds = 2
+        let (server, _) = try serve(events: events)
         let streams = try (0..<2).map { _ in try EventStreamReader(port: server.port, target: "/__admin/events") }
         for stream in streams { XCTAssertTrue(stream.wait { !$0.named("hello").isEmpty }) }
         let third = try WireConnection(port: server.port)
@@ -213,9 +227,10 @@ final class InspectorEventTests: XCTestCase {
     func testAReaderThatTakesNothingIsDroppedAndTheServerKeepsServing() throws {
         var options = Engine.Options()
         options.journalCapacity = 5_000
-        options.events.maxBacklog = 100
-        options.events.batchMilliseconds = 5
-        let (server, engine) = try serve(options)
+        var events = EventFeedLimits()
+        events.maxBacklog = 100
+        events.batchMilliseconds = 5
+        let ((server, engine), feeds) = try serveFeeds(options, events: events)
         let stalled = try EventStreamReader(port: server.port, target: "/__admin/events", receiveBuffer: 4096)
         XCTAssertTrue(eventually { engine.journal.listenerCount == 1 })
         // Long targets make big events: a few megabytes fill every buffer on the way.
@@ -234,6 +249,6 @@ final class InspectorEventTests: XCTestCase {
         // It gets what was already queued, then a last event saying why, then the end.
         XCTAssertTrue(stalled.wait(timeoutMilliseconds: 20_000) { $0.ended }, "the stream ended properly")
         XCTAssertEqual(stalled.named("dropped").count, 1)
-        XCTAssertTrue(eventually { engine.openFeeds.value == 0 })
+        XCTAssertTrue(eventually { feeds.openFeedCount == 0 })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import StubAdmin
 import StubEngine
 import TestSupport
 import XCTest
@@ -30,7 +31,9 @@ final class WebSocketServingTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         let result = StubLoader(directory: folder.path).load()
         XCTAssertEqual(result.problems.map(\.description), [])
-        let engine = Engine(stubs: result.stubs)
+        var options = Engine.Options()
+        options.adminRoutes = NativeAdmin.routeSets()
+        let engine = Engine(stubs: result.stubs, options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
         let server = HTTP1Server(configuration: configuration) { engine.handle($0).reply }

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTP1
 import HTTPServer
+import StubAdmin
 import StubEngine
 import StubProxy
 import TestSupport
@@ -39,7 +40,7 @@ struct WireMockHarness {
         let dialect = WireMockDialect(settings)
         var options = Engine.Options(directory: folder.path)
         options.folderFormat = dialect.folderFormat
-        options.adminRoutes = [dialect.adminRoutes]
+        options.adminRoutes = [dialect.adminRoutes] + NativeAdmin.routeSets()
         let load = StubLoader(directory: folder.path, format: dialect.folderFormat).load()
         XCTAssertEqual(load.errors, [], "\(folder.path) loads")
         let engine = Engine(stubs: load.stubs, options: options)

@@ -1,10 +1,11 @@
 import HTTP1
 
-/// Admin routes that live outside the engine and are plugged into it through
-/// `Engine.Options.adminRoutes`: the inspector's page (the `Inspector` module), WireMock's admin
-/// API (the `WireMock` module). The engine owns
-/// the registry and the policy: `AdminResponder` applies `AdminProtection` to every admin
-/// request first, then asks each set in order whether it answers, before the engine's own routes.
+/// The engine's registry of admin routes: every route under `/__admin` is plugged in from
+/// outside through `Engine.Options.adminRoutes`, by whoever builds the engine: the native admin
+/// API (the `StubAdmin` module: stubs, the journal, scenarios, the event streams, WebSockets),
+/// the inspector's page (the `Inspector` module), WireMock's admin API (the `WireMock` module).
+/// The engine owns the registry and the policy: `AdminResponder` applies `AdminProtection` to
+/// every admin request first, then asks each set in order whether it answers (`AdminAPI.answer`).
 package protocol AdminRouteSet: Sendable {
     /// Method and path of each route, listed in the admin API's 404 and 405 answers.
     var routes: [(method: String, path: String)] { get }

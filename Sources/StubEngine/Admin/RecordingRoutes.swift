@@ -7,16 +7,20 @@ import HTTP1
 import JSON
 
 /// `/__admin/recordings/start`, `stop` and `status` (docs/proxy.md, "Recording from a test").
-struct RecordingRoutes {
+package struct RecordingRoutes {
     let engine: Engine
 
-    static let routes: [(method: String, path: String)] = [
+    package init(engine: Engine) {
+        self.engine = engine
+    }
+
+    package static let routes: [(method: String, path: String)] = [
         ("POST", "/__admin/recordings/start"), ("POST", "/__admin/recordings/stop"),
         ("GET", "/__admin/recordings/status"),
     ]
 
     /// nil when the path is not one of these routes.
-    func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse? {
+    package func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse? {
         switch (request.method, rest) {
         case ("POST", "/recordings/start"): return start(request)
         case ("POST", "/recordings/stop"): return stop()

@@ -172,9 +172,10 @@ final class NearMissResponder: FallbackResponder {
     private static let queue = DispatchQueue(label: "stubserver.near-miss", attributes: .concurrent)
 }
 
-/// The admin API claims `/__admin` and everything below it. Routes that may read the disk
-/// (reloading the folder, runtime stubs with body files) run on the engine's admin queue and
-/// answer later: disk work never runs on an event loop's thread.
+/// The admin API claims `/__admin` and everything below it, applies `AdminProtection`, then
+/// hands the request to the registered route sets (`AdminAPI.answer`). Routes that may read the
+/// disk (reloading the folder, runtime stubs with body files) run on the engine's admin queue
+/// and answer later: disk work never runs on an event loop's thread.
 final class AdminResponder: Responder {
     unowned let engine: Engine
 
@@ -186,19 +187,17 @@ final class AdminResponder: Responder {
         // Checked before the request is copied out of the facts: most requests are not admin ones.
         guard AdminAPI.claims(facts.request.path) else { return nil }
         let request = facts.request
-        let isPublic = engine.options.adminRoutes.contains { $0.isPublic(request) }
-        let needsToken = !isPublic && !AdminAPI.isHealthProbe(request)
+        let routeSets = engine.options.adminRoutes
+        let needsToken = !routeSets.contains { $0.isPublic(request) }
         if let refusal = engine.options.admin.refusal(for: request, needsToken: needsToken) {
             return Outcome(response: AdminAPI.refusal(refusal), kind: .refused(refusal))
         }
-        let mayReadDisk =
-            AdminAPI.mayReadDisk(request) || engine.options.adminRoutes.contains { $0.mayReadDisk(request) }
-        guard mayReadDisk else {
-            return Outcome(response: AdminAPI(engine: engine).handle(request), kind: .admin)
+        guard routeSets.contains(where: { $0.mayReadDisk(request) }) else {
+            return Outcome(response: AdminAPI.answer(request, engine: engine), kind: .admin)
         }
         let pending = PendingResponse()
         let engine = self.engine
-        engine.adminQueue.async { pending.complete(AdminAPI(engine: engine).handle(request)) }
+        engine.adminQueue.async { pending.complete(AdminAPI.answer(request, engine: engine)) }
         return Outcome(pending: pending, kind: .admin)
     }
 }

@@ -41,11 +41,10 @@ package final class Engine: Sendable {
         /// `--proxy URL`: requests no stub matches are forwarded instead of answered 404 (the
         /// initial value of `fallbackProxy`).
         package var proxy: ProxyRule?
-        /// Admin routes from outside the engine, asked in order before its own (the command
-        /// line plugs in the inspector's page, `InspectorRoutes`, and WireMock's admin API).
+        /// The admin API's routes, asked in order (`AdminRouteSet`): none unless the builder
+        /// registers them. The command line registers WireMock's admin API, the native one
+        /// (`StubAdmin`'s `NativeAdmin.routeSets`) and the inspector's page; StubKit the native one.
         package var adminRoutes: [any AdminRouteSet] = []
-        /// The inspector's event streams (`GET /__admin/events`).
-        package var events = EventFeedLimits()
         /// How long an event stream's client may leave a full buffer untouched before the
         /// stream is dropped (and journaled as dropped).
         package var streamStallMilliseconds = 5_000
@@ -84,8 +83,6 @@ package final class Engine: Sendable {
     package let options: Options
     package let journal: Journal
     package let startedAt = Date()
-    /// Event streams open now (`GET /__admin/events`), bounded by `options.events.maxFeeds`.
-    package let openFeeds = Locked(0)
     /// Where admin work that reads the disk runs, one at a time, off the event loops.
     let adminQueue = DispatchQueue(label: "stubserver.admin")
 

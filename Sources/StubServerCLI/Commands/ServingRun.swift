@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Inspector
+import StubAdmin
 import StubEngine
 import StubProxy
 import SystemSupport
@@ -79,9 +80,10 @@ struct ServingRun {
             token: options.adminToken ?? generatedToken,
             timeoutSeconds: proxy.timeoutSeconds
         )
-        // The inspector's page, beside the admin API it reads; WireMock's admin API on the same port.
+        // WireMock's admin API first (it decides which of the two answers a route both have), the
+        // native one, and the inspector's page beside the admin API it reads.
         let wiremock = options.wiremock(serving: loader.format)
-        engineOptions.adminRoutes = [InspectorRoutes(), wiremock.adminRoutes]
+        engineOptions.adminRoutes = [wiremock.adminRoutes] + NativeAdmin.routeSets() + [InspectorRoutes()]
         engineOptions.contract = contract
         engineOptions.enforcesContract = enforcing
         engineOptions.folderFormat = loader.format

@@ -6,6 +6,7 @@ import Foundation
 import Dispatch
 import HTTP1
 import JSON
+import StubAdmin
 import StubEngine
 
 /// WireMock's admin API plugged into the engine's (an `AdminRouteSet`): the routes only WireMock
@@ -200,7 +201,7 @@ struct WireMockAdmin {
     /// `GET /scenarios` (the shape both dialects read), reset all, set or reset one.
     private func scenarios(_ request: IncomingRequest, rest: String) -> OutgoingResponse {
         switch (request.method, rest) {
-        case ("GET", "/scenarios"): return AdminAPI(engine: engine).scenarioList()
+        case ("GET", "/scenarios"): return NativeAdminAPI(engine: engine).scenarioList()
         case ("POST", "/scenarios/reset"):
             engine.resetSequencesAndScenarios()
             return WireMockAdminJSON.empty

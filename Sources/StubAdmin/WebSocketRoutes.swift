@@ -5,26 +5,31 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 import WebSocket
 
 /// `GET /__admin/websockets` (the open connections) and `POST /__admin/websockets/{id}/send`
 /// (a message to every open connection of a stub, named by id or name).
-struct WebSocketRoutes {
-    let engine: Engine
+package struct WebSocketRoutes: AdminRouteSet {
+    package init() {}
 
-    static let routes: [(method: String, path: String)] = [
-        ("GET", "/__admin/websockets"), ("POST", "/__admin/websockets/{id}/send"),
-    ]
+    package var routes: [(method: String, path: String)] {
+        [("GET", "/__admin/websockets"), ("POST", "/__admin/websockets/{id}/send")]
+    }
 
-    /// nil when the path is not one of these routes.
-    func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse? {
+    package func claims(_ request: IncomingRequest) -> Bool {
+        guard let rest = NativeAdminRoutes.rest(request.path) else { return false }
+        return rest == "/websockets" || (rest.hasPrefix("/websockets/") && rest.hasSuffix("/send"))
+    }
+
+    package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
+        let rest = NativeAdminRoutes.rest(request.path) ?? ""
         if rest == "/websockets" {
             guard request.method == "GET" else {
                 return AdminAPI.error(405, "GET /__admin/websockets lists the open connections")
             }
             return AdminAPI.json(200, .object([("websockets", .array(engine.webSockets.open.map(Self.encode)))]))
         }
-        guard rest.hasPrefix("/websockets/"), rest.hasSuffix("/send") else { return nil }
         let key = String(rest.dropFirst("/websockets/".count).dropLast("/send".count))
         guard request.method == "POST" else {
             return AdminAPI.error(405, "POST a message to /__admin/websockets/{id}/send")

@@ -5,21 +5,54 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
-/// The admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
-/// `{"error": ...}` with a 4xx. It drives the engine it belongs to; it knows nothing of sockets.
-/// Routes from outside the engine (the inspector's page, WireMock's admin API) come in through
-/// `AdminRouteSet`.
-package struct AdminAPI {
-    package static let prefix = "/__admin"
-    let engine: Engine
+/// The native admin API's route sets (docs/admin-api.md), for `Engine.Options.adminRoutes`:
+/// whoever builds an engine registers them (the command line, StubKit), after any dialect's
+/// (WireMock's decides which of the two answers a route both have). An engine without them
+/// answers nothing at `/__admin` but what else is registered.
+package enum NativeAdmin {
+    /// The native API: stubs, the journal, scenarios, webhooks and recordings; the journal as
+    /// server-sent events for the inspector (`GET /__admin/events`); the open WebSockets.
+    package static func routeSets(events: EventFeedLimits = EventFeedLimits()) -> [any AdminRouteSet] {
+        [NativeAdminRoutes(), EventRoutes(limits: events), WebSocketRoutes()]
+    }
+}
 
-    package init(engine: Engine) {
-        self.engine = engine
+/// The native admin API (`/__admin/...`, see docs/admin-api.md): JSON in and out, errors as
+/// `{"error": ...}` with a 4xx. It drives the engine it is registered on; it knows nothing of
+/// sockets. Claims the paths under its own roots; one it has no route for gets the engine's
+/// 404 or 405 (`AdminAPI.unclaimed`).
+package struct NativeAdminRoutes: AdminRouteSet {
+    package init() {}
+
+    /// The paths after `/__admin` whose subtrees are this API's.
+    static let roots = ["/health", "/stubs", "/reload", "/reset", "/requests", "/scenarios", "/webhooks"]
+
+    package var routes: [(method: String, path: String)] { Self.routes }
+
+    /// Method and path pattern (`*` is one segment or, last, the rest) of the routes, for the
+    /// engine's 404 and 405 answers (with those of the other registered sets).
+    static let routes: [(method: String, path: String)] =
+        [
+            ("GET", "/__admin/health"),
+            ("GET", "/__admin/stubs"), ("POST", "/__admin/stubs"), ("DELETE", "/__admin/stubs"),
+            ("GET", "/__admin/stubs/{id}"), ("PUT", "/__admin/stubs/{id}"), ("DELETE", "/__admin/stubs/{id}"),
+            ("POST", "/__admin/reload"), ("POST", "/__admin/reset"),
+            ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"),
+            ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
+            ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
+            ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
+            ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
+        ] + RecordingRoutes.routes
+
+    package func claims(_ request: IncomingRequest) -> Bool {
+        guard let rest = Self.rest(request.path) else { return false }
+        return rest.hasPrefix("/recordings/") || Self.roots.contains { rest == $0 || rest.hasPrefix($0 + "/") }
     }
 
     /// Reloading reads the folder; adding or replacing stubs may read body files.
-    static func mayReadDisk(_ request: IncomingRequest) -> Bool {
+    package func mayReadDisk(_ request: IncomingRequest) -> Bool {
         switch request.method {
         case "POST":
             request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
@@ -32,43 +65,36 @@ package struct AdminAPI {
     /// `GET /__admin/health` needs no token (the Host check still applies): a container's
     /// health check and an orchestrator's probe call it without secrets, and it says only that
     /// the server is up, how many stubs it has and its version.
-    static func isHealthProbe(_ request: IncomingRequest) -> Bool {
+    package func isPublic(_ request: IncomingRequest) -> Bool {
         (request.method == "GET" || request.method == "HEAD")
             && (request.path == "/__admin/health" || request.path == "/__admin/health/")
     }
 
-    package static func claims(_ path: String) -> Bool {
-        path.hasPrefix(prefix)
-            && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
+    package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
+        NativeAdminAPI(engine: engine).handle(request, rest: Self.rest(request.path) ?? "")
     }
 
-    /// Method and path pattern (`*` is one segment or, last, the rest) of the engine's own
-    /// routes, for 404 and 405 answers (with those of the plugged-in `AdminRouteSet`s).
-    package static let routes: [(method: String, path: String)] =
-        [
-            ("GET", "/__admin/health"),
-            ("GET", "/__admin/stubs"), ("POST", "/__admin/stubs"), ("DELETE", "/__admin/stubs"),
-            ("GET", "/__admin/stubs/{id}"), ("PUT", "/__admin/stubs/{id}"), ("DELETE", "/__admin/stubs/{id}"),
-            ("POST", "/__admin/reload"), ("POST", "/__admin/reset"),
-            ("GET", "/__admin/requests"), ("DELETE", "/__admin/requests"),
-            ("POST", "/__admin/requests/find"), ("POST", "/__admin/requests/count"),
-            ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
-            ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
-            ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
-            ("GET", "/__admin/events"),
-        ] + RecordingRoutes.routes + WebSocketRoutes.routes
+    /// The path after `/__admin`, without a final `/`; nil outside the admin API.
+    static func rest(_ path: String) -> String? {
+        guard AdminAPI.claims(path) else { return nil }
+        let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        return String(trimmed.dropFirst(AdminAPI.prefix.count))
+    }
+}
 
-    /// Answers a request that `AdminProtection` let through (`AdminResponder` checks first).
-    func handle(_ request: IncomingRequest) -> OutgoingResponse {
-        for routeSet in engine.options.adminRoutes where routeSet.claims(request) {
-            return routeSet.handle(request, engine: engine)
-        }
-        let path =
-            request.path.hasSuffix("/") && request.path.count > 1 ? String(request.path.dropLast()) : request.path
-        let rest = String(path.dropFirst(Self.prefix.count))
+/// The native API's answers, for one request on one engine. WireMock's admin API lists
+/// scenarios with the same answer (`scenarioList`).
+package struct NativeAdminAPI {
+    let engine: Engine
+
+    package init(engine: Engine) {
+        self.engine = engine
+    }
+
+    func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse {
         // With the journal off, "no requests" would read as "never called": say it is off instead.
         if !engine.journal.isEnabled, rest == "/requests" || rest.hasPrefix("/requests/"), request.method != "DELETE" {
-            return Self.error(409, Journal.offMessage)
+            return AdminAPI.error(409, Journal.offMessage)
         }
         switch (request.method, rest) {
         case ("GET", "/health"): return health()
@@ -76,15 +102,15 @@ package struct AdminAPI {
         case ("POST", "/stubs"): return addStubs(request)
         case ("DELETE", "/stubs"):
             engine.removeAllRuntimeStubs()
-            return Self.json(200, .object([("removed", .bool(true))]))
+            return AdminAPI.json(200, .object([("removed", .bool(true))]))
         case ("POST", "/reload"): return reload()
         case ("POST", "/reset"):
             engine.reset()
-            return Self.json(200, .object([("reset", .bool(true))]))
+            return AdminAPI.json(200, .object([("reset", .bool(true))]))
         case ("GET", "/requests"): return listRequests(request)
         case ("DELETE", "/requests"):
             engine.journal.clear()
-            return Self.json(200, .object([("cleared", .bool(true))]))
+            return AdminAPI.json(200, .object([("cleared", .bool(true))]))
         case ("POST", "/requests/find"): return findRequests(request, countOnly: false)
         case ("POST", "/requests/count"): return findRequests(request, countOnly: true)
         case ("GET", "/requests/unmatched"):
@@ -94,16 +120,12 @@ package struct AdminAPI {
             return StreamedJSON.list("webhooks", engine.webhookLog.all, encode: AdminJSON.webhook)
         case ("DELETE", "/webhooks"):
             engine.webhookLog.clear()
-            return Self.json(200, .object([("cleared", .bool(true))]))
-        case ("GET", "/events"): return events(request)
+            return AdminAPI.json(200, .object([("cleared", .bool(true))]))
         case ("POST", "/scenarios/reset"):
             engine.resetSequencesAndScenarios()
-            return Self.json(200, .object([("reset", .bool(true))]))
+            return AdminAPI.json(200, .object([("reset", .bool(true))]))
         default:
             break
-        }
-        if rest.hasPrefix("/websockets"), let answer = WebSocketRoutes(engine: engine).handle(request, rest: rest) {
-            return answer
         }
         if rest.hasPrefix("/recordings/"), let answer = RecordingRoutes(engine: engine).handle(request, rest: rest) {
             return answer
@@ -114,44 +136,33 @@ package struct AdminAPI {
             case "GET": return getStub(id)
             case "PUT": return replaceStub(id, request)
             case "DELETE": return deleteStub(id)
-            default: return methodNotAllowed(request, allowed: ["GET", "PUT", "DELETE"])
+            default: return AdminAPI.methodNotAllowed(request, allowed: ["GET", "PUT", "DELETE"])
             }
         }
         let idText = rest.dropFirst("/requests/".count)
         if rest.hasPrefix("/requests/"), !idText.isEmpty, idText.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
-            guard request.method == "GET" else { return methodNotAllowed(request, allowed: ["GET"]) }
+            guard request.method == "GET" else { return AdminAPI.methodNotAllowed(request, allowed: ["GET"]) }
             // Too many digits for a number is an id no entry has: 404, as for any other.
             guard let entry = Int(idText).flatMap({ engine.journal.entry(id: $0) }) else {
                 let id = StubProblem.bounded(String(idText))
-                return Self.error(
+                return AdminAPI.error(
                     404,
                     "no journal entry \(id): the journal keeps the last \(engine.journal.capacity) requests"
                 )
             }
-            return Self.json(200, AdminJSON.entry(entry))
+            return AdminAPI.json(200, AdminJSON.entry(entry))
         }
         if rest.hasPrefix("/scenarios/"), rest.count > "/scenarios/".count {
-            guard request.method == "PUT" else { return methodNotAllowed(request, allowed: ["PUT"]) }
+            guard request.method == "PUT" else { return AdminAPI.methodNotAllowed(request, allowed: ["PUT"]) }
             return setScenario(String(rest.dropFirst("/scenarios/".count)), request)
         }
-        let routes = Self.routes + engine.options.adminRoutes.filter { $0.otherAPI == nil }.flatMap(\.routes)
-        let allowed = routes.filter { $0.path == path }.map(\.method)
-        if !allowed.isEmpty { return methodNotAllowed(request, allowed: allowed) }
-        var listing: [(String, JSONNode)] = [
-            ("error", .string("no admin route \(request.method) \(request.path)")),
-            ("routes", .array(routes.map { .string("\($0.method) \($0.path)") })),
-        ]
-        for routeSet in engine.options.adminRoutes {
-            guard let api = routeSet.otherAPI else { continue }
-            listing.append((api + "Routes", .array(routeSet.routes.map { .string("\($0.method) \($0.path)") })))
-        }
-        return Self.json(404, .object(listing))
+        return AdminAPI.unclaimed(request, engine: engine)
     }
 
     // MARK: Routes
 
     private func health() -> OutgoingResponse {
-        Self.json(
+        AdminAPI.json(
             200,
             .object([
                 ("status", .string("ok")),
@@ -169,49 +180,49 @@ package struct AdminAPI {
 
     private func getStub(_ id: String) -> OutgoingResponse {
         guard let stub = engine.catalog.stubs.first(where: { $0.id == id }) else { return noStub(id) }
-        return Self.json(200, AdminJSON.stub(stub))
+        return AdminAPI.json(200, AdminJSON.stub(stub))
     }
 
     private func addStubs(_ request: IncomingRequest) -> OutgoingResponse {
         switch engine.decodeRuntimeStubs(request.body) {
-        case .failure(let failure): return Self.problems(failure.problems)
+        case .failure(let failure): return AdminAPI.problems(failure.problems)
         case .success(let stubs):
             engine.addRuntimeStubs(stubs)
-            return Self.json(201, .object([("ids", .array(stubs.map { .string($0.id) }))]))
+            return AdminAPI.json(201, .object([("ids", .array(stubs.map { .string($0.id) }))]))
         }
     }
 
     private func replaceStub(_ id: String, _ request: IncomingRequest) -> OutgoingResponse {
         guard let existing = engine.catalog.stubs.first(where: { $0.id == id }) else { return noStub(id) }
         guard case .runtime = existing.source else {
-            return Self.error(400, "\(id) comes from a file: edit the file (it reloads) or add a runtime stub")
+            return AdminAPI.error(400, "\(id) comes from a file: edit the file (it reloads) or add a runtime stub")
         }
         switch engine.decodeRuntimeStubs(request.body, ids: [id]) {
-        case .failure(let failure): return Self.problems(failure.problems)
+        case .failure(let failure): return AdminAPI.problems(failure.problems)
         case .success(let stubs):
-            guard stubs.count == 1 else { return Self.error(400, "PUT takes one stub, not \(stubs.count)") }
+            guard stubs.count == 1 else { return AdminAPI.error(400, "PUT takes one stub, not \(stubs.count)") }
             // The stub may have been deleted since it was looked up: then it is gone, not replaced.
             guard engine.replaceRuntimeStub(id: id, with: stubs[0]) else { return noStub(id) }
-            return Self.json(200, AdminJSON.stub(stubs[0]))
+            return AdminAPI.json(200, AdminJSON.stub(stubs[0]))
         }
     }
 
     private func deleteStub(_ id: String) -> OutgoingResponse {
-        if engine.removeRuntimeStub(id: id) { return Self.json(200, .object([("removed", .string(id))])) }
+        if engine.removeRuntimeStub(id: id) { return AdminAPI.json(200, .object([("removed", .string(id))])) }
         if engine.catalog.stubs.contains(where: { $0.id == id }) {
-            return Self.error(400, "\(id) comes from a file: delete or edit the file instead")
+            return AdminAPI.error(400, "\(id) comes from a file: delete or edit the file instead")
         }
         return noStub(id)
     }
 
     private func reload() -> OutgoingResponse {
         guard let directory = engine.options.directory else {
-            return Self.error(400, "this engine has no stub folder to reload")
+            return AdminAPI.error(400, "this engine has no stub folder to reload")
         }
         let options = engine.options
         let result = StubLoader(directory: directory, format: options.folderFormat, strict: options.strict).load()
         guard result.isServable else {
-            return Self.json(
+            return AdminAPI.json(
                 400,
                 .object([
                     (
@@ -225,7 +236,7 @@ package struct AdminAPI {
             )
         }
         engine.replace(with: result.stubs)
-        return Self.json(
+        return AdminAPI.json(
             200,
             .object([
                 ("stubs", .number(result.stubs.count)),
@@ -240,11 +251,11 @@ package struct AdminAPI {
         if let path = request.queryValues("path").first { entries = entries.filter { $0.path == path } }
         if request.queryValues("unmatched").first == "true" { entries = entries.filter(\.isUnmatched) }
         if let since = request.queryValues("since").first {
-            guard let id = Int(since) else { return Self.error(400, "since must be a journal entry id (a number)") }
+            guard let id = Int(since) else { return AdminAPI.error(400, "since must be a journal entry id (a number)") }
             entries = entries.filter { $0.id > id }
         }
         if let limit = request.queryValues("limit").first {
-            guard let n = Int(limit), n >= 0 else { return Self.error(400, "limit must be a number of 0 or more") }
+            guard let n = Int(limit), n >= 0 else { return AdminAPI.error(400, "limit must be a number of 0 or more") }
             entries = Array(entries.suffix(n))
         }
         return StreamedJSON.list("requests", entries, encode: AdminJSON.entry)
@@ -255,9 +266,9 @@ package struct AdminAPI {
         do {
             matching = try engine.journalEntries(matching: request.body)
         } catch {
-            return Self.problems(error.problems)
+            return AdminAPI.problems(error.problems)
         }
-        if countOnly { return Self.json(200, .object([("count", .number(matching.count))])) }
+        if countOnly { return AdminAPI.json(200, .object([("count", .number(matching.count))])) }
         return StreamedJSON.list("requests", matching, encode: AdminJSON.entry)
     }
 
@@ -286,62 +297,20 @@ package struct AdminAPI {
                 ("afterLast", .string(sequence.stub.afterLast.rawValue)),
             ])
         }
-        return Self.json(200, .object([("scenarios", .array(scenarios)), ("sequences", .array(sequences))]))
+        return AdminAPI.json(200, .object([("scenarios", .array(scenarios)), ("sequences", .array(sequences))]))
     }
 
     private func setScenario(_ name: String, _ request: IncomingRequest) -> OutgoingResponse {
         guard let node = try? JSONParser.parse(request.body), let state = node["state"]?.string, !state.isEmpty else {
-            return Self.error(400, "expected a body like {\"state\": \"paid\"}")
+            return AdminAPI.error(400, "expected a body like {\"state\": \"paid\"}")
         }
         engine.setScenario(name, to: state)
-        return Self.json(200, .object([("name", .string(name)), ("state", .string(state))]))
+        return AdminAPI.json(200, .object([("name", .string(name)), ("state", .string(state))]))
     }
 
     // MARK: Helpers
 
     private func noStub(_ id: String) -> OutgoingResponse {
-        Self.error(404, "no stub with id \(id)")
-    }
-
-    private func methodNotAllowed(_ request: IncomingRequest, allowed: [String]) -> OutgoingResponse {
-        var response = Self.error(
-            405,
-            "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))"
-        )
-        response.prepared = response.prepared.adding(HeaderFields([("Allow", allowed.joined(separator: ", "))]))
-        return response
-    }
-
-    /// What a refused admin request gets: the status, and a message naming the flag or header
-    /// that would let it in. No CORS headers, whatever `--cors` says: those are for the stubs.
-    static func refusal(_ refusal: AdminProtection.Refusal) -> OutgoingResponse {
-        var response = error(refusal.status, refusal.message)
-        if refusal == .unauthorized {
-            response.prepared = response.prepared.adding(HeaderFields([("WWW-Authenticate", "Bearer")]))
-        }
-        return response
-    }
-
-    static func problems(_ problems: [StubProblem]) -> OutgoingResponse {
-        let errors = problems.filter { $0.severity == .error }
-        return json(
-            400,
-            .object([
-                ("error", .string(errors.first.map(\.reportedDescription) ?? "invalid stub")),
-                ("errors", .array(StubProblem.reported(errors).map { .string($0) })),
-            ])
-        )
-    }
-
-    package static func error(_ status: Int, _ message: String) -> OutgoingResponse {
-        json(status, .object([("error", .string(StubProblem.bounded(message)))]))
-    }
-
-    package static func json(_ status: Int, _ node: JSONNode) -> OutgoingResponse {
-        OutgoingResponse(
-            status: status,
-            headers: HeaderFields([("Content-Type", "application/json")]),
-            body: JSONSerializer.bytes(node)
-        )
+        AdminAPI.error(404, "no stub with id \(id)")
     }
 }

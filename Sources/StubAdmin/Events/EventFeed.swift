@@ -1,6 +1,7 @@
 import Dispatch
 import HTTP1
 import JSON
+import StubEngine
 import SystemSupport
 
 /// Limits and timings of the inspector's event streams (`GET /__admin/events`).

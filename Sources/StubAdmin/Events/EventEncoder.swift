@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 
 /// The bytes of `GET /__admin/events` (server-sent events, WHATWG HTML §9.2): one event per
 /// journal entry with the entry's id as the event id, so a reconnecting page's `Last-Event-ID`

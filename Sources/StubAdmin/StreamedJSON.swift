@@ -1,6 +1,7 @@
 import Dispatch
 import HTTP1
 import JSON
+import StubEngine
 import SystemSupport
 
 /// An admin answer that is a long list (the journal, the stubs), written as `{"KEY":[...]}` a

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 import RegularExpressions
 import SystemSupport
 
