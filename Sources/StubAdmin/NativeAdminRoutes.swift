@@ -47,7 +47,7 @@ package struct NativeAdminRoutes: AdminRouteSet {
         ] + RecordingRoutes.routes
 
     package func claims(_ request: IncomingRequest) -> Bool {
-        guard let rest = Self.rest(request.path) else { return false }
+        guard let rest = AdminAPI.rest(request.path) else { return false }
         return rest.hasPrefix("/recordings/") || Self.roots.contains { rest == $0 || rest.hasPrefix($0 + "/") }
     }
 
@@ -71,14 +71,7 @@ package struct NativeAdminRoutes: AdminRouteSet {
     }
 
     package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
-        NativeAdminAPI(engine: engine).handle(request, rest: Self.rest(request.path) ?? "")
-    }
-
-    /// The path after `/__admin`, without a final `/`; nil outside the admin API.
-    static func rest(_ path: String) -> String? {
-        guard AdminAPI.claims(path) else { return nil }
-        let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
-        return String(trimmed.dropFirst(AdminAPI.prefix.count))
+        NativeAdminAPI(engine: engine).handle(request, rest: AdminAPI.rest(request.path) ?? "")
     }
 }
 

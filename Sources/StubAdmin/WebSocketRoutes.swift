@@ -18,12 +18,12 @@ package struct WebSocketRoutes: AdminRouteSet {
     }
 
     package func claims(_ request: IncomingRequest) -> Bool {
-        guard let rest = NativeAdminRoutes.rest(request.path) else { return false }
+        guard let rest = AdminAPI.rest(request.path) else { return false }
         return rest == "/websockets" || (rest.hasPrefix("/websockets/") && rest.hasSuffix("/send"))
     }
 
     package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
-        let rest = NativeAdminRoutes.rest(request.path) ?? ""
+        let rest = AdminAPI.rest(request.path) ?? ""
         if rest == "/websockets" {
             guard request.method == "GET" else {
                 return AdminAPI.error(405, "GET /__admin/websockets lists the open connections")

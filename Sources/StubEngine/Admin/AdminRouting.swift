@@ -15,6 +15,14 @@ package enum AdminAPI {
             && (path.count == prefix.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
     }
 
+    /// The path after `/__admin`, without a final `/` (`/stubs` for `/__admin/stubs/`); nil
+    /// outside the admin API. Route sets match on it.
+    package static func rest(_ path: String) -> String? {
+        guard claims(path) else { return nil }
+        let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        return String(trimmed.dropFirst(prefix.count))
+    }
+
     /// Answers a request that `AdminProtection` let through (`AdminResponder` checks first): the
     /// first set that claims it, in the order they were registered, or the engine's 404 or 405.
     static func answer(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {

@@ -19,7 +19,7 @@ package struct WireMockAdminRoutes: AdminRouteSet {
     package var otherAPI: String? { "wiremock" }
 
     package func claims(_ request: IncomingRequest) -> Bool {
-        guard let rest = Self.rest(request.path) else { return false }
+        guard let rest = AdminAPI.rest(request.path) else { return false }
         if WireMockAdmin.isOwnRoute(rest) { return true }
         // WireMock's record spec names its upstream targetBaseUrl; ours says "to".
         if rest == "/recordings/start", request.body.count < 65_536,
@@ -37,14 +37,7 @@ package struct WireMockAdminRoutes: AdminRouteSet {
     }
 
     package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
-        WireMockAdmin(engine: engine, dialect: dialect).handle(request, rest: Self.rest(request.path) ?? "")
-    }
-
-    /// The path after `/__admin`, without a final `/`; nil outside the admin API.
-    static func rest(_ path: String) -> String? {
-        guard AdminAPI.claims(path) else { return nil }
-        let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
-        return String(trimmed.dropFirst(AdminAPI.prefix.count))
+        WireMockAdmin(engine: engine, dialect: dialect).handle(request, rest: AdminAPI.rest(request.path) ?? "")
     }
 }
 
