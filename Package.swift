@@ -21,7 +21,7 @@ let package = Package(
         // Platform services that are not HTTP: the one lock type, the one folder walk, file writes,
         // signals and exit, and dates and time zones (the one calendar, the system's zone database).
         .target(name: "SystemSupport", swiftSettings: strict),
-        // epoll for Linux: Glibc's Swift module does not export it. Empty on other platforms.
+        // epoll and splice for Linux: Glibc's Swift module does not export them. Empty elsewhere.
         .target(name: "CSystemLinux"),
         // TLS for https upstreams and `--https`: the system's OpenSSL, loaded at run time (Linux;
         // no headers or libraries needed to build). On Apple platforms the server side is Secure

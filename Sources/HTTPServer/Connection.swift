@@ -163,7 +163,7 @@ final class Connection {
             lastActivity = loop.now
             state.upgrade?.received(Array(bytes))
         case .tunneling(let relay):
-            relayFromClient(relay, bytes)
+            holdFromClient(relay, bytes)
         case .delayed, .dribbling, .awaiting, .streaming, .faulting:
             pending.append(contentsOf: bytes)
         }
@@ -259,7 +259,7 @@ final class Connection {
     func flush() {
         guard !isClosed else { return }
         if case .tunneling(let relay) = phase {
-            flushToClient(relay)
+            relayToClient(relay)
             return
         }
         if !output.isEmpty {

@@ -56,7 +56,9 @@ extension Connection {
     /// grace period).
     func beginShutdown() {
         switch phase {
-        case .lingering, .hanging, .tunneling:
+        case .tunneling(let relay):
+            endTunnel(relay, reason: "the server stopped")
+        case .lingering, .hanging:
             close()
         case .delayed, .dribbling:
             // A delay or a dribble imitates a slow network: nobody waits for it to end, so the

@@ -2,67 +2,16 @@ import Dispatch
 import HTTP1
 
 /// `CONNECT` answered with `.tunnel` (a forward proxy): a blind relay to the upstream, or TLS
-/// terminated here (interception). The handler decided which; this file only moves bytes.
+/// terminated here (interception). The handler decided which; this file opens and closes
+/// tunnels, `ConnectionRelaying.swift` moves a relay's bytes.
 ///
-/// A relay is the client's connection in the `.tunneling` phase plus one upstream socket on the
-/// same loop. Bytes read from one side are sent straight to the other from the loop's read
-/// buffer; what the other side does not take at once waits in the relay, and reading from the
-/// first side stops until it has gone (back-pressure, at most one read of 64 KiB held each
-/// way). Each side's end of input is passed on as a half-close; the tunnel ends when both have
-/// ended, when either fails, at the idle timeout, or when the server stops. It holds the
-/// client's connection slot all along, so tunnels count against `maxConnections`.
-final class TunnelRelay {
-    let tunnel: ConnectionTunnel
-    let startedAt: Int64
-    var upstreamFD: Int32 = -1
-    var connecting = true
-    var untried: ArraySlice<SocketAddress> = []
-    var registeredInterest: Interest = []
-    /// Bytes waiting for the upstream, and for the client (the `200` head first).
-    var toUpstream: [UInt8] = []
-    var toUpstreamSent = 0
-    var toClient: [UInt8] = []
-    var toClientSent = 0
-    var clientEnded = false
-    var upstreamEnded = false
-    var upstreamShutDown = false
-    var clientShutDown = false
-    var bytesFromClient = 0
-    var bytesToClient = 0
-    /// Why it ended, when it did not end by both sides closing.
-    var endError: String?
-    /// The `CONNECT` exchange: how a `502` goes out when the upstream cannot be reached.
-    let exchange: Connection.Exchange
-
-    init(tunnel: ConnectionTunnel, exchange: Connection.Exchange, now: Int64) {
-        self.tunnel = tunnel
-        self.exchange = exchange
-        self.startedAt = now
-    }
-
-    var owesUpstream: Bool { toUpstreamSent < toUpstream.count }
-    var owesClient: Bool { toClientSent < toClient.count }
-
-    /// What the upstream socket is watched for.
-    var upstreamInterest: Interest {
-        if connecting { return .write }
-        var wanted: Interest = []
-        if !upstreamEnded && !owesClient { wanted.insert(.read) }
-        if owesUpstream { wanted.insert(.write) }
-        return wanted
-    }
-
-    /// What the client's socket is watched for.
-    var clientInterest: Interest {
-        var wanted: Interest = []
-        if !clientEnded && !owesUpstream && toUpstream.count < Connection.heldInputLimit { wanted.insert(.read) }
-        if owesClient { wanted.insert(.write) }
-        return wanted
-    }
-
-    static let establishedHead = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
-}
-
+/// A relay (`TunnelRelay`) connects to the upstream on the client's loop (names resolved off
+/// it), answers `200` or `502`, then passes bytes both ways: spliced through a kernel pipe on
+/// Linux, copied elsewhere. Each side's end of input is passed on as a half-close; the tunnel
+/// ends when both have ended, when either fails, at the idle timeout, or when the server stops,
+/// and its `ConnectionTunnel` then says how (bytes each way, duration, the reason unless both
+/// sides closed). It holds the client's connection slot all along, so tunnels count against
+/// `maxConnections`.
 extension Connection {
     /// The handler answered `CONNECT` with a tunnel.
     func startTunnel(_ tunnel: ConnectionTunnel, _ exchange: Exchange) {
@@ -146,9 +95,7 @@ extension Connection {
         let bytes = pending
         pending = []
         if case .tunneling(let relay) = phase {
-            relay.toUpstream.append(contentsOf: bytes)
-            relay.bytesFromClient += bytes.count
-            if !relay.connecting { flushToUpstream(relay) }
+            bytes.withUnsafeBytes { holdFromClient(relay, $0) }
         } else {
             bytes.withUnsafeBytes { receiveSecure($0) }
         }
@@ -190,7 +137,7 @@ extension Connection {
         }
     }
 
-    private func connectTunnel(_ relay: TunnelRelay, to address: SocketAddress) {
+    func connectTunnel(_ relay: TunnelRelay, to address: SocketAddress) {
         switch ClientSockets.connect(to: address) {
         case .failed(let code):
             if let next = relay.untried.popFirst() {
@@ -212,21 +159,24 @@ extension Connection {
         }
     }
 
-    private func tunnelConnected(_ relay: TunnelRelay) {
+    func tunnelConnected(_ relay: TunnelRelay) {
         relay.connecting = false
-        relay.toClient = TunnelRelay.establishedHead
-        relay.toClientSent = 0
+        relay.down.held = TunnelRelay.establishedHead + relay.down.held
+        if loop.configuration.splicesTunnels {
+            relay.up.pipe = SplicePipe.make()
+            relay.down.pipe = SplicePipe.make()
+        }
         relay.tunnel.update {
             $0.state = .open
             $0.status = 200
         }
         lastActivity = loop.now
-        flushToClient(relay)
-        flushToUpstream(relay)
+        relayToClient(relay)
+        relayToUpstream(relay)
     }
 
     /// No tunnel: the client gets 502 with the reason, and the connection serves requests again.
-    private func tunnelFailed(_ relay: TunnelRelay, _ reason: String) {
+    func tunnelFailed(_ relay: TunnelRelay, _ reason: String) {
         forgetTunnelUpstream(relay)
         let milliseconds = loop.now - relay.startedAt
         relay.tunnel.update {
@@ -239,7 +189,7 @@ extension Connection {
         answerTunnelFailure(502, reason, relay.exchange)
     }
 
-    private func forgetTunnelUpstream(_ relay: TunnelRelay) {
+    func forgetTunnelUpstream(_ relay: TunnelRelay) {
         guard relay.upstreamFD >= 0 else { return }
         loop.tunnelUpstreams[relay.upstreamFD] = nil
         Posix.close(relay.upstreamFD)
@@ -247,149 +197,11 @@ extension Connection {
         relay.upstreamFD = -1
     }
 
-    /// The upstream socket is ready.
-    func handleTunnelUpstreamEvent(_ event: ReadyEvent) {
-        guard case .tunneling(let relay) = phase else { return }
-        if relay.connecting {
-            guard event.writable || event.failed else { return }
-            let error = ClientSockets.connectionError(relay.upstreamFD)
-            guard error == 0 else {
-                forgetTunnelUpstream(relay)
-                if let next = relay.untried.popFirst() {
-                    connectTunnel(relay, to: next)
-                } else {
-                    tunnelFailed(relay, "cannot connect to \(relay.tunnel.authority): \(Posix.errorDescription(error))")
-                }
-                return
-            }
-            tunnelConnected(relay)
-            return
-        }
-        if event.writable { flushToUpstream(relay) }
+    /// The tunnel is over: both sockets close (`close`) and the journal learns its totals, and
+    /// why, unless both sides closed (`reason` nil).
+    func endTunnel(_ relay: TunnelRelay, reason: String?) {
         guard case .tunneling = phase else { return }
-        if event.readable || event.failed { readFromUpstream(relay) }
-    }
-
-    /// Client bytes: straight on to the upstream when nothing waits before them.
-    func relayFromClient(_ relay: TunnelRelay, _ bytes: UnsafeRawBufferPointer) {
-        relay.bytesFromClient += bytes.count
-        lastActivity = loop.now
-        if relay.connecting || relay.owesUpstream {
-            relay.toUpstream.append(contentsOf: bytes)
-            return
-        }
-        switch Posix.send(relay.upstreamFD, bytes) {
-        case .bytes(let n):
-            if n < bytes.count {
-                relay.toUpstream = Array(bytes[n...])
-                relay.toUpstreamSent = 0
-            }
-        case .wouldBlock:
-            relay.toUpstream = Array(bytes)
-            relay.toUpstreamSent = 0
-        case .endOfFile, .failed:
-            endTunnel(relay, error: "the upstream closed the connection")
-        }
-    }
-
-    /// The client sent its last byte: the upstream is told once everything before it is there.
-    func tunnelClientEnded(_ relay: TunnelRelay) {
-        relay.clientEnded = true
-        if relay.connecting {
-            endTunnel(relay, error: "the client left before the tunnel opened")
-            return
-        }
-        passOnEnds(relay)
-    }
-
-    private func readFromUpstream(_ relay: TunnelRelay) {
-        switch Posix.read(relay.upstreamFD, into: loop.readBuffer) {
-        case .wouldBlock:
-            return
-        case .endOfFile:
-            relay.upstreamEnded = true
-            passOnEnds(relay)
-        case .failed:
-            endTunnel(relay, error: "the connection to the upstream failed")
-        case .bytes(let n):
-            relay.bytesToClient += n
-            lastActivity = loop.now
-            let bytes = UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<n])
-            switch Posix.send(fd, bytes) {
-            case .bytes(let sent):
-                if sent < n {
-                    relay.toClient = Array(bytes[sent...])
-                    relay.toClientSent = 0
-                }
-            case .wouldBlock:
-                relay.toClient = Array(bytes)
-                relay.toClientSent = 0
-            case .endOfFile, .failed:
-                endTunnel(relay, error: nil)
-            }
-        }
-    }
-
-    func flushToClient(_ relay: TunnelRelay) {
-        while relay.owesClient {
-            let result = relay.toClient.withUnsafeBytes {
-                Posix.send(fd, UnsafeRawBufferPointer(rebasing: $0[relay.toClientSent...]))
-            }
-            switch result {
-            case .bytes(let n):
-                relay.toClientSent += n
-                lastActivity = loop.now
-            case .wouldBlock:
-                return
-            case .endOfFile, .failed:
-                endTunnel(relay, error: nil)
-                return
-            }
-        }
-        relay.toClient = []
-        relay.toClientSent = 0
-        passOnEnds(relay)
-    }
-
-    private func flushToUpstream(_ relay: TunnelRelay) {
-        while relay.owesUpstream {
-            let result = relay.toUpstream.withUnsafeBytes {
-                Posix.send(relay.upstreamFD, UnsafeRawBufferPointer(rebasing: $0[relay.toUpstreamSent...]))
-            }
-            switch result {
-            case .bytes(let n):
-                relay.toUpstreamSent += n
-                lastActivity = loop.now
-            case .wouldBlock:
-                return
-            case .endOfFile, .failed:
-                endTunnel(relay, error: "the upstream closed the connection")
-                return
-            }
-        }
-        relay.toUpstream = []
-        relay.toUpstreamSent = 0
-        passOnEnds(relay)
-    }
-
-    /// Half-closes passed on once the bytes before them are through; both ended: done.
-    private func passOnEnds(_ relay: TunnelRelay) {
-        guard case .tunneling = phase, !relay.connecting else { return }
-        if relay.clientEnded, !relay.owesUpstream, !relay.upstreamShutDown {
-            relay.upstreamShutDown = true
-            Posix.shutdownWrite(relay.upstreamFD)
-        }
-        if relay.upstreamEnded, !relay.owesClient, !relay.clientShutDown {
-            relay.clientShutDown = true
-            Posix.shutdownWrite(fd)
-        }
-        if relay.upstreamShutDown && relay.clientShutDown { endTunnel(relay, error: nil) }
-    }
-
-    /// The tunnel is over: both sockets close (`close`) and the journal learns its totals.
-    func endTunnel(_ relay: TunnelRelay, error: String?) {
-        guard case .tunneling = phase else { return }
-        if relay.endError == nil { relay.endError = error }
+        if relay.endError == nil { relay.endError = reason }
         close()
     }
 
@@ -399,12 +211,13 @@ extension Connection {
         let error = relay.connecting ? relay.endError ?? "the tunnel never opened" : relay.endError
         relay.tunnel.update {
             $0.state = relay.connecting ? .failed : .closed
-            $0.bytesFromClient = relay.bytesFromClient
-            $0.bytesToClient = relay.bytesToClient
+            $0.bytesFromClient = relay.up.bytes
+            $0.bytesToClient = relay.down.bytes
             $0.milliseconds = milliseconds
             if let error, $0.error == nil { $0.error = error }
         }
         forgetTunnelUpstream(relay)
+        relay.releasePipes()
     }
 
     /// From `close`: an intercepted tunnel ends with its connection.
@@ -425,7 +238,7 @@ extension Connection {
             try loop.selector.change(relay.upstreamFD, from: relay.registeredInterest, to: wanted)
             relay.registeredInterest = wanted
         } catch {
-            endTunnel(relay, error: "cannot watch the connection to the upstream: \(error)")
+            endTunnel(relay, reason: "cannot watch the connection to the upstream: \(error)")
         }
     }
 
@@ -436,7 +249,9 @@ extension Connection {
                 tunnelFailed(relay, "no connection to \(relay.tunnel.authority) within the header timeout")
             }
         } else if now - lastActivity >= loop.configuration.idleTimeoutMilliseconds {
-            endTunnel(relay, error: "idle for the idle timeout")
+            let limit = loop.configuration.idleTimeoutMilliseconds
+            let span = limit % 1000 == 0 ? "\(limit / 1000) s" : "\(limit) ms"
+            endTunnel(relay, reason: "idle for \(span) (the idle timeout)")
         }
     }
 }

@@ -87,6 +87,7 @@ final class EventLoop: @unchecked Sendable {
     func start(name: String) {
         SystemThread.start(name: name, stackSize: 1 << 20) { [self] in
             threadID = Posix.currentThreadID()
+            Posix.blockBrokenPipeSignal()
             run()
             finished()
         }
@@ -181,6 +182,11 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         guard !connection.isClosed else { return }
+        if case .tunneling(let relay) = connection.phase {
+            connection.handleTunnelClientEvent(relay, event)
+            settle(connection)
+            return
+        }
         if event.writable { connection.flush() }
         if (event.readable || event.failed) && !connection.isClosed { connection.handleReadable() }
         settle(connection)

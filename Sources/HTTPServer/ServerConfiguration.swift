@@ -40,6 +40,9 @@ package struct ServerConfiguration: Sendable {
     /// Certificates for intercepted `CONNECT` tunnels (a forward proxy): one per host, asked of
     /// this issuer. nil: an interception is answered 502.
     package var interceptTLS: ServerTLS?
+    /// Blind tunnels move their bytes with splice(2) through a pipe where the system has it
+    /// (Linux); false: they copy through a buffer, as they do elsewhere (tests run both).
+    package var splicesTunnels = true
     /// The `Server` header's value.
     package var serverName: String = "stubserver"
     package var onRejection: RejectionObserver?

@@ -47,6 +47,15 @@ public final class WireConnection {
         fd = s
     }
 
+    /// A connection accepted elsewhere (`LoopbackListener`), now this one's to read and close.
+    public init(adopting descriptor: Int32) {
+        fd = descriptor
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
     /// Closed exactly once: in a test process the server shares the descriptor table, so a second
     /// close could hit a server socket that reused the number.
     private var isClosed = false
@@ -75,6 +84,24 @@ public final class WireConnection {
     }
 
     public func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Sends everything; false when the peer stopped taking bytes first (closed or reset).
+    @discardableResult
+    public func sendAll(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            #if canImport(Glibc)
+            let n = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            #else
+            let n = bytes[offset...].withUnsafeBytes { Darwin.send(fd, $0.baseAddress!, $0.count, 0) }
+            #endif
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
 
     /// Reads what arrives within the deadline; false on EOF or reset.
     @discardableResult
@@ -211,6 +238,20 @@ public final class WireConnection {
     public func staysSilent(milliseconds: Int32) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return buffer.isEmpty && poll(&p, 1, milliseconds) == 0
+    }
+
+    /// Exactly `count` bytes, or fewer if the peer closes or the deadline passes first.
+    public func readBytes(count: Int, timeoutMilliseconds: Int = 30_000) -> [UInt8] {
+        let deadline = Self.now() + timeoutMilliseconds
+        while buffer.count < count, Self.now() < deadline, fill(timeoutMilliseconds: 50) {}
+        let n = Swift.min(count, buffer.count)
+        defer { buffer.removeFirst(n) }
+        return Array(buffer[0..<n])
+    }
+
+    /// Half-close: no more bytes from this side (FIN); reading goes on.
+    public func shutdownWrite() {
+        _ = shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Abort with RST instead of FIN.

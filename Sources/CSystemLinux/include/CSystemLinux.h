@@ -2,6 +2,10 @@
 // epoll_wait or struct epoll_event (verified on Swift 6.3.1), and epoll_event is a packed struct
 // on x86_64, which Swift cannot lay out. These inline wrappers take and return plain values.
 // On other platforms the header is empty and nothing here is used.
+//
+// splice(2), pipe2(2) and F_SETPIPE_SZ need _GNU_SOURCE, which a header imported as a Clang
+// module cannot turn on for glibc's own (already built) module: those wrappers are real
+// functions in shim.c, compiled with _GNU_SOURCE, declared here.
 #ifndef CSYSTEMLINUX_H
 #define CSYSTEMLINUX_H
 
@@ -55,6 +59,21 @@ static inline int cstub_epoll_wait(int epfd, void *scratch, cstub_ready_event *o
 }
 
 static inline int cstub_epoll_event_size(void) { return (int)sizeof(struct epoll_event); }
+
+/// splice(2) with SPLICE_F_MOVE | SPLICE_F_NONBLOCK, no offsets (sockets and pipes): bytes
+/// moved, 0 at end of input, or -1 and errno (EAGAIN: the source is dry or the destination full).
+long cstub_splice(int from, int to, unsigned long length);
+
+/// A pipe, both ends non-blocking and close-on-exec: 0, or -1 and errno.
+int cstub_pipe_nonblocking(int fds[2]);
+
+/// Asks for a pipe of `bytes` (F_SETPIPE_SZ): the size it got, or -1 and errno (EPERM past
+/// /proc/sys/fs/pipe-max-size or the user's pipe pages).
+int cstub_set_pipe_size(int fd, int bytes);
+
+/// Blocks SIGPIPE for the calling thread: splice(2) into a socket whose peer is gone raises it,
+/// and has no MSG_NOSIGNAL. 0, or an error number.
+int cstub_block_sigpipe(void);
 #endif
 
 #endif
