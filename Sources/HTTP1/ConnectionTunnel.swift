@@ -12,7 +12,8 @@ import SystemSupport
 ///   for `host` (the configuration's `interceptTLS`), and parses the requests inside as any
 ///   others, each carrying `tunnelAuthority`. A client that does not start TLS is closed.
 ///
-/// The server fills in `progress` as it goes (from its loop); a journal reads it at any time.
+/// The server fills in `progress` as it goes (from its loop); a journal reads it at any time,
+/// and a log hears of each change of `state` (`observe`).
 package final class ConnectionTunnel: Sendable {
     package enum Mode: String, Sendable { case relay, intercept }
 
@@ -28,8 +29,14 @@ package final class ConnectionTunnel: Sendable {
         package var bytesToClient: Int = 0
         /// From the CONNECT to the close (or the failure); nil while open.
         package var milliseconds: Int64?
-        /// Why it failed or ended early (an unreachable host, an idle timeout).
+        /// Why it failed or ended other than by both sides closing (an unreachable host, a
+        /// reset, the idle timeout, the server stopping).
         package var error: String?
+    }
+
+    private struct Record {
+        var progress = Progress()
+        var observers: [@Sendable (Progress) -> Void] = []
     }
 
     /// The host as the socket wants it (brackets of an IPv6 literal removed), and the port.
@@ -38,7 +45,7 @@ package final class ConnectionTunnel: Sendable {
     /// `host:port` as the client wrote it.
     package let authority: String
     package let mode: Mode
-    private let state = Locked(Progress())
+    private let record = Locked(Record())
 
     package init(host: String, port: Int, authority: String, mode: Mode) {
         self.host = host
@@ -47,11 +54,27 @@ package final class ConnectionTunnel: Sendable {
         self.mode = mode
     }
 
-    package var progress: Progress { state.value }
+    package var progress: Progress { record.withLock { $0.progress } }
 
-    /// The server's side: what happened so far.
+    /// The server's side: what happened so far. Observers hear of it when `state` changed, on
+    /// the calling thread, outside the lock.
     package func update(_ change: (inout Progress) -> Void) {
-        state.withLock { change(&$0) }
+        let (progress, observers) = record.withLock { record in
+            let before = record.progress.state
+            change(&record.progress)
+            return (record.progress, record.progress.state == before ? [] : record.observers)
+        }
+        for observer in observers { observer(progress) }
+    }
+
+    /// `observer` hears of every change of `state` from now on (`open`, `failed`, `closed`), with
+    /// the progress as it is then; if the tunnel is already past `connecting`, at once as well.
+    package func observe(_ observer: @escaping @Sendable (Progress) -> Void) {
+        let current: Progress? = record.withLock { record in
+            record.observers.append(observer)
+            return record.progress.state == .connecting ? nil : record.progress
+        }
+        if let current { observer(current) }
     }
 
     /// `host:port` split (RFC 9112 §3.2.3 authority-form, already checked by the parser):

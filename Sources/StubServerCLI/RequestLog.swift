@@ -27,6 +27,20 @@ final class RequestLog: ResponderWrapper {
         guard format != .quiet else { return next(facts) }
         let started = DispatchTime.now().uptimeNanoseconds
         let outcome = next(facts)
+        if case .tunnel(let tunnel) = outcome.kind {
+            // Logged when the server has opened it (or could not), and again when it ends.
+            let log = self
+            let request = facts.request
+            tunnel.observe { progress in
+                log.recordTunnel(
+                    request,
+                    tunnel,
+                    progress,
+                    microseconds: Int((DispatchTime.now().uptimeNanoseconds - started) / 1000)
+                )
+            }
+            return outcome
+        }
         switch outcome.reply {
         case .now(let response):
             record(
@@ -119,7 +133,7 @@ final class RequestLog: ResponderWrapper {
         var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report.resolved } else { nil } }
     }
 
-    private func milliseconds(_ microseconds: Int) -> String {
+    func milliseconds(_ microseconds: Int) -> String {
         fixedPoint(Double(microseconds) / 1000, decimals: 2) + "ms"
     }
 
@@ -143,10 +157,8 @@ final class RequestLog: ResponderWrapper {
         case .noMatch: line += console.paint("NO MATCH", "1;31")
         case .rejected: line += console.paint("REJECTED", "1;31") + " by the OpenAPI contract (--openapi-enforce)"
         case .tunnel(let tunnel):
-            line +=
-                tunnel.mode == .intercept
-                ? console.paint("INTERCEPT", "36") + " TLS ended here; its requests follow"
-                : console.paint("TUNNEL", "36") + " blind, to \(tunnel.authority)"
+            // Not reached: a tunnel's lines are `tunnelText`'s.
+            line += console.paint(tunnel.mode == .intercept ? "INTERCEPT" : "TUNNEL", "36")
         case .proxyRefused(let reason): line += console.paint("REFUSED", "1;31") + " proxy request: \(reason)"
         case .proxied(let report, let stub):
             let result = report.result
@@ -211,7 +223,7 @@ final class RequestLog: ResponderWrapper {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    private func timestamp() -> String {
+    func timestamp() -> String {
         console.paint(LogTime.clock(), "2")
     }
 }

@@ -200,7 +200,142 @@ final class ForwardProxyEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(WireConnection.now() - started, 900)
         let tunnel = try XCTUnwrap(try journal(server).first?["tunnel"] as? [String: Any])
         XCTAssertEqual(tunnel["state"] as? String, "closed")
-        XCTAssertTrue((tunnel["error"] as? String)?.contains("idle") ?? false, "\(tunnel)")
+        XCTAssertEqual(tunnel["error"] as? String, "idle for 1 s (the idle timeout)")
+        let authority = "127.0.0.1:\(upstream.port)"
+        server.process.waitFor("the tunnel's end in the log") { server.process.stdout.contains("\(authority) ended") }
+        XCTAssertTrue(
+            server.process.stdout.contains(": idle for 1 s (the idle timeout)"),
+            "the log says why the tunnel ended:\n\(server.process.stdout)"
+        )
+    }
+
+    /// A blind tunnel to a local listener: the client's end (past the `200`) and the upstream's.
+    func tunnel(
+        _ proxy: Proxy,
+        to upstream: LoopbackListener,
+        receiveBuffer: Int32? = nil
+    ) throws -> (client: WireConnection, far: WireConnection) {
+        let client = try WireConnection(port: proxy.port, receiveBuffer: receiveBuffer)
+        client.send("CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n")
+        let far = try upstream.accept()
+        let head = String(decoding: client.readUntil(suffix: "\r\n\r\n"), as: UTF8.self)
+        XCTAssertEqual(head, "HTTP/1.1 200 Connection Established\r\n\r\n")
+        return (client, far)
+    }
+
+    func testATunnelCarriesEveryByteBothWaysAndItsEndIsLoggedAndJournaled() throws {
+        let upstream = try LoopbackListener()
+        let server = try proxy()
+        let (client, far) = try tunnel(server, to: upstream)
+        let toUpstream = patternBytes(4 << 20, seed: 11)
+        let toClient = patternBytes(4 << 20, seed: 12)
+        let up = BackgroundSend(toUpstream, on: client, thenShutDown: true)
+        let down = BackgroundSend(toClient, on: far, thenShutDown: true)
+        XCTAssertTrue(client.readBytes(count: toClient.count) == toClient, "the client got all, as sent")
+        XCTAssertTrue(far.readBytes(count: toUpstream.count) == toUpstream, "the upstream got all, as sent")
+        XCTAssertTrue(up.wait() && down.wait())
+        XCTAssertTrue(client.readUntilClose().closed)
+        XCTAssertTrue(far.readUntilClose().closed)
+        let authority = "127.0.0.1:\(upstream.port)"
+        server.process.waitFor("the tunnel's end in the log") { server.process.stdout.contains("\(authority) ended") }
+        let log = server.process.stdout
+        XCTAssertTrue(log.contains("CONNECT \(authority) 200 TUNNEL blind, to \(authority)"), log)
+        XCTAssertTrue(log.contains("CONNECT \(authority) ended TUNNEL 4.2 MB up, 4.2 MB down, open "), log)
+        XCTAssertTrue(log.contains(", closed by both sides"), log)
+        let tunnel = try XCTUnwrap(try journal(server).first?["tunnel"] as? [String: Any])
+        XCTAssertEqual(tunnel["state"] as? String, "closed")
+        XCTAssertEqual(tunnel["bytesFromClient"] as? Int, toUpstream.count)
+        XCTAssertEqual(tunnel["bytesToClient"] as? Int, toClient.count)
+        XCTAssertNil(tunnel["error"], "both sides closed")
+    }
+
+    func testHalfClosesPassThroughTheTunnelEachWay() throws {
+        let upstream = try LoopbackListener()
+        let server = try proxy()
+        // The client ends first; the upstream still answers.
+        let (client, far) = try tunnel(server, to: upstream)
+        client.send("question")
+        client.shutdownWrite()
+        let (asked, upstreamSawEnd) = far.readUntilClose()
+        XCTAssertEqual(String(decoding: asked, as: UTF8.self), "question")
+        XCTAssertTrue(upstreamSawEnd)
+        far.send("answer")
+        far.shutdownWrite()
+        let (answer, clientSawEnd) = client.readUntilClose()
+        XCTAssertEqual(String(decoding: answer, as: UTF8.self), "answer")
+        XCTAssertTrue(clientSawEnd)
+        // The upstream ends first; the client still sends.
+        let (client2, far2) = try tunnel(server, to: upstream)
+        far2.send("greeting")
+        far2.shutdownWrite()
+        let (greeting, client2SawEnd) = client2.readUntilClose()
+        XCTAssertEqual(String(decoding: greeting, as: UTF8.self), "greeting")
+        XCTAssertTrue(client2SawEnd)
+        client2.send("reply")
+        client2.shutdownWrite()
+        let (reply, far2SawEnd) = far2.readUntilClose()
+        XCTAssertEqual(String(decoding: reply, as: UTF8.self), "reply")
+        XCTAssertTrue(far2SawEnd)
+        server.process.waitFor("both tunnels' ends in the log") {
+            server.process.stdout.components(separatedBy: "closed by both sides").count == 3
+        }
+    }
+
+    func testAnUpstreamResetMidTransferIsLoggedAndJournaledAsOne() throws {
+        let upstream = try LoopbackListener()
+        let server = try proxy()
+        let (client, far) = try tunnel(server, to: upstream)
+        far.send(patternBytes(1 << 20, seed: 13))
+        far.reset()
+        XCTAssertTrue(client.readUntilClose(timeoutMilliseconds: 10_000).closed)
+        XCTAssertTrue(client.sawReset, "the client is reset in turn: a cut-off stream must not look complete")
+        let authority = "127.0.0.1:\(upstream.port)"
+        server.process.waitFor("the tunnel's end in the log") { server.process.stdout.contains("\(authority) ended") }
+        XCTAssertTrue(server.process.stdout.contains(": the upstream reset the connection"), server.process.stdout)
+        let tunnel = try XCTUnwrap(try journal(server).first?["tunnel"] as? [String: Any])
+        XCTAssertEqual(tunnel["state"] as? String, "closed")
+        XCTAssertEqual(tunnel["error"] as? String, "the upstream reset the connection")
+    }
+
+    func testASlowReaderHoldsTheUpstreamBackNotTheServersMemory() throws {
+        #if os(Linux)
+        let upstream = try LoopbackListener()
+        let server = try proxy()
+        let (client, far) = try tunnel(server, to: upstream, receiveBuffer: 16 * 1024)
+        let pid = server.process.process.processIdentifier
+        let before = try XCTUnwrap(Self.residentKilobytes(pid))
+        let total = 128 << 20
+        let down = BackgroundSend([UInt8](repeating: 7, count: total), on: far)
+        var stalledAt = -1
+        var unchangedSamples = 0
+        let deadline = WireConnection.now() + 20_000
+        while unchangedSamples < 5 && WireConnection.now() < deadline {
+            WireConnection.staysSilentFor(milliseconds: 100)
+            unchangedSamples = down.sent == stalledAt ? unchangedSamples + 1 : 0
+            stalledAt = down.sent
+        }
+        XCTAssertLessThan(stalledAt, total / 2, "with nobody reading, the upstream is held back")
+        let grown = try XCTUnwrap(Self.residentKilobytes(pid)) - before
+        XCTAssertLessThan(grown, 16 * 1024, "the server's memory grew \(grown) kB while the client read nothing")
+        var received = 0
+        while received < total {
+            let piece = client.readBytes(count: 1 << 20)
+            if piece.isEmpty { break }
+            received += piece.count
+        }
+        XCTAssertEqual(received, total)
+        XCTAssertTrue(down.wait())
+        #else
+        throw XCTSkip("reads the server's memory from /proc")
+        #endif
+    }
+
+    /// A process's resident memory (VmRSS in /proc/PID/status), in kB.
+    static func residentKilobytes(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
     func testATunnelHoldsAConnectionSlot() throws {
