@@ -149,6 +149,9 @@ struct RelayLeg {
         case .bytes(let n):
             inPipe = n
             bytes += n
+            // A pipe (about) full: bulk traffic, which a larger pipe moves in fewer calls. Its
+            // slots hold a socket buffer's fragments, so it can be full short of its capacity.
+            if n >= pipe.capacity / 2 { self.pipe?.grow() }
             return nil
         case .endOfFile:
             sourceEnded = true

@@ -16,21 +16,34 @@ struct SplicePipe {
     let readEnd: Int32
     let writeEnd: Int32
     /// How many bytes it holds before a splice into it stops.
-    let capacity: Int
+    private(set) var capacity: Int
+    private(set) var grown = false
 
-    /// What a pipe is asked to hold: a socket's worth of data per splice, fewer system calls.
-    /// Past /proc/sys/fs/pipe-max-size (1 MiB by default) or the user's pipe pages the request
-    /// is refused and the pipe keeps its default (64 KiB).
-    static let wantedCapacity: Int32 = 1 << 20
+    /// What a pipe that fills is asked to hold: a socket's worth of data per splice, fewer
+    /// system calls. It starts at the system's default (64 KiB): the larger size is asked for
+    /// only once it fills, so idle and light tunnels do not spend the user's pipe pages
+    /// (/proc/sys/fs/pipe-user-pages-soft, 64 MiB), past which every new pipe of the user is
+    /// small. Refused (past /proc/sys/fs/pipe-max-size, 1 MiB by default, or those pages), the
+    /// pipe keeps its size.
+    static let grownCapacity: Int32 = 1 << 20
 
     static func make() -> SplicePipe? {
         #if os(Linux)
         var fds: [Int32] = [-1, -1]
         guard cstub_pipe_nonblocking(&fds) == 0 else { return nil }
-        let granted = cstub_set_pipe_size(fds[1], wantedCapacity)
-        return SplicePipe(readEnd: fds[0], writeEnd: fds[1], capacity: granted > 0 ? Int(granted) : 64 * 1024)
+        return SplicePipe(readEnd: fds[0], writeEnd: fds[1], capacity: 64 * 1024)
         #else
         return nil
+        #endif
+    }
+
+    /// Asks once for `grownCapacity`.
+    mutating func grow() {
+        guard !grown else { return }
+        grown = true
+        #if os(Linux)
+        let granted = cstub_set_pipe_size(writeEnd, Self.grownCapacity)
+        if granted > 0 { capacity = Int(granted) }
         #endif
     }
 
