@@ -1,0 +1,39 @@
+/* Shim (not Apple's file): the public list of Apple's CoreFoundation.h umbrella (CF-1153.18), over
+ * swift-corelibs-foundation's CF headers, whose own umbrella adds private ones. */
+#ifndef SHIM_COREFOUNDATION_H
+#define SHIM_COREFOUNDATION_H
+#include <CoreFoundation/CFBase.h>
+#include <CoreFoundation/CFArray.h>
+#include <CoreFoundation/CFBag.h>
+#include <CoreFoundation/CFBinaryHeap.h>
+#include <CoreFoundation/CFBitVector.h>
+#include <CoreFoundation/CFByteOrder.h>
+#include <CoreFoundation/CFCalendar.h>
+#include <CoreFoundation/CFCharacterSet.h>
+#include <CoreFoundation/CFData.h>
+#include <CoreFoundation/CFDate.h>
+#include <CoreFoundation/CFDateFormatter.h>
+#include <CoreFoundation/CFDictionary.h>
+#include <CoreFoundation/CFError.h>
+#include <CoreFoundation/CFLocale.h>
+#include <CoreFoundation/CFNumber.h>
+#include <CoreFoundation/CFNumberFormatter.h>
+#include <CoreFoundation/CFPreferences.h>
+#include <CoreFoundation/CFPropertyList.h>
+#include <CoreFoundation/CFSet.h>
+#include <CoreFoundation/CFString.h>
+#include <CoreFoundation/CFStringEncodingExt.h>
+#include <CoreFoundation/CFTimeZone.h>
+#include <CoreFoundation/CFTree.h>
+#include <CoreFoundation/CFURL.h>
+#include <CoreFoundation/CFURLAccess.h>
+#include <CoreFoundation/CFUUID.h>
+#include <CoreFoundation/CFUtilities.h>
+#include <CoreFoundation/CFBundle.h>
+#include <CoreFoundation/CFMessagePort.h>
+#include <CoreFoundation/CFPlugIn.h>
+#include <CoreFoundation/CFRunLoop.h>
+#include <CoreFoundation/CFStream.h>
+#include <CoreFoundation/CFSocket.h>
+#include <CoreFoundation/CFUserNotification.h>
+#endif
