@@ -91,13 +91,23 @@ let package = Package(
             dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
+        // Stub files authored from outside the engine: the recorder (an exchange observer and admin
+        // routes plugged into the engine), the one planner of captured traffic into stub files
+        // (recordings and HAR), and the one folder writer (recordings and every import).
+        .target(
+            name: "StubAuthoring",
+            dependencies: ["StubEngine", "JSON", "HTTP1", "SystemSupport", "WebSocket"],
+            swiftSettings: strict
+        ),
         // The WireMock dialect: WireMock folders read, checked and translated into stubs, WireMock's
         // admin API, and `import wiremock`. Plugged into the engine by the command line (a folder
         // format, admin routes); StubEngine knows nothing of it.
         .target(
             name: "WireMock",
             dependencies: [
-                "StubEngine", "StubAdmin", "JSON", "JSONPath", "XML", "Handlebars", "RegularExpressions", "HTTP1",
+                "StubEngine", "StubAdmin", "StubAuthoring", "JSON", "JSONPath", "XML", "Handlebars",
+                "RegularExpressions",
+                "HTTP1",
                 "SystemSupport",
             ],
             swiftSettings: strict
@@ -140,7 +150,7 @@ let package = Package(
         .target(
             name: "StubKit",
             dependencies: [
-                "StubEngine", "StubAdmin", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1",
+                "StubEngine", "StubAdmin", "StubAuthoring", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1",
                 "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
@@ -149,18 +159,18 @@ let package = Package(
         .target(
             name: "StubServerCLI",
             dependencies: [
-                "StubEngine", "StubAdmin", "Inspector", "WireMock", "StubProxy", "StubImport", "JSON", "HTTPServer",
-                "HTTP1", "SystemSupport", "Certificates",
+                "StubEngine", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "StubProxy", "StubImport", "JSON",
+                "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
-        // Importers of other formats into stubs: OpenAPI (read with YAML), HAR. (WireMock folders
-        // are imported by the WireMock module.)
+        // Importers of other formats into stubs: OpenAPI (read with YAML), HAR, Postman; written
+        // through StubAuthoring's folder writer. (WireMock folders are imported by the WireMock module.)
         .target(
             name: "StubImport",
             dependencies: [
-                "StubEngine", "JSON", "YAML", "JSONSchema", "Handlebars", "RegularExpressions", "HTTP1",
-                "SystemSupport",
+                "StubEngine", "StubAuthoring", "JSON", "YAML", "JSONSchema", "Handlebars", "RegularExpressions",
+                "HTTP1", "SystemSupport",
             ],
             swiftSettings: strict
         ),
@@ -203,8 +213,14 @@ let package = Package(
             name: "StubEngineTests",
             dependencies: [
                 "StubEngine", "StubAdmin", "WireMock", "JSON", "RegularExpressions", "HTTP1", "SystemSupport",
-                "WebSocket",
+                "WebSocket", "TestSupport",
             ],
+            swiftSettings: strict
+        ),
+        // The planner of captured traffic (recordings, HAR) and the folder writer.
+        .testTarget(
+            name: "StubAuthoringTests",
+            dependencies: ["StubAuthoring", "StubEngine", "JSON", "HTTP1", "WebSocket", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -215,7 +231,8 @@ let package = Package(
         .testTarget(
             name: "StubServingTests",
             dependencies: [
-                "StubEngine", "StubAdmin", "Inspector", "WireMock", "JSON", "RegularExpressions", "HTTPServer",
+                "StubEngine", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "JSON", "RegularExpressions",
+                "HTTPServer",
                 "HTTP1", "TestSupport",
             ],
             swiftSettings: strict
@@ -223,15 +240,16 @@ let package = Package(
         .testTarget(
             name: "StubImportTests",
             dependencies: [
-                "StubImport", "StubEngine", "JSON", "YAML", "JSONSchema", "RegularExpressions", "HTTPServer", "HTTP1",
-                "TestSupport", "stubserver",
+                "StubImport", "StubEngine", "StubAuthoring", "JSON", "YAML", "JSONSchema", "RegularExpressions",
+                "HTTPServer", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "StubProxyTests",
             dependencies: [
-                "StubProxy", "StubProxyURLSession", "StubEngine", "StubAdmin", "HTTPServer", "HTTP1", "TestSupport",
+                "StubProxy", "StubProxyURLSession", "StubEngine", "StubAdmin", "StubAuthoring", "HTTPServer", "HTTP1",
+                "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -245,7 +263,8 @@ let package = Package(
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "WireMock", "StubEngine", "StubAdmin", "StubImport", "StubProxy", "JSON", "JSONPath", "YAML",
+                "WireMock", "StubEngine", "StubAdmin", "StubAuthoring", "StubImport", "StubProxy", "JSON", "JSONPath",
+                "YAML",
                 "HTTPServer",
                 "HTTP1", "TestSupport",
                 "stubserver",

@@ -1,6 +1,6 @@
 // libFuzzer target for the HAR importer. Not part of the package (SwiftPM ignores this folder):
-// scripts/fuzz builds SystemSupport, HTTP1, StubEngine and StubImport as modules with coverage
-// and links this file against them.
+// scripts/fuzz builds SystemSupport, HTTP1, StubEngine, StubAuthoring and StubImport as modules
+// with coverage and links this file against them.
 //
 // Each input is read as a HAR file, and:
 //  1. importing never traps (malformed entries, odd URLs, invalid base64, headers with line
@@ -12,6 +12,7 @@
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
 import JSON
+import StubAuthoring
 import StubEngine
 import StubImport
 

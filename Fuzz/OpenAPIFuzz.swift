@@ -1,6 +1,6 @@
 // libFuzzer target for the OpenAPI importer and the stub check. Not part of the package (SwiftPM
-// ignores this folder): scripts/fuzz builds SystemSupport, HTTP1, StubEngine and StubImport as
-// modules with coverage, and links this file against them (package access via -package-name).
+// ignores this folder): scripts/fuzz builds SystemSupport, HTTP1, StubEngine, StubAuthoring and
+// StubImport as modules with coverage, and links this file against them (package access via -package-name).
 //
 // Each input is read as an OpenAPI document (JSON when it starts with '{', else YAML), and:
 //  1. reading, planning and checking never trap, whatever the document holds (cyclic and
@@ -11,6 +11,7 @@
 //  4. the stub check runs over the loaded stubs (it is `validate --openapi` on the import).
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
+import StubAuthoring
 import StubEngine
 import StubImport
 

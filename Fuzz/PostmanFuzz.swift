@@ -1,6 +1,6 @@
 // libFuzzer target for the Postman importer. Not part of the package (SwiftPM ignores this
-// folder): scripts/fuzz builds SystemSupport, HTTP1, StubEngine and StubImport as modules with
-// coverage and links this file against them.
+// folder): scripts/fuzz builds SystemSupport, HTTP1, StubEngine, StubAuthoring and StubImport as
+// modules with coverage and links this file against them.
 //
 // Each input is read as a Postman collection (and, split at its first NUL byte, the part after
 // it as an environment), and:
@@ -15,6 +15,7 @@
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
 import JSON
+import StubAuthoring
 import StubEngine
 import StubImport
 

@@ -1,8 +1,8 @@
 // libFuzzer target for WireMock mapping loading: mapping JSON read, checked and translated into
 // the engine's stubs, those stubs answering requests, and `import wiremock` writing them as
 // native stub files. Not part of the package (SwiftPM ignores this folder): scripts/fuzz builds
-// SystemSupport, HTTP1, StubEngine, StubImport and WireMock as libraries (as SwiftPM would) and
-// links this file against them.
+// SystemSupport, HTTP1, StubEngine, StubAuthoring, StubImport and WireMock as libraries (as
+// SwiftPM would) and links this file against them.
 //
 // Input: a mapping file's bytes (one mapping, or {"mappings": [...]}). The engine reads it as
 // the admin API does (POST /__admin/mappings), with a scratch folder's __files/ for bodies.
@@ -19,6 +19,7 @@
 import Foundation
 import HTTP1
 import JSON
+import StubAuthoring
 import StubEngine
 import StubImport
 import WireMock

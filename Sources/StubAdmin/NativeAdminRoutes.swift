@@ -12,7 +12,7 @@ import StubEngine
 /// (WireMock's decides which of the two answers a route both have). An engine without them
 /// answers nothing at `/__admin` but what else is registered.
 package enum NativeAdmin {
-    /// The native API: stubs, the journal, scenarios, webhooks and recordings; the journal as
+    /// The native API: stubs, the journal, scenarios and webhooks; the journal as
     /// server-sent events for the inspector (`GET /__admin/events`); the open WebSockets.
     package static func routeSets(events: EventFeedLimits = EventFeedLimits()) -> [any AdminRouteSet] {
         [NativeAdminRoutes(), EventRoutes(limits: events), WebSocketRoutes()]
@@ -44,11 +44,11 @@ package struct NativeAdminRoutes: AdminRouteSet {
             ("GET", "/__admin/requests/unmatched"), ("GET", "/__admin/requests/{id}"),
             ("GET", "/__admin/scenarios"), ("PUT", "/__admin/scenarios/{name}"), ("POST", "/__admin/scenarios/reset"),
             ("GET", "/__admin/webhooks"), ("DELETE", "/__admin/webhooks"),
-        ] + RecordingRoutes.routes
+        ]
 
     package func claims(_ request: IncomingRequest) -> Bool {
         guard let rest = AdminAPI.rest(request.path) else { return false }
-        return rest.hasPrefix("/recordings/") || Self.roots.contains { rest == $0 || rest.hasPrefix($0 + "/") }
+        return Self.roots.contains { rest == $0 || rest.hasPrefix($0 + "/") }
     }
 
     /// Reloading reads the folder; adding or replacing stubs may read body files.
@@ -56,7 +56,6 @@ package struct NativeAdminRoutes: AdminRouteSet {
         switch request.method {
         case "POST":
             request.path.hasSuffix("/reload") || request.path.hasSuffix("/stubs") || request.path.hasSuffix("/stubs/")
-                || request.path.hasSuffix("/recordings/stop")
         case "PUT": request.path.contains("/stubs/")
         default: false
         }
@@ -119,9 +118,6 @@ package struct NativeAdminAPI {
             return AdminAPI.json(200, .object([("reset", .bool(true))]))
         default:
             break
-        }
-        if rest.hasPrefix("/recordings/"), let answer = RecordingRoutes(engine: engine).handle(request, rest: rest) {
-            return answer
         }
         if rest.hasPrefix("/stubs/") {
             let id = String(rest.dropFirst("/stubs/".count))

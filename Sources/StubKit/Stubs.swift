@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import JSON
 import StubAdmin
+import StubAuthoring
 import StubEngine
 
 /// The stubs a test works with and what the client sent them: the one API over both
@@ -43,8 +44,10 @@ public final class Stubs: Sendable {
         options.enforcesContract = contract?.enforcing ?? false
         // The URLProtocol transport answers the app's own host names (see AdminProtection).
         options.admin.checksHost = false
-        // The native admin API, without the inspector's page (its assets need a build plugin).
+        // The native admin API, without the inspector's page (its assets need a build plugin), and
+        // `POST /__admin/recordings/start`: a test's server records too (docs/proxy.md).
         options.adminRoutes = NativeAdmin.routeSets()
+        options.addRecorder(Recorder())
         var fileStubs: [Stub] = []
         if let directory {
             let result = StubLoader(directory: directory).load()

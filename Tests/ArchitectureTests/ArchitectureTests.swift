@@ -112,13 +112,21 @@ import Testing
         }
     }
 
+    /// The engine knows nothing of recording: the recorder plugs into it from outside (an exchange
+    /// observer, admin routes), so StubEngine's row may not allow the module that holds it.
+    @Test func theEngineKnowsNothingOfTheRecorder() throws {
+        let allowed = try Self.allowedImports()
+        #expect(allowed["StubEngine"]?.contains("StubAuthoring") == false, "StubEngine's row allows StubAuthoring")
+        #expect(allowed["StubAuthoring"]?.contains("StubEngine") == true, "StubAuthoring plugs into the engine")
+    }
+
     /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
             "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
-            "HTTP1", "HTTPServer", "StubEngine", "StubAdmin", "Inspector", "WireMock", "StubProxy", "StubImport",
-            "StubServerCLI", "stubserver",
+            "HTTP1", "HTTPServer", "StubEngine", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "StubProxy",
+            "StubImport", "StubServerCLI", "stubserver",
         ]
         for module in serverModules {
             for file in Self.sources(of: module) {

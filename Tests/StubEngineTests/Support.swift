@@ -3,6 +3,7 @@ import HTTP1
 import StubAdmin
 @testable import StubEngine
 import SystemSupport
+import TestSupport
 import XCTest
 
 /// Parses a raw request with the real parser, so tests see exactly what the server would hand
@@ -40,30 +41,10 @@ func makeRequest(
     }
 }
 
-/// A fresh folder per test, removed afterwards: tests run in parallel and share nothing.
-final class TemporaryFolder {
-    let url: URL
-    var path: String { url.path }
+/// TestSupport's, named here so this module's tests need no import of their own.
+typealias TemporaryFolder = TestSupport.TemporaryFolder
 
-    init() {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("stubengine-tests-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    @discardableResult
-    func write(_ relative: String, _ contents: String) -> URL {
-        let file = url.appendingPathComponent(relative)
-        try! FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
-        try! Data(contents.utf8).write(to: file)
-        return file
-    }
-
+extension TemporaryFolder {
     func load() -> StubLoadResult { StubLoader(directory: path).load() }
 }
 

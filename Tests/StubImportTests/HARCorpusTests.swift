@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import StubAuthoring
 @testable import StubImport
 import StubEngine
 import TestSupport

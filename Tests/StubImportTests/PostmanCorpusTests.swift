@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import StubAuthoring
 import StubEngine
 @testable import StubImport
 import TestSupport

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import StubAdmin
+import StubAuthoring
 import StubEngine
 import StubProxy
 import TestSupport
@@ -32,6 +33,7 @@ struct ProxyHarness {
         var options = Engine.Options()
         options.adminRoutes = NativeAdmin.routeSets()
         options.directory = folder.path
+        options.addRecorder(Recorder())
         if let upstream {
             var rule = ProxyRule(upstream: try XCTUnwrap(UpstreamURL(upstream)), timeoutMilliseconds: 5_000)
             configure(&rule)

@@ -3,6 +3,7 @@ import HTTP1
 import HTTPServer
 import Inspector
 import StubAdmin
+import StubAuthoring
 @testable import StubEngine
 import TestSupport
 import WireMock
@@ -12,10 +13,14 @@ import XCTest
 /// cross-site "simple" request, a form post, a rebound host name, a cross-site Origin on every
 /// state-changing route. Each is refused, changes nothing, and is journaled as refused.
 final class AdminProtectionTests: XCTestCase {
+    /// One per test (XCTest makes an instance for each), plugged into the engine `serve` makes.
+    let recorder = Recorder()
+
     func serve(_ protection: AdminProtection = AdminProtection(), cors: Bool = false) throws -> (HTTP1Server, Engine) {
         var options = Engine.Options(cors: cors ? CORSPolicy() : nil)
         options.admin = protection
         options.adminRoutes = [WireMockDialect().adminRoutes] + NativeAdmin.routeSets() + [InspectorRoutes()]
+        options.addRecorder(recorder)
         let engine = Engine(stubs: [], options: options)
         var configuration = ServerConfiguration()
         configuration.port = 0
@@ -165,7 +170,8 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(added.status, 201, added.text)
         let id = try XCTUnwrap(engine.catalog.stubs.first?.id)
         _ = try send(server, "GET", "/recorded")
-        let routes = (NativeAdmin.routeSets().flatMap(\.routes) + WireMockDialect().adminRoutes.routes).filter {
+        let routeSets = NativeAdmin.routeSets() + [WireMockDialect().adminRoutes, RecordingRoutes(recorder: recorder)]
+        let routes = routeSets.flatMap(\.routes).filter {
             !["GET", "HEAD", "OPTIONS"].contains($0.method)
         }
         XCTAssertGreaterThan(routes.count, 25)
@@ -190,7 +196,7 @@ final class AdminProtectionTests: XCTestCase {
         }
         XCTAssertEqual(engine.catalog.stubs.map(\.id), [id], "nothing was added, replaced or removed")
         XCTAssertTrue(engine.journal.entries.contains { $0.path == "/recorded" }, "nothing was cleared")
-        XCTAssertFalse(engine.recorder.isRecording, "no recording was started")
+        XCTAssertFalse(recorder.isRecording, "no recording was started")
     }
 
     func testTheServersOwnOriginAndNamedOriginsMayChangeThings() throws {

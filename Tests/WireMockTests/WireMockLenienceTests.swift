@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import StubAuthoring
 import StubEngine
 import WireMock
 import StubImport

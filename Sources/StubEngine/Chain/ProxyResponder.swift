@@ -5,8 +5,8 @@ import SystemSupport
 /// matches (`UnmatchedResponder`). The answer is a pending response the transport completes;
 /// the outcome's report fills in as the upstream answers.
 enum ProxyResponder {
-    /// `before` sees the pending answer before the request leaves (the recorder follows it
-    /// there: a transport may complete it at once).
+    /// `before` sees the pending answer before the request leaves (an exchange observer, such as
+    /// the recorder, follows it there: a transport may complete it at once).
     static func forward(
         _ request: IncomingRequest,
         rule: ProxyRule,
@@ -37,13 +37,12 @@ enum ProxyResponder {
 }
 
 /// The last word for a request no stub matched: forwarded when a fallback upstream is set
-/// (`--proxy`, a recording), else the near-miss 404. A request being recorded asks the
-/// upstream for an unencoded body (`Accept-Encoding: identity`), so recorded bodies can be
-/// read and edited.
+/// (`--proxy`, a recording), else the near-miss 404. The engine's exchange observers (the
+/// recorder) see each forwarded exchange and may follow it (`ForwardedExchangeObserver`).
 final class UnmatchedResponder: FallbackResponder {
     let proxy: Locked<ProxyRule?>
     let transport: Locked<(any UpstreamTransport)?>
-    let recorder: Recorder
+    let observers: [any ForwardedExchangeObserver]
     let nearMiss: NearMissResponder
     /// `--forward-proxy`: a proxy client's request goes to its own host, not to `proxy`.
     let forwardProxy: ForwardProxy?
@@ -51,13 +50,13 @@ final class UnmatchedResponder: FallbackResponder {
     init(
         proxy: Locked<ProxyRule?>,
         transport: Locked<(any UpstreamTransport)?>,
-        recorder: Recorder,
+        observers: [any ForwardedExchangeObserver],
         nearMiss: NearMissResponder,
         forwardProxy: ForwardProxy? = nil
     ) {
         self.proxy = proxy
         self.transport = transport
-        self.recorder = recorder
+        self.observers = observers
         self.nearMiss = nearMiss
         self.forwardProxy = forwardProxy
     }
@@ -65,14 +64,19 @@ final class UnmatchedResponder: FallbackResponder {
     func respond(to facts: RequestFacts) -> Outcome {
         guard let forwarding = forwardingRule(facts.request) else { return nearMiss.respond(to: facts) }
         var rule = forwarding.rule
-        guard let recording = recorder.settings(for: facts.request) else {
+        // Empty unless an observer follows this exchange: an empty array allocates nothing.
+        var followers: [ForwardedExchangeFollower] = []
+        for observer in observers {
+            if let follower = observer.follow(facts.request, host: forwarding.host) { followers.append(follower) }
+        }
+        guard !followers.isEmpty else {
             return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil)
         }
-        rule.setHeaders.append(("Accept-Encoding", "identity"))
-        let recorder = self.recorder
+        for follower in followers { rule.setHeaders += follower.setHeaders }
+        let following = followers
         return ProxyResponder.forward(facts.request, rule: rule, transport: transport.value, stub: nil, recorded: true)
         { pending in
-            recorder.capture(facts.request, settings: recording, pending: pending, host: forwarding.host)
+            for follower in following { follower.answer(pending) }
         }
     }
 

@@ -61,6 +61,9 @@ package final class Engine: Sendable {
         package var enforcesContract = false
         /// `--forward-proxy`: the server as a device's HTTP proxy (`CONNECT`, absolute-form).
         package var forwardProxy: ForwardProxy?
+        /// What watches the exchanges forwarded because no stub answered them: the recorder
+        /// (`StubAuthoring`), plugged in by whoever builds the engine with its admin routes.
+        package var exchangeObservers: [any ForwardedExchangeObserver] = []
 
         package init(
             cors: CORSPolicy? = nil,
@@ -97,9 +100,6 @@ package final class Engine: Sendable {
     /// Where requests no stub matches go (`--proxy`, `LocalStubServer(proxyingUnmatchedTo:)`,
     /// or a recording's upstream); nil: the near-miss 404.
     package let fallbackProxy: Locked<ProxyRule?>
-
-    /// Captures proxied exchanges while a recording runs (`Engine+Recording.swift`).
-    package let recorder = Recorder()
 
     /// Milliseconds added before every answer that imitates the API: `--delay`, and WireMock's
     /// `fixedDelay` setting, which its admin API changes at run time.
@@ -273,7 +273,7 @@ package final class Engine: Sendable {
         let fallback = UnmatchedResponder(
             proxy: engine.fallbackProxy,
             transport: engine.upstream,
-            recorder: engine.recorder,
+            observers: options.exchangeObservers,
             nearMiss: NearMissResponder(state: engine.state),
             forwardProxy: options.forwardProxy
         )

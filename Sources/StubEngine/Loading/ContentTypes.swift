@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The default `Content-Type` of a body file, from its extension. A stub's own header wins.
-enum ContentTypes {
+package enum ContentTypes {
     static let byExtension: [String: String] = [
         "json": "application/json", "geojson": "application/geo+json",
         "txt": "text/plain; charset=utf-8", "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8",
@@ -28,7 +28,7 @@ enum ContentTypes {
 extension ContentTypes {
     /// The file extension for a media type, for body files the recorder and the importers write:
     /// the inverse of `byExtension` (its shortest common spelling), with the aliases servers send.
-    static func fileExtension(for contentType: String) -> String {
+    package static func fileExtension(for contentType: String) -> String {
         let essence = MediaTypes.essence(contentType)
         if let known = extensionByType[essence] { return known }
         if essence.hasSuffix("+json") { return "json" }

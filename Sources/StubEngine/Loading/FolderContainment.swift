@@ -9,12 +9,12 @@ import SystemSupport
 /// lead: the one check behind every body file (named in a stub, chosen by a template) and every
 /// file a recording writes. A stub folder shared in a repository must not serve `~/.ssh` by
 /// accident, nor a recording write there through a linked `__files`.
-struct FolderContainment: Sendable {
+package struct FolderContainment: Sendable {
     /// The folder as given, and with symbolic links resolved.
     let root: URL
     let resolvedRoot: URL
 
-    init(root: URL) {
+    package init(root: URL) {
         self.root = root.standardizedFileURL
         self.resolvedRoot = root.resolvingSymlinksInPath().standardizedFileURL
     }
@@ -27,7 +27,7 @@ struct FolderContainment: Sendable {
     /// Where `url` leads once its symbolic links are resolved, when that is outside the folder;
     /// nil when it stays inside. The part that does not exist yet (a file about to be written)
     /// is taken as named, below the nearest part that does.
-    func escape(_ url: URL) -> URL? {
+    package func escape(_ url: URL) -> URL? {
         var existing = url.standardizedFileURL
         var missing: [String] = []
         while FileStatus(path: existing.path) == nil, existing.pathComponents.count > 1 {

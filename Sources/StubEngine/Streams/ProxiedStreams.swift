@@ -7,7 +7,7 @@ import WebSocket
 /// message both ways (the client's as `received`, the upstream's as `sent`), and how each ended.
 /// The watch only reads copies of the bytes as they pass (`BodyStream.tap`,
 /// `ConnectionUpgrade.tapInput`): the relay does not wait for it.
-enum ProxiedStreams {
+package enum ProxiedStreams {
     /// The transcript for a forwarded answer that streams, watching it; nil for any other.
     static func watch(_ response: OutgoingResponse) -> StreamTranscript? {
         switch response.delivery {
@@ -20,7 +20,7 @@ enum ProxiedStreams {
         }
     }
 
-    static func isEventStream(_ headers: HeaderFields) -> Bool {
+    package static func isEventStream(_ headers: HeaderFields) -> Bool {
         guard let type = headers["Content-Type"] else { return false }
         let essence = type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
         return essence == "text/event-stream"

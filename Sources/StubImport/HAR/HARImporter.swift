@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import JSON
 import JSONSchema
+import StubAuthoring
 import StubEngine
 
 /// Options of `stubserver import har`.

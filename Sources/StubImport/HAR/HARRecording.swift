@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import StubAuthoring
 import StubEngine
 
 /// One entry ready to become a stub: the request as the server will see it (path and query

@@ -1,4 +1,5 @@
 import JSONSchema
+import StubAuthoring
 import StubEngine
 
 /// Options of `stubserver import openapi`.

@@ -1,4 +1,5 @@
 import HTTP1
+import StubAuthoring
 import StubEngine
 import SystemSupport
 

@@ -1,4 +1,5 @@
 import JSON
+import StubAuthoring
 import StubEngine
 
 /// What an import will write: stub files (encoded by `StubEncoder`) and body files, by path

@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import JSONSchema
+import StubAuthoring
 import StubEngine
 
 /// Options of `stubserver import postman`.

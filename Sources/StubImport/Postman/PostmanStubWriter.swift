@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubAuthoring
 import StubEngine
 
 /// Saved examples grouped into stubs and stub files. A route is a method and path; the query

@@ -1,3 +1,4 @@
+import StubAuthoring
 import StubEngine
 import StubImport
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import StubAuthoring
 import StubEngine
 import StubImport
 import WireMock

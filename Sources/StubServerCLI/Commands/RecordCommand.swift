@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
+import StubAuthoring
 import StubEngine
 import SystemSupport
 
@@ -130,15 +131,18 @@ struct RecordCommand: Command {
             console.err("stubserver: cannot create \(settings.output): \(describe(error))")
             return 1
         }
-        let finish = RecordingFinish()
+        let recorder = Recorder()
+        let finish = RecordingFinish(recorder: recorder)
         // A second Ctrl-C while responses are still in flight writes what is complete.
         let promise = "write what is recorded now and abandon the requests still in flight"
         let urgentStop = ServingRun.UrgentStop(promise: promise) {
             _ = finish.write($0, console: console)
         }
-        guard let run = ServingRun.start(serving, proxy, console: console, urgentStop: urgentStop) else { return 1 }
+        guard
+            let run = ServingRun.start(serving, proxy, console: console, recorder: recorder, urgentStop: urgentStop)
+        else { return 1 }
         do {
-            try run.engine.startRecording(settings)
+            try recorder.start(settings, on: run.engine)
         } catch {
             console.err("stubserver: \(error)")
             run.server.stopAndWait()
@@ -163,7 +167,7 @@ struct RecordCommand: Command {
         return serving.forwardProxy.enabled ? "\(upstream) (and \(hosts))" : upstream
     }
 
-    static func summarise(_ report: Engine.RecordingReport, console: Console) {
+    static func summarise(_ report: RecordingReport, console: Console) {
         for reason in report.skipped { console.err("stubserver: not recorded: \(reason)") }
         if !report.droppedSecrets.isEmpty {
             let names = report.droppedSecrets.keys.sorted().joined(separator: ", ")
@@ -192,24 +196,29 @@ struct RecordCommand: Command {
 /// or a second Ctrl-C while responses are still in flight. The other waits for that write to
 /// end, so the process never exits halfway through it.
 private final class RecordingFinish: Sendable {
+    let recorder: Recorder
     /// The exit status, once written.
     private let status = Locked<Int32?>(nil)
+
+    init(recorder: Recorder) {
+        self.recorder = recorder
+    }
 
     func write(_ engine: Engine, console: Console) -> Int32 {
         status.withLock { status in
             if let status { return status }
-            let result = Self.stop(engine, console: console)
+            let result = stop(engine, console: console)
             console.flush()
             status = result
             return result
         }
     }
 
-    private static func stop(_ engine: Engine, console: Console) -> Int32 {
+    private func stop(_ engine: Engine, console: Console) -> Int32 {
         // Stopped through the admin API, which wrote and reported already.
-        guard engine.recorder.isRecording else { return 0 }
+        guard recorder.isRecording else { return 0 }
         do {
-            RecordCommand.summarise(try engine.stopRecording(), console: console)
+            RecordCommand.summarise(try recorder.stop(on: engine), console: console)
             return 0
         } catch {
             console.err("stubserver: the recording was not written: \(error)")

@@ -7,6 +7,7 @@ import HTTP1
 import HTTPServer
 import Inspector
 import StubAdmin
+import StubAuthoring
 import StubEngine
 import StubProxy
 import SystemSupport
@@ -20,6 +21,8 @@ struct ServingRun {
     let loader: StubLoader
     let result: StubLoadResult
     let engine: Engine
+    /// Plugged into the engine (`POST /__admin/recordings/start`, and `record`'s session).
+    let recorder: Recorder
     let server: HTTP1Server
     /// The admin token the server made up (listening beyond loopback, none given): printed
     /// once, with the inspector's address that carries it.
@@ -35,10 +38,12 @@ struct ServingRun {
     }
 
     /// nil, after saying why, when the folder has errors or the server cannot start.
+    /// `recorder`: the one plugged into the engine (`record` makes its own first, for its urgent stop).
     static func start(
         _ options: ServingOptions,
         _ proxy: ProxyOptions,
         console: Console,
+        recorder: Recorder = Recorder(),
         urgentStop: UrgentStop = .quit,
         contract: (any RequestContract)? = nil,
         enforcing: Bool = false
@@ -84,6 +89,8 @@ struct ServingRun {
         // native one, and the inspector's page beside the admin API it reads.
         let wiremock = options.wiremock(serving: loader.format)
         engineOptions.adminRoutes = [wiremock.adminRoutes] + NativeAdmin.routeSets() + [InspectorRoutes()]
+        // After WireMock's routes, which claim a WireMock record spec sent to the same path.
+        engineOptions.addRecorder(recorder)
         engineOptions.contract = contract
         engineOptions.enforcesContract = enforcing
         engineOptions.folderFormat = loader.format
@@ -181,6 +188,7 @@ struct ServingRun {
             loader: loader,
             result: result,
             engine: engine,
+            recorder: recorder,
             server: server,
             generatedToken: generatedToken
         )

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubAuthoring
 import StubEngine
 
 /// `/__admin/mappings`: list (with `meta.total`, `limit` and `offset`), create (with or without

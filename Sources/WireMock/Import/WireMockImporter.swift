@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import StubAuthoring
 import StubEngine
 
 /// `stubserver import wiremock DIR --out DIR`: a WireMock folder as native stub files. Each

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import StubEngine
 import SystemSupport
 
 /// The one writer of stub folders (recordings, every import): a `StubFolderPlan` goes into a

@@ -1,11 +1,12 @@
 import HTTP1
+import StubEngine
 import SystemSupport
 
 /// Captures proxied exchanges while a recording session runs: the request as received, the
 /// upstream's answer as it went to the client (its body tapped from the stream as it passes,
-/// so recording adds no wait), in the order the requests arrived. Writing them is the engine's
-/// (`Engine.stopRecording`).
-package final class Recorder: Sendable {
+/// so recording adds no wait), in the order the requests arrived. The engine knows it only as
+/// one of its exchange observers (`ForwardedExchangeObserver`); `stop(on:)` writes what it kept.
+package final class Recorder: ForwardedExchangeObserver {
     /// A body larger than this is passed through but not recorded (the report says so).
     package static let maximumBodyBytes = 64 << 20
 
@@ -86,6 +87,15 @@ package final class Recorder: Sendable {
         state.withLock { s in
             guard let settings = s?.settings, settings.records(path: request.path) else { return nil }
             return settings
+        }
+    }
+
+    /// A request to record asks the upstream for an unencoded body (`Accept-Encoding:
+    /// identity`), so recorded bodies can be read and edited.
+    package func follow(_ request: IncomingRequest, host: String?) -> ForwardedExchangeFollower? {
+        guard let settings = settings(for: request) else { return nil }
+        return ForwardedExchangeFollower(setHeaders: [("Accept-Encoding", "identity")]) { [self] pending in
+            capture(request, settings: settings, pending: pending, host: host)
         }
     }
 

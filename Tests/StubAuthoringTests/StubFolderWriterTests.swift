@@ -1,5 +1,7 @@
 import Foundation
+@testable import StubAuthoring
 @testable import StubEngine
+import TestSupport
 import Testing
 
 /// The one folder writer behind recordings and every import: what happens to what the folder

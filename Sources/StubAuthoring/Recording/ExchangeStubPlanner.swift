@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 
 /// The one way captured traffic becomes stub files, for recordings and imported captures (HAR)
 /// alike: one file per method and path, in order of first capture (the grouping,

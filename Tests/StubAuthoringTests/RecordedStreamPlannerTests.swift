@@ -3,6 +3,7 @@ import JSON
 import Testing
 import WebSocket
 
+@testable import StubAuthoring
 @testable import StubEngine
 
 /// Recorded streams as stubs, case by case: the edges of `ExchangeStubPlanner+Streams` that a

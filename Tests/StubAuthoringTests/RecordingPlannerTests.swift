@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+@testable import StubAuthoring
 @testable import StubEngine
 import Testing
 

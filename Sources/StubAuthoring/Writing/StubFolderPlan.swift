@@ -1,4 +1,5 @@
 import JSON
+import StubEngine
 
 /// Files to write into a stub folder: stub files (encoded by `StubEncoder`) and body files, by
 /// path relative to the folder. Building a plan touches no disk, so the same plan is written,

@@ -5,31 +5,47 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
-/// `/__admin/recordings/start`, `stop` and `status` (docs/proxy.md, "Recording from a test").
-package struct RecordingRoutes {
-    let engine: Engine
+/// `/__admin/recordings/start`, `stop` and `status` (docs/proxy.md, "From a running server"):
+/// the recorder's admin routes, plugged into the engine's admin API with it
+/// (`Engine.Options.addRecorder`).
+package struct RecordingRoutes: AdminRouteSet {
+    let recorder: Recorder
 
-    package init(engine: Engine) {
-        self.engine = engine
+    package init(recorder: Recorder) {
+        self.recorder = recorder
     }
 
-    package static let routes: [(method: String, path: String)] = [
-        ("POST", "/__admin/recordings/start"), ("POST", "/__admin/recordings/stop"),
-        ("GET", "/__admin/recordings/status"),
-    ]
+    package var routes: [(method: String, path: String)] {
+        [
+            ("POST", "/__admin/recordings/start"), ("POST", "/__admin/recordings/stop"),
+            ("GET", "/__admin/recordings/status"),
+        ]
+    }
 
-    /// nil when the path is not one of these routes.
-    package func handle(_ request: IncomingRequest, rest: String) -> OutgoingResponse? {
+    /// Everything under `/__admin/recordings/`: a path or method it has no route for gets the
+    /// engine's 405 or 404 (`AdminAPI.unclaimed`).
+    package func claims(_ request: IncomingRequest) -> Bool {
+        AdminAPI.rest(request.path)?.hasPrefix("/recordings/") == true
+    }
+
+    /// Stopping writes the recorded stubs.
+    package func mayReadDisk(_ request: IncomingRequest) -> Bool {
+        request.method == "POST" && AdminAPI.rest(request.path) == "/recordings/stop"
+    }
+
+    package func handle(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
+        let rest = AdminAPI.rest(request.path) ?? ""
         switch (request.method, rest) {
-        case ("POST", "/recordings/start"): return start(request)
-        case ("POST", "/recordings/stop"): return stop()
+        case ("POST", "/recordings/start"): return start(request, engine: engine)
+        case ("POST", "/recordings/stop"): return stop(engine: engine)
         case ("GET", "/recordings/status"): return status()
-        default: return nil
+        default: return AdminAPI.unclaimed(request, engine: engine)
         }
     }
 
-    private func start(_ request: IncomingRequest) -> OutgoingResponse {
+    private func start(_ request: IncomingRequest, engine: Engine) -> OutgoingResponse {
         let body: JSONNode
         do {
             body = request.body.isEmpty ? .object([]) : try JSONParser.parse(request.body, rejectDuplicateKeys: true)
@@ -58,7 +74,7 @@ package struct RecordingRoutes {
             rule.upstream = url
             settings.upstream = rule
         }
-        switch output(body["out"]) {
+        switch output(body["out"], engine: engine) {
         case .success(let folder): settings.output = folder
         case .failure(let message): return AdminAPI.error(400, message.description)
         }
@@ -95,7 +111,7 @@ package struct RecordingRoutes {
             settings.requestHeaders = list
         }
         do {
-            try engine.startRecording(settings)
+            try recorder.start(settings, on: engine)
         } catch {
             return AdminAPI.error(error == .alreadyRecording ? 409 : 400, error.description)
         }
@@ -104,7 +120,7 @@ package struct RecordingRoutes {
 
     /// Relative to the stub folder (no `..`); default: the stub folder itself. A server with no
     /// folder (in-process, from code) takes an absolute path.
-    private func output(_ node: JSONNode?) -> Result<String, Engine.RecordingError> {
+    private func output(_ node: JSONNode?, engine: Engine) -> Result<String, RecordingError> {
         let directory = engine.options.directory
         guard let node else {
             guard let directory else {
@@ -129,9 +145,9 @@ package struct RecordingRoutes {
         return .success((directory ?? FileManager.default.currentDirectoryPath) + "/" + text)
     }
 
-    private func stop() -> OutgoingResponse {
+    private func stop(engine: Engine) -> OutgoingResponse {
         do {
-            let report = try engine.stopRecording()
+            let report = try recorder.stop(on: engine)
             return AdminAPI.json(
                 200,
                 .object([
@@ -154,7 +170,7 @@ package struct RecordingRoutes {
     }
 
     private func status() -> OutgoingResponse {
-        let status = engine.recorder.status
+        let status = recorder.status
         var members: [(String, JSONNode)] = [("recording", .bool(status.recording))]
         if let upstream = status.upstream { members.append(("upstream", .string(upstream))) }
         if let output = status.output { members.append(("out", .string(output))) }

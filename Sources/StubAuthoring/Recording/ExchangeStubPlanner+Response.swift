@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 
 extension ExchangeStubPlanner {
     /// One recorded answer as a stub response: status, the fields a stub may carry, the body

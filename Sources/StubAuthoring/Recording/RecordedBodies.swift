@@ -1,4 +1,5 @@
 import JSON
+import StubEngine
 
 /// Where a recorded response body goes in a stub, chosen so serving it gives back the recorded
 /// bytes: JSON up to 64 KiB inline as JSON when its compact form is those bytes (trailing

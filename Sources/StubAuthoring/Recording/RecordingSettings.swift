@@ -1,3 +1,5 @@
+import StubEngine
+
 /// What a recording session keeps and where it writes (`stubserver record`, or
 /// `POST /__admin/recordings/start`).
 package struct RecordingSettings: Sendable {
