@@ -8,7 +8,10 @@
 //  2. both are deterministic: the same failures and the same sample twice;
 //  3. every failure names a JSON path starting at "$" and a message;
 //  4. a sample serialises to JSON that JSONParser reads back equal (no `inf`, no `nan`);
-//  5. a value that validates still validates after a trip through JSON text.
+//  5. a value that validates still validates after a trip through JSON text;
+//  6. `acceptsText` (a JSON text checked as it is read, no tree) accepts only what parses and
+//     validates: the instance's and the sample's JSON text, each as written and as bytes a
+//     client could send (the instance's text with a byte changed).
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import JSON
 import JSONSchema
@@ -19,6 +22,16 @@ private func check(_ failures: [SchemaFailure]) {
         precondition(failure.instancePath.hasPrefix("$"), "a failure path \(failure.instancePath) not from $")
         precondition(!failure.message.isEmpty, "a failure without a message")
     }
+}
+
+/// Invariant 6: what the text check accepts, the parser reads and the validator passes.
+private func checkText(_ text: [UInt8], _ validator: SchemaValidator, _ schema: LocatedNode) {
+    let compiled = validator.compile(schema)
+    guard validator.acceptsText(text, against: compiled, limits: .requestBody) else { return }
+    guard let parsed = try? JSONParser.parse(text, limits: .requestBody) else {
+        preconditionFailure("acceptsText accepted text the parser refuses: \(String(decoding: text, as: UTF8.self))")
+    }
+    precondition(validator.isValid(parsed, against: compiled), "acceptsText accepted an invalid value")
 }
 
 private func fuzzSchema(_ input: [UInt8]) {
@@ -35,6 +48,13 @@ private func fuzzSchema(_ input: [UInt8]) {
             if failures.isEmpty, let back = try? JSONParser.parse(JSONSerializer.bytes(instance)) {
                 precondition(validator.isValid(back, against: schema), "a valid value fails after a trip through JSON")
             }
+            var text = JSONSerializer.bytes(instance)
+            checkText(text, validator, schema)
+            if !text.isEmpty {
+                let at = input.count % text.count
+                text[at] = input.last ?? 0
+                checkText(text, validator, schema)
+            }
         }
         let sampler = SchemaSampler(documents: documents, dialect: dialect)
         let sample = sampler.sample(schema)
@@ -45,6 +65,7 @@ private func fuzzSchema(_ input: [UInt8]) {
         precondition(back.equals(sample), "the sample reads back differently")
         precondition(JSONSerializer.bytes(sampler.sample(schema)) == text, "sampling is not deterministic")
         check(validator.validate(sample, against: schema))
+        checkText(text, validator, schema)
     }
 }
 

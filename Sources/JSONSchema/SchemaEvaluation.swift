@@ -1,20 +1,29 @@
 import JSON
 
-/// What evaluating one schema against one value found: the failures, and the annotations that
-/// `unevaluatedProperties` and `unevaluatedItems` need (which properties and items some keyword
-/// of this schema, or of a subschema applied in place, has already evaluated).
+/// What evaluating one schema against one value found: whether it failed and, when the run
+/// collects them, the failures; and the annotations that `unevaluatedProperties` and
+/// `unevaluatedItems` need (which properties and items some keyword of this schema, or of a
+/// subschema applied in place, has already evaluated), when some schema has those keywords.
 struct SchemaEvaluation {
+    var failed = false
     var failures: [SchemaFailure] = []
     var evaluatedProperties: Set<String> = []
     var evaluatedItemPrefix = 0
     var evaluatedAllItems = false
     var evaluatedItemIndexes: Set<Int> = []
 
-    var isValid: Bool { failures.isEmpty }
+    var isValid: Bool { !failed }
+
+    /// Takes over the failures of a subschema applied to a part of the value (a property, an item).
+    mutating func absorbFailures(_ other: SchemaEvaluation) {
+        guard other.failed else { return }
+        failed = true
+        failures += other.failures
+    }
 
     /// Takes over another evaluation's annotations (only valid subschemas contribute them).
     mutating func absorbAnnotations(_ other: SchemaEvaluation) {
-        guard other.isValid else { return }
+        guard !other.failed else { return }
         evaluatedProperties.formUnion(other.evaluatedProperties)
         evaluatedItemPrefix = max(evaluatedItemPrefix, other.evaluatedItemPrefix)
         evaluatedAllItems = evaluatedAllItems || other.evaluatedAllItems
@@ -23,7 +32,7 @@ struct SchemaEvaluation {
 
     /// Takes over failures and annotations of a subschema that must hold (allOf, $ref, then).
     mutating func absorb(_ other: SchemaEvaluation) {
-        failures += other.failures
+        absorbFailures(other)
         absorbAnnotations(other)
     }
 

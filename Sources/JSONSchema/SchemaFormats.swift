@@ -9,6 +9,14 @@ import Foundation
 /// formats, and the finer points of each RFC, are not checked: a false alarm in a stub check
 /// costs more than a missed corner. Each check returns what is wrong, or nil.
 package enum SchemaFormats {
+    /// The formats `check` knows; a schema compiles only these (any other checks nothing).
+    static let checked: Set<String> = [
+        "date-time", "date", "time", "email", "idn-email", "uuid", "ipv4", "ipv6", "uri", "url", "iri", "hostname",
+        "idn-hostname", "int32", "int64",
+    ]
+
+    static func isChecked(_ format: String) -> Bool { checked.contains(format) }
+
     package static func check(string s: String, format: String) -> String? {
         switch format {
         case "date-time":

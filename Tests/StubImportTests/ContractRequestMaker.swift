@@ -134,7 +134,7 @@ struct ContractRequestMaker {
         }
     }
 
-    private func preferredMedia(_ body: OperationContract.Body) -> (type: String, schema: LocatedNode?)? {
+    private func preferredMedia(_ body: OperationContract.Body) -> OperationContract.Media? {
         body.media.first { MediaTypes.isJSON($0.type) }
             ?? body.media.first { MediaTypes.essence($0.type) == "application/x-www-form-urlencoded" }
             ?? body.media.first
@@ -152,7 +152,7 @@ struct ContractRequestMaker {
     /// The documented example when there is one (what the API's authors call a good
     /// request), else a value made from the schema.
     private func bodyBytes(
-        _ media: (type: String, schema: LocatedNode?),
+        _ media: OperationContract.Media,
         _ body: OperationContract.Body
     ) -> ([UInt8], (value: JSONNode, schema: LocatedNode)?) {
         let documents = document.documents

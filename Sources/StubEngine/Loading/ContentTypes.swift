@@ -57,15 +57,30 @@ extension ContentTypes {
 package enum MediaTypes {
     /// `Application/JSON; charset=utf-8` → `application/json`.
     package static func essence(_ mediaType: String) -> String {
-        (mediaType.split(separator: ";", maxSplits: 1).first ?? "").trimmingSpaces().lowercased()
+        // Most are written as their essence already (`application/json`): checked per request.
+        var text = mediaType
+        if text.withUTF8({ $0.allSatisfy(isEssenceByte) }) { return mediaType }
+        return (mediaType.split(separator: ";", maxSplits: 1).first ?? "").trimmingSpaces().lowercased()
+    }
+
+    /// Lowercase letters, digits and `*+-./_`: what an essence is written with (no space, no `;`).
+    private static func isEssenceByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/"),
+            UInt8(ascii: "_"):
+            true
+        default: false
+        }
     }
 
     /// `application/json`, `application/problem+json`, `text/json`; `*/*` is not.
     package static func isJSON(_ mediaType: String) -> Bool {
-        let essence = essence(mediaType)
-        guard let slash = essence.firstIndex(of: "/") else { return false }
-        let subtype = essence[essence.index(after: slash)...]
-        return subtype == "json" || subtype.hasSuffix("+json")
+        // By bytes: this runs per request (the contract check, matchers), and an essence is ASCII.
+        let bytes = essence(mediaType).utf8
+        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return false }
+        let subtype = bytes[bytes.index(after: slash)...]
+        return subtype.elementsEqual("json".utf8) || subtype.suffix(5).elementsEqual("+json".utf8)
     }
 
     /// Whether a documented media type (possibly a wildcard, `image/*`, `*/*`) covers an actual one.

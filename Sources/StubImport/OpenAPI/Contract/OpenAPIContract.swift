@@ -9,8 +9,9 @@ import SystemSupport
 /// the operation's documented responses.
 ///
 /// Everything that can be read ahead is read at load: the operations, their parameters, bodies
-/// and security requirements with every `$ref` followed, and every schema's references and
-/// patterns (`SchemaValidator.prepare`), so a check reads no file and compiles nothing.
+/// and security requirements with every `$ref` followed, and every schema compiled
+/// (`SchemaValidator.compile`: references resolved, patterns compiled), so a check reads no
+/// file and compiles nothing.
 ///
 /// The validator and the document set cache what they resolve and are not thread-safe; a check
 /// holds the one lock while it runs. The request path of a contract check is short (a few
@@ -21,35 +22,53 @@ package final class OpenAPIContract: RequestContract {
     package let operationCount: Int
     private let state: Locked<Checker>
 
-    /// What the check reads and writes, only under the lock.
-    struct Checker: @unchecked Sendable {
+    /// What the check reads and writes, only under the lock. A class: a check borrows it whole.
+    final class Checker: @unchecked Sendable {
         let documents: DocumentSet
         let validator: SchemaValidator
         let routes: RouteTable
         let index: RequestRouteIndex
         let operations: [OperationContract]
-        /// `GET /pets` (the document's path) to the operation's index.
-        let operationIndex: [String: Int]
+        /// Each operation's `title`, made once.
+        let titles: [String]
+        /// By route number, each documented method's operation.
+        let operationsByRoute: [[String: Int]]
         let values: ParameterValues
+
+        init(
+            documents: DocumentSet,
+            validator: SchemaValidator,
+            routes: RouteTable,
+            index: RequestRouteIndex,
+            operations: [OperationContract],
+            titles: [String],
+            operationsByRoute: [[String: Int]],
+            values: ParameterValues
+        ) {
+            self.documents = documents
+            self.validator = validator
+            self.routes = routes
+            self.index = index
+            self.operations = operations
+            self.titles = titles
+            self.operationsByRoute = operationsByRoute
+            self.values = values
+        }
     }
 
     package init(document: OpenAPIDocument) {
         let documents = document.documents
         let found = OperationCatalog.operations(in: document).operations
         let routes = RouteTable(found)
-        let operations = found.map { OperationContract($0, documents: documents, root: document.root) }
         let validator = SchemaValidator(documents: documents, dialect: document.dialect)
+        let operations = found.map {
+            OperationContract($0, documents: documents, root: document.root, validator: validator)
+        }
         for operation in operations {
-            for parameter in operation.parameters {
-                if let schema = parameter.schema { validator.prepare(schema) }
-            }
-            for media in operation.body?.media ?? [] {
-                if let schema = media.schema { validator.prepare(schema) }
-            }
             for (_, response) in operation.operation.node["responses"]?.members ?? [] {
                 guard let response = documents.dereference(response) else { continue }
                 for (_, media) in response["content"]?.members ?? [] {
-                    if let schema = documents.dereference(media)?["schema"] { validator.prepare(schema) }
+                    if let schema = documents.dereference(media)?["schema"] { _ = validator.compile(schema) }
                 }
             }
         }
@@ -62,15 +81,25 @@ package final class OpenAPIContract: RequestContract {
                 routes: routes,
                 index: RequestRouteIndex(routes),
                 operations: operations,
-                operationIndex: Dictionary(
-                    operations.enumerated().map {
-                        ("\($0.element.operation.method) \($0.element.operation.path)", $0.offset)
-                    },
-                    uniquingKeysWith: { first, _ in first }
-                ),
+                titles: operations.map(\.title),
+                operationsByRoute: Self.operationsByRoute(operations, routes),
                 values: ParameterValues(documents: documents)
             )
         )
+    }
+
+    /// For each route, its methods' operations (the first where a document repeats one).
+    private static func operationsByRoute(_ operations: [OperationContract], _ routes: RouteTable) -> [[String: Int]] {
+        var routeByPath: [String: Int] = [:]
+        for (i, route) in routes.routes.enumerated() where routeByPath[route.path] == nil {
+            routeByPath[route.path] = i
+        }
+        var table = [[String: Int]](repeating: [:], count: routes.routes.count)
+        for (i, operation) in operations.enumerated() {
+            guard let route = routeByPath[operation.operation.path] else { continue }
+            if table[route][operation.operation.method] == nil { table[route][operation.operation.method] = i }
+        }
+        return table
     }
 
     /// The problems met reading the document (references that do not resolve, patterns that
@@ -110,6 +139,9 @@ struct RequestRouteIndex {
     }
 
     private var bySegmentCount: [Int: [Entry]] = [:]
+    /// Templates without parameters by their (decoded) path: the first such route for a path,
+    /// which no other template can beat (every segment a literal is the best score there is).
+    private var literalPaths: [String: Int] = [:]
     /// Each route's documented methods (`GET`, `POST`), by route number.
     private var methods: [Set<String>] = []
 
@@ -117,7 +149,9 @@ struct RequestRouteIndex {
         for (i, route) in routes.routes.enumerated() {
             methods.append(Set(route.methods))
             for template in route.templates {
-                bySegmentCount[template.segments.count, default: []].append(Entry(route: i, template: template))
+                let decoded = template.decodingLiterals()
+                bySegmentCount[template.segments.count, default: []].append(Entry(route: i, template: decoded))
+                if let path = decoded.literalPath, literalPaths[path] == nil { literalPaths[path] = i }
             }
         }
     }
@@ -130,8 +164,9 @@ struct RequestRouteIndex {
     /// be a route without the method while another that fits has it. When no fitting route
     /// documents the method, the best fit overall, so the check can say which methods it has.
     func match(_ path: String, method: String) -> (route: Int, values: [String: String])? {
+        if let route = literalPaths[path], documents(method, route) { return (route, [:]) }
         guard path.hasPrefix("/") else { return nil }
-        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        let segments = Self.segments(path)
         var best: (route: Int, values: [String: String], score: Int)?
         var bestWithMethod: (route: Int, values: [String: String], score: Int)?
         for entry in bySegmentCount[segments.count] ?? [] {
@@ -142,6 +177,27 @@ struct RequestRouteIndex {
             }
         }
         return (bestWithMethod ?? best).map { ($0.route, $0.values) }
+    }
+
+    /// The segments after the leading `/`. An ASCII path (nearly every one) is cut at its `/`
+    /// bytes; another by Characters, as stub paths are (a `/` with a combining mark is no cut).
+    static func segments(_ path: String) -> [Substring] {
+        let utf8 = path.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        }
+        var segments: [Substring] = []
+        var start = utf8.index(after: utf8.startIndex)
+        var i = start
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: "/") {
+                segments.append(path[start..<i])
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        segments.append(path[start..<utf8.endIndex])
+        return segments
     }
 
     /// Whether the route documents the method; HEAD is answered by a documented GET.

@@ -5,7 +5,8 @@ import StubEngine
 /// What one operation asks of a request, read once at load: its parameters (the path item's
 /// and its own, its own winning), its request body and its security requirements, every `$ref`
 /// followed. Checking a request then only walks these and runs the validator on the values.
-struct OperationContract {
+/// Classes (the operation, its body and media types): a check borrows them, never copies them.
+final class OperationContract {
     struct Parameter {
         enum Location: String {
             case path
@@ -31,17 +32,43 @@ struct OperationContract {
         let explode: Bool
         /// The parameter's `schema`, or the schema of its one `content` media type.
         let schema: LocatedNode?
+        /// `schema`, compiled at load.
+        let validation: CompiledSchemaID?
         /// A `content` parameter (a JSON value in a query string) is parsed as JSON.
         let isJSONContent: Bool
         /// Where the parameter is written, for the violation's rule.
         let node: LocatedNode
     }
 
-    struct Body {
+    final class Body {
         let required: Bool
         /// Each documented media type with its schema.
-        let media: [(type: String, schema: LocatedNode?)]
+        let media: [Media]
         let node: LocatedNode
+
+        init(required: Bool, media: [Media], node: LocatedNode) {
+            self.required = required
+            self.media = media
+            self.node = node
+        }
+    }
+
+    final class Media {
+        /// As the document writes it, and as compared (`application/json`).
+        let type: String
+        let essence: String
+        let isJSON: Bool
+        let schema: LocatedNode?
+        /// `schema`, compiled at load.
+        let validation: CompiledSchemaID?
+
+        init(type: String, essence: String, isJSON: Bool, schema: LocatedNode?, validation: CompiledSchemaID?) {
+            self.type = type
+            self.essence = essence
+            self.isJSON = isJSON
+            self.schema = schema
+            self.validation = validation
+        }
     }
 
     /// One way to be let in: every scheme it names present at once (an empty one lets anyone in).
@@ -80,19 +107,20 @@ struct OperationContract {
         return "\(name) (\(id))"
     }
 
-    init(_ operation: OpenAPIOperation, documents: DocumentSet, root: LocatedNode) {
+    /// Every schema is compiled into `validator` now, so a check compiles nothing.
+    init(_ operation: OpenAPIOperation, documents: DocumentSet, root: LocatedNode, validator: SchemaValidator) {
         self.operation = operation
         var merged: [Parameter] = []
         let lists = [operation.pathItem["parameters"], operation.node["parameters"]]
         for list in lists {
             for raw in list?.elements ?? [] {
-                guard let parameter = Self.parameter(raw, documents) else { continue }
+                guard let parameter = Self.parameter(raw, documents, validator) else { continue }
                 merged.removeAll { $0.name == parameter.name && $0.location == parameter.location }
                 merged.append(parameter)
             }
         }
         parameters = merged
-        body = operation.node["requestBody"].flatMap { Self.body($0, documents) }
+        body = operation.node["requestBody"].flatMap { Self.body($0, documents, validator) }
         let requirements = operation.node["security"] ?? root["security"]
         security = requirements?.elements.map { list in
             list.compactMap { requirement in
@@ -105,7 +133,11 @@ struct OperationContract {
         }
     }
 
-    private static func parameter(_ raw: LocatedNode, _ documents: DocumentSet) -> Parameter? {
+    private static func parameter(
+        _ raw: LocatedNode,
+        _ documents: DocumentSet,
+        _ validator: SchemaValidator
+    ) -> Parameter? {
         guard let node = documents.dereference(raw), node.isObject,
             let name = node["name"]?.string,
             let location = node["in"]?.string.flatMap(Parameter.Location.init(rawValue:))
@@ -118,22 +150,31 @@ struct OperationContract {
             schema = content.value["schema"]
             isJSONContent = MediaTypes.isJSON(content.key)
         }
+        let resolved = schema.flatMap { documents.dereference($0) }
         return Parameter(
             name: name,
             location: location,
             required: location == .path || node["required"]?.node.bool == true,
             style: style,
             explode: node["explode"]?.node.bool ?? (style == .form),
-            schema: schema.flatMap { documents.dereference($0) },
+            schema: resolved,
+            validation: resolved.map(validator.compile),
             isJSONContent: isJSONContent,
             node: node
         )
     }
 
-    private static func body(_ raw: LocatedNode, _ documents: DocumentSet) -> Body? {
+    private static func body(_ raw: LocatedNode, _ documents: DocumentSet, _ validator: SchemaValidator) -> Body? {
         guard let node = documents.dereference(raw), node.isObject else { return nil }
         let media = (node["content"]?.members ?? []).map { type, value in
-            (type: type, schema: documents.dereference(value).flatMap { $0["schema"] })
+            let schema = documents.dereference(value).flatMap { $0["schema"] }
+            return Media(
+                type: type,
+                essence: MediaTypes.essence(type),
+                isJSON: MediaTypes.isJSON(type),
+                schema: schema,
+                validation: schema.map(validator.compile)
+            )
         }
         return Body(required: node["required"]?.node.bool == true, media: media, node: node)
     }
