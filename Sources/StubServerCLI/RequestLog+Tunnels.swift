@@ -45,7 +45,12 @@ extension RequestLog {
                 line += "\(Self.bytes(progress.bytesFromClient)) up, \(Self.bytes(progress.bytesToClient)) down, "
             }
             line += "open \(Self.duration(progress.milliseconds ?? 0))"
-            line += progress.error.map { ": " + console.paint($0, "33") } ?? ", closed by both sides"
+            // An intercepted tunnel ends with its connection, for whatever reason: no claim.
+            if let error = progress.error {
+                line += ": " + console.paint(error, "33")
+            } else if !intercepted {
+                line += ", closed by both sides"
+            }
         }
         return line
     }

@@ -101,6 +101,13 @@ final class ForwardProxyEndToEndTests: XCTestCase {
             tunnels.map { $0["host"] as? String },
             ["api.example.com", "deep.x.example.org", "api.example.com"]
         )
+        // Each has an opening line and an ending one, which claims nothing of who closed it.
+        server.process.waitFor("the intercepted tunnels' ends in the log") {
+            server.process.stdout.components(separatedBy: " ended INTERCEPT open ").count == 4
+        }
+        let log = server.process.stdout
+        XCTAssertEqual(log.components(separatedBy: " 200 INTERCEPT TLS ended here").count, 4, log)
+        XCTAssertFalse(log.contains("closed by both sides"), log)
     }
 
     func testANonInterceptedHostIsABlindTunnelItsOwnCertificateVerifies() throws {
