@@ -2,8 +2,8 @@ import Dispatch
 import HTTP1
 import SystemSupport
 
-/// Records every request but the admin API's in the journal, with how long it took (its
-/// delay included, as a client would measure it).
+/// Records every request but the admin API's in the journal, with when it came and how long
+/// its answer took (its delay included, as a client would wait for it).
 final class JournalRecorder: ResponderWrapper {
     let journal: Journal
 
@@ -12,7 +12,10 @@ final class JournalRecorder: ResponderWrapper {
     }
 
     func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
-        let started = DispatchTime.now().uptimeNanoseconds
+        // One clock read per request: when it came (`receivedAt`). An answer given at once takes
+        // the engine microseconds, which the journal's milliseconds do not show, so it lasts its
+        // delay; only an answer that comes later, or is delivered later, reads the clock again.
+        let receivedAt = WallClock.nanosecondsSince1970()
         let outcome = next(facts)
         guard !outcome.isAdmin else { return outcome }
         // Regex matches that gave up (nil unless a stub that may backtrack was looked at).
@@ -20,14 +23,14 @@ final class JournalRecorder: ResponderWrapper {
         switch outcome.reply {
         case .now(let response):
             if response.takesItsTime {
-                return recordTakingItsTime(outcome, facts, started: started)
+                return recordTakingItsTime(outcome, facts, receivedAt: receivedAt)
             }
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             journal.record(
                 facts.request,
                 outcome.kind,
                 answer: response,
-                durationMilliseconds: elapsed + Double(response.delayMilliseconds),
+                receivedAt: receivedAt,
+                durationMilliseconds: Double(response.delayMilliseconds),
                 regexAborts: regexLog?.aborts ?? [],
                 stream: outcome.transcript,
                 contract: facts.contract
@@ -43,18 +46,19 @@ final class JournalRecorder: ResponderWrapper {
             let proxyReport: ProxyReport? = if case .proxied(let report, _) = kind { report } else { nil }
             // Attached last (this wrapper's adjustment runs after the inner ones, the global
             // delay's included), so it knows whether the answer takes its time.
-            let delivery = JournalDelivery(started: started)
+            let delivery = JournalDelivery(receivedAt: receivedAt)
             let report = delivery.report()
             pending.adjust { response in
                 if response.takesItsTime { response.deliveryReport = report }
             }
             pending.observe { response in
-                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
                 journal.record(
                     request,
                     kind,
                     response,
-                    durationMilliseconds: elapsed + Double(response?.delayMilliseconds ?? 0),
+                    receivedAt: receivedAt,
+                    durationMilliseconds: JournalDelivery.milliseconds(since: receivedAt)
+                        + Double(response?.delayMilliseconds ?? 0),
                     regexAborts: regexLog?.aborts ?? [],
                     stream: proxyReport?.stream,
                     contract: contract,
@@ -67,16 +71,16 @@ final class JournalRecorder: ResponderWrapper {
 
     /// A delayed or dribbled answer: journaled now, with a report the transport tells whether
     /// it reached the client (`JournalDelivery`).
-    private func recordTakingItsTime(_ outcome: Outcome, _ facts: RequestFacts, started: UInt64) -> Outcome {
+    private func recordTakingItsTime(_ outcome: Outcome, _ facts: RequestFacts, receivedAt: Int64) -> Outcome {
         guard case .now(var response) = outcome.reply else { return outcome }
-        let delivery = JournalDelivery(started: started)
+        let delivery = JournalDelivery(receivedAt: receivedAt)
         response.deliveryReport = delivery.report()
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
         journal.record(
             facts.request,
             outcome.kind,
             answer: response,
-            durationMilliseconds: elapsed + Double(response.delayMilliseconds),
+            receivedAt: receivedAt,
+            durationMilliseconds: Double(response.delayMilliseconds),
             regexAborts: facts.regexLog?.aborts ?? [],
             stream: outcome.transcript,
             contract: facts.contract,

@@ -1,4 +1,3 @@
-import Dispatch
 import HTTP1
 import SystemSupport
 
@@ -13,12 +12,19 @@ package final class JournalDelivery: Sendable {
         case abandoned
     }
 
-    private let started: UInt64
+    private let receivedAt: Int64
     private let ended = Locked<(state: State, milliseconds: Double?)>((.underway, nil))
 
-    /// `started`: when the request reached the engine (`DispatchTime` uptime nanoseconds).
-    init(started: UInt64) {
-        self.started = started
+    /// `receivedAt`: when the request reached the engine (`WallClock` nanoseconds), the journal
+    /// entry's one clock read, so timing the delivery costs nothing until it ends.
+    init(receivedAt: Int64) {
+        self.receivedAt = receivedAt
+    }
+
+    /// Milliseconds from `receivedAt` to now; never negative, though the wall clock may have
+    /// been set back meanwhile.
+    static func milliseconds(since receivedAt: Int64) -> Double {
+        Double(max(0, WallClock.nanosecondsSince1970() - receivedAt)) / 1_000_000
     }
 
     package var state: State { ended.value.state }
@@ -28,7 +34,7 @@ package final class JournalDelivery: Sendable {
     /// The report the transport carries with the answer.
     func report() -> DeliveryReport {
         DeliveryReport { [self] outcome in
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+            let elapsed = JournalDelivery.milliseconds(since: receivedAt)
             ended.withLock { $0 = (outcome == .delivered ? .delivered : .abandoned, elapsed) }
         }
     }
