@@ -75,12 +75,21 @@ let package = Package(
             dependencies: ["JSON", "JSONPath", "XML", "RegularExpressions", "SystemSupport"],
             swiftSettings: strict
         ),
-        // Stubs: loading and validation, matching, responses, near misses, reload. No sockets.
+        // Stubs: the model, matching, responses, near misses, journal, reload, and the registries
+        // formats and dialects plug into (stub decoders, folder formats, admin routes). No sockets.
         .target(
             name: "StubEngine",
             dependencies: [
                 "JSON", "JSONPath", "XML", "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket",
             ],
+            swiftSettings: strict
+        ),
+        // The native stub format: stub files and stub JSON decoded into the engine's model (every
+        // problem with file:line:column), a folder of stub files, and stub JSON written. Plugged
+        // into the engine as its stub decoder and folder format; StubEngine knows nothing of it.
+        .target(
+            name: "NativeStubs",
+            dependencies: ["StubEngine", "JSON", "RegularExpressions", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
         // The native admin API (stubs, the journal, scenarios, webhooks, the inspector's event
@@ -96,7 +105,7 @@ let package = Package(
         // (recordings and HAR), and the one folder writer (recordings and every import).
         .target(
             name: "StubAuthoring",
-            dependencies: ["StubEngine", "JSON", "HTTP1", "SystemSupport", "WebSocket"],
+            dependencies: ["StubEngine", "NativeStubs", "JSON", "HTTP1", "SystemSupport", "WebSocket"],
             swiftSettings: strict
         ),
         // The WireMock dialect: WireMock folders read, checked and translated into stubs, WireMock's
@@ -106,9 +115,7 @@ let package = Package(
             name: "WireMock",
             dependencies: [
                 "StubEngine", "StubAdmin", "StubAuthoring", "JSON", "JSONPath", "XML", "Handlebars",
-                "RegularExpressions",
-                "HTTP1",
-                "SystemSupport",
+                "RegularExpressions", "HTTP1", "SystemSupport",
             ],
             swiftSettings: strict
         ),
@@ -150,8 +157,8 @@ let package = Package(
         .target(
             name: "StubKit",
             dependencies: [
-                "StubEngine", "StubAdmin", "StubAuthoring", "StubProxy", "StubImport", "JSON", "HTTPServer", "HTTP1",
-                "SystemSupport", "Certificates",
+                "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "StubProxy", "StubImport", "JSON",
+                "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -159,8 +166,8 @@ let package = Package(
         .target(
             name: "StubServerCLI",
             dependencies: [
-                "StubEngine", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "StubProxy", "StubImport", "JSON",
-                "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
+                "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "StubProxy",
+                "StubImport", "JSON", "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -169,8 +176,8 @@ let package = Package(
         .target(
             name: "StubImport",
             dependencies: [
-                "StubEngine", "StubAuthoring", "JSON", "YAML", "JSONSchema", "Handlebars", "RegularExpressions",
-                "HTTP1", "SystemSupport",
+                "StubEngine", "NativeStubs", "StubAuthoring", "JSON", "YAML", "JSONSchema", "Handlebars",
+                "RegularExpressions", "HTTP1", "SystemSupport",
             ],
             swiftSettings: strict
         ),
@@ -212,8 +219,8 @@ let package = Package(
         .testTarget(
             name: "StubEngineTests",
             dependencies: [
-                "StubEngine", "StubAdmin", "WireMock", "JSON", "RegularExpressions", "HTTP1", "SystemSupport",
-                "WebSocket", "TestSupport",
+                "StubEngine", "NativeStubs", "StubAdmin", "WireMock", "JSON", "RegularExpressions", "HTTP1",
+                "SystemSupport", "WebSocket", "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -231,25 +238,24 @@ let package = Package(
         .testTarget(
             name: "StubServingTests",
             dependencies: [
-                "StubEngine", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "JSON", "RegularExpressions",
-                "HTTPServer",
-                "HTTP1", "TestSupport",
+                "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "JSON",
+                "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "StubImportTests",
             dependencies: [
-                "StubImport", "StubEngine", "StubAuthoring", "JSON", "YAML", "JSONSchema", "RegularExpressions",
-                "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "StubImport", "StubEngine", "NativeStubs", "StubAuthoring", "JSON", "YAML", "JSONSchema",
+                "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "StubProxyTests",
             dependencies: [
-                "StubProxy", "StubProxyURLSession", "StubEngine", "StubAdmin", "StubAuthoring", "HTTPServer", "HTTP1",
-                "TestSupport",
+                "StubProxy", "StubProxyURLSession", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring",
+                "HTTPServer", "HTTP1", "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -263,11 +269,8 @@ let package = Package(
         .testTarget(
             name: "WireMockTests",
             dependencies: [
-                "WireMock", "StubEngine", "StubAdmin", "StubAuthoring", "StubImport", "StubProxy", "JSON", "JSONPath",
-                "YAML",
-                "HTTPServer",
-                "HTTP1", "TestSupport",
-                "stubserver",
+                "WireMock", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "StubImport", "StubProxy",
+                "JSON", "JSONPath", "YAML", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),

@@ -11,6 +11,7 @@
 //  4. the stub check runs over the loaded stubs (it is `validate --openapi` on the import).
 // A violated invariant is a precondition failure, which libFuzzer reports and saves as a crash.
 import Foundation
+import NativeStubs
 import StubAuthoring
 import StubEngine
 import StubImport

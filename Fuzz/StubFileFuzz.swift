@@ -18,6 +18,7 @@
 import Foundation
 import HTTP1
 import JSON
+import NativeStubs
 import StubEngine
 import SystemSupport
 

@@ -19,6 +19,7 @@
 import Foundation
 import HTTP1
 import JSON
+import NativeStubs
 import StubAuthoring
 import StubEngine
 import StubImport

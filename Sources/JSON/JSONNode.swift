@@ -65,6 +65,12 @@ package struct JSONNode: Sendable {
     package var number: JSONNumber? { if case .number(let n) = value { n } else { nil } }
     package var bool: Bool? { if case .bool(let b) = value { b } else { nil } }
 
+    /// A whole number written as a JSON number (`5` or `5.0`), bounded so conversion cannot trap.
+    package var wholeNumber: Int? {
+        guard let n = number, n.value.rounded() == n.value, abs(n.value) < 1e15 else { return nil }
+        return Int(n.value)
+    }
+
     package subscript(key: String) -> JSONNode? { members?.first { $0.key == key }?.value }
 
     /// "an object", "a string", ...: for messages that say what was found.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Definitions written as stub-file JSON, which the engine's loader reads exactly as it reads a
-/// file: one meaning, and one set of error messages, whichever way a stub was written. Maps
+/// Definitions written as stub-file JSON, which the engine's stub decoder (`NativeStubs`) reads
+/// exactly as it reads a file: one meaning, and one set of error messages, whichever way a stub was written. Maps
 /// (headers, query, form) are written in name order, so the same definition always gives the
 /// same JSON.
 enum DefinitionJSON {

@@ -1,3 +1,4 @@
+import NativeStubs
 import StubEngine
 
 /// What a JSON body (or a value in it) should look like: written as the JSON you expect, with a

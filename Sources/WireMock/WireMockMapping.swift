@@ -195,7 +195,7 @@ package struct WireMockContext: ProblemCollecting {
             return false
         }
         for member in members where !supported.contains(member.key) {
-            let memberPath = path + DecodingContext.pathComponent(member.key)
+            let memberPath = path + DocumentProblem.pathComponent(member.key)
             if let why = unsupported[member.key] {
                 warning(memberPath, member.keyPosition, "\"\(member.key)\" is not supported: \(why)")
             } else {

@@ -71,7 +71,7 @@ package enum WireMockPatternReader {
         }
         for member in members where member.key != op.key && !modifiers.contains(member.key) {
             c.warning(
-                path + DecodingContext.pathComponent(member.key),
+                path + DocumentProblem.pathComponent(member.key),
                 member.keyPosition,
                 "unknown key \"\(member.key)\" in a matcher; it is ignored"
             )

@@ -345,7 +345,7 @@ package enum WireMockReader {
         }
         var result: [(name: String, pattern: ContentPattern)] = []
         for member in members {
-            let memberPath = path + DecodingContext.pathComponent(member.key)
+            let memberPath = path + DocumentProblem.pathComponent(member.key)
             guard template.parameterNames.contains(member.key) else {
                 c.error(
                     memberPath,
@@ -372,7 +372,7 @@ package enum WireMockReader {
             return []
         }
         return members.compactMap { member in
-            WireMockPatternReader.multiValue(&c, member.value, path + DecodingContext.pathComponent(member.key)).map {
+            WireMockPatternReader.multiValue(&c, member.value, path + DocumentProblem.pathComponent(member.key)).map {
                 (member.key, $0)
             }
         }

@@ -53,7 +53,7 @@ package enum WireMockResponseReader {
             if let n = node[key] { response.positions[key] = n.position }
         }
         for member in node["headers"]?.members ?? [] {
-            response.positions["headers" + DecodingContext.pathComponent(member.key)] = member.value.position
+            response.positions["headers" + DocumentProblem.pathComponent(member.key)] = member.value.position
         }
         response.transformerParameters = node["transformerParameters"]
         readBody(&c, node, path, into: &response)
@@ -102,7 +102,7 @@ package enum WireMockResponseReader {
         }
         var result: [(name: String, value: String)] = []
         for member in members {
-            let memberPath = path + DecodingContext.pathComponent(member.key)
+            let memberPath = path + DocumentProblem.pathComponent(member.key)
             guard HTTPToken.isToken(member.key) else {
                 c.error(memberPath, member.value, "\"\(member.key)\" is not a valid header name")
                 continue

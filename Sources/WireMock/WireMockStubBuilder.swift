@@ -161,7 +161,7 @@ package enum WireMockStubBuilder {
         var uses = false
         var headers: [(name: String, value: String, template: HandlebarsTemplate?)] = []
         for (i, header) in r.headers.enumerated() {
-            let template = compile(header.value, path + ".headers" + DecodingContext.pathComponent(header.name))
+            let template = compile(header.value, path + ".headers" + DocumentProblem.pathComponent(header.name))
             if template != nil { uses = true }
             headers.append((r.headers[i].name, header.value, template))
         }

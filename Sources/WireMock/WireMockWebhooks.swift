@@ -68,7 +68,7 @@ enum WireMockWebhookReader {
                 }
             } else if key == "postServeActions", let members = list.members {
                 for member in members {
-                    let at = listPath + DecodingContext.pathComponent(member.key)
+                    let at = listPath + DocumentProblem.pathComponent(member.key)
                     guard member.key == webhookName else {
                         c.warning(
                             at,
@@ -176,7 +176,7 @@ enum WireMockWebhookReader {
         let method = part(webhook.method, webhook.path + ".method")
         let url = part(webhook.url, webhook.path + ".url")
         let headers = webhook.headers.map { header in
-            (header.name, part(header.value, webhook.path + ".headers" + DecodingContext.pathComponent(header.name)))
+            (header.name, part(header.value, webhook.path + ".headers" + DocumentProblem.pathComponent(header.name)))
         }
         var body: WireMockWebhookRenderer.Body = .none
         switch webhook.body {

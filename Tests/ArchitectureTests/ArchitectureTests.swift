@@ -120,13 +120,22 @@ import Testing
         #expect(allowed["StubAuthoring"]?.contains("StubEngine") == true, "StubAuthoring plugs into the engine")
     }
 
+    /// The engine knows no stub format either: the native one plugs in as a dialect does (a
+    /// `StubDecoder` and a `StubFolderFormat` the engine is given), so StubEngine's row may not
+    /// allow the module that holds it.
+    @Test func theEngineKnowsNoStubFormat() throws {
+        let allowed = try Self.allowedImports()
+        #expect(allowed["StubEngine"]?.contains("NativeStubs") == false, "StubEngine's row allows NativeStubs")
+        #expect(allowed["NativeStubs"]?.contains("StubEngine") == true, "NativeStubs plugs into the engine")
+    }
+
     /// The server's modules reach Foundation only through `#if canImport(FoundationEssentials)`,
     /// so on Linux the executable does not load libFoundation and ICU (docs/architecture.md).
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
             "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
-            "HTTP1", "HTTPServer", "StubEngine", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "StubProxy",
-            "StubImport", "StubServerCLI", "stubserver",
+            "HTTP1", "HTTPServer", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock",
+            "StubProxy", "StubImport", "StubServerCLI", "stubserver",
         ]
         for module in serverModules {
             for file in Self.sources(of: module) {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+import NativeStubs
 import StubAdmin
 @testable import StubEngine
 import XCTest

@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import NativeStubs
 @testable import StubEngine
 import XCTest
 

@@ -1,4 +1,5 @@
 import HTTP1
+import NativeStubs
 @testable import StubEngine
 import SystemSupport
 import XCTest

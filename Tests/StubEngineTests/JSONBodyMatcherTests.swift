@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JSON
+@testable import NativeStubs
 @testable import StubEngine
 import XCTest
 

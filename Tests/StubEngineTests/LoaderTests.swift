@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+@testable import NativeStubs
 @testable import StubEngine
 import SystemSupport
 import WireMock

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import NativeStubs
 @testable import StubEngine
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import NativeStubs
 @testable import StubEngine
 import XCTest
 

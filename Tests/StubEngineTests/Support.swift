@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import NativeStubs
 import StubAdmin
 @testable import StubEngine
 import SystemSupport

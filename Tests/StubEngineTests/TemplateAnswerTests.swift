@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP1
 import JSON
+import NativeStubs
 @testable import StubEngine
 import SystemSupport
 import XCTest

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import JSON
 import JSONSchema
+import NativeStubs
 import StubAuthoring
 @testable import StubImport
 import StubEngine

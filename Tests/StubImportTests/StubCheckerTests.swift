@@ -1,4 +1,5 @@
 import Foundation
+import NativeStubs
 @testable import StubImport
 import StubEngine
 import XCTest

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Inspector
+import NativeStubs
 import StubAdmin
 import StubEngine
 import TestSupport

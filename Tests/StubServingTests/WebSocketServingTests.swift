@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import NativeStubs
 import StubAdmin
 import StubEngine
 import TestSupport

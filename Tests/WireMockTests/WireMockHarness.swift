@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTP1
 import HTTPServer
+import NativeStubs
 import StubAdmin
 import StubEngine
 import StubProxy

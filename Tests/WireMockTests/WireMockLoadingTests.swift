@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import NativeStubs
 import StubEngine
 import WireMock
 import Testing

@@ -1,4 +1,5 @@
 import JSON
+import NativeStubs
 import StubEngine
 
 /// Files to write into a stub folder: stub files (encoded by `StubEncoder`) and body files, by

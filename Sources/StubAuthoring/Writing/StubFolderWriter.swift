@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import NativeStubs
 import StubEngine
 import SystemSupport
 

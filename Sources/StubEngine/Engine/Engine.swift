@@ -19,8 +19,12 @@ import SystemSupport
 /// it in whole, so no request sees half a folder. Matching runs outside the lock on a snapshot;
 /// a stateful stub's answer is committed under it (see `StubMatchResponder`).
 package final class Engine: Sendable {
-    /// How an engine is set up; every field has the command line's default.
+    /// How an engine is set up; every field but the stub format has the command line's default
+    /// (`NativeStubs` adds `Options()` for native stubs, what every server reads).
     package struct Options: Sendable {
+        /// How stub JSON given at run time (the admin API, StubKit's definitions, verifications)
+        /// is read: the native format, plugged in from outside (`NativeStubs.NativeStubDecoder`).
+        package var stubDecoder: any StubDecoder
         /// Answer CORS preflights and add CORS headers (`--cors`).
         package var cors: CORSPolicy?
         /// Journal entries kept (`--journal N`); 0 turns the journal off.
@@ -48,9 +52,9 @@ package final class Engine: Sendable {
         /// How long an event stream's client may leave a full buffer untouched before the
         /// stream is dropped (and journaled as dropped).
         package var streamStallMilliseconds = 5_000
-        /// How `directory` is written, for reloads: stub files, or a dialect's folder plugged in
-        /// from outside (a WireMock folder, `--wiremock`).
-        package var folderFormat: any StubFolderFormat = NativeStubFolder()
+        /// How `directory` is written, for reloads: stub files (`NativeStubs.NativeStubFolder`),
+        /// or a dialect's folder (a WireMock folder, `--wiremock`), each plugged in from outside.
+        package var folderFormat: any StubFolderFormat
         /// Warnings are errors when the folder is reloaded (`--strict`).
         package var strict = false
         /// `--openapi SPEC`: every request checked against the document (the engine sees only
@@ -66,6 +70,8 @@ package final class Engine: Sendable {
         package var exchangeObservers: [any ForwardedExchangeObserver] = []
 
         package init(
+            stubDecoder: any StubDecoder,
+            folderFormat: any StubFolderFormat,
             cors: CORSPolicy? = nil,
             journalCapacity: Int = 1000,
             adminToken: String? = nil,
@@ -73,6 +79,8 @@ package final class Engine: Sendable {
             version: String = "dev",
             globalDelayMilliseconds: Int = 0
         ) {
+            self.stubDecoder = stubDecoder
+            self.folderFormat = folderFormat
             self.cors = cors
             self.journalCapacity = journalCapacity
             self.admin = AdminProtection(token: adminToken)
@@ -109,10 +117,6 @@ package final class Engine: Sendable {
     package let webhookLog: WebhookLog
     /// Open WebSocket connections, for `GET /__admin/websockets` and pushes from tests.
     package let webSockets = WebSocketHub()
-
-    package convenience init(stubs: [Stub] = [], cors: CORSPolicy? = nil) {
-        self.init(stubs: stubs, options: Options(cors: cors))
-    }
 
     package init(stubs: [Stub], options: Options) {
         state = Locked(EngineState(fileStubs: stubs))

@@ -18,46 +18,17 @@ package struct StubProblems: Error, Sendable, CustomStringConvertible {
 
 extension Engine {
     /// Decodes stub JSON (one stub, an array, or `{"stubs": [...]}`) as runtime stubs, exactly as
-    /// a file is decoded. `ids` reuses ids (a replacement); otherwise each stub gets a new one.
+    /// a file is decoded (`Options.stubDecoder`). `ids` reuses ids (a replacement); otherwise
+    /// each stub gets a new one.
     package func decodeRuntimeStubs(
         _ json: [UInt8],
         ids: [String]? = nil,
         label: String = "request body"
     ) -> Result<[Stub], StubProblems> {
-        let directory = URL(
-            fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath,
-            isDirectory: true
-        )
-        var context = DecodingContext(
-            displayPath: label,
-            fileURL: directory.appendingPathComponent("runtime.json"),
-            bodyFiles: BodyFileReader(root: directory),
-            makeSource: { index in
-                let given = ids.flatMap { index < $0.count ? $0[index] : nil }
-                return .runtime(id: given ?? UUID().uuidString.lowercased())
-            }
-        )
-        // A body that is an array is decoded as it is read, so one of ten million `{}` stops
-        // after the first errors instead of being parsed whole first.
-        context.errorLimit = StubProblem.decodingErrorLimit
-        var stubs: [Stub] = []
-        do {
-            let streamed = try JSONParser.forEachElement(json, rejectDuplicateKeys: true) { node, index in
-                if context.stopsAtErrorLimit(before: index, of: nil, what: "stub") { return false }
-                let stub = StubFileDecoder.decodeStub(&context, node, "$[\(index)]", index: index, order: index)
-                if let stub { stubs.append(stub) }
-                return true
-            }
-            if streamed == nil {
-                let root = try JSONParser.parse(json, rejectDuplicateKeys: true)
-                stubs = StubFileDecoder.decodeFile(&context, root, firstOrder: 0)
-            }
-        } catch {
-            let syntax = StubProblem(.error, file: label, position: error.position, message: error.message)
-            return .failure(StubProblems(problems: context.problems.filter { $0.severity == .error } + [syntax]))
+        options.stubDecoder.decodeStubs(json, label: label, bodyFolder: runtimeBodyFolder) { index in
+            let given = ids.flatMap { index < $0.count ? $0[index] : nil }
+            return .runtime(id: given ?? UUID().uuidString.lowercased())
         }
-        if context.hasErrors { return .failure(StubProblems(problems: context.problems)) }
-        return .success(stubs)
     }
 
     /// Decodes and adds runtime stubs; returns their ids.
@@ -78,35 +49,12 @@ extension Engine {
         captures: [String: String],
         label: String
     ) -> Result<OutgoingResponse, StubProblems> {
-        let node: JSONNode
-        do {
-            node = try JSONParser.parse(json, rejectDuplicateKeys: true)
-        } catch {
-            return .failure(
-                StubProblems(problems: [
-                    StubProblem(.error, file: label, position: error.position, message: error.message)
-                ])
-            )
-        }
-        let directory = URL(
-            fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath,
-            isDirectory: true
-        )
-        var context = DecodingContext(
-            displayPath: label,
-            fileURL: directory.appendingPathComponent("runtime.json"),
-            bodyFiles: BodyFileReader(root: directory)
-        )
-        let response = ResponseDecoder.decodeResponse(&context, node, "$", pathParameters: Set(captures.keys))
-        if response?.proxy != nil {
-            context.error(
-                "$.proxy",
-                node["proxy"],
-                "a response computed in code cannot proxy; give the stub a \"proxy\" response instead"
-            )
-        }
-        guard let response, !context.hasErrors else { return .failure(StubProblems(problems: context.problems)) }
-        return .success(
+        options.stubDecoder.decodeComputedResponse(
+            json,
+            label: label,
+            bodyFolder: runtimeBodyFolder,
+            pathParameters: Set(captures.keys)
+        ).map { response in
             response.makeResponse(
                 TemplateContext(
                     facts: RequestFacts(request),
@@ -114,7 +62,13 @@ extension Engine {
                     fallbackBaseURL: fallbackBaseURL.value
                 )
             )
-        )
+        }
+    }
+
+    /// Where the `bodyFile`s of stub JSON given at run time are: the stub folder, or the
+    /// current directory when there is none.
+    private var runtimeBodyFolder: URL {
+        URL(fileURLWithPath: options.directory ?? FileManager.default.currentDirectoryPath, isDirectory: true)
     }
 }
 

@@ -54,21 +54,6 @@ extension Engine {
         guard journal.isEnabled else {
             throw StubProblems(problems: [StubProblem(.error, file: label, message: Journal.offMessage)])
         }
-        let node: JSONNode
-        do {
-            node = json.isEmpty ? .object([]) : try JSONParser.parse(json, rejectDuplicateKeys: true)
-        } catch {
-            throw StubProblems(problems: [
-                StubProblem(.error, file: label, position: error.position, message: error.message)
-            ])
-        }
-        var context = DecodingContext(
-            displayPath: label,
-            fileURL: URL(fileURLWithPath: "/"),
-            bodyFiles: BodyFileReader(root: URL(fileURLWithPath: "/"))
-        )
-        let pattern = RequestDecoder.decodeRequest(&context, node, "$")
-        guard let pattern, !context.hasErrors else { throw StubProblems(problems: context.problems) }
-        return pattern
+        return try options.stubDecoder.decodeRequest(json, label: label).get()
     }
 }

@@ -19,7 +19,7 @@ package enum ContentTypes {
         "pb": "application/x-protobuf", "bin": "application/octet-stream",
     ]
 
-    static func forFileName(_ name: String) -> String {
+    package static func forFileName(_ name: String) -> String {
         guard let dot = name.lastIndex(of: "."), !name[dot...].contains("/") else { return "application/octet-stream" }
         return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }

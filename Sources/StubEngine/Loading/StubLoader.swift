@@ -38,10 +38,10 @@ package struct StubLoadResult: Sendable {
     package var isServable: Bool { servesWithoutSkipped || !problems.contains { $0.severity == .error } }
 }
 
-/// How a folder of stubs is written: stub files (`NativeStubFolder`), or a dialect's folder
-/// plugged in from outside the engine (the `WireMock` module's `WireMockFolderFormat`). The
-/// engine knows no dialect: whoever makes the loader (the command line) names the format, and
-/// `StubFolderFormats` lists the ones `--dir` recognises.
+/// How a folder of stubs is written: stub files (the `NativeStubs` module's `NativeStubFolder`),
+/// or a dialect's folder (the `WireMock` module's `WireMockFolderFormat`), each plugged in from
+/// outside the engine. The engine knows no format: whoever makes the loader (the command line,
+/// StubKit) names the format, and `StubFolderFormats` lists the ones `--dir` recognises.
 package protocol StubFolderFormat: Sendable {
     /// The format's name, as its flag says it (`--wiremock DIR`); `native` for stub files.
     var name: String { get }
@@ -55,28 +55,28 @@ package protocol StubFolderFormat: Sendable {
     func load(_ directory: URL, displayName: String) -> StubLoadResult
 }
 
-extension StubFolderFormat {
-    package var isNative: Bool { name == NativeStubFolder.name }
-}
-
-/// The folder formats a server knows: stub files, and the dialects plugged in from outside the
-/// engine, asked in order. A new dialect (a Mockoon folder, say) is a `StubFolderFormat` in its
-/// own module, added to the list where the command line makes it (`ServingOptions`).
+/// The folder formats a server knows: the dialects plugged in from outside the engine, asked in
+/// order, and the format of any other folder (stub files). A new dialect (a Mockoon folder, say)
+/// is a `StubFolderFormat` in its own module, added to the list where the command line makes it
+/// (`ServingOptions`).
 package struct StubFolderFormats: Sendable {
     package let dialects: [any StubFolderFormat]
+    /// The format of a folder no dialect recognises.
+    package let otherwise: any StubFolderFormat
 
-    package init(_ dialects: [any StubFolderFormat]) {
+    package init(_ dialects: [any StubFolderFormat], otherwise: any StubFolderFormat) {
         self.dialects = dialects
+        self.otherwise = otherwise
     }
 
-    /// The first dialect that recognises the folder; stub files otherwise.
+    /// The first dialect that recognises the folder; `otherwise` when none does.
     package func format(of directory: String) -> any StubFolderFormat {
-        dialects.first { $0.recognises(directory) } ?? NativeStubFolder()
+        dialects.first { $0.recognises(directory) } ?? otherwise
     }
 }
 
-/// Loads a folder in its format (stub files unless told otherwise); `strict` makes every
-/// warning an error, whatever the format.
+/// Loads a folder in its format; `strict` makes every warning an error, whatever the format.
+/// (`NativeStubs` adds `StubLoader(directory:)`, for a folder of stub files.)
 package struct StubLoader: Sendable {
     package let directory: URL
     /// How the folder is named in messages: as the user typed it.
@@ -84,7 +84,7 @@ package struct StubLoader: Sendable {
     package let format: any StubFolderFormat
     package let strict: Bool
 
-    package init(directory: String, format: any StubFolderFormat = NativeStubFolder(), strict: Bool = false) {
+    package init(directory: String, format: any StubFolderFormat, strict: Bool = false) {
         self.displayName = directory
         self.directory = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
         self.format = format
@@ -108,141 +108,11 @@ package struct StubLoader: Sendable {
         )
     }
 
-    /// The stub files' paths relative to the folder, sorted (see `NativeStubFolder.stubFiles`).
-    package func stubFiles() -> [String] {
-        NativeStubFolder.listStubFiles(directory).files
-    }
-
     /// A cheap summary of the folder (every file's path, size and modification time, body files
     /// included) that changes whenever a reload could change what is served. Throws when a
     /// folder cannot be listed, rather than report its files as gone.
     package func fingerprint() throws(FolderWalk.ReadFailure) -> [String: String] {
         try FolderWalk.fingerprint(directory.path)
-    }
-}
-
-/// A folder of stub files: every `*.json` below it, recursively, in sorted path order; files
-/// inside a folder named `__files` are bodies, not stubs. Hidden files (editor swap files) are
-/// skipped.
-package struct NativeStubFolder: StubFolderFormat {
-    package static let name = "native"
-    package var name: String { Self.name }
-    package var folderDescription: String { "a stub folder" }
-    package var recognisedNote: String { "is a stub folder" }
-
-    package init() {}
-
-    /// Any folder may hold stub files.
-    package func recognises(_ directory: String) -> Bool { true }
-
-    package func load(_ directory: URL, displayName: String) -> StubLoadResult {
-        NativeFolderLoad(directory: directory, displayName: displayName).load()
-    }
-
-    /// The stub files' paths relative to the folder, sorted. The walk is `FolderWalk`'s, the
-    /// same the reload watcher fingerprints: links to folders are followed, each real folder
-    /// once, so a link loop (`x -> .`) neither hangs the loader nor loads a file twice. Also
-    /// the folders that could not be listed.
-    static func listStubFiles(_ directory: URL) -> (files: [String], failures: [FolderWalk.ReadFailure]) {
-        let listing = FolderWalk.walk(directory.path, skipDirectory: { _, name in name == "__files" })
-        let files = listing.entries
-            .filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".json") && !isInBodyFolder($0.path) }
-            .map(\.path)
-            .sorted()
-        return (files, listing.failures)
-    }
-
-    /// Files inside a folder named `__files` are bodies, at any depth.
-    private static func isInBodyFolder(_ path: String) -> Bool {
-        path.split(separator: "/").dropLast().contains("__files")
-    }
-}
-
-/// One load of a folder of stub files.
-private struct NativeFolderLoad {
-    let directory: URL
-    let displayName: String
-
-    func load() -> StubLoadResult {
-        guard let status = FileStatus(path: directory.path) else {
-            return StubLoadResult(
-                stubs: [],
-                problems: [
-                    StubProblem(
-                        .error,
-                        file: displayName,
-                        message:
-                            """
-                            the stub folder does not exist; create it or pass --dir with the folder that holds \
-                            your stub files
-                            """
-                    )
-                ],
-                fileCount: 0
-            )
-        }
-        guard status.kind == .directory else {
-            return StubLoadResult(
-                stubs: [],
-                problems: [
-                    StubProblem(
-                        .error,
-                        file: displayName,
-                        message: "is a file, not a folder; pass --dir with the folder that holds your stub files"
-                    )
-                ],
-                fileCount: 0
-            )
-        }
-        guard FileManager.default.isReadableFile(atPath: directory.path) else {
-            return StubLoadResult(
-                stubs: [],
-                problems: [
-                    StubProblem(
-                        .error,
-                        file: displayName,
-                        message: "the stub folder cannot be read (no permission)"
-                    )
-                ],
-                fileCount: 0
-            )
-        }
-        let (files, failures) = NativeStubFolder.listStubFiles(directory)
-        let bodyFiles = BodyFileReader(root: directory)
-        var stubs: [Stub] = []
-        // A folder that cannot be listed (out of descriptors, say) is an error, not an empty
-        // folder: a reload then keeps the last good stubs instead of serving none.
-        var problems = failures.map { failure in
-            StubProblem(
-                .error,
-                file: failure.path.isEmpty ? displayName : displayPath(failure.path),
-                message: "cannot be listed: \(SystemErrors.message(failure.code))"
-            )
-        }
-        for relative in files {
-            let url = directory.appendingPathComponent(relative)
-            let display = displayPath(relative)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                problems.append(StubProblem(.error, file: display, message: "cannot be read (check its permissions)"))
-                continue
-            }
-            let root: JSONNode
-            do {
-                root = try JSONParser.parse(Array(data), rejectDuplicateKeys: true)
-            } catch {
-                problems.append(StubProblem(.error, file: display, position: error.position, message: error.message))
-                continue
-            }
-            var context = DecodingContext(displayPath: display, fileURL: url, bodyFiles: bodyFiles)
-            stubs.append(contentsOf: StubFileDecoder.decodeFile(&context, root, firstOrder: stubs.count))
-            problems.append(contentsOf: context.problems)
-        }
-        problems += ShadowedStubs.warnings(stubs)
-        return StubLoadResult(stubs: stubs, problems: problems, fileCount: files.count)
-    }
-
-    private func displayPath(_ relative: String) -> String {
-        displayName.hasSuffix("/") ? displayName + relative : displayName + "/" + relative
     }
 }
 

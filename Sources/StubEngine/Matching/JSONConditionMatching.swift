@@ -104,7 +104,7 @@ package struct JSONDifference: Sendable, Equatable {
 
         func member(_ key: String, of path: String) -> String {
             switch self {
-            case .jsonPath: path + DecodingContext.pathComponent(key)
+            case .jsonPath: path + DocumentProblem.pathComponent(key)
             case .pointer: path + "/" + JSONPointer.escape(key)
             }
         }

@@ -51,6 +51,12 @@ package struct NumberBounds: Sendable, Equatable {
         /// The number as written, for reports.
         package let text: String
         package let inclusive: Bool
+
+        package init(value: Double, text: String, inclusive: Bool) {
+            self.value = value
+            self.text = text
+            self.inclusive = inclusive
+        }
     }
 
     package let lower: Bound?
@@ -69,5 +75,10 @@ package struct NumberBounds: Sendable, Equatable {
             upper.map { ($0.inclusive ? "<= " : "< ") + $0.text },
         ]
         return "a number " + parts.compactMap { $0 }.joined(separator: " and ")
+    }
+
+    package init(lower: Bound? = nil, upper: Bound? = nil) {
+        self.lower = lower
+        self.upper = upper
     }
 }

@@ -31,6 +31,18 @@ package struct MultipartCondition: Sendable {
             if let content { parts.append("content \(content.description)") }
             return parts.isEmpty ? "a file" : "a file with " + parts.joined(separator: ", ")
         }
+
+        package init(
+            filename: ValueMatcher? = nil,
+            contentType: ValueMatcher? = nil,
+            content: ValueMatcher? = nil,
+            absent: Bool = false
+        ) {
+            self.filename = filename
+            self.contentType = contentType
+            self.content = content
+            self.absent = absent
+        }
     }
 
     /// The texts of the fields named `name`.
@@ -54,5 +66,10 @@ package struct MultipartCondition: Sendable {
             fields.map { "field \($0.name) \($0.matcher.description)" }
             + files.map { "file \($0.name): \($0.file.description)" }
         return "multipart with " + named.joined(separator: ", ")
+    }
+
+    package init(fields: [(name: String, matcher: ValueMatcher)], files: [(name: String, file: FileCondition)]) {
+        self.fields = fields
+        self.files = files
     }
 }

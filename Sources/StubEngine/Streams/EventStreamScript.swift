@@ -24,15 +24,21 @@ package struct EventStreamScript: Sendable {
         case hang
     }
 
-    struct Event: Sendable {
+    package struct Event: Sendable {
         /// Milliseconds after the previous event (after the request for the first).
-        let delayMilliseconds: Int
+        package let delayMilliseconds: Int
         /// The event's id, for `Last-Event-ID` resumption.
         let id: String?
         let content: Content
+
+        package init(delayMilliseconds: Int, id: String? = nil, content: Content) {
+            self.delayMilliseconds = delayMilliseconds
+            self.id = id
+            self.content = content
+        }
     }
 
-    enum Content: Sendable {
+    package enum Content: Sendable {
         /// The bytes as they go out.
         case fixed([UInt8])
         /// Data rendered per request, then encoded with the fixed fields.
@@ -41,14 +47,21 @@ package struct EventStreamScript: Sendable {
     }
 
     /// The fields of an event other than its data.
-    struct EventFields: Sendable {
+    package struct EventFields: Sendable {
         let comment: String?
         let event: String?
         let id: String?
         let retry: Int?
 
-        func encode(data: String?) -> [UInt8] {
+        package func encode(data: String?) -> [UInt8] {
             ServerSentEvents.encode(comment: comment, event: event, id: id, retry: retry, data: data)
+        }
+
+        package init(comment: String? = nil, event: String? = nil, id: String? = nil, retry: Int? = nil) {
+            self.comment = comment
+            self.event = event
+            self.id = id
+            self.retry = retry
         }
     }
 
@@ -65,6 +78,11 @@ package struct EventStreamScript: Sendable {
     func resumeIndex(lastEventID: String?) -> Int {
         guard let lastEventID, let found = events.lastIndex(where: { $0.id == lastEventID }) else { return 0 }
         return found + 1
+    }
+
+    package init(events: [Event], end: End) {
+        self.events = events
+        self.end = end
     }
 }
 

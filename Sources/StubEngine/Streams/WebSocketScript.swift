@@ -6,30 +6,47 @@ import HTTP1
 package struct WebSocketScript: Sendable {
     /// One message to send, `delayMilliseconds` after the previous one of its list (after the
     /// open, or after the message that triggered it, for the first).
-    struct Send: Sendable {
+    package struct Send: Sendable {
         let payload: Payload
         let delayMilliseconds: Int
+
+        package init(payload: Payload, delayMilliseconds: Int) {
+            self.payload = payload
+            self.delayMilliseconds = delayMilliseconds
+        }
     }
 
-    enum Payload: Sendable {
+    package enum Payload: Sendable {
         /// A text frame: fixed text, or a template rendered per message.
         case text(String)
         case templated(Template)
         case binary([UInt8])
     }
 
-    struct Close: Sendable, Equatable {
+    package struct Close: Sendable, Equatable {
         let code: UInt16
         let reason: String
         let afterMilliseconds: Int
+
+        package init(code: UInt16, reason: String, afterMilliseconds: Int) {
+            self.code = code
+            self.reason = reason
+            self.afterMilliseconds = afterMilliseconds
+        }
     }
 
     /// The first rule whose `match` holds answers a message; a rule without `match` answers
     /// every message that reaches it.
-    struct Rule: Sendable {
+    package struct Rule: Sendable {
         let match: BodyMatcher?
         let replies: [Send]
         let close: Close?
+
+        package init(match: BodyMatcher? = nil, replies: [Send], close: Close? = nil) {
+            self.match = match
+            self.replies = replies
+            self.close = close
+        }
     }
 
     package enum Unmatched: String, Sendable, CaseIterable {
@@ -47,4 +64,11 @@ package struct WebSocketScript: Sendable {
 
     /// The largest message a client may send (larger ones close the connection with 1009).
     package static let maximumMessageBytes = 1 << 20
+
+    package init(onOpen: [Send], rules: [Rule], onUnmatched: Unmatched, close: Close? = nil) {
+        self.onOpen = onOpen
+        self.rules = rules
+        self.onUnmatched = onUnmatched
+        self.close = close
+    }
 }

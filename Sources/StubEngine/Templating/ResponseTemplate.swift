@@ -9,7 +9,7 @@ package protocol ResponseRenderer: Sendable {
 
 /// A response whose body or header values use `{{...}}`: compiled at load, rendered per request
 /// into a fresh `PreparedResponse`. Static parts stay precomputed bytes.
-struct ResponseTemplate: ResponseRenderer {
+package struct ResponseTemplate: ResponseRenderer {
     let status: Int
     /// Headers in order; a nil template means the value is static.
     let headers: [(name: String, value: String, template: Template?)]
@@ -20,7 +20,7 @@ struct ResponseTemplate: ResponseRenderer {
     /// The response prepared at load, reused when only the body is templated.
     let prepared: PreparedResponse
 
-    func render(_ context: TemplateContext) -> PreparedResponse {
+    package func render(_ context: TemplateContext) -> PreparedResponse {
         let overLimit = TemplateContext.overLimit(context.maximumRenderedBytes)
         if !headers.contains(where: { $0.template != nil }) {
             guard let body else { return prepared.replacingBody(staticBody) }
@@ -39,12 +39,26 @@ struct ResponseTemplate: ResponseRenderer {
         guard let bytes = body.render(context) else { return overLimit }
         return PreparedResponse(status: status, headers: rendered, body: bytes)
     }
+
+    package init(
+        status: Int,
+        headers: [(name: String, value: String, template: Template?)],
+        body: Template?,
+        staticBody: [UInt8],
+        prepared: PreparedResponse
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.staticBody = staticBody
+        self.prepared = prepared
+    }
 }
 
 extension Template {
     /// A JSON body as a template: structure and literal text serialised once; only strings
     /// that contain `{{` become slots, escaped at render time.
-    static func json(
+    package static func json(
         _ node: JSONNode,
         pathParameters: Set<String>?,
         path: String,
@@ -114,7 +128,7 @@ extension Template {
                     member.value,
                     into: &template,
                     pathParameters: pathParameters,
-                    path: path + DecodingContext.pathComponent(member.key),
+                    path: path + DocumentProblem.pathComponent(member.key),
                     errors: &errors,
                     allowsMessage: allowsMessage
                 )

@@ -8,7 +8,7 @@ import JSON
 import SystemSupport
 
 /// Text with `{{...}}` slots, split at load into literal bytes and variables.
-struct Template: Sendable {
+package struct Template: Sendable {
     enum Part: Sendable {
         case literal([UInt8])
         /// `jsonEscaped`: the slot sits inside a JSON string, so the value is escaped to keep the
@@ -18,7 +18,10 @@ struct Template: Sendable {
 
     private(set) var parts: [Part] = []
 
-    var hasVariables: Bool { parts.contains { if case .variable = $0 { true } else { false } } }
+    /// An empty template, which `scan` fills.
+    package init() {}
+
+    package var hasVariables: Bool { parts.contains { if case .variable = $0 { true } else { false } } }
 
     var variables: [TemplateVariable] {
         parts.compactMap { if case .variable(let variable, _) = $0 { variable } else { nil } }
@@ -26,7 +29,7 @@ struct Template: Sendable {
 
     /// Two uses of one name in an answer (`{{uuid 'id'}}` and `{{randomInt 1 9 'id'}}`) that
     /// would not give one value: each such name, with what its uses are.
-    static func conflictingNames(_ templates: [Template]) -> [(name: String, definitions: [String])] {
+    package static func conflictingNames(_ templates: [Template]) -> [(name: String, definitions: [String])] {
         var seen: [String: [String]] = [:]
         var order: [String] = []
         for template in templates {
@@ -56,7 +59,7 @@ struct Template: Sendable {
     /// Splits `text` into literals and variables. In a JSON string, literals are escaped here,
     /// once, and variables are marked for escaping at render time. `allowsMessage`: a
     /// WebSocket rule's reply, where `message.text` and `message.json` are known.
-    static func scan(
+    package static func scan(
         _ text: String,
         pathParameters: Set<String>?,
         jsonString: Bool,
@@ -122,7 +125,7 @@ struct Template: Sendable {
 
     /// The rendered bytes; nil as soon as they pass `context.maximumRenderedBytes` (a body
     /// echoed ten thousand times under concurrent megabyte requests held half a gigabyte).
-    func render(_ context: TemplateContext) -> [UInt8]? {
+    package func render(_ context: TemplateContext) -> [UInt8]? {
         var out: [UInt8] = []
         let limit = context.maximumRenderedBytes
         for part in parts {
@@ -146,7 +149,7 @@ struct Template: Sendable {
         return out
     }
 
-    func renderString(_ context: TemplateContext) -> String? {
+    package func renderString(_ context: TemplateContext) -> String? {
         render(context).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -234,7 +234,7 @@ enum TemplateVariable: Sendable, Equatable {
     }
 }
 
-struct TemplateError: Error, Equatable {
-    let message: String
+package struct TemplateError: Error, Equatable {
+    package let message: String
     init(_ message: String) { self.message = message }
 }

@@ -51,8 +51,59 @@ package protocol WebhookRenderer: Sendable {
 }
 
 /// A call whose parts are all fixed (no template).
-struct FixedWebhook: WebhookRenderer {
+package struct FixedWebhook: WebhookRenderer {
     let call: WebhookCall
 
-    func render(_ context: WebhookContext) -> WebhookCall { call }
+    package func render(_ context: WebhookContext) -> WebhookCall { call }
+
+    package init(call: WebhookCall) {
+        self.call = call
+    }
+}
+
+/// A native webhook with `"template": true`: each part rendered per request.
+package struct NativeWebhookTemplate: WebhookRenderer {
+    let method: Template
+    let url: Template
+    let headers: [(name: String, value: Template)]
+    /// nil: `fixedBody` (none, or bytes from `bodyBase64`).
+    let body: Template?
+    let fixedBody: [UInt8]
+
+    package init(
+        method: Template,
+        url: Template,
+        headers: [(name: String, value: Template)],
+        body: Template?,
+        fixedBody: [UInt8]
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.fixedBody = fixedBody
+    }
+
+    package func render(_ context: WebhookContext) -> WebhookCall {
+        let data = TemplateContext(
+            facts: context.facts,
+            captures: context.captures,
+            fallbackBaseURL: context.fallbackBaseURL
+        )
+        var fields = HeaderFields()
+        for header in headers {
+            // A rendered value may not break the head: line breaks become spaces.
+            let value = (header.value.renderString(data) ?? "").map { $0 == "\r" || $0 == "\n" ? " " : $0 }
+            fields.add(header.name, String(value))
+        }
+        // Bounded as a response is (`--max-rendered-body`): a body over it is sent as the
+        // message that says so; a method, URL or header value over it is left empty.
+        let overLimit = TemplateContext.overLimit(data.maximumRenderedBytes).body
+        return WebhookCall(
+            method: method.renderString(data) ?? "",
+            url: url.renderString(data) ?? "",
+            headers: fields,
+            body: body.map { $0.render(data) ?? overLimit } ?? fixedBody
+        )
+    }
 }

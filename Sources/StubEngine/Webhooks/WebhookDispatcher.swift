@@ -146,11 +146,11 @@ final class WebhookDispatcher: ResponderWrapper {
 
 /// A webhook's URL as the transport takes it: scheme, host and port, and the target (path and
 /// query as written).
-struct WebhookTarget {
+package struct WebhookTarget {
     let upstream: UpstreamURL
     let target: String
 
-    init?(_ url: String) {
+    package init?(_ url: String) {
         let withoutFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let beforeQuery = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
         guard let upstream = UpstreamURL(String(beforeQuery)) else { return nil }

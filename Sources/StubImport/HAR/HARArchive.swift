@@ -72,7 +72,7 @@ enum HARArchive {
         guard let response = node["response"], response.members != nil else {
             return .failure(ImportFailure("no response"))
         }
-        guard let status = response["status"].flatMap(WholeNumber.of) else {
+        guard let status = response["status"]?.wholeNumber else {
             return .failure(ImportFailure("the response has no status"))
         }
         let cookieFields: [String] = (request["headers"]?.elements ?? []).compactMap { header in
@@ -100,17 +100,9 @@ enum HARArchive {
                 mimeType: content?["mimeType"]?.string,
                 text: content?["text"]?.string,
                 encoding: content?["encoding"]?.string,
-                size: content?["size"].flatMap(WholeNumber.of),
+                size: content?["size"]?.wholeNumber,
                 requestCookieFields: cookieFields
             )
         )
-    }
-}
-
-/// Whole numbers as the loader reads them (`200`, `200.0`), bounded so conversion cannot trap.
-enum WholeNumber {
-    static func of(_ node: JSONNode) -> Int? {
-        guard let n = node.number, n.value.rounded() == n.value, abs(n.value) < 1e15 else { return nil }
-        return Int(n.value)
     }
 }

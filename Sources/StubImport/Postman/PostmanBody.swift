@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import NativeStubs
 import StubEngine
 
 /// A request body of a collection (`body.mode`), variables resolved: what a stub can match on

@@ -192,7 +192,7 @@ package enum PostmanImporter {
             case .failure(let why): return .failure(ImportFailure("its originalRequest: \(why.message)"))
             }
         }
-        guard let status = node["code"].flatMap(WholeNumber.of) else {
+        guard let status = node["code"]?.wholeNumber else {
             return .failure(ImportFailure("no status code (\"code\")"))
         }
         switch status {

@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import NativeStubs
 import StubAuthoring
 import StubEngine
 

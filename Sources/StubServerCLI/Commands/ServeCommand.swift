@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import HTTPServer
+import NativeStubs
 import StubEngine
 import StubImport
 import StubProxy

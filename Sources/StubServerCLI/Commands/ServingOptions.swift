@@ -1,4 +1,5 @@
 import HTTPServer
+import NativeStubs
 import StubEngine
 import SystemSupport
 import WireMock
@@ -248,10 +249,11 @@ struct ServingOptions: Sendable, Equatable {
         return WireMockDialect(settings)
     }
 
-    /// The folder formats `--dir` recognises besides stub files: the dialects the command line
-    /// plugs into the engine. A new dialect's folder format is added here (and its flag above).
+    /// The folder formats `--dir` recognises: the dialects the command line plugs into the
+    /// engine, and stub files for any other folder. A new dialect's folder format is added here
+    /// (and its flag above).
     var folderFormats: StubFolderFormats {
-        StubFolderFormats([WireMockFolderFormat(globalTemplating: globalTemplating)])
+        StubFolderFormats([WireMockFolderFormat(globalTemplating: globalTemplating)], otherwise: NativeStubFolder())
     }
 
     /// The folder's format: as given, or a WireMock folder when `--dir` names one (it has

@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Inspector
+import NativeStubs
 import StubAdmin
 import StubAuthoring
 import StubEngine

@@ -1,3 +1,4 @@
+import NativeStubs
 import StubEngine
 import StubImport
 

@@ -182,11 +182,11 @@ struct WireMockAdmin {
             )
         }
         if let delay = node["fixedDelay"] {
-            guard delay.value.isNull || DecodingContext.integer(delay).map({ (0...600_000).contains($0) }) == true
+            guard delay.value.isNull || delay.wholeNumber.map({ (0...600_000).contains($0) }) == true
             else {
                 return WireMockAdminJSON.error(422, "fixedDelay is milliseconds from 0 to 600000")
             }
-            engine.globalDelay.value = DecodingContext.integer(delay) ?? 0
+            engine.globalDelay.value = delay.wholeNumber ?? 0
         }
         return settings()
     }

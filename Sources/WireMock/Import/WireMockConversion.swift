@@ -39,7 +39,7 @@ struct WireMockConversion {
     {
         let jsonPath =
             mapping.path
-            + path.map { ($0 as? Int).map { "[\($0)]" } ?? DecodingContext.pathComponent($0 as? String ?? "") }.joined()
+            + path.map { ($0 as? Int).map { "[\($0)]" } ?? DocumentProblem.pathComponent($0 as? String ?? "") }.joined()
         let position = Self.locate(mapping.node, path)?.position ?? mapping.node.position
         notes.append(
             WireMockImporter.Note(kind: kind, file: file, position: position, jsonPath: jsonPath, message: message)

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 import WebSocket
 
 /// A stub's `websocket` (instead of `response`): `onOpen`, `onMessage` rules, `onUnmatched`,
@@ -171,7 +172,7 @@ enum WebSocketDecoder {
         guard c.checkKeys(node, path, allowed: closeKeys, what: "a close") else { return nil }
         var code: UInt16 = 1000
         if let codeNode = node["code"] {
-            if let n = DecodingContext.integer(codeNode), n >= 0, n <= 0xFFFF,
+            if let n = codeNode.wholeNumber, n >= 0, n <= 0xFFFF,
                 WebSocketEndpoint.isValidCloseCode(UInt16(n))
             {
                 code = UInt16(n)

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// `"template": true`: the body and header values of a response compiled into templates.
 enum TemplateCompiler {

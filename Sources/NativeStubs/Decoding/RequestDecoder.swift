@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import JSON
 import RegularExpressions
+import StubEngine
 
 /// The request conditions of a stub: method, path (see `PathDecoder`), host, query, headers,
 /// body, and the string matchers they use.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 import SystemSupport
 
 /// What every decoder of a stub file shares: where the file is, how to read its body files, and
@@ -73,12 +74,6 @@ package struct DecodingContext: ProblemCollecting {
 
     /// `.name`, or `["odd key"]`: the notation of a problem's JSON path (`DocumentProblem`'s).
     package static func pathComponent(_ key: String) -> String { DocumentProblem.pathComponent(key) }
-
-    /// A whole number written as a JSON number (`5` or `5.0`), bounded so conversion cannot trap.
-    package static func integer(_ node: JSONNode) -> Int? {
-        guard let n = node.number, n.value.rounded() == n.value, abs(n.value) < 1e15 else { return nil }
-        return Int(n.value)
-    }
 
     /// RFC 9110 token: what method and field names are made of (the HTTP module's table).
     static func isToken(_ s: String) -> Bool { HTTPToken.isToken(s) }

@@ -1,4 +1,5 @@
 import JSON
+import StubEngine
 import SystemSupport
 
 /// The JSON body conditions: a `json` pattern (values written as is, matcher objects anywhere)

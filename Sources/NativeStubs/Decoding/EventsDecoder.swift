@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 import SystemSupport
 
 /// A response's server-sent events: `events` (a list) or `eventsFile` (a raw `.sse` file
@@ -146,7 +147,7 @@ enum EventsDecoder {
         }
         var retry: Int?
         if let retryNode = node["retry"] {
-            if let n = DecodingContext.integer(retryNode), n >= 0 {
+            if let n = retryNode.wholeNumber, n >= 0 {
                 retry = n
             } else {
                 c.error(
@@ -250,7 +251,7 @@ enum EventsDecoder {
         }
         if let heartbeat = response["heartbeat"] {
             if case .hold = end {
-                if let n = DecodingContext.integer(heartbeat), n >= 1 {
+                if let n = heartbeat.wholeNumber, n >= 1 {
                     end = .hold(heartbeatMilliseconds: n)
                 } else {
                     c.error(
@@ -267,7 +268,7 @@ enum EventsDecoder {
     }
 
     static func decodeMilliseconds(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> Int? {
-        guard let n = DecodingContext.integer(node), n >= 0 else {
+        guard let n = node.wholeNumber, n >= 0 else {
             c.error(
                 path,
                 node,

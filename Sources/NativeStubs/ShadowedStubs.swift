@@ -1,4 +1,5 @@
 import JSON
+import StubEngine
 
 /// Stubs that can never answer: another stub earlier in file order has the same conditions, the
 /// same priority and the same scenario state, so it wins every request both match (see "Which

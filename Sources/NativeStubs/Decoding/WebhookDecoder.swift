@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// A stub's `"webhooks"`: calls made after each answer (docs/stub-format.md). Checked at load
 /// like every other field; with `"template": true`, the URL, method, header values and body
@@ -208,38 +209,5 @@ enum WebhookDecoder {
         if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             headers.append(("Content-Type", type))
         }
-    }
-}
-
-/// A native webhook with `"template": true`: each part rendered per request.
-struct NativeWebhookTemplate: WebhookRenderer {
-    let method: Template
-    let url: Template
-    let headers: [(name: String, value: Template)]
-    /// nil: `fixedBody` (none, or bytes from `bodyBase64`).
-    let body: Template?
-    let fixedBody: [UInt8]
-
-    func render(_ context: WebhookContext) -> WebhookCall {
-        let data = TemplateContext(
-            facts: context.facts,
-            captures: context.captures,
-            fallbackBaseURL: context.fallbackBaseURL
-        )
-        var fields = HeaderFields()
-        for header in headers {
-            // A rendered value may not break the head: line breaks become spaces.
-            let value = (header.value.renderString(data) ?? "").map { $0 == "\r" || $0 == "\n" ? " " : $0 }
-            fields.add(header.name, String(value))
-        }
-        // Bounded as a response is (`--max-rendered-body`): a body over it is sent as the
-        // message that says so; a method, URL or header value over it is left empty.
-        let overLimit = TemplateContext.overLimit(data.maximumRenderedBytes).body
-        return WebhookCall(
-            method: method.renderString(data) ?? "",
-            url: url.renderString(data) ?? "",
-            headers: fields,
-            body: body.map { $0.render(data) ?? overLimit } ?? fixedBody
-        )
     }
 }

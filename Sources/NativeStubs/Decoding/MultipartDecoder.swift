@@ -1,4 +1,5 @@
 import JSON
+import StubEngine
 
 /// The `multipart` body matcher of a stub file:
 ///

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// What a stub answers: status, headers, one body form, delay, fault, dribble, template.
 enum ResponseDecoder {
@@ -19,7 +20,7 @@ enum ResponseDecoder {
         guard c.checkKeys(node, path, allowed: Self.responseKeys, what: "the response") else { return nil }
         var status = 200
         if let s = node["status"] {
-            if let n = DecodingContext.integer(s), (100...599).contains(n) {
+            if let n = s.wholeNumber, (100...599).contains(n) {
                 status = n
             } else {
                 c.error(path + ".status", s, "expected an HTTP status from 100 to 599, found \(s.kindDescription)")
@@ -188,10 +189,10 @@ enum ResponseDecoder {
     }
 
     static func decodeDelay(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> Delay? {
-        if let n = DecodingContext.integer(node), n >= 0 { return .fixed(n) }
+        if let n = node.wholeNumber, n >= 0 { return .fixed(n) }
         if node.members != nil, c.checkKeys(node, path, allowed: StubFormat.delayRangeKeys, what: "a delay range") {
-            if let lo = node["min"].flatMap(DecodingContext.integer),
-                let hi = node["max"].flatMap(DecodingContext.integer), lo >= 0, lo <= hi
+            if let lo = node["min"]?.wholeNumber,
+                let hi = node["max"]?.wholeNumber, lo >= 0, lo <= hi
             {
                 return .uniform(min: lo, max: hi)
             }
@@ -217,8 +218,8 @@ enum ResponseDecoder {
 
     static func decodeDribble(_ c: inout DecodingContext, _ node: JSONNode, _ path: String) -> Dribble? {
         guard c.checkKeys(node, path, allowed: StubFormat.dribbleKeys, what: "dribble") else { return nil }
-        guard let chunks = node["chunks"].flatMap(DecodingContext.integer), chunks >= 1,
-            let duration = node["durationMs"].flatMap(DecodingContext.integer), duration >= 0
+        guard let chunks = node["chunks"]?.wholeNumber, chunks >= 1,
+            let duration = node["durationMs"]?.wholeNumber, duration >= 0
         else {
             c.error(
                 path,

@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 
 /// `path`: literal segments, `{name}`, `*` and a final `**`, read by `PathTemplate` (the one reader
 /// of `{name}` paths) into a `PathPattern`.

@@ -1,4 +1,5 @@
 import JSON
+import StubEngine
 
 /// Writes stubs as stub files: the one writer that recording and the importers go through, so
 /// every file they produce reads the same way and the loader accepts it.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTP1
 import JSON
+import StubEngine
 
 /// File shapes (one stub, an array, or `{"stubs": [...]}`), each stub's own keys, scenarios.
 package enum StubFileDecoder {
@@ -64,7 +65,7 @@ package enum StubFileDecoder {
         }
         var priority = 5
         if let p = node["priority"] {
-            if let n = DecodingContext.integer(p), n >= 1 {
+            if let n = p.wholeNumber, n >= 1 {
                 priority = n
             } else {
                 c.error(

@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import StubEngine
 
 /// `"proxy": {"to": URL, ...}` in a response: this stub's requests go to an upstream.
 enum ProxyDecoder {
@@ -83,7 +84,7 @@ enum ProxyDecoder {
             }
         }
         if let timeout = node["timeoutMs"] {
-            if let ms = DecodingContext.integer(timeout), ms >= 1, ms <= 600_000 {
+            if let ms = timeout.wholeNumber, ms >= 1, ms <= 600_000 {
                 rule.timeoutMilliseconds = Int64(ms)
             } else {
                 c.error(
