@@ -39,7 +39,7 @@ let package = Package(
         // POSIX sockets, the event loops (epoll, kqueue, poll), timers and lifecycle, and the proxy's
         // HTTP client on the same loops. All libc code is in Platform/.
         .target(
-            name: "HTTPServer",
+            name: "HTTPSockets",
             dependencies: [
                 "HTTP1", "SystemSupport", "CTLS", .target(name: "CSystemLinux", condition: .when(platforms: [.linux])),
             ],
@@ -136,11 +136,11 @@ let package = Package(
         .executableTarget(name: "AssetEmbedder", dependencies: ["SystemSupport"], swiftSettings: strict),
         .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["AssetEmbedder"]),
         // Forwarding to upstreams: the engine's transport over the server's HTTP client (and
-        // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPServer.
+        // URLSession for https where OpenSSL is missing). The glue between StubEngine and HTTPSockets.
         .target(
             name: "StubProxy",
             dependencies: [
-                "StubEngine", "HTTPServer", "HTTP1", "SystemSupport",
+                "StubEngine", "HTTPSockets", "HTTP1", "SystemSupport",
                 .target(name: "StubProxyURLSession", condition: .when(platforms: [.macOS, .iOS])),
             ],
             swiftSettings: strict
@@ -158,7 +158,7 @@ let package = Package(
             name: "StubKit",
             dependencies: [
                 "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "StubProxy", "StubImport", "JSON",
-                "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
+                "HTTPSockets", "HTTP1", "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -167,7 +167,7 @@ let package = Package(
             name: "StubServerCLI",
             dependencies: [
                 "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "StubProxy",
-                "StubImport", "JSON", "HTTPServer", "HTTP1", "SystemSupport", "Certificates",
+                "StubImport", "JSON", "HTTPSockets", "HTTP1", "SystemSupport", "Certificates",
             ],
             swiftSettings: strict
         ),
@@ -187,7 +187,7 @@ let package = Package(
         // streamed answers.
         .executableTarget(
             name: "benchserver",
-            dependencies: ["HTTPServer", "HTTP1", "SystemSupport"],
+            dependencies: ["HTTPSockets", "HTTP1", "SystemSupport"],
             swiftSettings: strict
         ),
         // Test-only: a raw-socket client for exact bytes on the wire, the built binary as a child
@@ -239,7 +239,7 @@ let package = Package(
             name: "StubServingTests",
             dependencies: [
                 "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock", "JSON",
-                "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport",
+                "RegularExpressions", "HTTPSockets", "HTTP1", "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -247,7 +247,7 @@ let package = Package(
             name: "StubImportTests",
             dependencies: [
                 "StubImport", "StubEngine", "NativeStubs", "StubAuthoring", "JSON", "YAML", "JSONSchema",
-                "RegularExpressions", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "RegularExpressions", "HTTPSockets", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),
@@ -255,7 +255,7 @@ let package = Package(
             name: "StubProxyTests",
             dependencies: [
                 "StubProxy", "StubProxyURLSession", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring",
-                "HTTPServer", "HTTP1", "TestSupport",
+                "HTTPSockets", "HTTP1", "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -270,7 +270,7 @@ let package = Package(
             name: "WireMockTests",
             dependencies: [
                 "WireMock", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "StubImport", "StubProxy",
-                "JSON", "JSONPath", "YAML", "HTTPServer", "HTTP1", "TestSupport", "stubserver",
+                "JSON", "JSONPath", "YAML", "HTTPSockets", "HTTP1", "TestSupport", "stubserver",
             ],
             swiftSettings: strict
         ),
@@ -278,8 +278,8 @@ let package = Package(
         // StubKit's DocC catalog links only public symbols and its own articles.
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(
-            name: "HTTPServerTests",
-            dependencies: ["HTTPServer", "HTTP1", "SystemSupport", "TestSupport", "benchserver"],
+            name: "HTTPSocketsTests",
+            dependencies: ["HTTPSockets", "HTTP1", "SystemSupport", "TestSupport", "benchserver"],
             swiftSettings: strict
         ),
     ],

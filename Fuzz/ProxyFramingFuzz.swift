@@ -1,6 +1,6 @@
 // libFuzzer target for the proxy's upstream connections: HTTPClient (the proxy's client, on the
 // server's event loops, with its pool of keep-alive connections) against a scripted upstream
-// on loopback. Not part of the package: scripts/fuzz builds SystemSupport, HTTP1 and HTTPServer
+// on loopback. Not part of the package: scripts/fuzz builds SystemSupport, HTTP1 and HTTPSockets
 // (with its C modules) as instrumented static libraries and links this file against them.
 //
 // Each input is a run of one to six requests, sent one after the other through one client, and
@@ -29,7 +29,7 @@ import Glibc
 #endif
 import Dispatch
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import SystemSupport
 
 // MARK: the scripted upstream

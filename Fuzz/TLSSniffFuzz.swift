@@ -1,8 +1,8 @@
 // libFuzzer target for TLS on the server's port: the first-byte sniffing that tells TLS from
-// plain HTTP, and the server session that bytes from anyone are fed to (HTTPServer's
+// plain HTTP, and the server session that bytes from anyone are fed to (HTTPSockets's
 // TLSSession over CTLS and the system's OpenSSL, with a certificate from Certificates). Not
 // part of the package: scripts/fuzz builds SystemSupport, CTLS, CSystemLinux, HTTP1,
-// HTTPServer and Certificates as instrumented static libraries and links this file to them.
+// HTTPSockets and Certificates as instrumented static libraries and links this file to them.
 //
 // Each input is used three ways:
 // - Sniffing: a connection whose first byte is 0x16 is TLS, any other first byte plain HTTP.
@@ -18,7 +18,7 @@
 // A violated check is a precondition failure, which libFuzzer reports and saves.
 
 import Certificates
-import HTTPServer
+import HTTPSockets
 
 #if canImport(Glibc)
 import Glibc

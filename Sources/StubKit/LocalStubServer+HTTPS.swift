@@ -1,6 +1,6 @@
 import Certificates
 import Foundation
-import HTTPServer
+import HTTPSockets
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

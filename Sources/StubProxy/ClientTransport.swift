@@ -1,5 +1,5 @@
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import StubEngine
 
 /// Forwards over the server's own HTTP/1.1 client: http upstreams always, https ones through

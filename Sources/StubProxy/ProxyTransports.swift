@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPSockets
 import StubEngine
 #if canImport(Darwin)
 import StubProxyURLSession

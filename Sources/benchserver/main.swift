@@ -6,7 +6,7 @@
 import Dispatch
 import Foundation
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import SystemSupport
 
 var configuration = ServerConfiguration()

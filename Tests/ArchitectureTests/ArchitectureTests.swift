@@ -60,13 +60,13 @@ import Testing
             for file in Self.sources(of: module) {
                 let relative = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
                 for name in try Self.imports(in: file) {
-                    let inPlatformFolder = relative.hasPrefix("Sources/HTTPServer/Platform/")
+                    let inPlatformFolder = relative.hasPrefix("Sources/HTTPSockets/Platform/")
                     let platformOnly = Self.libc.contains(name) || name == "CSystemLinux" || name == "CTLS"
                     // A row that allows FoundationEssentials allows Foundation as its fallback only.
                     let fallback = name == "Foundation" && rules.contains("FoundationEssentials")
                     let ok =
                         (rules.contains(name) || fallback)
-                        && (!platformOnly || module != "HTTPServer" || inPlatformFolder)
+                        && (!platformOnly || module != "HTTPSockets" || inPlatformFolder)
                     #expect(ok, "\(relative) imports \(name), which docs/architecture.md does not allow for \(module)")
                 }
             }
@@ -134,7 +134,7 @@ import Testing
     @Test func serverModulesImportFoundationOnlyAsTheEssentialsFallback() throws {
         let serverModules = [
             "SystemSupport", "RegularExpressions", "JSON", "JSONPath", "XML", "YAML", "JSONSchema", "Handlebars",
-            "HTTP1", "HTTPServer", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock",
+            "HTTP1", "HTTPSockets", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "Inspector", "WireMock",
             "StubProxy", "StubImport", "StubServerCLI", "stubserver",
         ]
         for module in serverModules {
@@ -168,7 +168,7 @@ import Testing
                 let libc = try Self.imports(in: file).filter(Self.libc.contains)
                 guard !libc.isEmpty else { continue }
                 #expect(
-                    relative.hasPrefix("Sources/SystemSupport/") || relative.hasPrefix("Sources/HTTPServer/Platform/"),
+                    relative.hasPrefix("Sources/SystemSupport/") || relative.hasPrefix("Sources/HTTPSockets/Platform/"),
                     "\(relative) imports \(libc)"
                 )
                 // A selector that exists on one platform only is wholly inside its condition.

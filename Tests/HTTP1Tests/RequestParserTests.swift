@@ -407,7 +407,7 @@ import Testing
     }
 }
 
-/// Regressions found by replaying the shared conformance corpora (Tests/HTTPServerTests/ConformanceTests).
+/// Regressions found by replaying the shared conformance corpora (Tests/HTTPSocketsTests/ConformanceTests).
 @Suite struct ConformanceRegressionTests {
     /// RFC 9112 §3.2: a Host field with an invalid value MUST get 400. The value must be
     /// `uri-host [ ":" port ]` (RFC 3986), not just made of allowed characters.

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPServer
+import HTTPSockets
 import JSON
 import StubAuthoring
 import StubEngine

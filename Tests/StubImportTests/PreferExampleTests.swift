@@ -1,6 +1,6 @@
 import Foundation
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import JSON
 import StubAuthoring
 import StubEngine

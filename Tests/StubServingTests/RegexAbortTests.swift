@@ -1,6 +1,6 @@
 import Foundation
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import NativeStubs
 import StubAdmin
 import StubEngine

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import NativeStubs
 import StubAdmin
 import StubEngine

@@ -1,5 +1,5 @@
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import StubEngine
 
 /// `--forward-proxy` and `--intercept`: the server as a device's HTTP proxy (docs/forward-proxy.md).

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Certificates
-import HTTPServer
+import HTTPSockets
 import SystemSupport
 
 /// `--https`, `--cert`/`--key` and `--cert-host`: TLS beside plain HTTP on the listening port.

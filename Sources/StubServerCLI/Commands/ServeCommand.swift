@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTP1
-import HTTPServer
+import HTTPSockets
 import NativeStubs
 import StubEngine
 import StubImport

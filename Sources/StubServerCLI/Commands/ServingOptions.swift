@@ -1,4 +1,4 @@
-import HTTPServer
+import HTTPSockets
 import NativeStubs
 import StubEngine
 import SystemSupport

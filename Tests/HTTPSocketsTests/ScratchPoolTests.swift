@@ -1,4 +1,4 @@
-@testable import HTTPServer
+@testable import HTTPSockets
 import Testing
 
 /// The loop's scratch buffers go back to the pool after a flush and out again for the next

@@ -1,5 +1,5 @@
 import Foundation
-@testable import HTTPServer
+@testable import HTTPSockets
 import Testing
 
 /// The selectors directly, each one the platform has: what the event loops rely on when a

@@ -2,7 +2,7 @@ import TestSupport
 import Foundation
 import Testing
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 import SystemSupport
 
 /// The delivery actions the stub engine builds on, each checked on the wire.

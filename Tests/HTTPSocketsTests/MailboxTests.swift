@@ -1,5 +1,5 @@
 import Foundation
-@testable import HTTPServer
+@testable import HTTPSockets
 import Testing
 
 /// The mailbox's wake-up rule: a post writes to the pipe only when the loop said it is about to

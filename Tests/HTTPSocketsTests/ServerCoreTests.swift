@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 import SystemSupport
 import TestSupport
 import Testing

@@ -24,14 +24,14 @@ enum ConformanceSuite: String, CaseIterable, Sendable, CustomStringConvertible {
 
 enum Corpus {
     /// `STUBSERVER_HTTP_CORPUS` if set, else `../shared/corpora/http` next to the package (four
-    /// levels above `Tests/HTTPServerTests/<file>.swift`). nil when the folder is absent.
+    /// levels above `Tests/HTTPSocketsTests/<file>.swift`). nil when the folder is absent.
     static func directory(testFile: String) -> URL? {
         let fm = FileManager.default
         if let env = ProcessInfo.processInfo.environment["STUBSERVER_HTTP_CORPUS"], !env.isEmpty {
             return fm.fileExists(atPath: env) ? URL(fileURLWithPath: env, isDirectory: true) : nil
         }
         var url = URL(fileURLWithPath: testFile)
-        for _ in 0..<4 { url.deleteLastPathComponent() }  // file, HTTPServerTests, Tests, package
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // file, HTTPSocketsTests, Tests, package
         url.appendPathComponent("shared/corpora/http", isDirectory: true)
         return fm.fileExists(atPath: url.path) ? url : nil
     }

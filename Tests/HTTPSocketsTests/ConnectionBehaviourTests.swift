@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 import Testing
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 
 @Suite struct ListenerTests {
     @Test func portZeroReportsTheBoundPortAndURLSessionIsServed() async throws {

@@ -1,7 +1,7 @@
 import TestSupport
 import Foundation
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 import SystemSupport
 
 typealias Respond = @Sendable (IncomingRequest) -> OutgoingResponse

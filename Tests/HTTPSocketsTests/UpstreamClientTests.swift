@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 import SystemSupport
 import TestSupport
 import XCTest

@@ -2,7 +2,7 @@ import TestSupport
 import Foundation
 import Testing
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 
 /// The shared corpora of request vectors from other servers' test suites (see
 /// `../shared/corpora/http/README.md`), read in place. A fresh clone has no `../shared`: then

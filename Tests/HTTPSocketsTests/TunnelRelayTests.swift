@@ -1,6 +1,6 @@
 import Foundation
 import HTTP1
-@testable import HTTPServer
+@testable import HTTPSockets
 import SystemSupport
 import TestSupport
 import Testing
