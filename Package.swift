@@ -114,8 +114,8 @@ let package = Package(
         .target(
             name: "WireMock",
             dependencies: [
-                "StubEngine", "StubAdmin", "StubAuthoring", "JSON", "JSONPath", "XML", "Handlebars",
-                "RegularExpressions", "HTTP1", "SystemSupport",
+                "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring", "JSON", "JSONPath", "XML",
+                "Handlebars", "RegularExpressions", "HTTP1", "SystemSupport",
             ],
             swiftSettings: strict
         ),

@@ -18,13 +18,15 @@ enum WireMockCondition: RequestCondition {
     case cookie(String, MultiValuePattern)
     case form(String, MultiValuePattern)
     case pathParameter(String, ContentPattern)
-    case body(ContentPattern)
+    /// One of `bodyPatterns`, with its index there (for the import's notes).
+    case body(ContentPattern, index: Int)
     case basicAuth(username: String, password: String)
     case host(ContentPattern)
     case port(Int)
     case clientIp(String)
-    /// Something stubserver cannot evaluate (`multipartPatterns`, `https`): never holds.
-    case never(String)
+    /// Something stubserver cannot evaluate (`multipartPatterns`, `https`): never holds. `place`
+    /// is the key below the mapping that asked for it.
+    case never(String, place: [DefinitionStep])
 
     func holds(_ facts: RequestFacts, captures: [String: String]) -> Bool {
         switch self {
@@ -36,7 +38,7 @@ enum WireMockCondition: RequestCondition {
         case .cookie(let name, let pattern): return pattern.matches(facts.cookies(name))
         case .form(let name, let pattern): return pattern.matches(facts.formValues(name))
         case .pathParameter(let name, let pattern): return captures[name].map(pattern.matches) ?? false
-        case .body(let pattern): return pattern.matchesBody(facts)
+        case .body(let pattern, _): return pattern.matchesBody(facts)
         case .basicAuth(let username, let password):
             return facts.basicCredentials.map { $0 == (username, password) } ?? false
         case .host(let pattern): return facts.request.hostWithoutPort.map { pattern.matches($0.lowercased()) } ?? false
@@ -92,7 +94,7 @@ enum WireMockCondition: RequestCondition {
                 expected: pattern.description,
                 actual: RequestMatcher.describe(captures[name].map { [$0] } ?? [])
             )
-        case .body(let pattern):
+        case .body(let pattern, _):
             return Mismatch(
                 condition: "body",
                 expected: pattern.description,
@@ -113,7 +115,7 @@ enum WireMockCondition: RequestCondition {
         case .port(let port):
             return Mismatch(condition: "port", expected: String(port), actual: facts.port.map(String.init) ?? "unknown")
         case .clientIp(let ip): return Mismatch(condition: "clientIp", expected: ip, actual: facts.clientIP)
-        case .never(let why): return Mismatch(condition: "unsupported", expected: why, actual: "not evaluated")
+        case .never(let why, _): return Mismatch(condition: "unsupported", expected: why, actual: "not evaluated")
         }
     }
 }

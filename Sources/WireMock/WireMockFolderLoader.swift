@@ -186,6 +186,16 @@ package struct WireMockFolderLoader: Sendable {
     /// before 3.7 served them: the later one (in path order) keeps answering first among equal
     /// priorities, under an id of its own for the admin API.
     package func load() -> StubLoadResult {
+        build(defaultName: { file, index, _ in "\(file.displayPath)#\(index)" }) { _, _, _ in }
+    }
+
+    /// Reads every mapping and compiles it into a stub, as serving loads the folder; `each` sees
+    /// each stub with the mapping it was built from (`import wiremock` writes stub files of
+    /// them). `defaultName` names a mapping that has no name.
+    func build(
+        defaultName: (MappingFile, Int, WireMockMapping) -> String,
+        _ each: (MappingFile, WireMockMapping, Stub) -> Void
+    ) -> StubLoadResult {
         let base = context(displayPath: displayName)
         let reading = readMappings(sharing: base)
         var stubs: [Stub] = []
@@ -218,8 +228,9 @@ package struct WireMockFolderLoader: Sendable {
                     source: source,
                     order: -stubs.count,
                     id: id,
-                    defaultName: "\(file.displayPath)#\(index)"
+                    defaultName: defaultName(file, index, mapping)
                 ) {
+                    each(file, mapping, stub)
                     stubs.append(stub)
                 } else {
                     context.skipIfFailed(mapping.path, mapping.node.position, since: before)

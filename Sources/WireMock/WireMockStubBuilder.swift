@@ -80,10 +80,12 @@ package enum WireMockStubBuilder {
         if let auth = r.basicAuth { conditions.append(.basicAuth(username: auth.username, password: auth.password)) }
         if let host = r.host { conditions.append(.host(host)) }
         if let port = r.port { conditions.append(.port(port)) }
-        if r.scheme == "https" { conditions.append(.never("scheme https (stubserver serves http)")) }
+        if r.scheme == "https" {
+            conditions.append(.never("scheme https (stubserver serves http)", place: ["request", "scheme"]))
+        }
         if let ip = r.clientIp { conditions.append(.clientIp(ip)) }
-        conditions += r.body.map { .body($0) }
-        conditions += r.unsupported.map { .never("\($0) (not supported by stubserver)") }
+        conditions += r.body.enumerated().map { .body($0.element, index: $0.offset) }
+        conditions += r.unsupported.map { .never("\($0) (not supported by stubserver)", place: ["request", .key($0)]) }
         return RequestPattern(methods: r.methods, path: pathPattern, conditions: conditions)
     }
 

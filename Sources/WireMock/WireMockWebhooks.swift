@@ -28,6 +28,8 @@ package struct WireMockWebhook: Sendable {
     package var parameters: JSONNode
     /// Its JSON path, for messages.
     package var path: String
+    /// Where it is below its mapping (`serveEventListeners[0].parameters`), for the import's notes.
+    package var place: [DefinitionStep] = []
 }
 
 /// Reads a mapping's webhooks. WireMock takes a webhook's parameters without checking them
@@ -62,7 +64,8 @@ enum WireMockWebhookReader {
                         continue
                     }
                     let parameters = element["parameters"] ?? .object([])
-                    if let webhook = readWebhook(&c, parameters, at + ".parameters") {
+                    if var webhook = readWebhook(&c, parameters, at + ".parameters") {
+                        webhook.place = [.key(key), .index(i), "parameters"]
                         webhooks.append(webhook)
                     }
                 }
@@ -77,7 +80,10 @@ enum WireMockWebhookReader {
                         )
                         continue
                     }
-                    if let webhook = readWebhook(&c, member.value, at) { webhooks.append(webhook) }
+                    if var webhook = readWebhook(&c, member.value, at) {
+                        webhook.place = [.key(key), .key(member.key)]
+                        webhooks.append(webhook)
+                    }
                 }
             } else {
                 c.warning(
@@ -190,7 +196,8 @@ enum WireMockWebhookReader {
             url: url,
             headers: headers,
             body: body,
-            parameters: webhook.parameters
+            parameters: webhook.parameters,
+            place: webhook.place
         )
         return Webhook(renderer: renderer, delay: webhook.delay)
     }
@@ -228,6 +235,8 @@ struct WireMockWebhookRenderer: WebhookRenderer {
     let headers: [(name: String, value: Part)]
     let body: Body
     let parameters: JSONNode
+    /// Where the webhook is below its mapping, for the import's notes.
+    let place: [DefinitionStep]
 
     func render(_ context: WebhookContext) -> WebhookCall {
         let request = WireMockRequestModel(

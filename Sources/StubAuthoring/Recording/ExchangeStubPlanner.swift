@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import StubEngine
+import SystemSupport
 
 /// The one way captured traffic becomes stub files, for recordings and imported captures (HAR)
 /// alike: one file per method and path, in order of first capture (the grouping,
@@ -164,7 +165,7 @@ package struct ExchangeStubPlanner {
         {
             return .object([("jsonEquals", value)])
         }
-        guard let text = RecordedBodies.validUTF8(exchange.requestBody) else { return nil }
+        guard let text = UTF8Text.decode(exchange.requestBody) else { return nil }
         return .object([("equals", .string(text))])
     }
 

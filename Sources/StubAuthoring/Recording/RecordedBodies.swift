@@ -1,5 +1,6 @@
 import JSON
 import StubEngine
+import SystemSupport
 
 /// Where a recorded response body goes in a stub, chosen so serving it gives back the recorded
 /// bytes: JSON up to 64 KiB inline as JSON when its compact form is those bytes (trailing
@@ -31,7 +32,7 @@ package enum RecordedBodies {
             }
             return .file(extension: fileExtension(contentType))
         }
-        if bytes.count <= inlineTextLimit, isText(contentType), let text = validUTF8(bytes) {
+        if bytes.count <= inlineTextLimit, isText(contentType), let text = UTF8Text.decode(bytes) {
             return .inline(.string(text))
         }
         return .file(extension: fileExtension(contentType))
@@ -53,19 +54,5 @@ package enum RecordedBodies {
 
     package static func fileExtension(_ contentType: String) -> String {
         ContentTypes.fileExtension(for: contentType)
-    }
-
-    /// The text of bytes that are valid UTF-8 (so writing it back gives the same bytes), else nil.
-    package static func validUTF8(_ bytes: [UInt8]) -> String? {
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
-        }
     }
 }

@@ -13,13 +13,13 @@ package struct PathPattern: Sendable {
         case rest
     }
 
-    enum Kind: Sendable {
+    package enum Kind: Sendable {
         case literal(String)
         case segments([Segment])
         case regex(CompiledRegex)
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// As written in the stub.
     package let source: String
     /// How specific the pattern is, for choosing among several matches: a literal path beats
@@ -32,7 +32,7 @@ package struct PathPattern: Sendable {
     package let leadingLiteral: String?
     /// The segments as written (literal paths too; empty for a regex), for the near-miss report's
     /// cheap first pass over a large catalog.
-    let segmentList: [Segment]
+    package let segmentList: [Segment]
 
     package static func segments(source: String, _ segments: [Segment]) -> PathPattern {
         PathPattern(source: source, segments: segments)

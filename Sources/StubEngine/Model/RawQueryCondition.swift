@@ -14,6 +14,10 @@ package struct RawQueryCondition: RequestCondition {
         return Mismatch(condition: "rawQuery", expected: matcher.description, actual: actual)
     }
 
+    package func encode(into request: inout EncodedRequest) {
+        request.rawQuery = EncodedRequest.matcher(matcher)
+    }
+
     /// The query as the one value the matcher sees, or none when the target has no `?`.
     private static func values(_ facts: RequestFacts) -> [String] {
         facts.request.rawQuery.map { [$0] } ?? []

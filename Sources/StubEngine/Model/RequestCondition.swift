@@ -10,10 +10,17 @@ package protocol RequestCondition: Sendable {
     /// The condition says again what the path pattern says (WireMock's exact `url` is both a
     /// path and a query): when the path already failed, the report leaves it out.
     var restatesPath: Bool { get }
+    /// Says the condition in the stub format (`StubEncoder.encodeModel`), or adds a gap saying
+    /// what the format cannot say: an import writes stub files from the stubs it compiled.
+    func encode(into request: inout EncodedRequest)
 }
 
 extension RequestCondition {
     package var restatesPath: Bool { false }
+
+    package func encode(into request: inout EncodedRequest) {
+        request.gap(.dropped, ["request"], "a condition the stub format has no key for is not written")
+    }
 }
 
 /// Which format a stub was written in: it decides how ties between stubs of equal priority are

@@ -184,6 +184,15 @@ package struct StubRank: Sendable, Comparable {
     let isRuntime: Bool
     package let order: Int
 
+    package init(priority: Int, pathClass: Int, literalSegments: Int, conditions: Int, isRuntime: Bool, order: Int) {
+        self.priority = priority
+        self.pathClass = pathClass
+        self.literalSegments = literalSegments
+        self.conditions = conditions
+        self.isRuntime = isRuntime
+        self.order = order
+    }
+
     package static func < (a: StubRank, b: StubRank) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }
         if a.pathClass != b.pathClass { return a.pathClass > b.pathClass }

@@ -10,7 +10,7 @@ package struct StubResponse: Sendable {
     package let dribble: Dribble?
     /// Set when the stub opted in with `"template": true` and uses `{{...}}` (or, for a
     /// WireMock mapping, when it is templated with Handlebars).
-    let template: (any ResponseRenderer)?
+    package let template: (any ResponseRenderer)?
     /// `"proxy"`: forwarded to an upstream instead of answered from the stub.
     package let proxy: ProxyRule?
     /// Computed per request by code rather than written in the stub (StubKit's closure

@@ -5,6 +5,15 @@ import JSON
 /// or a dialect's templates (WireMock's Handlebars).
 package protocol ResponseRenderer: Sendable {
     func render(_ context: TemplateContext) -> PreparedResponse
+    /// Rewrites the encoded head and body into the stub format's templates
+    /// (`StubEncoder.encodeModel`), or adds a gap saying what it cannot say.
+    func encode(into response: inout EncodedResponse)
+}
+
+extension ResponseRenderer {
+    package func encode(into response: inout EncodedResponse) {
+        response.gap(.dropped, ["response"], "the response's template has no form in the stub format; not templated")
+    }
 }
 
 /// A response whose body or header values use `{{...}}`: compiled at load, rendered per request

@@ -5,7 +5,7 @@ import HTTP1
 /// templates ready to render; the delay is drawn per call.
 package struct Webhook: Sendable {
     /// Method, URL, headers and body for one request that matched.
-    let renderer: any WebhookRenderer
+    package let renderer: any WebhookRenderer
     /// Waited after the answer has gone out, before the call is made.
     package let delay: Delay?
 
@@ -48,6 +48,16 @@ package struct WebhookCall: Sendable {
 /// Renders a webhook's parts: the stub format's templates, or WireMock's Handlebars.
 package protocol WebhookRenderer: Sendable {
     func render(_ context: WebhookContext) -> WebhookCall
+    /// The webhook as the stub format writes it (`StubEncoder.encodeModel`), or nil with a gap
+    /// saying why it cannot be written. `pathParameters` are the `{name}`s the written path captures.
+    func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook?
+}
+
+extension WebhookRenderer {
+    package func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook? {
+        gaps.append(EncodingGap(.dropped, ["webhooks"], "a webhook the stub format cannot say is not written"))
+        return nil
+    }
 }
 
 /// A call whose parts are all fixed (no template).
@@ -58,6 +68,16 @@ package struct FixedWebhook: WebhookRenderer {
 
     package init(call: WebhookCall) {
         self.call = call
+    }
+
+    package func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook? {
+        EncodedWebhook(
+            method: call.method,
+            url: call.url,
+            headers: call.headers.fields.map { ($0.name, $0.value) },
+            body: call.body.isEmpty ? .none : .bytes(call.body),
+            templated: false
+        )
     }
 }
 

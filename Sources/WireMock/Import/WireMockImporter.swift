@@ -4,13 +4,16 @@ import FoundationEssentials
 import Foundation
 #endif
 import JSON
+import NativeStubs
 import StubAuthoring
 import StubEngine
 
 /// `stubserver import wiremock DIR --out DIR`: a WireMock folder as native stub files. Each
 /// mapping file becomes one stub file (the mappings it holds, in order); body files are copied
-/// into `__files/`. The folder is read by the same reader that serves it, so what does not load
-/// there is not imported here either; everything the stub format cannot say is listed, with
+/// into `__files/`. The folder is read and compiled into stubs by the same loader that serves
+/// it (`WireMockStubBuilder`), and those stubs are written by the engine's encoder
+/// (`StubEncoder.encodeModel`): one translation, so what does not load there is not imported
+/// here either, and what loads answers alike. Everything the stub format cannot say is listed, with
 /// its file, line, column and JSON path, as dropped (the stub matches or answers more loosely)
 /// or approximated (close, not the same).
 package enum WireMockImporter {
@@ -36,6 +39,9 @@ package enum WireMockImporter {
         package var skipped: [SkippedMapping] = []
         package var mappingCount = 0
         package var fileCount = 0
+        /// Where each written stub came from: `stub-file.json#0` to the mapping file and the
+        /// mapping's JSON path in it (`mappings/a.json $.mappings[2]`).
+        package var origins: [String: (file: String, jsonPath: String)] = [:]
     }
 
     /// Plans the files; nothing is written (`StubFolderWriter` writes the plan).
@@ -50,50 +56,163 @@ package enum WireMockImporter {
             displayName: folder,
             globalTemplating: globalTemplating
         )
-        let reading = loader.readMappings()
-        let files = reading.files
-        var result = Result(problems: reading.problems, skipped: reading.skipped, fileCount: reading.fileCount)
-        var stubNames = FileNameAllocator(reserving: existing.stubs)
-        var bodyNames = FileNameAllocator(reserving: existing.bodies)
-        var copied: [String: String] = [:]
-        for file in files where !file.mappings.isEmpty {
-            var converter = WireMockConversion(file: file.displayPath)
-            var stubs: [JSONNode] = []
-            for mapping in file.mappings {
-                if let stub = converter.stub(
-                    mapping,
-                    bodyFile: { name, bytes in
-                        if let done = copied[name] { return done }
-                        let (stem, ext) = Self.splitExtension(name)
-                        let base = FileNameAllocator.slug(stem, fallback: "body")
-                        let allocated =
-                            "__files/"
-                            + bodyNames.allocate(
-                                base,
-                                extension: FileNameAllocator.slug(
-                                    ext.isEmpty ? "bin" : ext.lowercased(),
-                                    fallback: "bin"
-                                )
-                            )
-                        result.plan.files.append(StubFolderPlan.File(relativePath: allocated, bytes: bytes))
-                        copied[name] = allocated
-                        return allocated
-                    }
-                ) {
-                    stubs.append(stub)
-                }
+        var files: [(file: WireMockFolderLoader.MappingFile, stubs: [JSONNode], paths: [String])] = []
+        var result = Result()
+        var bodyFiles = BodyFilePlanner(reserving: existing.bodies)
+        var written: [Written] = []
+        let load = loader.build(defaultName: { _, _, mapping in mapping.name ?? mapping.summary }) { file, m, stub in
+            if files.last?.file.displayPath != file.displayPath { files.append((file, [], [])) }
+            let encoding = StubEncoder.encodeModel(stub, places: places) { bytes in
+                guard case .file(let name, let fileBytes) = m.response.body, fileBytes == bytes else { return nil }
+                return bodyFiles.path(for: name, bytes)
             }
-            result.notes += converter.notes
+            if case .missingFile(let name) = m.response.body {
+                // What `--wiremock` answers for it (WireMock's 500): the stub keeps the behaviour,
+                // and the note says the file is missing.
+                result.notes.append(
+                    note(
+                        .approximated,
+                        file,
+                        m,
+                        ["response", "bodyFileName"],
+                        """
+                        bodyFileName \"\(name)\" is not in __files/: the stub answers 500, as the mapping does \
+                        when served
+                        """
+                    )
+                )
+            }
+            result.notes += encoding.gaps.map { gap in
+                note(Note.Kind(rawValue: gap.kind.rawValue) ?? .dropped, file, m, gap.place, gap.message)
+            }
+            if let node = encoding.node, let rank = encoding.rank {
+                written.append(Written(file: file, mapping: m, stub: stub, rank: rank))
+                files[files.count - 1].stubs.append(node)
+                files[files.count - 1].paths.append(m.path)
+            }
+        }
+        result.notes += tieNotes(written)
+        result.problems = load.problems
+        result.skipped = load.skipped
+        result.fileCount = load.fileCount
+        result.plan.files = bodyFiles.files
+        var stubNames = FileNameAllocator(reserving: existing.stubs)
+        for (file, stubs, paths) in files where !stubs.isEmpty {
             result.mappingCount += stubs.count
-            guard !stubs.isEmpty else { continue }
             let base = FileNameAllocator.slug(
                 (file.relativePath.hasPrefix("mappings/") ? String(file.relativePath.dropFirst(9)) : file.relativePath)
                     .replacing(".json", with: ""),
                 fallback: "mapping"
             )
-            result.plan.addStubFile(stubNames.allocate(base, extension: "json"), stubs)
+            let name = stubNames.allocate(base, extension: "json")
+            result.plan.addStubFile(name, stubs)
+            for (index, path) in paths.enumerated() { result.origins["\(name)#\(index)"] = (file.displayPath, path) }
         }
         return result
+    }
+
+    /// A stub written, with what deciding ties needs.
+    private struct Written {
+        let file: WireMockFolderLoader.MappingFile
+        let mapping: WireMockMapping
+        let stub: Stub
+        /// Its rank when the written file is loaded.
+        let rank: StubRank
+    }
+
+    /// Of two mappings of equal priority that one request may match, WireMock answers with the
+    /// more recently added (the later one); the stub format with the more specific stub, then
+    /// the earlier. Where the stub format would choose the earlier one, the later is named:
+    /// the stub format cannot say "the later wins".
+    private static func tieNotes(_ written: [Written]) -> [Note] {
+        var notes: [Note] = []
+        for (later, b) in written.enumerated() {
+            for a in written[..<later]
+            where a.stub.priority == b.stub.priority && !(b.rank < a.rank) && mayOverlap(a.stub, b.stub) {
+                notes.append(
+                    note(
+                        .approximated,
+                        b.file,
+                        b.mapping,
+                        [],
+                        """
+                        WireMock answers a request this mapping and \(a.file.relativePath) \(a.mapping.path) both \
+                        match with this one (the later of equal priority); the stub format answers with the more \
+                        specific or earlier stub, that one: give this stub a lower priority to keep WireMock's choice
+                        """
+                    )
+                )
+                break
+            }
+        }
+        return notes
+    }
+
+    /// Whether some request may match both stubs: judged on method, path and scenario state only.
+    private static func mayOverlap(_ a: Stub, _ b: Stub) -> Bool {
+        if let ma = a.request.methods, let mb = b.request.methods, Set(ma).isDisjoint(with: mb) { return false }
+        if let sa = a.scenario, let sb = b.scenario, sa.name == sb.name, let wa = sa.when, let wb = sb.when, wa != wb {
+            return false
+        }
+        guard let pa = a.request.path, let pb = b.request.path else { return true }
+        switch (pa.literalPath, pb.literalPath) {
+        case (let la?, let lb?): return la == lb
+        case (let la?, nil): return pb.match(la, segments: PathPattern.split(la)) != nil
+        case (nil, let lb?): return pa.match(lb, segments: PathPattern.split(lb)) != nil
+        case (nil, nil):
+            if let first = pa.leadingLiteral, let other = pb.leadingLiteral { return first == other }
+            return true
+        }
+    }
+
+    /// Where WireMock writes the parts the engine models for it, for the notes about them.
+    private static let places: StubEncoder.Places = {
+        var places = StubEncoder.Places()
+        places.reason = ["response", "statusMessage"]
+        places.delay = ["response", "delayDistribution"]
+        places.fault = ["response", "fault"]
+        places.scenario = ["scenarioName"]
+        return places
+    }()
+
+    private static func note(
+        _ kind: Note.Kind,
+        _ file: WireMockFolderLoader.MappingFile,
+        _ mapping: WireMockMapping,
+        _ place: [DefinitionStep],
+        _ message: String
+    ) -> Note {
+        let position = DefinitionStep.locate(place, in: mapping.node)?.position ?? mapping.node.position
+        return Note(
+            kind: kind,
+            file: file.displayPath,
+            position: position,
+            jsonPath: mapping.path + DefinitionStep.path(place),
+            message: message
+        )
+    }
+
+    /// The body files of `__files/` the stubs name, copied once each under a file name of the
+    /// stub folder's kind.
+    private struct BodyFilePlanner {
+        var names: FileNameAllocator
+        var copied: [String: String] = [:]
+        var files: [StubFolderPlan.File] = []
+
+        init(reserving existing: Set<String>) {
+            names = FileNameAllocator(reserving: existing)
+        }
+
+        mutating func path(for name: String, _ bytes: [UInt8]) -> String {
+            if let done = copied[name] { return done }
+            let (stem, ext) = WireMockImporter.splitExtension(name)
+            let base = FileNameAllocator.slug(stem, fallback: "body")
+            let fileExtension = FileNameAllocator.slug(ext.isEmpty ? "bin" : ext.lowercased(), fallback: "bin")
+            let allocated = "__files/" + names.allocate(base, extension: fileExtension)
+            files.append(StubFolderPlan.File(relativePath: allocated, bytes: bytes))
+            copied[name] = allocated
+            return allocated
+        }
     }
 
     /// `dir/name.ext` as `dir/name` and `ext`: the extension is what follows the last dot of
