@@ -15,14 +15,15 @@ struct NativeTemplateText {
     /// `request` in a response, `originalRequest` in a webhook.
     let requestRoot: String
     let parameters: JSONNode?
-    /// The `{name}`s the written path captures: a native template may name only those.
-    let pathVariables: Set<String>
+    /// The written path's variables: a native template may name the captured ones; a fixed
+    /// one is written as its value.
+    let pathVariables: EncodedPathVariables
     /// Some tag HTML-escapes its output (WireMock does; native templates do not).
     private(set) var escapes = false
     /// Some tag became a native one (the text is a template).
     private(set) var templated = false
 
-    init(requestRoot: String, parameters: JSONNode?, pathVariables: Set<String>) {
+    init(requestRoot: String, parameters: JSONNode?, pathVariables: EncodedPathVariables) {
         self.requestRoot = requestRoot
         self.parameters = parameters
         self.pathVariables = pathVariables
@@ -46,10 +47,17 @@ struct NativeTemplateText {
                     out += literal
                     continue
                 }
+                if path.hasPrefix(requestRoot + ".path."),
+                    let value = pathVariables.fixed[String(path.dropFirst(requestRoot.count + 6))]
+                {
+                    escapes = escapes || escaped && value.contains(where: { "&<>\"'`=".contains($0) })
+                    out += value
+                    continue
+                }
                 guard path.hasPrefix(requestRoot + "."),
                     let native = Self.nativeVariable(
                         "request." + path.dropFirst(requestRoot.count + 1),
-                        pathVariables: pathVariables
+                        pathVariables: pathVariables.captured
                     )
                 else { return nil }
                 escapes = escapes || escaped
@@ -133,7 +141,7 @@ extension WireMockResponseRenderer {
         var text = NativeTemplateText(
             requestRoot: "request",
             parameters: parameters,
-            pathVariables: response.pathParameters
+            pathVariables: response.pathVariables
         )
         let unconvertible = """
             the template uses tags without a native variable (blocks, helpers such as jsonPath); it is written \
@@ -189,11 +197,11 @@ extension WireMockResponseRenderer {
 
 extension WireMockWebhookRenderer {
     /// The webhook with its parts as native templates; nil (a gap) when a tag has no native form.
-    func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook? {
+    func encode(pathVariables: EncodedPathVariables, gaps: inout [EncodingGap]) -> EncodedWebhook? {
         var text = NativeTemplateText(
             requestRoot: "originalRequest",
             parameters: parameters,
-            pathVariables: pathParameters
+            pathVariables: pathVariables
         )
         func unconvertible() -> EncodedWebhook? {
             gaps.append(

@@ -165,7 +165,7 @@ enum WireMockWebhookReader {
         var failed = false
         func template(_ text: String, _ at: String) -> HandlebarsTemplate? {
             guard HandlebarsTemplate.hasTags(text) else { return nil }
-            let position = WireMockConversionPaths.locate(webhook.parameters, at.dropFirst(webhook.path.count))
+            let position = WebhookParameterPaths.locate(webhook.parameters, at.dropFirst(webhook.path.count))
             do {
                 let compiled = try HandlebarsTemplate(text, knownRoots: roots)
                 for warning in compiled.warnings { c.warning(at, position, warning) }
@@ -204,7 +204,7 @@ enum WireMockWebhookReader {
 }
 
 /// Where a relative JSON path (`.headers.X`) points in a node, for a message's line and column.
-enum WireMockConversionPaths {
+enum WebhookParameterPaths {
     static func locate(_ node: JSONNode, _ relative: Substring) -> SourcePosition {
         var current = node
         for key in relative.split(separator: ".") {

@@ -20,6 +20,8 @@ final class WireMockRealFoldersTests: XCTestCase {
         var skipped = 0
         var reasons: [String: Int] = [:]
         var samples = 0
+        /// Samples answered alike by the folder imported with `import wiremock`.
+        var importedAlike = 0
         var failures: [String] = []
     }
 
@@ -78,7 +80,7 @@ final class WireMockRealFoldersTests: XCTestCase {
             """
             WireMock corpus \(corpus): \(tally.roots) roots, \(tally.mappingFiles) mapping files, \
             \(tally.stubs) stubs served, \(tally.skipped) mappings skipped\(why), \
-            \(tally.samples) sampled requests answered as mapped
+            \(tally.samples) sampled requests answered as mapped, \(tally.importedAlike) answered alike imported
             """
         )
     }
@@ -122,8 +124,10 @@ final class WireMockRealFoldersTests: XCTestCase {
             }
         )
         let port = Int(base.split(separator: ":").last ?? "") ?? 0
+        var answers: [(target: String, file: String, response: WireResponse)] = []
         for sample in sampler.samples(limit: 8, skippedFiles: skippedFiles) {
             let response = try send(sample.target, port: port)
+            answers.append((sample.target, sample.file, response))
             tally.samples += 1
             let what = "GET \(sample.target) (\(sample.file))"
             if response.status != sample.status {
@@ -148,7 +152,74 @@ final class WireMockRealFoldersTests: XCTestCase {
             failures.append("exited with \(server.process.terminationStatus): \(server.stderr.suffix(400))")
         }
         failures += try validate(root, skipped: skippedLines)
+        let imported = try compareImported(root, answers)
+        failures += imported.failures
+        tally.importedAlike += imported.compared - imported.failures.count
         return failures
+    }
+
+    /// `import wiremock ROOT --out OUT` through the binary, then OUT served by it: each sample of
+    /// a mapping file the import wrote without a note answers as the folder served directly did
+    /// (status, headers, body): one translation of a mapping, whichever way it is served.
+    private func compareImported(
+        _ root: URL,
+        _ answers: [(target: String, file: String, response: WireResponse)]
+    )
+        throws -> (failures: [String], compared: Int)
+    {
+        guard !answers.isEmpty else { return ([], 0) }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("wm-real-import-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let imported = try runStubServer(["import", "wiremock", root.path, "--out", out.path])
+        guard FileManager.default.fileExists(atPath: out.path) else {
+            let status = String(describing: imported.status)
+            return (["import wiremock wrote nothing (exit \(status)): \(imported.stderr)"], 0)
+        }
+        let noted = Set(
+            (imported.stdout + imported.stderr).split(separator: "\n").compactMap { line -> String? in
+                guard line.contains(": dropped: ") || line.contains(": approximated: "),
+                    let range = line.range(of: root.path + "/")
+                else { return nil }
+                return String(line[range.upperBound...].prefix { $0 != ":" })
+            }
+        )
+        let server = try StubServerProcess(["--dir", out.path, "--port", "0", "--no-watch", "--log", "quiet"])
+        defer {
+            server.signal(SIGTERM)
+            _ = server.exitStatus()
+        }
+        guard let base = server.baseURL() else { return (["the imported folder did not serve: \(server.stderr)"], 0) }
+        let port = Int(base.split(separator: ":").last ?? "") ?? 0
+        var failures: [String] = []
+        var compared = 0
+        for (target, file, direct) in answers where !noted.contains(file) {
+            let answer = try send(target, port: port)
+            compared += 1
+            let what = "imported, GET \(target) (\(file))"
+            if answer.status != direct.status {
+                failures.append("\(what): status \(answer.status), served directly \(direct.status)")
+            }
+            if Self.comparable(answer.headers, direct) != Self.comparable(direct.headers, answer) {
+                failures.append("\(what): headers \(answer.headers), served directly \(direct.headers)")
+            }
+            if answer.body != direct.body {
+                failures.append("\(what): the body (\(answer.body.count) bytes) is not (\(direct.body.count))")
+            }
+        }
+        return (failures, compared)
+    }
+
+    /// The headers both answers must agree on: not the per-request ones, and not a
+    /// `Content-Type` only one of them has (the stub format always names a body's type).
+    static func comparable(_ headers: [(String, String)], _ other: WireResponse) -> [String] {
+        headers.filter { name, _ in
+            let lower = name.lowercased()
+            if ["date", "server", "connection"].contains(lower) { return false }
+            if lower == "content-type" { return other.header("Content-Type") != nil }
+            return true
+        }
+        .map { "\($0.0.lowercased()): \($0.1)" }
+        .sorted()
     }
 
     /// `validate --wiremock ROOT`: 0 without errors, 1 naming the same skipped mappings.

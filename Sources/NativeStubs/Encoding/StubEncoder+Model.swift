@@ -56,9 +56,9 @@ extension StubEncoder {
         var members: [(String, JSONNode)] = [("name", .string(stub.name))]
         if stub.priority != 5 { members.append(("priority", .number(stub.priority))) }
         members.append(("request", request.node))
-        let pathParameters = request.pathParameterNames
+        let pathVariables = request.pathVariables
         let responses = stub.responses.map { response in
-            encodeResponse(response, pathParameters, places, &gaps, bodyFile)
+            encodeResponse(response, pathVariables, places, &gaps, bodyFile)
         }
         if responses.count == 1 {
             members.append(("response", responses[0]))
@@ -87,7 +87,7 @@ extension StubEncoder {
             members.append(("scenario", .object(scenario)))
         }
         let webhooks = stub.webhooks.compactMap { webhook in
-            encodeWebhook(webhook, pathParameters, &gaps)
+            encodeWebhook(webhook, pathVariables, &gaps)
         }
         if !webhooks.isEmpty { members.append(("webhooks", .array(webhooks))) }
         return ModelEncoding(node: .object(members), gaps: gaps, rank: rank(of: request, priority: stub.priority))
@@ -150,7 +150,7 @@ extension StubEncoder {
 
     private static func encodeResponse(
         _ response: StubResponse,
-        _ pathParameters: Set<String>,
+        _ pathVariables: EncodedPathVariables,
         _ places: Places,
         _ gaps: inout [EncodingGap],
         _ bodyFile: ([UInt8]) -> String?
@@ -173,7 +173,7 @@ extension StubEncoder {
             status: prepared.status,
             headers: prepared.headers.fields,
             body: .bytes(prepared.body),
-            pathParameters: pathParameters
+            pathVariables: pathVariables
         )
         response.template?.encode(into: &encoded)
         gaps += encoded.gaps
@@ -269,10 +269,10 @@ extension StubEncoder {
 
     private static func encodeWebhook(
         _ webhook: Webhook,
-        _ pathParameters: Set<String>,
+        _ pathVariables: EncodedPathVariables,
         _ gaps: inout [EncodingGap]
     ) -> JSONNode? {
-        guard let encoded = webhook.renderer.encode(pathParameters: pathParameters, gaps: &gaps) else { return nil }
+        guard let encoded = webhook.renderer.encode(pathVariables: pathVariables, gaps: &gaps) else { return nil }
         var members: [(String, JSONNode)] = [("url", .string(encoded.url)), ("method", .string(encoded.method))]
         if !encoded.headers.isEmpty {
             members.append(("headers", .object(encoded.headers.map { ($0.name, .string($0.value)) })))

@@ -69,6 +69,8 @@ package struct EncodedRequest {
     package var body: JSONNode?
     package private(set) var form: [(name: String, matcher: JSONNode)] = []
     package private(set) var gaps: [EncodingGap] = []
+    /// Path parameters written as the one value their `equalTo` allows.
+    package private(set) var fixedPathValues: [String: String] = [:]
 
     package init() {}
 
@@ -82,6 +84,10 @@ package struct EncodedRequest {
                 segment.hasPrefix("{") && segment.hasSuffix("}") ? String(segment.dropFirst().dropLast()) : nil
             }
         )
+    }
+
+    package var pathVariables: EncodedPathVariables {
+        EncodedPathVariables(captured: pathParameterNames, fixed: fixedPathValues)
     }
 
     /// Adds a header condition; false when the name has one already (a stub file has one per name).
@@ -109,6 +115,7 @@ package struct EncodedRequest {
     package mutating func fixPathParameter(_ name: String, to value: String) -> Bool {
         guard let index = pathSegments?.firstIndex(of: "{\(name)}") else { return false }
         pathSegments?[index] = Self.segment(value)
+        fixedPathValues[name] = value
         return true
     }
 
@@ -169,6 +176,18 @@ package struct EncodedRequest {
     }
 }
 
+/// The `{name}`s of a written path: those it captures (a native template may name them), and
+/// those written as the one value their condition allows (a template gets that value).
+package struct EncodedPathVariables: Sendable {
+    package var captured: Set<String>
+    package var fixed: [String: String]
+
+    package init(captured: Set<String> = [], fixed: [String: String] = [:]) {
+        self.captured = captured
+        self.fixed = fixed
+    }
+}
+
 /// A response's head and body as the stub format writes them; a dialect's `ResponseRenderer`
 /// rewrites them into native templates where it can.
 package struct EncodedResponse {
@@ -186,15 +205,20 @@ package struct EncodedResponse {
     package var body: Body
     /// `"template": true`.
     package var templated = false
-    /// The `{name}`s the written path captures: the only path variables a native template may name.
-    package let pathParameters: Set<String>
+    /// The path variables a native template may name.
+    package let pathVariables: EncodedPathVariables
     package private(set) var gaps: [EncodingGap] = []
 
-    package init(status: Int, headers: [(name: String, value: String)], body: Body, pathParameters: Set<String>) {
+    package init(
+        status: Int,
+        headers: [(name: String, value: String)],
+        body: Body,
+        pathVariables: EncodedPathVariables
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
-        self.pathParameters = pathParameters
+        self.pathVariables = pathVariables
     }
 
     package mutating func gap(_ kind: EncodingGap.Kind, _ place: [DefinitionStep], _ message: String) {

@@ -49,12 +49,12 @@ package struct WebhookCall: Sendable {
 package protocol WebhookRenderer: Sendable {
     func render(_ context: WebhookContext) -> WebhookCall
     /// The webhook as the stub format writes it (`StubEncoder.encodeModel`), or nil with a gap
-    /// saying why it cannot be written. `pathParameters` are the `{name}`s the written path captures.
-    func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook?
+    /// saying why it cannot be written. `pathVariables` are the `{name}`s of the written path.
+    func encode(pathVariables: EncodedPathVariables, gaps: inout [EncodingGap]) -> EncodedWebhook?
 }
 
 extension WebhookRenderer {
-    package func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook? {
+    package func encode(pathVariables: EncodedPathVariables, gaps: inout [EncodingGap]) -> EncodedWebhook? {
         gaps.append(EncodingGap(.dropped, ["webhooks"], "a webhook the stub format cannot say is not written"))
         return nil
     }
@@ -70,7 +70,7 @@ package struct FixedWebhook: WebhookRenderer {
         self.call = call
     }
 
-    package func encode(pathParameters: Set<String>, gaps: inout [EncodingGap]) -> EncodedWebhook? {
+    package func encode(pathVariables: EncodedPathVariables, gaps: inout [EncodingGap]) -> EncodedWebhook? {
         EncodedWebhook(
             method: call.method,
             url: call.url,

@@ -86,7 +86,17 @@ package enum WireMockImporter {
                 note(Note.Kind(rawValue: gap.kind.rawValue) ?? .dropped, file, m, gap.place, gap.message)
             }
             if let node = encoding.node, let rank = encoding.rank {
-                written.append(Written(file: file, mapping: m, stub: stub, rank: rank))
+                let exact = !encoding.gaps.contains { $0.place.first == "request" }
+                written.append(
+                    Written(
+                        file: file,
+                        mapping: m,
+                        stub: stub,
+                        request: node["request"] ?? node,
+                        rank: rank,
+                        exact: exact
+                    )
+                )
                 files[files.count - 1].stubs.append(node)
                 files[files.count - 1].paths.append(m.path)
             }
@@ -116,29 +126,36 @@ package enum WireMockImporter {
         let file: WireMockFolderLoader.MappingFile
         let mapping: WireMockMapping
         let stub: Stub
-        /// Its rank when the written file is loaded.
+        /// The request as written, and its rank when the written file is loaded.
+        let request: JSONNode
         let rank: StubRank
+        /// The request was written with nothing dropped or approximated: what it matches as
+        /// written is what it matched in WireMock.
+        let exact: Bool
     }
 
-    /// Of two mappings of equal priority that one request may match, WireMock answers with the
-    /// more recently added (the later one); the stub format with the more specific stub, then
-    /// the earlier. Where the stub format would choose the earlier one, the later is named:
-    /// the stub format cannot say "the later wins".
+    /// Of two mappings of equal priority, WireMock answers a request both match with the more
+    /// recently added (the later one); the stub format with the more specific stub, then the
+    /// earlier. Where a later mapping matches every request an earlier one does, the earlier
+    /// never answers under WireMock, and the stub format answers those requests with it: the
+    /// earlier one is named. (Two mappings that match some requests in common, each with
+    /// conditions of its own, are not looked for.)
     private static func tieNotes(_ written: [Written]) -> [Note] {
         var notes: [Note] = []
-        for (later, b) in written.enumerated() {
-            for a in written[..<later]
-            where a.stub.priority == b.stub.priority && !(b.rank < a.rank) && mayOverlap(a.stub, b.stub) {
+        for (earlier, a) in written.enumerated() where a.exact {
+            for b in written[(earlier + 1)...]
+            where b.exact && a.stub.priority == b.stub.priority && !(b.rank < a.rank) && covers(b, a) {
                 notes.append(
                     note(
                         .approximated,
-                        b.file,
-                        b.mapping,
+                        a.file,
+                        a.mapping,
                         [],
                         """
-                        WireMock answers a request this mapping and \(a.file.relativePath) \(a.mapping.path) both \
-                        match with this one (the later of equal priority); the stub format answers with the more \
-                        specific or earlier stub, that one: give this stub a lower priority to keep WireMock's choice
+                        WireMock answers every request this mapping matches with \(b.file.relativePath) \
+                        \(b.mapping.path) (the later of equal priority), so it never answers there; the stub \
+                        format answers them with this one, the more specific or earlier: give that stub a lower \
+                        priority to keep WireMock's choice
                         """
                     )
                 )
@@ -148,21 +165,41 @@ package enum WireMockImporter {
         return notes
     }
 
-    /// Whether some request may match both stubs: judged on method, path and scenario state only.
-    private static func mayOverlap(_ a: Stub, _ b: Stub) -> Bool {
-        if let ma = a.request.methods, let mb = b.request.methods, Set(ma).isDisjoint(with: mb) { return false }
-        if let sa = a.scenario, let sb = b.scenario, sa.name == sb.name, let wa = sa.when, let wb = sb.when, wa != wb {
-            return false
+    /// Whether every request `a` matches, `b` matches too: judged on what both stubs check as
+    /// written (method, path, scenario state, the other request keys), of requests written
+    /// exactly.
+    private static func covers(_ b: Written, _ a: Written) -> Bool {
+        let (sa, sb) = (a.stub, b.stub)
+        if let mb = sb.request.methods {
+            guard let ma = sa.request.methods, Set(ma).isSubset(of: mb) else { return false }
         }
-        guard let pa = a.request.path, let pb = b.request.path else { return true }
-        switch (pa.literalPath, pb.literalPath) {
-        case (let la?, let lb?): return la == lb
-        case (let la?, nil): return pb.match(la, segments: PathPattern.split(la)) != nil
-        case (nil, let lb?): return pa.match(lb, segments: PathPattern.split(lb)) != nil
-        case (nil, nil):
-            if let first = pa.leadingLiteral, let other = pb.leadingLiteral { return first == other }
-            return true
+        if let when = sb.scenario?.when {
+            guard sa.scenario?.name == sb.scenario?.name, sa.scenario?.when == when else { return false }
         }
+        if let pb = sb.request.path {
+            guard let pa = sa.request.path else { return false }
+            if let literal = pa.literalPath {
+                guard pb.match(literal, segments: PathPattern.split(literal)) != nil else { return false }
+            } else if pa.source != pb.source || pa.isRegex != pb.isRegex {
+                return false
+            }
+        } else {
+            // A path written from a condition (a `urlPattern` split at its query): the same one.
+            for key in ["path", "pathPattern"] where b.request[key] != nil {
+                guard let other = a.request[key], other.isSame(as: b.request[key]!) else { return false }
+            }
+        }
+        for member in b.request.members ?? [] where !["method", "path", "pathPattern"].contains(member.key) {
+            guard let other = a.request[member.key] else { return false }
+            if ["query", "headers"].contains(member.key) {
+                for condition in member.value.members ?? [] {
+                    guard let same = other[condition.key], same.isSame(as: condition.value) else { return false }
+                }
+            } else if !other.isSame(as: member.value) {
+                return false
+            }
+        }
+        return true
     }
 
     /// Where WireMock writes the parts the engine models for it, for the notes about them.
@@ -221,5 +258,12 @@ package enum WireMockImporter {
         let lastComponent = name.lastIndex(of: "/").map { name.index(after: $0) } ?? name.startIndex
         guard let dot = name[lastComponent...].lastIndex(of: "."), dot > lastComponent else { return (name, "") }
         return (String(name[..<dot]), String(name[name.index(after: dot)...]))
+    }
+}
+
+extension JSONNode {
+    /// The same value, wherever it was written.
+    fileprivate func isSame(as other: JSONNode) -> Bool {
+        JSONSerializer.string(self) == JSONSerializer.string(other)
     }
 }
