@@ -226,14 +226,8 @@ struct JSONTextCheck {
                 }
                 guard value(sub) else { return false }
                 count += 1
-                skipWhitespace()
-                guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { return false }
-                index += 1
+                guard let another = separator(closing: UInt8(ascii: "]")) else { return false }
+                if another { continue }
                 break
             }
         }
@@ -273,14 +267,8 @@ struct JSONTextCheck {
                 present |= entry?.requiredBits ?? 0
                 guard value(entry?.schema ?? rules?.additionalProperties) else { return false }
                 count += 1
-                skipWhitespace()
-                guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { return false }
-                index += 1
+                guard let another = separator(closing: UInt8(ascii: "}")) else { return false }
+                if another { continue }
                 break
             }
         }
@@ -317,6 +305,20 @@ struct JSONTextCheck {
     private mutating func enter() -> Bool {
         depth += 1
         return depth <= limits.maximumDepth
+    }
+
+    /// After an element of an array or object: true when a comma follows (another element
+    /// comes), false when `close` ends the collection, nil for anything else. Both are consumed.
+    private mutating func separator(closing close: UInt8) -> Bool? {
+        skipWhitespace()
+        guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return true
+        }
+        guard bytes[index] == close else { return nil }
+        index += 1
+        return false
     }
 
     private mutating func skipWhitespace() {
