@@ -92,12 +92,39 @@ extension Connection {
 
     /// A hang-up or error on a socket, after what could still move has moved: a pending error
     /// (a reset the reads did not meet, the source having ended) ends the tunnel, as nothing
-    /// more can move that way.
+    /// more can move that way. Without one it is a hang-up: the socket is shut both ways, and
+    /// is no longer watched (`TunnelRelay.clientHungUp`).
     private func endOnSocketError(_ relay: TunnelRelay, _ socket: Int32, _ side: RelaySide) {
         guard case .tunneling = phase else { return }
         let code = ClientSockets.connectionError(socket)
-        guard code != 0 else { return }
-        abortTunnel(relay, reason: Self.failure(of: side, code, writing: false))
+        guard code == 0 else {
+            abortTunnel(relay, reason: Self.failure(of: side, code, writing: false))
+            return
+        }
+        switch side {
+        case .client:
+            guard !relay.clientHungUp else { return }
+            relay.clientHungUp = true
+            if unwatchHungUp(relay, fd, registered: registeredInterest) { registeredInterest = [] }
+        case .upstream:
+            guard !relay.upstreamHungUp else { return }
+            relay.upstreamHungUp = true
+            if unwatchHungUp(relay, relay.upstreamFD, registered: relay.registeredInterest) {
+                relay.registeredInterest = []
+            }
+        }
+    }
+
+    /// True when the selector no longer watches `socket`: its registered interest is then empty,
+    /// as a hung-up side's interest stays, so nothing more is asked of the selector for it.
+    private func unwatchHungUp(_ relay: TunnelRelay, _ socket: Int32, registered: Interest) -> Bool {
+        do {
+            try loop.selector.unwatch(socket, from: registered)
+            return true
+        } catch {
+            endTunnel(relay, reason: "cannot stop watching a side that hung up: \(error)")
+            return false
+        }
     }
 
     /// A failure is passed on as one: both sockets are reset rather than closed, so the side

@@ -25,21 +25,31 @@ final class TunnelRelay {
         self.startedAt = now
     }
 
+    /// A side hung up: its socket is shut both ways (its end came, and ours went to it), and is
+    /// no longer watched (`Selector.unwatch`): a hang-up stays reported whatever the interest,
+    /// and would wake the loop at once, again and again, while that side's last bytes wait for
+    /// the other side to take them. Reading from it never waits any more (bytes, then the end),
+    /// so the other side's room to write is what moves them on.
+    var clientHungUp = false
+    var upstreamHungUp = false
+
     /// What the upstream socket is watched for.
     var upstreamInterest: Interest {
         if connecting { return .write }
+        if upstreamHungUp { return [] }
         var wanted: Interest = []
         if down.wantsSource { wanted.insert(.read) }
-        if up.owes { wanted.insert(.write) }
+        if up.owes || (clientHungUp && up.wantsSource) { wanted.insert(.write) }
         return wanted
     }
 
     /// What the client's socket is watched for: nothing is read from it until the upstream is
     /// connected (what came behind the `CONNECT` already waits in `up`).
     var clientInterest: Interest {
+        if clientHungUp { return [] }
         var wanted: Interest = []
         if !connecting && up.wantsSource { wanted.insert(.read) }
-        if down.owes { wanted.insert(.write) }
+        if down.owes || (upstreamHungUp && down.wantsSource) { wanted.insert(.write) }
         return wanted
     }
 

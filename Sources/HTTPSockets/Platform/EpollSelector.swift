@@ -31,6 +31,10 @@ final class EpollSelector: Selector {
         try control(cstub_epoll_ctl_mod, fd, new)
     }
 
+    func unwatch(_ fd: Int32, from old: Interest) throws(SocketError) {
+        try control(cstub_epoll_ctl_del, fd, [])
+    }
+
     func forgetClosed(_ fd: Int32) {}
 
     func wait(timeoutMilliseconds: Int32, into events: inout [ReadyEvent]) throws(SocketError) {

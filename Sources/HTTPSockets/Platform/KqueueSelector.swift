@@ -32,6 +32,11 @@ final class KqueueSelector: Selector {
         if !changes.isEmpty { try apply(changes) }
     }
 
+    /// Disabled filters report nothing, an end of file included.
+    func unwatch(_ fd: Int32, from old: Interest) throws(SocketError) {
+        try change(fd, from: old, to: [])
+    }
+
     /// Closing the descriptor removed its filters (kqueue(2)), so a reused number starts clean.
     func forgetClosed(_ fd: Int32) {}
 

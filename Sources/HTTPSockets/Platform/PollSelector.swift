@@ -22,6 +22,8 @@ final class PollSelector: Selector {
         descriptors[slot].events = Self.events(new)
     }
 
+    func unwatch(_ fd: Int32, from old: Interest) throws(SocketError) { forgetClosed(fd) }
+
     func forgetClosed(_ fd: Int32) {
         guard let slot = slots.removeValue(forKey: fd) else { return }
         let last = descriptors.count - 1

@@ -48,6 +48,10 @@ package enum SelectorKind: String, Sendable, CaseIterable {
 protocol Selector: AnyObject {
     func add(_ fd: Int32, _ interest: Interest) throws(SocketError)
     func change(_ fd: Int32, from old: Interest, to new: Interest) throws(SocketError)
+    /// Stops watching an open descriptor altogether. epoll and poll report a hang-up or an error
+    /// whatever the interest, so an empty interest does not silence a socket shut both ways:
+    /// this does. Nothing may be asked of the descriptor afterwards but `forgetClosed`.
+    func unwatch(_ fd: Int32, from old: Interest) throws(SocketError)
     /// After the descriptor was closed. Closing it took it out of epoll's and kqueue's sets (a
     /// socket is never duplicated and is close-on-exec), so only the poll selector, which keeps
     /// its own list, has anything to do. The loops used to ask the kernel to remove it after the

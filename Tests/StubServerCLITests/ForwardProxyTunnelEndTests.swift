@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// How tunnels end, through the binary: a side that has hung up altogether while bytes still wait
+/// for the other side, and the reasons an intercepted tunnel's record gives.
+extension ForwardProxyEndToEndTests {
+    /// The upstream sent its end after the client had sent its own: the server's socket to it is
+    /// shut both ways (a hang-up, which epoll reports whatever it is asked to watch) while bytes
+    /// from it still wait in the relay for a client that reads nothing. Watching that socket on
+    /// would wake the loop at once, again and again, until the client reads: the server must stay
+    /// idle, then deliver every byte and the end.
+    func testAnUpstreamThatHungUpWhileItsBytesWaitForTheClientIdlesTheServer() throws {
+        #if os(Linux)
+        let upstream = try LoopbackListener()
+        let server = try proxy()
+        let (client, far) = try tunnel(server, to: upstream, receiveBuffer: 16 * 1024)
+        client.send("x")
+        client.shutdownWrite()
+        let (asked, upstreamSawEnd) = far.readUntilClose()
+        XCTAssertEqual(String(decoding: asked, as: UTF8.self), "x")
+        XCTAssertTrue(upstreamSawEnd, "the server passed the client's end on")
+        let total = 8 << 20
+        let down = BackgroundSend(patternBytes(total, seed: 21), on: far, thenShutDown: true)
+        // The client reads a little at a time until the server has taken everything the
+        // upstream sent and its end (the upstream's socket waits for nothing more): the relay
+        // then still holds far more than the client's small buffer.
+        var received: [UInt8] = []
+        let deadline = WireConnection.now() + 30_000
+        while !Self.finAcknowledged(far.fd) && WireConnection.now() < deadline {
+            received += client.readSome(max: 4096)
+        }
+        XCTAssertTrue(Self.finAcknowledged(far.fd), "the server took the upstream's end")
+        XCTAssertLessThan(received.count, total - (1 << 20), "bytes still wait in the relay")
+        // The observation window, not a wait for readiness: an idle loop spends next to nothing.
+        let pid = server.process.process.processIdentifier
+        let before = try XCTUnwrap(Self.cpuMilliseconds(pid))
+        WireConnection.staysSilentFor(milliseconds: 500)
+        let spent = try XCTUnwrap(Self.cpuMilliseconds(pid)) - before
+        XCTAssertLessThan(spent, 100, "the server spent \(spent) ms of CPU in 500 ms with nothing to do")
+        received += client.readBytes(count: total - received.count)
+        XCTAssertTrue(received == patternBytes(total, seed: 21), "every byte, in order")
+        XCTAssertTrue(client.readUntilClose().closed)
+        XCTAssertTrue(down.wait())
+        let authority = "127.0.0.1:\(upstream.port)"
+        server.process.waitFor("the tunnel's end in the log") { server.process.stdout.contains("\(authority) ended") }
+        XCTAssertTrue(server.process.stdout.contains(", closed by both sides"), server.process.stdout)
+        #else
+        throw XCTSkip("a hang-up reported whatever the interest is epoll's (and poll's)")
+        #endif
+    }
+
+    #if os(Linux)
+    /// The socket's own end was acknowledged by the peer (TCP_INFO's state FIN_WAIT2, TIME_WAIT,
+    /// or CLOSE after LAST_ACK when the peer ended first): the peer's kernel took every byte.
+    static func finAcknowledged(_ fd: Int32) -> Bool {
+        var info = [UInt8](repeating: 0, count: 256)
+        var length = socklen_t(info.count)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        return [5, 6, 7].contains(info[0])
+    }
+
+    /// User and system CPU time of a process, all its threads (/proc/PID/stat, in clock ticks).
+    static func cpuMilliseconds(_ pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // Fields 14 and 15 of the line; the first two (pid, name) are before the ")".
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        let ticks = Int(sysconf(Int32(_SC_CLK_TCK)))
+        return (user + system) * 1000 / max(ticks, 1)
+    }
+    #endif
+}
