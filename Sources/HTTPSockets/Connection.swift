@@ -81,6 +81,10 @@ final class Connection {
     /// The intercepted `CONNECT` this connection carries, told when the connection ends.
     var interceptedTunnel: ConnectionTunnel?
     var interceptStartedAt: Int64 = 0
+    /// Why the connection ends, when not by its client's (or, a blind tunnel's, both sides')
+    /// closing: the first reason given wins (`close(because:)`). A tunnel's record, blind or
+    /// intercepted, carries it.
+    var endReason: String?
     /// When the current request's head began: its first byte other than the empty lines a
     /// client may send before a request (nil between requests). Stray CRLFs do not start the
     /// header clock (a CRLF, a pause, then a request once got 408).
@@ -144,7 +148,10 @@ final class Connection {
         switch Posix.read(fd, into: loop.readBuffer) {
         case .wouldBlock:
             return
-        case .endOfFile, .failed:
+        case .endOfFile:
+            endOfInput()
+        case .failed(let code):
+            noteEnd(Self.failure(of: .client, code, writing: false))
             endOfInput()
         case .bytes(let n):
             let bytes = UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<n])
@@ -268,7 +275,7 @@ final class Connection {
             if output.bytesWritten > before { lastWriteProgress = loop.now }
             switch result {
             case .failed:
-                close()
+                close(because: "writing to the client failed")
                 return
             case .blocked:
                 streamDrained()

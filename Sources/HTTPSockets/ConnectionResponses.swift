@@ -43,6 +43,7 @@ extension Connection {
 
     func reject(_ error: HTTPParseError) {
         loop.configuration.onRejection?(peer, error)
+        noteEnd("\(error.status) \(HTTPStatus.reason(error.status)): \(error.reason)")
         let response = OutgoingResponse.text(error.status, "\(HTTPStatus.reason(error.status)): \(error.reason)\n")
         enqueue(head: response.prepared, Exchange(isHead: false, keepAlive: false, version: .http1_1))
         enqueue(body: response.prepared.body)

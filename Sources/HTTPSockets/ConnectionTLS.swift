@@ -67,7 +67,7 @@ extension Connection {
                 transport = .finished
                 pending = []
                 output.removeAll()
-                close()
+                close(because: "the client did not start TLS")
                 return
             }
             transport = .handshaking(session)
@@ -79,7 +79,7 @@ extension Connection {
 
     private func feed(_ bytes: UnsafeRawBufferPointer, _ session: TLSSession) {
         guard session.feed(bytes) else {
-            endSession()
+            endSession(because: "the client's TLS records could not be taken")
             return
         }
         if case .handshaking = transport {
@@ -92,10 +92,14 @@ extension Connection {
                 output.appendCiphertext(from: session)
                 flush()
                 return
-            case .closed, .failed:
+            case .closed:
+                output.appendCiphertext(from: session)
+                endSession(because: "the client ended the TLS handshake")
+                return
+            case .failed(let why):
                 // Whatever alert the library wrote (a refused protocol version, say) goes out first.
                 output.appendCiphertext(from: session)
-                endSession()
+                endSession(because: "the TLS handshake failed: \(why)")
                 return
             }
         }
@@ -118,9 +122,9 @@ extension Connection {
                 // close_notify: as a TCP end of input is for a plain connection.
                 endOfInput()
                 break reading
-            case .failed:
+            case .failed(let why):
                 output.appendCiphertext(from: session)
-                endSession()
+                endSession(because: "TLS failed: \(why)")
                 return
             }
         }
@@ -130,7 +134,8 @@ extension Connection {
     }
 
     /// A session that failed: what it still has to say is written, then the connection closes.
-    private func endSession() {
+    private func endSession(because reason: String) {
+        noteEnd(reason)
         transport = .finished
         pending = []
         // Plaintext queued for the session can no longer go out; an alert already sealed can.

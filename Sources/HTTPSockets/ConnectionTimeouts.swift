@@ -7,12 +7,14 @@ extension Connection {
         let now = loop.now
         let configuration = loop.configuration
         if handshakeTimedOut(now: now) {
-            close()
+            let limit = Self.span(configuration.headerTimeoutMilliseconds)
+            close(because: "no TLS handshake within \(limit) (the header timeout)")
             return
         }
         if !output.isEmpty, now - lastWriteProgress >= configuration.writeTimeoutMilliseconds {
             // A client that reads nothing of its response cannot hold the slot forever.
-            close()
+            let limit = Self.span(configuration.writeTimeoutMilliseconds)
+            close(because: "the client took nothing for \(limit) (the write timeout)")
             return
         }
         switch phase {
@@ -34,7 +36,7 @@ extension Connection {
                     flush()
                 }
             } else if now - lastActivity >= configuration.idleTimeoutMilliseconds {
-                close()
+                close(because: idleTimeoutReason)
             }
         default:
             // Awaiting an answer, streaming (long-lived streams are exempt from the idle
@@ -55,6 +57,7 @@ extension Connection {
     /// answers are abandoned; the rest close after their current response (or at the end of the
     /// grace period).
     func beginShutdown() {
+        noteEnd("the server stopped")
         switch phase {
         case .tunneling(let relay):
             endTunnel(relay, reason: "the server stopped")
@@ -77,6 +80,28 @@ extension Connection {
         default:
             return
         }
+    }
+
+    /// Closes the descriptor once, saying why (`endReason`, unless one was given already).
+    func close(because reason: String) {
+        noteEnd(reason)
+        close()
+    }
+
+    /// Why the connection will end, unless a reason was given already; it ends later (after what
+    /// is queued for the client has gone, say).
+    func noteEnd(_ reason: String) {
+        if endReason == nil { endReason = reason }
+    }
+
+    /// The idle timeout's reason, for a tunnel and any connection.
+    var idleTimeoutReason: String {
+        "idle for \(Self.span(loop.configuration.idleTimeoutMilliseconds)) (the idle timeout)"
+    }
+
+    /// A timeout's length as its flag gives it: whole seconds, else milliseconds.
+    static func span(_ milliseconds: Int64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     /// Closes the descriptor once; an answer still awaited or streamed is cancelled, so its

@@ -201,14 +201,14 @@ extension Connection {
     /// why, unless both sides closed (`reason` nil).
     func endTunnel(_ relay: TunnelRelay, reason: String?) {
         guard case .tunneling = phase else { return }
-        if relay.endError == nil { relay.endError = reason }
+        if let reason { noteEnd(reason) }
         close()
     }
 
     /// From `close`: the upstream socket goes with the client's.
     func closeTunnel(_ relay: TunnelRelay) {
         let milliseconds = loop.now - relay.startedAt
-        let error = relay.connecting ? relay.endError ?? "the tunnel never opened" : relay.endError
+        let error = relay.connecting ? endReason ?? "the tunnel never opened" : endReason
         relay.tunnel.update {
             $0.state = relay.connecting ? .failed : .closed
             $0.bytesFromClient = relay.up.bytes
@@ -220,12 +220,15 @@ extension Connection {
         relay.releasePipes()
     }
 
-    /// From `close`: an intercepted tunnel ends with its connection.
+    /// From `close`: an intercepted tunnel ends with its connection, and says why as a blind one
+    /// does (`endReason`: nil when the client closed it, or a response closed it).
     func closeInterceptedTunnel(_ tunnel: ConnectionTunnel) {
         let milliseconds = loop.now - interceptStartedAt
+        let error = endReason
         tunnel.update {
             $0.state = .closed
             $0.milliseconds = milliseconds
+            if let error, $0.error == nil { $0.error = error }
         }
     }
 
@@ -249,9 +252,7 @@ extension Connection {
                 tunnelFailed(relay, "no connection to \(relay.tunnel.authority) within the header timeout")
             }
         } else if now - lastActivity >= loop.configuration.idleTimeoutMilliseconds {
-            let limit = loop.configuration.idleTimeoutMilliseconds
-            let span = limit % 1000 == 0 ? "\(limit / 1000) s" : "\(limit) ms"
-            endTunnel(relay, reason: "idle for \(span) (the idle timeout)")
+            endTunnel(relay, reason: idleTimeoutReason)
         }
     }
 }

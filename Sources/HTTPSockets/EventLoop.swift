@@ -225,7 +225,7 @@ final class EventLoop: @unchecked Sendable {
             case .evictOne:
                 // The accepting loop is full and has no idle connection: make room here.
                 if let victim = longestIdleConnection() {
-                    victim.close()
+                    victim.close(because: Self.evictedForAClient)
                     remove(victim)
                 }
             case .deliver(let id, let fd, let response):
@@ -316,7 +316,7 @@ final class EventLoop: @unchecked Sendable {
             case .accepted(let fd, let peer):
                 if let victim {
                     // Accepted first, so only a client that is really there costs a connection.
-                    victim.close()
+                    victim.close(because: Self.evictedForAClient)
                     remove(victim)
                     shared.slots.forceReserve()
                     adopt(fd: fd, peer: peer)
@@ -346,7 +346,7 @@ final class EventLoop: @unchecked Sendable {
                     let idle = victim ?? longestIdleConnection()
                 {
                     evictionsForDescriptors += 1
-                    idle.close()
+                    idle.close(because: "idle, closed for a new client: the server ran out of descriptors")
                     remove(idle)
                     adoptHere = true
                     continue
@@ -367,6 +367,8 @@ final class EventLoop: @unchecked Sendable {
     /// Idle connections closed for descriptors in one round of accepting: each frees one for the
     /// next accept, so more than a few means something else takes them; then wait instead.
     private static let evictionsPerAcceptForDescriptors = 16
+    /// Why an idle connection (an intercepted tunnel between requests, say) was closed for another.
+    private static let evictedForAClient = "idle, closed for a new client at the connection limit"
 
     private func adopt(fd: Int32, peer: String) {
         guard !isStopping else {

@@ -14,8 +14,6 @@ final class TunnelRelay {
     /// `200` head first).
     var up = RelayLeg()
     var down = RelayLeg()
-    /// Why it ended, when it did not end by both sides closing.
-    var endError: String?
     /// The `CONNECT` exchange: how a `502` goes out when the upstream cannot be reached.
     let exchange: Connection.Exchange
 

@@ -89,7 +89,8 @@ enum AdminJSON {
     /// A `CONNECT` tunnel: `mode` (`intercept`: TLS ended here, its requests are entries of
     /// their own; `relay`: a blind tunnel), `state` (`connecting`, `open`, `failed`, `closed`),
     /// the bytes each way (a relay's), `durationMs` once it ended, `error` when it failed or ended
-    /// other than by both sides closing (a reset, the idle timeout).
+    /// other than by both sides (an intercepted tunnel: its client) closing (a reset, the idle
+    /// timeout).
     static func tunnel(_ tunnel: ConnectionTunnel) -> JSONNode {
         let progress = tunnel.progress
         var fields: [(String, JSONNode)] = [

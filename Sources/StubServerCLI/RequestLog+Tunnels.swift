@@ -45,7 +45,8 @@ extension RequestLog {
                 line += "\(Self.bytes(progress.bytesFromClient)) up, \(Self.bytes(progress.bytesToClient)) down, "
             }
             line += "open \(Self.duration(progress.milliseconds ?? 0))"
-            // An intercepted tunnel ends with its connection, for whatever reason: no claim.
+            // An intercepted tunnel without a reason was closed by its client, or by a response
+            // that closed its connection: no claim of who.
             if let error = progress.error {
                 line += ": " + console.paint(error, "33")
             } else if !intercepted {

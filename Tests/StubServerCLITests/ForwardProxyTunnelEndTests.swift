@@ -77,3 +77,59 @@ extension ForwardProxyEndToEndTests {
     }
     #endif
 }
+
+extension ForwardProxyEndToEndTests {
+    /// An intercepted tunnel ends with its connection; its record says why as a blind tunnel's
+    /// does: a client that spoke no TLS, one that never began the handshake and one quiet after
+    /// a request (both idle). The journal's `error` and the log's end line both.
+    func testAnInterceptedTunnelsRecordSaysWhyItEnded() throws {
+        let server = try proxy(["--intercept", "api.example.com", "--idle-timeout", "1"])
+        let connect = "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n"
+        let plain = try WireConnection(port: server.port)
+        plain.send(connect)
+        XCTAssertTrue(String(decoding: plain.readUntil(suffix: "\r\n\r\n"), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        plain.send("GET /v1/me HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
+        XCTAssertTrue(plain.readUntilClose().closed)
+        let silent = try WireConnection(port: server.port)
+        silent.send(connect)
+        XCTAssertTrue(String(decoding: silent.readUntil(suffix: "\r\n\r\n"), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        XCTAssertTrue(silent.waitForClose(timeoutMilliseconds: 10_000))
+        // A TLS client that asks once, keeps the connection and says nothing more.
+        let script = """
+            import socket, ssl, sys
+            s = socket.create_connection(("127.0.0.1", \(server.port)))
+            s.sendall(b"\(connect.replacingOccurrences(of: "\r\n", with: "\\r\\n"))")
+            head = b""
+            while not head.endswith(b"\\r\\n\\r\\n"):
+                head += s.recv(1)
+            t = ssl.create_default_context(cafile=sys.argv[1]).wrap_socket(s, server_hostname="api.example.com")
+            t.sendall(b"GET /v1/me HTTP/1.1\\r\\nHost: api.example.com\\r\\n\\r\\n")
+            answer = b""
+            while not answer.endswith(b"me"):
+                answer += t.recv(4096)
+            try:
+                while t.recv(4096):
+                    pass
+            except (ssl.SSLError, OSError):
+                pass
+            print("closed")
+            """
+        let idle = TLSTools.run("python3", ["-c", script, server.ca])
+        XCTAssertEqual(idle.stdout, "closed\n", idle.all)
+        server.process.waitFor("the three tunnels' ends in the log") {
+            server.process.stdout.components(separatedBy: " ended INTERCEPT open ").count == 4
+        }
+        let errors = try journal(server).compactMap { $0["tunnel"] as? [String: Any] }.map { $0["error"] as? String }
+        XCTAssertEqual(
+            errors,
+            [
+                "the client did not start TLS", "idle for 1 s (the idle timeout)",
+                "idle for 1 s (the idle timeout)",
+            ]
+        )
+        let log = server.process.stdout
+        for error in errors.compactMap({ $0 }) {
+            XCTAssertTrue(log.contains(": \(error)"), "the log's end line says \(error):\n\(log)")
+        }
+    }
+}
