@@ -5,8 +5,9 @@ import JSON
 ///
 /// - A value the schema offers wins: `const`, then `example` (3.0) or the first of `examples`
 ///   (3.1), then `default`, then the first of `enum`, each only when it validates.
-/// - `allOf` is merged (every part applies), `oneOf`/`anyOf` take the first choice whose sample
-///   validates against the whole schema, `type` arrays and `nullable` take the first non-null type.
+/// - `allOf` is merged (every part applies), `oneOf`/`anyOf` take one branch, the first whose
+///   sample validates against the whole schema, never a merge of branches; a `discriminator`
+///   beside them names the branch taken. `type` arrays and `nullable` take the first non-null type.
 /// - Objects get every property, optional ones too, so screens show every field; `writeOnly`
 ///   ones are left out (they are request-only). Arrays get one item, or `minItems`.
 /// - Strings follow `format` (date-time, date, uuid, email, uri, ...), `minLength`/`maxLength`
@@ -29,6 +30,7 @@ package final class SchemaSampler {
     /// Hard bounds on one sample, whatever the schema requires.
     package static let valueLimit = 100_000
     package static let stringBytesLimit = 1 << 20
+    /// Branches of a choice always tried; more only while the value budget lasts.
     static let choicesTried = 4
     var remaining = SchemaSampler.valueBudget
     /// Values made and string bytes spent in the current sample, against the hard bounds.
@@ -78,13 +80,20 @@ package final class SchemaSampler {
     ) -> JSONNode? {
         var conjunction = Conjunction(references: references)
         for schema in schemas { expand(schema, into: &conjunction) }
+        return sample(conjunction, depth: depth, chosen: chosen)
+    }
+
+    /// A value for schemas already expanded. A choice adds its branch to the expanded parts
+    /// rather than expanding them again: a part that is a `$ref` with siblings (2020-12) would
+    /// otherwise meet its own target as a cycle.
+    func sample(_ conjunction: Conjunction, depth: Int, chosen: Set<NodeLocation>) -> JSONNode? {
         guard !conjunction.unsatisfiable else { return nil }
         remaining -= 1
         valuesMade += 1
         let parts = conjunction.parts
         if let offered = offeredValue(parts) { return offered }
-        if let choice = firstChoice(parts, chosen) {
-            return sampleChoice(choice, parts, depth: depth, references: conjunction.references, chosen: chosen)
+        if let (owner, choice) = firstChoice(parts, chosen) {
+            return sampleChoice(choice, of: owner, conjunction, depth: depth, chosen: chosen)
         }
         return sampleByType(parts, depth: depth, references: conjunction.references, chosen: chosen)
     }
@@ -123,39 +132,68 @@ package final class SchemaSampler {
         return candidates.first { candidate in parts.allSatisfy { validator.isValid(candidate, against: $0) } }
     }
 
-    /// The first `oneOf` or `anyOf` not chosen from yet.
-    func firstChoice(_ parts: [LocatedNode], _ chosen: Set<NodeLocation>) -> LocatedNode? {
+    /// The first `oneOf` or `anyOf` not chosen from yet, with the schema that holds it.
+    func firstChoice(_ parts: [LocatedNode], _ chosen: Set<NodeLocation>) -> (LocatedNode, LocatedNode)? {
         for part in parts {
             for keyword in ["oneOf", "anyOf"] {
                 if let choice = part[keyword], choice.elements?.isEmpty == false, !chosen.contains(choice.location) {
-                    return choice
+                    return (part, choice)
                 }
             }
         }
         return nil
     }
 
-    /// Samples each choice in turn with the rest of the schema and keeps the first that
-    /// validates against all of it (a `oneOf` whose first choice also matches the second is
-    /// skipped); failing that, the first choice's sample.
+    /// Samples each branch in turn together with the rest of the schema and keeps the first
+    /// that validates against all of it: a branch that admits nothing is passed over, and a
+    /// `oneOf` whose first branch also matches the second is skipped. With a `discriminator`
+    /// beside the choice, its property names the branch taken (OpenAPI's mapping key, or the
+    /// referenced schema's name). Failing all, the first branch's sample, noted as invalid.
     func sampleChoice(
         _ choice: LocatedNode,
-        _ parts: [LocatedNode],
+        of owner: LocatedNode,
+        _ conjunction: Conjunction,
         depth: Int,
-        references: Set<NodeLocation>,
         chosen: Set<NodeLocation>
     ) -> JSONNode? {
         var first: JSONNode?
         var chosen = chosen
         chosen.insert(choice.location)
-        for branch in (choice.elements ?? []).prefix(Self.choicesTried) {
-            guard let candidate = sample(parts + [branch], depth: depth, references: references, chosen: chosen) else {
-                continue
+        let discriminator = Discriminator(owner)
+        for (index, branch) in (choice.elements ?? []).enumerated() {
+            // Past the first few branches, only while the sample's budget lasts: nested choices
+            // would otherwise multiply the work.
+            if index >= Self.choicesTried && remaining <= 0 { break }
+            var extended = conjunction
+            expand(branch, into: &extended)
+            guard let candidate = sample(extended, depth: depth, chosen: chosen) else { continue }
+            if let discriminator, let value = discriminator.value(selecting: branch) {
+                let named = Self.setting(discriminator.propertyName, to: .string(value), in: candidate)
+                if isValid(named, conjunction.parts) { return named }
             }
-            if parts.allSatisfy({ validator.isValid(candidate, against: $0) }) { return candidate }
+            if isValid(candidate, conjunction.parts) { return candidate }
             if first == nil { first = candidate }
         }
+        if first != nil {
+            note(choice, "no branch of this choice gave a sample that validates against the whole schema")
+        }
         return first
+    }
+
+    private func isValid(_ candidate: JSONNode, _ parts: [LocatedNode]) -> Bool {
+        parts.allSatisfy { validator.isValid(candidate, against: $0) }
+    }
+
+    /// An object with `key` set to `value` (replaced where it was, else added first).
+    static func setting(_ key: String, to value: JSONNode, in object: JSONNode) -> JSONNode {
+        guard var members = object.members else { return object }
+        let member = JSONNode.Member(key: key, keyPosition: object.position, value: value)
+        if let index = members.firstIndex(where: { $0.key == key }) {
+            members[index] = member
+        } else {
+            members.insert(member, at: 0)
+        }
+        return JSONNode(.object(members), at: object.position)
     }
 
     /// The type the value will have: one every part allows, the first named, null last.
@@ -213,13 +251,18 @@ package final class SchemaSampler {
 
     /// Says, once per schema, that its sample was cut short of what it requires.
     func noteCut(_ schema: LocatedNode?, _ why: String) {
+        note(schema, "the sample was cut: \(why)")
+    }
+
+    /// Says, once per schema, that the sample made for it does not satisfy it, and why.
+    func note(_ schema: LocatedNode?, _ why: String) {
         guard let schema, notedCuts.insert(schema.location).inserted else { return }
         notes.append(
             DocumentProblem(
                 .note,
                 file: documents.displayName(of: schema.location),
                 position: schema.node.position,
-                message: "the sample was cut: \(why); the example does not satisfy this schema"
+                message: "\(why); the example does not satisfy this schema"
             )
         )
     }

@@ -113,6 +113,84 @@ final class SchemaSamplerTests: XCTestCase {
         )
     }
 
+    func testAChoiceBehindAReferenceIsSampledFromOneBranch() {
+        // 2020-12 keeps a `$ref`'s siblings: the referring schema is a part of its own value,
+        // and taking a branch must not meet its target again as a cycle (it gave `{}`).
+        let enumeration = ##"""
+            {"type": "object", "required": ["kind"], "properties": {"kind": {"$ref": "#/$defs/Kind"}, \##
+            "locale": {"$ref": "#/$defs/Locale", "description": "with a sibling"}},
+             "$defs": {"Kind": {"type": "integer", "oneOf": [{"title": "A", "const": 0}, {"const": 1}]},
+                       "Locale": {"type": "string", "oneOf": [{"const": "en-GB"}, {"const": "fr"}]}}}
+            """##
+        XCTAssertEqual(sample(enumeration), #"{"kind":0,"locale":"en-GB"}"#)
+    }
+
+    func testAChoiceTakesTheFirstBranchValidOnItsOwnAndNeverAMerge() {
+        // Branches that admit nothing are passed over.
+        XCTAssertEqual(
+            sample(#"{"oneOf": [false, {"type": "string", "minLength": 3, "maxLength": 2}, {"type": "boolean"}]}"#),
+            "true"
+        )
+        // Four branches that also match the catch-all fifth: only the fifth's own sample is one
+        // of exactly one (it was the first branch's, valid against two).
+        let catchAll = ##"""
+            {"type": "object", "oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}, {"$ref": "#/$defs/C"}, \##
+            {"$ref": "#/$defs/D"}, {"type": "object"}],
+             "$defs": {"A": {"required": ["a"], "properties": {"a": {"type": "string"}}},
+                       "B": {"required": ["b"], "properties": {"b": {"type": "string"}}},
+                       "C": {"required": ["c"], "properties": {"c": {"type": "string"}}},
+                       "D": {"required": ["d"], "properties": {"d": {"type": "string"}}}}}
+            """##
+        XCTAssertEqual(sample(catchAll), "{}")
+        // anyOf: the first branch alone, not the properties of both.
+        XCTAssertEqual(
+            sample(
+                #"""
+                {"anyOf": [{"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}, \#
+                "additionalProperties": false}, {"type": "object", "properties": {"b": {"type": "integer"}}}]}
+                """#
+            ),
+            #"{"a":"string"}"#
+        )
+    }
+
+    func testAnAllOfInsideABranchIsMergedAndTheDiscriminatorNamesTheBranch() {
+        func pets(discriminator: String) -> String {
+            ##"""
+            {"$ref": "#/$defs/Pet", "$defs": {
+              "Pet": {"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}], "discriminator": \##(discriminator)},
+              "Base": {"type": "object", "required": ["petType", "name"],
+                       "properties": {"petType": {"type": "string"}, "name": {"type": "string"}}},
+              "Cat": {"allOf": [{"$ref": "#/$defs/Base"}, {"allOf": [{"required": ["lives"],
+                      "properties": {"lives": {"type": "integer", "minimum": 1}}}]}]},
+              "Dog": {"allOf": [{"$ref": "#/$defs/Base"}, {"required": ["bark"],
+                      "properties": {"bark": {"type": "boolean"}}}]}}}
+            """##
+        }
+        let mapped = ##"{"propertyName": "petType", "mapping": {"dog": "#/$defs/Dog", "cat": "#/$defs/Cat"}}"##
+        XCTAssertEqual(sample(pets(discriminator: mapped)), #"{"petType":"cat","name":"string","lives":1}"#)
+        XCTAssertEqual(
+            sample(pets(discriminator: mapped), .openAPI30),
+            #"{"petType":"cat","name":"string","lives":1}"#,
+            "OpenAPI 3.0 too"
+        )
+        // A mapping may name the schema rather than refer to it.
+        let byName = #"{"propertyName": "petType", "mapping": {"feline": "Cat"}}"#
+        XCTAssertEqual(sample(pets(discriminator: byName)), #"{"petType":"feline","name":"string","lives":1}"#)
+        // Without a mapping the value is the referenced schema's name.
+        let unmapped = #"{"propertyName": "petType"}"#
+        XCTAssertEqual(sample(pets(discriminator: unmapped)), #"{"petType":"Cat","name":"string","lives":1}"#)
+    }
+
+    func testAChoiceNoBranchOfWhichFitsIsNoted() {
+        let schema = #"{"type": "integer", "oneOf": [{"type": "number"}, {"minimum": -5}]}"#
+        let documents = DocumentSet(root: json(schema), displayName: "spec.json", path: nil)
+        let sampler = SchemaSampler(documents: documents, dialect: .jsonSchema2020)
+        XCTAssertEqual(JSONSerializer.string(sampler.sample(documents.root)), "0")
+        XCTAssertEqual(sampler.notes.count, 1)
+        XCTAssertTrue(sampler.notes.first?.message.contains("no branch of this choice") == true)
+    }
+
     func testNullableAndTypeArraysTakeTheFirstNonNullType() {
         XCTAssertEqual(sample(#"{"type": "string", "nullable": true}"#, .openAPI30), #""string""#)
         XCTAssertEqual(sample(#"{"type": ["null", "integer"]}"#), "0")
