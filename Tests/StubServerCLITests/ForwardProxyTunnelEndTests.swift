@@ -15,26 +15,38 @@ extension ForwardProxyEndToEndTests {
     /// would wake the loop at once, again and again, until the client reads: the server must stay
     /// idle, then deliver every byte and the end.
     func testAnUpstreamThatHungUpWhileItsBytesWaitForTheClientIdlesTheServer() throws {
+        try hangUpWhileBytesWait(fromUpstream: true)
+    }
+
+    /// The same with the sides swapped: the client hangs up, the upstream reads nothing.
+    func testAClientThatHungUpWhileItsBytesWaitForTheUpstreamIdlesTheServer() throws {
+        try hangUpWhileBytesWait(fromUpstream: false)
+    }
+
+    private func hangUpWhileBytesWait(fromUpstream: Bool) throws {
         #if os(Linux)
         let upstream = try LoopbackListener()
         let server = try proxy()
         let (client, far) = try tunnel(server, to: upstream, receiveBuffer: 16 * 1024)
-        client.send("x")
-        client.shutdownWrite()
-        let (asked, upstreamSawEnd) = far.readUntilClose()
+        var small: Int32 = 16 * 1024
+        setsockopt(far.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let (sender, reader) = fromUpstream ? (far, client) : (client, far)
+        reader.send("x")
+        reader.shutdownWrite()
+        let (asked, senderSawEnd) = sender.readUntilClose()
         XCTAssertEqual(String(decoding: asked, as: UTF8.self), "x")
-        XCTAssertTrue(upstreamSawEnd, "the server passed the client's end on")
+        XCTAssertTrue(senderSawEnd, "the server passed the reader's end on")
         let total = 8 << 20
-        let down = BackgroundSend(patternBytes(total, seed: 21), on: far, thenShutDown: true)
-        // The client reads a little at a time until the server has taken everything the
-        // upstream sent and its end (the upstream's socket waits for nothing more): the relay
-        // then still holds far more than the client's small buffer.
+        let sending = BackgroundSend(patternBytes(total, seed: 21), on: sender, thenShutDown: true)
+        // The reader takes a little at a time until the server has taken everything the sender
+        // sent and its end (the sender's socket waits for nothing more): the relay then still
+        // holds far more than the reader's small buffer.
         var received: [UInt8] = []
         let deadline = WireConnection.now() + 30_000
-        while !Self.finAcknowledged(far.fd) && WireConnection.now() < deadline {
-            received += client.readSome(max: 4096)
+        while !Self.finAcknowledged(sender.fd) && WireConnection.now() < deadline {
+            received += reader.readSome(max: 4096)
         }
-        XCTAssertTrue(Self.finAcknowledged(far.fd), "the server took the upstream's end")
+        XCTAssertTrue(Self.finAcknowledged(sender.fd), "the server took the sender's end")
         XCTAssertLessThan(received.count, total - (1 << 20), "bytes still wait in the relay")
         // The observation window, not a wait for readiness: an idle loop spends next to nothing.
         let pid = server.process.process.processIdentifier
@@ -42,10 +54,10 @@ extension ForwardProxyEndToEndTests {
         WireConnection.staysSilentFor(milliseconds: 500)
         let spent = try XCTUnwrap(Self.cpuMilliseconds(pid)) - before
         XCTAssertLessThan(spent, 100, "the server spent \(spent) ms of CPU in 500 ms with nothing to do")
-        received += client.readBytes(count: total - received.count)
+        received += reader.readBytes(count: total - received.count)
         XCTAssertTrue(received == patternBytes(total, seed: 21), "every byte, in order")
-        XCTAssertTrue(client.readUntilClose().closed)
-        XCTAssertTrue(down.wait())
+        XCTAssertTrue(reader.readUntilClose().closed)
+        XCTAssertTrue(sending.wait())
         let authority = "127.0.0.1:\(upstream.port)"
         server.process.waitFor("the tunnel's end in the log") { server.process.stdout.contains("\(authority) ended") }
         XCTAssertTrue(server.process.stdout.contains(", closed by both sides"), server.process.stdout)
