@@ -45,7 +45,7 @@ final class RecordingWalkTests: XCTestCase {
                 head += "Cookie: " + cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ") + "\r\n"
             }
             let sent = json ?? ""
-            if let json { head += "Content-Type: application/json\r\n" }
+            if json != nil { head += "Content-Type: application/json\r\n" }
             if method == "POST" { head += "Content-Length: \(sent.utf8.count)\r\n" }
             connection.send(head + "\r\n" + sent)
             let response = try connection.readResponse(timeoutMilliseconds: 15_000)
