@@ -87,7 +87,7 @@ enum HandlebarsTextHelpers {
                 while encoded.count % 4 != 0 { encoded += "=" }
                 return Data(base64Encoded: encoded).map { String(decoding: $0, as: UTF8.self) } ?? ""
             }
-            let encoded = Data(text.utf8).base64EncodedString()
+            let encoded = Base64.encode(Array(text.utf8))
             return hash("padding")?.isTruthy == false ? String(encoded.prefix { $0 != "=" }) : encoded
         case .urlEncode:
             return hash("decode")?.isTruthy == true ? PercentDecoding.decodeForm(text) : formEncode(text)

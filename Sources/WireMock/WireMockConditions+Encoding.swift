@@ -54,7 +54,7 @@ extension WireMockCondition {
         case .body(let pattern, let index):
             encodeBody(pattern, ["request", "bodyPatterns", .index(index)], into: &request)
         case .basicAuth(let username, let password):
-            let credentials = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+            let credentials = "Basic " + Base64.encode(Array("\(username):\(password)".utf8))
             if request.addHeader("Authorization", .string(credentials)) { return }
             request.gap(
                 .dropped,

@@ -7,6 +7,7 @@ import HTTP1
 import Handlebars
 import JSON
 import StubEngine
+import SystemSupport
 
 /// WireMock's response templating: the request model templates see (`request.url`,
 /// `request.path`, `request.pathSegments.[n]`, `request.query.x`, `request.headers.x`,
@@ -135,7 +136,7 @@ struct WireMockRequestModel: HandlebarsObject, @unchecked Sendable {
         case "cookies": return .object(NamedValuesModel(lookup: { facts.cookies($0) }, text: ""))
         case "method": return .string(request.method)
         case "body": return .string(facts.bodyText)
-        case "bodyAsBase64": return .string(Data(request.body).base64EncodedString())
+        case "bodyAsBase64": return .string(Base64.encode(request.body))
         case "baseUrl":
             guard let authority = request.authority, !authority.isEmpty else { return .string(fallbackBaseURL) }
             return .string("http://" + authority)

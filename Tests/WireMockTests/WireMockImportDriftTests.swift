@@ -194,4 +194,27 @@ final class WireMockImportDriftTests: XCTestCase {
         XCTAssertTrue(served.notes[0].hasPrefix("mappings/a.json:1:1: approximated: $: "), served.notes[0])
         XCTAssertTrue(served.notes[0].contains("with mappings/b.json $ (the later"), served.notes[0])
     }
+
+    /// Bodies that are not text are written as `bodyBase64`, padded (RFC 4648), in responses
+    /// and in webhooks; the imported stubs serve the same bytes.
+    func testBinaryBodiesAreWrittenAsPaddedBase64() throws {
+        let served = try serve([
+            "one.json": #"{"request": {"urlPath": "/1"}, "response": {"base64Body": "/w=="}}"#,
+            "two.json": #"{"request": {"urlPath": "/2"}, "response": {"base64Body": "//4="}}"#,
+            "three.json": #"{"request": {"urlPath": "/3"}, "response": {"base64Body": "//79"}}"#,
+            "hook.json": #"""
+            {"request": {"urlPath": "/h"}, "response": {"status": 204}, "serveEventListeners": [{"name": "webhook", \#
+            "parameters": {"method": "POST", "url": "http://127.0.0.1:9/h", "base64Body": "AAEC/w=="}}]}
+            """#,
+        ])
+        let expected = ["one.json": "/w==", "two.json": "//4=", "three.json": "//79", "hook.json": "AAEC/w=="]
+        for (name, base64) in expected {
+            let written = try served.file(name)
+            XCTAssertTrue(written.contains(#""bodyBase64": "\#(base64)""#), written)
+        }
+        for target in ["/1", "/2", "/3"] {
+            let (direct, imported) = try served.ask(target)
+            XCTAssertEqual(imported, direct, target)
+        }
+    }
 }

@@ -231,7 +231,7 @@ extension StubEncoder {
             return ("body", value)
         }
         if let text = UTF8Text.decode(bytes) { return ("body", .string(text)) }
-        return ("bodyBase64", .string(Data(bytes).base64EncodedString()))
+        return ("bodyBase64", .string(Base64.encode(bytes)))
     }
 
     private static func encodeDelay(_ delay: Delay, _ place: [DefinitionStep], _ gaps: inout [EncodingGap]) -> JSONNode
@@ -280,7 +280,7 @@ extension StubEncoder {
         switch encoded.body {
         case .none: break
         case .text(let text): members.append(("body", .string(text)))
-        case .bytes(let bytes): members.append(("bodyBase64", .string(Data(bytes).base64EncodedString())))
+        case .bytes(let bytes): members.append(("bodyBase64", .string(Base64.encode(bytes))))
         }
         if encoded.templated { members.append(("template", .bool(true))) }
         if let delay = webhook.delay { members.append(("delay", encodeDelay(delay, encoded.place, &gaps))) }

@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import JSON
 import StubEngine
+import SystemSupport
 
 /// The shapes WireMock's admin clients send and expect: mappings with `id` and `uuid`, serve
 /// events and logged requests (headers as single strings, `loggedDate`, `loggedDateString`),
@@ -80,7 +81,7 @@ enum WireMockAdminJSON {
             ("cookies", .object([])),
             ("browserProxyRequest", .bool(false)),
             ("loggedDate", .number(e.receivedAtMilliseconds)),
-            ("bodyAsBase64", .string(Data(e.body).base64EncodedString())),
+            ("bodyAsBase64", .string(Base64.encode(e.body))),
             ("body", .string(text ?? "")),
             ("protocol", .string("HTTP/1.1")),
             ("scheme", .string("http")),
@@ -114,7 +115,7 @@ enum WireMockAdminJSON {
                         ("status", .number(status)),
                         ("headers", .object(response.headers.map { ($0.name, .string($0.value)) })),
                         ("body", .string(text ?? "")),
-                        ("bodyAsBase64", .string(Data(response.body).base64EncodedString())),
+                        ("bodyAsBase64", .string(Base64.encode(response.body))),
                     ])
                 )
             )
