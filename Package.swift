@@ -255,7 +255,7 @@ let package = Package(
             name: "StubProxyTests",
             dependencies: [
                 "StubProxy", "StubProxyURLSession", "StubEngine", "NativeStubs", "StubAdmin", "StubAuthoring",
-                "HTTPSockets", "HTTP1", "TestSupport",
+                "HTTPSockets", "HTTP1", "WebSocket", "TestSupport",
             ],
             swiftSettings: strict
         ),

@@ -5,29 +5,17 @@ import NativeStubs
 import StubAdmin
 import StubEngine
 import TestSupport
+import WebSocket
 import XCTest
 
 /// Recording streams through the admin API, in process over real sockets: an upstream's event
 /// stream becomes `events` with the measured delays, a WebSocket passed through becomes a
 /// `websocket` stub, and both replay.
 final class StreamRecordingTests: XCTestCase {
+    /// The upstream of a stream still open when the recording stops; the other tests drive
+    /// their upstream themselves, for the bounds of the delays they check.
     static let upstreamStubs = #"""
         [
-          {"name": "chat", "request": {"method": "GET", "path": "/chat/{room}"}, "websocket": {
-            "onOpen": [{"send": {"type": "hello", "room": "{{request.path.room}}"}}],
-            "onMessage": [
-              {"match": {"json": {"type": "say"}}, "reply": [
-                {"send": {"said": "{{message.json./text}}"}}, {"send": "and later", "delay": 200}
-              ]},
-              {"match": {"equals": "bin"}, "reply": [{"send": {"binary": "AAEC"}}]},
-              {"match": {"contains": "bye"}, "close": {"code": 4001, "reason": "see you"}}
-            ]
-          }},
-          {"name": "ticks", "request": {"method": "GET", "path": "/ticks"}, "response": {"events": [
-            {"event": "tick", "id": "1", "data": {"n": 1}},
-            {"comment": "still here", "delay": 200},
-            {"event": "tick", "id": "2", "data": "two\nlines {{not a template}}", "delay": 300, "retry": 3000}
-          ], "template": false}},
           {"name": "forever", "request": {"method": "GET", "path": "/forever"}, "response": {
             "events": [{"data": "first"}], "then": "hold"
           }}
@@ -56,14 +44,15 @@ final class StreamRecordingTests: XCTestCase {
         return (server, engine)
     }
 
-    /// Records what `play` does through a proxy to the upstream; the recorded folder.
-    private func record(_ play: (ProxyHarness) throws -> Void) throws -> URL {
-        let (upstream, _) = try server(Self.upstreamStubs)
+    /// Records what `play` does through a proxy to the upstream (the stubs above unless a port
+    /// is given); the recorded folder.
+    private func record(upstreamPort: Int? = nil, _ play: (ProxyHarness) throws -> Void) throws -> URL {
+        let port = try upstreamPort ?? server(Self.upstreamStubs).0.port
         let proxy = try ProxyHarness(self, upstream: nil)
         let started = try proxy.admin(
             "POST",
             "/__admin/recordings/start",
-            #"{"to": "http://127.0.0.1:\#(upstream.port)", "out": "recorded"}"#
+            #"{"to": "http://127.0.0.1:\#(port)", "out": "recorded"}"#
         )
         XCTAssertEqual(started.status, 200, "\(started.json)")
         try play(proxy)
@@ -72,15 +61,64 @@ final class StreamRecordingTests: XCTestCase {
         return proxy.folder.appendingPathComponent("recorded")
     }
 
+    /// Accepts the proxy's connection and answers its upgrade request: the upstream's end.
+    private static func acceptWebSocket(_ upstream: LoopbackListener) throws -> WebSocketWire {
+        let wire = try upstream.accept()
+        let request = WireResponse(head: String(decoding: wire.readUntil(suffix: "\r\n\r\n"), as: UTF8.self))
+        let key = try XCTUnwrap(request.header("Sec-WebSocket-Key"), request.statusLine)
+        wire.send(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key))\r\n\r\n"
+        )
+        return WebSocketWire(serving: wire)
+    }
+
+    /// A piece of a chunked body.
+    private static func chunk(_ text: String) -> String {
+        String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n"
+    }
+
     private func json(_ url: URL) throws -> [String: Any] {
         let value = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
         if let array = value as? [Any] { return try XCTUnwrap(array.first as? [String: Any]) }
         return try XCTUnwrap(value as? [String: Any])
     }
 
+    /// The recorder's clock (`DispatchTime`, as `StreamCapture` reads it), in milliseconds.
+    private static func milliseconds() -> Int { Int(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
+
+    /// The upstream is driven by the test, so each recorded delay has bounds that hold however
+    /// loaded the machine is. The proxy sees a piece after the upstream wrote it and before the
+    /// client gets it; each piece is written a pause after the client got the one before. So a
+    /// recorded delay is at least the pause, and at most the time from writing the piece before
+    /// to the client getting this one (plus 6 ms: the recording rounds to 10 ms and both clocks
+    /// count whole milliseconds). With fixed bounds (190 to 400 ms for a 200 ms delay of a stub
+    /// upstream) a loaded proxy that read one event late measured 170.
     func testAnEventStreamIsRecordedWithItsMeasuredDelaysAndReplays() throws {
-        let folder = try record { proxy in
+        let upstream = try LoopbackListener()
+        var written: [Int] = []
+        var received: [Int] = []
+        let pauses = [200, 200, 300]
+        let folder = try record(upstreamPort: upstream.port) { proxy in
             let reader = try EventStreamReader(port: proxy.server.port, target: "/ticks")
+            let wire = try upstream.accept()
+            XCTAssertTrue(String(decoding: wire.readUntil(suffix: "\r\n\r\n"), as: UTF8.self).hasPrefix("GET /ticks "))
+            let pieces = [
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Self.chunk("event: tick\nid: 1\ndata: {\"n\":1}\n\n"),
+                Self.chunk(": still here\n\n"),
+                Self.chunk("event: tick\nid: 2\nretry: 3000\ndata: two\ndata: lines {{not a template}}\n\n")
+                    + "0\r\n\r\n",
+            ]
+            for (index, piece) in pieces.enumerated() {
+                // The first pause is the upstream thinking before it answers: no delay of the
+                // first event, which comes with the head.
+                Thread.sleep(forTimeInterval: Double(pauses[index]) / 1_000)
+                written.append(Self.milliseconds())
+                wire.send(piece)
+                XCTAssertTrue(reader.wait { $0.events.count > index || $0.ended }, "piece \(index)")
+                received.append(Self.milliseconds())
+            }
             XCTAssertTrue(reader.wait { $0.ended })
         }
         let stub = try json(folder.appendingPathComponent("get-ticks.json"))
@@ -90,17 +128,22 @@ final class StreamRecordingTests: XCTestCase {
         XCTAssertEqual(events[0]["event"] as? String, "tick")
         XCTAssertEqual(events[0]["id"] as? String, "1")
         XCTAssertEqual(events[0]["data"] as? [String: Int], ["n": 1], "compact JSON data is written as JSON")
-        XCTAssertNil(events[0]["delay"], "the first event came with the head")
         XCTAssertEqual(events[1]["comment"] as? String, "still here")
         XCTAssertEqual(events[2]["data"] as? String, "two\nlines {{not a template}}")
         XCTAssertEqual(events[2]["retry"] as? Int, 3000)
-        let second = try XCTUnwrap(events[1]["delay"] as? Int)
-        let third = try XCTUnwrap(events[2]["delay"] as? Int)
-        XCTAssertEqual(second % 10, 0, "delays are rounded to 10 ms")
-        XCTAssertGreaterThanOrEqual(second, 190)
-        XCTAssertLessThan(second, 400, "measured, with a margin for a loaded machine")
-        XCTAssertGreaterThanOrEqual(third, 290)
-        XCTAssertLessThan(third, 500)
+        guard written.count == 3, received.count == 3 else { return }
+        // Measured from the head, not from the request: the upstream's thinking is no delay.
+        XCTAssertLessThanOrEqual(events[0]["delay"] as? Int ?? 0, received[0] - written[0] + 6, "\(events[0])")
+        for index in 1..<3 {
+            let delay = try XCTUnwrap(events[index]["delay"] as? Int, "\(events[index])")
+            XCTAssertEqual(delay % 10, 0, "delays are rounded to 10 ms")
+            XCTAssertGreaterThanOrEqual(delay, pauses[index], "event \(index)")
+            XCTAssertLessThanOrEqual(
+                delay,
+                received[index] - written[index - 1] + 6,
+                "event \(index): \(written) \(received)"
+            )
+        }
         XCTAssertNil(response["then"], "the upstream ended the stream: close, the default")
         XCTAssertEqual(response["template"] as? Bool, false, "data holding {{ is not read as a template")
         XCTAssertNil(response["body"])
@@ -125,22 +168,45 @@ final class StreamRecordingTests: XCTestCase {
         XCTAssertEqual(response["then"] as? String, "hold", "the upstream had not ended it")
     }
 
+    /// The upstream is driven by the test, for the bounds of the reply's delay (see the event
+    /// stream's test): "and later" goes a pause after the client got the reply before it.
     func testAWebSocketIsRecordedAsAScriptAndReplays() throws {
-        let folder = try record { proxy in
+        let upstream = try LoopbackListener()
+        let pause = 200
+        var writtenSaid = 0
+        var receivedLater = 0
+        let folder = try record(upstreamPort: upstream.port) { proxy in
             let client = try WebSocketWire(port: proxy.server.port)
-            XCTAssertEqual(try client.open("/chat/lobby").status, 101)
+            client.requestUpgrade("/chat/lobby")
+            let server = try Self.acceptWebSocket(upstream)
+            XCTAssertEqual(try client.readUpgradeResponse().status, 101)
+            server.send(WebSocketWire.frame(1, Array(#"{"type":"hello","room":"lobby"}"#.utf8), masked: false))
             XCTAssertEqual(client.readText(), #"{"type":"hello","room":"lobby"}"#)
-            client.sendText(#"{"type":"say","text":"hi"}"#)
-            XCTAssertEqual(client.readText(), #"{"said":"hi"}"#)
-            XCTAssertEqual(client.readText(), "and later")
-            client.sendText("bin")
-            XCTAssertEqual(client.readFrame()?.payload, [0, 1, 2])
-            client.sendText(#"{"type":"say","text":"hi"}"#)
-            XCTAssertEqual(client.readText(), #"{"said":"hi"}"#)
-            XCTAssertEqual(client.readText(), "and later")
+            for time in 0..<2 {
+                client.sendText(#"{"type":"say","text":"hi"}"#)
+                XCTAssertEqual(server.readText(), #"{"type":"say","text":"hi"}"#)
+                if time == 0 { writtenSaid = Self.milliseconds() }
+                server.send(WebSocketWire.frame(1, Array(#"{"said":"hi"}"#.utf8), masked: false))
+                XCTAssertEqual(client.readText(), #"{"said":"hi"}"#)
+                // The upstream's own pause, which the recording measures; not a wait for anything.
+                Thread.sleep(forTimeInterval: Double(pause) / 1_000)
+                server.send(WebSocketWire.frame(1, Array("and later".utf8), masked: false))
+                XCTAssertEqual(client.readText(), "and later")
+                if time == 0 {
+                    receivedLater = Self.milliseconds()
+                    client.sendText("bin")
+                    XCTAssertEqual(server.readText(), "bin")
+                    server.send(WebSocketWire.frame(2, [0, 1, 2], masked: false))
+                    XCTAssertEqual(client.readFrame()?.payload, [0, 1, 2])
+                }
+            }
             client.sendText("bye")
+            XCTAssertEqual(server.readText(), "bye")
+            server.send(WebSocketWire.frame(8, [0x0F, 0xA1] + Array("see you".utf8), masked: false))
             XCTAssertEqual(client.readFrame()?.closeCode, 4001)
             client.sendClose(code: 4001)
+            XCTAssertEqual(server.readFrame()?.closeCode, 4001)
+            server.connection.close()
             XCTAssertTrue(client.connection.readUntilClose().closed)
         }
         let stub = try json(folder.appendingPathComponent("get-chat-lobby.json"))
@@ -160,8 +226,12 @@ final class StreamRecordingTests: XCTestCase {
         XCTAssertEqual(replies[0]["send"] as? [String: String], ["said": "hi"])
         XCTAssertEqual(replies[1]["send"] as? String, "and later")
         let later = try XCTUnwrap(replies[1]["delay"] as? Int)
-        XCTAssertGreaterThanOrEqual(later, 190)
-        XCTAssertLessThan(later, 400)
+        XCTAssertGreaterThanOrEqual(later, pause)
+        XCTAssertLessThanOrEqual(
+            later,
+            receivedLater - writtenSaid + 6,
+            "at most from writing one to getting the other"
+        )
         XCTAssertEqual((rules[1]["match"] as? [String: String]), ["equals": "bin"])
         XCTAssertEqual((rules[1]["reply"] as? [[String: Any]])?.first?["send"] as? [String: String], ["binary": "AAEC"])
         XCTAssertEqual((rules[2]["match"] as? [String: String]), ["equals": "bye"])

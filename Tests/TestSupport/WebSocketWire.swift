@@ -27,6 +27,12 @@ public final class WebSocketWire {
         connection = try WireConnection(port: port)
     }
 
+    /// The server's end of a connection the test accepted itself (a scripted upstream): it
+    /// reads the client's masked frames and sends frames made with `frame(_:_:masked: false)`.
+    public init(serving connection: WireConnection) {
+        self.connection = connection
+    }
+
     /// Sends the upgrade request and reads the response head; bytes after it stay for frames.
     @discardableResult
     public func open(
@@ -34,11 +40,23 @@ public final class WebSocketWire {
         headers: [String] = [],
         key: String = WebSocketWire.sampleKey
     ) throws -> WireResponse {
+        requestUpgrade(path, headers: headers, key: key)
+        return try readUpgradeResponse()
+    }
+
+    /// The first half of `open`, for a test that must answer it itself (as a scripted upstream
+    /// behind a proxy) before the response can come.
+    public func requestUpgrade(_ path: String, headers: [String] = [], key: String = WebSocketWire.sampleKey) {
         connection.send(
             "GET \(path) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined()
                 + "\r\n"
         )
+    }
+
+    /// The second half of `open`: the response head.
+    @discardableResult
+    public func readUpgradeResponse() throws -> WireResponse {
         let bytes = connection.readUntil(suffix: "\r\n\r\n")
         guard WireConnection.find(Array("\r\n\r\n".utf8), in: bytes) != nil else {
             throw WireConnection.Failure.timeout
@@ -83,8 +101,8 @@ public final class WebSocketWire {
         send(Self.frame(8, [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8)))
     }
 
-    /// The next frame from the server, or nil when none came before the deadline (or the
-    /// connection ended).
+    /// The next frame from the other end (unmasked if it came masked), or nil when none came
+    /// before the deadline (or the connection ended).
     public func readFrame(timeoutMilliseconds: Int = 5_000) -> Frame? {
         let deadline = WireConnection.now() + timeoutMilliseconds
         while true {
@@ -115,13 +133,14 @@ public final class WebSocketWire {
             length = pending[2..<10].reduce(0) { $0 << 8 | Int($1) }
             at = 10
         }
+        let mask = masked ? at : nil
         if masked { at += 4 }
         guard pending.count >= at + length else { return nil }
-        let frame = Frame(
-            fin: pending[0] & 0x80 != 0,
-            opcode: pending[0] & 0x0F,
-            payload: Array(pending[at..<(at + length)])
-        )
+        var payload = Array(pending[at..<(at + length)])
+        if let mask {
+            for index in payload.indices { payload[index] ^= pending[mask + index % 4] }
+        }
+        let frame = Frame(fin: pending[0] & 0x80 != 0, opcode: pending[0] & 0x0F, payload: payload)
         pending.removeFirst(at + length)
         return frame
     }
