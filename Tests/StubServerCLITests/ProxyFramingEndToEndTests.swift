@@ -49,7 +49,9 @@ final class ProxyFramingEndToEndTests: XCTestCase {
         XCTAssertEqual(answers.map(\.status), [504, 504])
         for answer in answers {
             XCTAssertGreaterThanOrEqual(answer.milliseconds, 1_000)
-            XCTAssertLessThanOrEqual(answer.milliseconds, 1_500, "\(answers)")
+            // Within three times the timeout: slack for a loaded machine (1.5 s failed under
+            // load), far below a timer that never fires.
+            XCTAssertLessThan(answer.milliseconds, 3_000, "\(answers)")
         }
     }
 }
