@@ -83,19 +83,31 @@ import SystemSupport
         }
     }
 
+    /// Each step waits for what it needs (the server has the request, the connection is gone),
+    /// never a silence long enough for the server to have read it: under load a loop can take
+    /// longer than any such silence, and the stop then met a connection with no request yet.
     @Test func hangHoldsUntilTheClientLeavesAndStopReleasesIt() async throws {
         var configuration = ServerConfiguration()
         configuration.shutdownGraceMilliseconds = 10_000
-        let server = HTTP1Server(configuration: configuration, respond: Self.actionHandler)
+        let hangs = Locked(0)
+        let server = HTTP1Server(
+            configuration: configuration,
+            respond: { request in
+                if request.path == "/hang" { hangs.withLock { $0 += 1 } }
+                return Self.actionHandler(request)
+            }
+        )
         try server.start()
         let leaving = try WireConnection(port: server.port)
         leaving.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await eventually { hangs.value == 1 })
         #expect(leaving.staysSilent(milliseconds: 200))
         leaving.reset()
         #expect(await eventually { server.connectionCount == 0 })
 
         let held = try WireConnection(port: server.port)
         held.send("GET /hang HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await eventually { hangs.value == 2 })
         #expect(held.staysSilent(milliseconds: 100))
         let started = WireConnection.now()
         await server.stop()
