@@ -163,6 +163,23 @@ public final class StubServerProcess: @unchecked Sendable {
     }
 
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// The CPU time (user and system) the server has used so far, in milliseconds: what work
+    /// cost it, which a loaded machine does not stretch as it stretches the wall clock. nil
+    /// where there is no `/proc` (macOS).
+    public var cpuMilliseconds: Int? {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let command = stat.lastIndex(of: ")")
+        else { return nil }
+        // proc(5): after the command (field 2) come the state (3), ..., utime (14), stime (15).
+        let fields = stat[stat.index(after: command)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return (user + system) * 1_000 / sysconf(Int32(_SC_CLK_TCK))
+        #else
+        return nil
+        #endif
+    }
 }
 
 /// Runs the binary to completion (validate, --help, usage errors).
@@ -181,9 +198,10 @@ public func fetch(
     _ url: String,
     method: String = "GET",
     headers: [String: String] = [:],
-    body: String? = nil
+    body: String? = nil,
+    timeoutSeconds: Double = 20
 ) throws -> (status: Int, headers: [String: String], body: String) {
-    var request = URLRequest(url: URL(string: url)!)
+    var request = URLRequest(url: URL(string: url)!, timeoutInterval: max(60, timeoutSeconds))
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if let body { request.httpBody = Data(body.utf8) }
@@ -206,7 +224,7 @@ public func fetch(
         }
         done.signal()
     }.resume()
-    guard done.wait(timeout: .now() + 20) == .success else { throw URLError(.timedOut) }
+    guard done.wait(timeout: .now() + timeoutSeconds) == .success else { throw URLError(.timedOut) }
     if let result { return result }
     throw failure ?? URLError(.badServerResponse)
 }
