@@ -13,89 +13,40 @@ package enum MultipartFormData {
     }
 
     /// Why a body is not one this reads.
-    package enum Failure: Error, Equatable, Sendable {
-        case noBoundary
-        case noFirstDelimiter
-        case unterminatedPart(index: Int)
-        case badPartHead(index: Int, reason: String)
-    }
+    package typealias Failure = MultipartBody.Failure
 
     /// The boundary of a `multipart/form-data` Content-Type, or nil for any other type.
     package static func boundary(contentType: String) -> String? {
-        let parameters = mediaParameters(contentType)
-        guard parameters.type.lowercased() == "multipart/form-data" else { return nil }
-        guard let boundary = parameters.values.first(where: { $0.name == "boundary" })?.value,
-            !boundary.isEmpty, boundary.utf8.count <= 200
-        else { return nil }
-        return boundary
+        guard mediaParameters(contentType).type.lowercased() == "multipart/form-data" else { return nil }
+        return MultipartBody.boundary(contentType: contentType)
     }
 
     /// The parts, in order. A preamble before the first delimiter and an epilogue after the last
     /// are ignored, as RFC 2046 asks.
     package static func parts(of body: [UInt8], boundary: String) throws(Failure) -> [Part] {
-        guard !boundary.isEmpty else { throw .noBoundary }
-        let dashBoundary = Array("--\(boundary)".utf8)
-        let delimiter = [13, 10] + dashBoundary
-        // The first delimiter may open the body (no CRLF before it) or follow a preamble.
-        var position: Int
-        if body.starts(with: dashBoundary) {
-            position = dashBoundary.count
-        } else if let found = find(delimiter, in: body, from: 0) {
-            position = found + delimiter.count
-        } else {
-            throw .noFirstDelimiter
-        }
-        var parts: [Part] = []
-        while true {
-            // After a delimiter: "--" closes, else optional padding and CRLF open a part.
-            if body[position...].starts(with: [45, 45]) { return parts }
-            while position < body.count, body[position] == 32 || body[position] == 9 { position += 1 }
-            guard body[position...].starts(with: [13, 10]) else { throw .unterminatedPart(index: parts.count) }
-            position += 2
-            guard let end = find(delimiter, in: body, from: position) else {
-                throw .unterminatedPart(index: parts.count)
-            }
-            parts.append(try part(Array(body[position..<end]), index: parts.count))
-            position = end + delimiter.count
-        }
+        try formParts(MultipartBody.parts(of: body, boundary: boundary))
     }
 
-    /// A part's head (fields up to an empty line) and its bytes.
-    private static func part(_ bytes: [UInt8], index: Int) throws(Failure) -> Part {
-        let headEnd: Int
-        let bodyStart: Int
-        if bytes.starts(with: [13, 10]) {
-            (headEnd, bodyStart) = (0, 2)
-        } else if let blank = find([13, 10, 13, 10], in: bytes, from: 0) {
-            (headEnd, bodyStart) = (blank, blank + 4)
-        } else {
-            throw .badPartHead(index: index, reason: "no empty line ends the part's header fields")
-        }
-        var disposition: String?
-        var contentType: String?
-        let head = String(decoding: bytes[0..<headEnd], as: UTF8.self)
-        for line in head.split(separator: "\r\n", omittingEmptySubsequences: true) {
-            guard let colon = line.firstIndex(of: ":") else {
-                throw .badPartHead(index: index, reason: "a header line without a colon")
+    /// Parts read by `MultipartBody` as form fields and files: each must be `form-data` with a name.
+    package static func formParts(_ parts: [MultipartBody.Part]) throws(Failure) -> [Part] {
+        var fields: [Part] = []
+        for (index, part) in parts.enumerated() {
+            guard let disposition = part.values("Content-Disposition").last else {
+                throw .badPartHead(index: index, reason: "no Content-Disposition field")
             }
-            let name = line[..<colon].lowercased()
-            let value = String(line[line.index(after: colon)...].trimmingOWS())
-            if name == "content-disposition" { disposition = value }
-            if name == "content-type" { contentType = value }
+            let parameters = mediaParameters(disposition)
+            guard parameters.type.lowercased() == "form-data" else {
+                throw .badPartHead(index: index, reason: "a Content-Disposition that is not form-data")
+            }
+            guard let name = parameters.values.first(where: { $0.name == "name" })?.value else {
+                throw .badPartHead(index: index, reason: "a Content-Disposition without a name")
+            }
+            let extended = parameters.values.first { $0.name == "filename*" }.flatMap { extendedValue($0.value) }
+            let filename = extended ?? parameters.values.first { $0.name == "filename" }?.value
+            let contentType = part.values("Content-Type").last
+            fields.append(Part(name: name, filename: filename, contentType: contentType, body: part.body))
         }
-        guard let disposition else {
-            throw .badPartHead(index: index, reason: "no Content-Disposition field")
-        }
-        let parameters = mediaParameters(disposition)
-        guard parameters.type.lowercased() == "form-data" else {
-            throw .badPartHead(index: index, reason: "a Content-Disposition that is not form-data")
-        }
-        guard let name = parameters.values.first(where: { $0.name == "name" })?.value else {
-            throw .badPartHead(index: index, reason: "a Content-Disposition without a name")
-        }
-        let extended = parameters.values.first { $0.name == "filename*" }.flatMap { extendedValue($0.value) }
-        let filename = extended ?? parameters.values.first { $0.name == "filename" }?.value
-        return Part(name: name, filename: filename, contentType: contentType, body: Array(bytes[bodyStart...]))
+        return fields
     }
 
     /// `type; name=value; name="quoted \" value"`: the type and the parameters, names lowercased.
@@ -169,27 +120,5 @@ package enum MultipartFormData {
         case 97...102: byte - 87
         default: nil
         }
-    }
-
-    /// Where `needle` first occurs in `haystack` at or after `start`.
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        var index = start
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
-    }
-}
-
-extension Substring {
-    /// Without the spaces and tabs HTTP allows around a value.
-    fileprivate func trimmingOWS() -> Substring {
-        var result = self
-        while result.first == " " || result.first == "\t" { result.removeFirst() }
-        while result.last == " " || result.last == "\t" { result.removeLast() }
-        return result
     }
 }

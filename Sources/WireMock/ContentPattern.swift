@@ -78,9 +78,29 @@ package indirect enum ContentPattern: Sendable {
 
     /// A body: the JSON matchers use the request's one parse, `binaryEqualTo` its bytes.
     func matchesBody(_ facts: RequestFacts) -> Bool {
+        matchesContent(facts.request.body, text: { facts.bodyText }, json: { facts.json })
+    }
+
+    /// A part of a multipart body, matched as a body is: parsed as JSON at most once.
+    func matchesContent(_ bytes: [UInt8]) -> Bool {
+        var parsed: JSONNode??
+        return matchesContent(
+            bytes,
+            text: { String(decoding: bytes, as: UTF8.self) },
+            json: {
+                if let parsed { return parsed }
+                let node = try? JSONParser.parse(bytes)
+                parsed = .some(node)
+                return node
+            }
+        )
+    }
+
+    /// The JSON matchers read `json()`, `binaryEqualTo` and `absent` the bytes, the rest `text()`.
+    private func matchesContent(_ bytes: [UInt8], text: () -> String, json: () -> JSONNode?) -> Bool {
         switch self {
         case .equalToJson(let expected, let ignoreOrder, let ignoreExtra):
-            guard let actual = facts.json else { return false }
+            guard let actual = json() else { return false }
             return JSONComparison.matches(
                 expected: expected,
                 actual: actual,
@@ -88,14 +108,14 @@ package indirect enum ContentPattern: Sendable {
                 ignoreExtraElements: ignoreExtra
             )
         case .matchesJsonPath(let path, let nested):
-            guard let document = facts.json else { return false }
+            guard let document = json() else { return false }
             return Self.jsonPathMatches(path, nested, document)
-        case .binaryEqualTo(let bytes): return facts.request.body == bytes
-        case .absent: return facts.request.body.isEmpty
-        case .and(let all): return all.allSatisfy { $0.matchesBody(facts) }
-        case .or(let any): return any.contains { $0.matchesBody(facts) }
-        case .not(let inner): return RegexBudget.negation { inner.matchesBody(facts) }
-        default: return matches(facts.bodyText)
+        case .binaryEqualTo(let expected): return bytes == expected
+        case .absent: return bytes.isEmpty
+        case .and(let all): return all.allSatisfy { $0.matchesContent(bytes, text: text, json: json) }
+        case .or(let any): return any.contains { $0.matchesContent(bytes, text: text, json: json) }
+        case .not(let inner): return RegexBudget.negation { inner.matchesContent(bytes, text: text, json: json) }
+        default: return matches(text())
         }
     }
 

@@ -53,6 +53,15 @@ extension WireMockCondition {
             )
         case .body(let pattern, let index):
             encodeBody(pattern, ["request", "bodyPatterns", .index(index)], into: &request)
+        case .multipart(let pattern, let index):
+            request.gap(
+                .dropped,
+                ["request", "multipartPatterns", .index(index)],
+                """
+                \(pattern.description) has no native form (the stub format's multipart matcher reads \
+                form fields and files by name): the parts are not checked
+                """
+            )
         case .basicAuth(let username, let password):
             let credentials = "Basic " + Base64.encode(Array("\(username):\(password)".utf8))
             if request.addHeader("Authorization", .string(credentials)) { return }

@@ -20,11 +20,13 @@ enum WireMockCondition: RequestCondition {
     case pathParameter(String, ContentPattern)
     /// One of `bodyPatterns`, with its index there (for the import's notes).
     case body(ContentPattern, index: Int)
+    /// One of `multipartPatterns`, with its index there.
+    case multipart(WireMockMultipartPattern, index: Int)
     case basicAuth(username: String, password: String)
     case host(ContentPattern)
     case port(Int)
     case clientIp(String)
-    /// Something stubserver cannot evaluate (`multipartPatterns`, `https`): never holds. `place`
+    /// Something stubserver cannot evaluate (`customMatcher`, `https`): never holds. `place`
     /// is the key below the mapping that asked for it.
     case never(String, place: [DefinitionStep])
 
@@ -39,6 +41,7 @@ enum WireMockCondition: RequestCondition {
         case .form(let name, let pattern): return pattern.matches(facts.formValues(name))
         case .pathParameter(let name, let pattern): return captures[name].map(pattern.matches) ?? false
         case .body(let pattern, _): return pattern.matchesBody(facts)
+        case .multipart(let pattern, _): return pattern.holds(facts)
         case .basicAuth(let username, let password):
             return facts.basicCredentials.map { $0 == (username, password) } ?? false
         case .host(let pattern): return facts.request.hostWithoutPort.map { pattern.matches($0.lowercased()) } ?? false
@@ -100,6 +103,12 @@ enum WireMockCondition: RequestCondition {
                 expected: pattern.description,
                 actual: request.body.isEmpty ? "empty" : RequestMatcher.excerpt(facts.bodyText)
             )
+        case .multipart(let pattern, let index):
+            return Mismatch(
+                condition: "multipartPatterns[\(index)]",
+                expected: pattern.description,
+                actual: facts.multipartSummary
+            )
         case .basicAuth(let username, _):
             return Mismatch(
                 condition: "basicAuth",
@@ -121,6 +130,19 @@ enum WireMockCondition: RequestCondition {
 }
 
 extension RequestFacts {
+    /// What a multipart body holds, for a near miss: its parts' names or types, or why none.
+    var multipartSummary: String {
+        switch parsedMultipartBody {
+        case nil: return "not multipart (Content-Type \(request.headers["Content-Type"] ?? "none"))"
+        case .failure(let failure)?: return "a multipart body that does not read: \(failure)"
+        case .success(let parts)?:
+            let named = parts.map { part in
+                part.values("Content-Disposition").last ?? part.values("Content-Type").last ?? "a part without headers"
+            }
+            return "\(parts.count) part\(parts.count == 1 ? "" : "s"): " + named.joined(separator: "; ")
+        }
+    }
+
     /// Path and query as the client sent them (WireMock's `url`): the origin-form target, or
     /// the path and query of an absolute-form one.
     var rawURL: String {

@@ -51,11 +51,12 @@ package struct WireMockRequest: Sendable {
     package var form: [(name: String, pattern: MultiValuePattern)] = []
     package var basicAuth: (username: String, password: String)?
     package var body: [ContentPattern] = []
+    package var multipart: [WireMockMultipartPattern] = []
     package var host: ContentPattern?
     package var port: Int?
     package var scheme: String?
     package var clientIp: String?
-    /// Conditions stubserver cannot evaluate (multipart, custom matchers): the mapping never
+    /// Conditions stubserver cannot evaluate (custom matchers): the mapping never
     /// matches while they are there, and each was a warning at load.
     package var unsupported: [String] = []
 

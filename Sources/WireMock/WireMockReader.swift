@@ -21,11 +21,10 @@ package enum WireMockReader {
     package static let requestKeys = [
         "method", "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate", "pathParameters",
         "queryParameters", "headers", "cookies", "formParameters", "basicAuthCredentials", "bodyPatterns",
-        "host", "port", "scheme", "clientIp",
+        "host", "port", "scheme", "clientIp", "multipartPatterns",
     ]
     package static let unsupportedRequestKeys: [String: String] = [
-        "customMatcher": "custom matchers are Java extensions; this condition never matches",
-        "multipartPatterns": "multipart bodies are not parsed; this condition never matches",
+        "customMatcher": "custom matchers are Java extensions; this condition never matches"
     ]
     static let urlKeys = ["url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate"]
 
@@ -230,6 +229,9 @@ package enum WireMockReader {
             } else {
                 c.error(path + ".bodyPatterns", body, "expected an array of matchers, found \(body.kindDescription)")
             }
+        }
+        if let multipart = node["multipartPatterns"] {
+            request.multipart = WireMockMultipartPattern.read(&c, multipart, path + ".multipartPatterns")
         }
         if let host = node["host"] {
             request.host =

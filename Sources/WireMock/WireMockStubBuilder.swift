@@ -85,6 +85,7 @@ package enum WireMockStubBuilder {
         }
         if let ip = r.clientIp { conditions.append(.clientIp(ip)) }
         conditions += r.body.enumerated().map { .body($0.element, index: $0.offset) }
+        conditions += r.multipart.enumerated().map { .multipart($0.element, index: $0.offset) }
         conditions += r.unsupported.map { .never("\($0) (not supported by stubserver)", place: ["request", .key($0)]) }
         return RequestPattern(methods: r.methods, path: pathPattern, conditions: conditions)
     }

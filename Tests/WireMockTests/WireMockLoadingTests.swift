@@ -178,14 +178,14 @@ import Testing
 
     /// `--strict`: the same warnings, as errors; the folder is not served.
     @Test func strictTurnsWarningsIntoErrors() throws {
-        let mapping = #"{"request": {"url": "/a", "multipartPatterns": []}, "response": {}}"#
+        let mapping = #"{"request": {"url": "/a", "customMatcher": {"name": "x"}}, "response": {}}"#
         let (lenient, _) = try load(mapping)
         #expect(lenient.isServable && lenient.warnings.count == 1)
         let (strict, problems) = try load(mapping, strict: true)
         #expect(!strict.isServable)
         #expect(
             problems.contains {
-                $0.contains(#"error: $.request.multipartPatterns: "multipartPatterns" is not supported"#)
+                $0.contains(#"error: $.request.customMatcher: "customMatcher" is not supported"#)
                     && $0.contains("--strict")
             }
         )

@@ -80,13 +80,24 @@ package final class RequestFacts {
 
     package func formValues(_ name: String) -> [String] { formFields.compactMap { $0.name == name ? $0.value : nil } }
 
-    /// A `multipart/form-data` body's parts (read once, whatever looks); nil when the body is
-    /// not one (`multipartProblem` says why).
+    /// A `multipart/*` body's parts with their header fields (read once, whatever looks); nil
+    /// when the body is not multipart.
+    package lazy var parsedMultipartBody: Result<[MultipartBody.Part], MultipartBody.Failure>? = {
+        guard let type = request.headers["Content-Type"], let boundary = MultipartBody.boundary(contentType: type)
+        else { return nil }
+        return Result { () throws(MultipartBody.Failure) in
+            try MultipartBody.parts(of: request.body, boundary: boundary)
+        }
+    }()
+
+    /// A `multipart/form-data` body's fields and files (from the one read above); nil when the
+    /// body is not one (`multipartProblem` says why).
     lazy var parsedMultipart: Result<[MultipartFormData.Part], MultipartFormData.Failure>? = {
-        guard let type = request.headers["Content-Type"], let boundary = MultipartFormData.boundary(contentType: type)
+        guard let type = request.headers["Content-Type"], MultipartFormData.boundary(contentType: type) != nil,
+            let parsed = parsedMultipartBody
         else { return nil }
         return Result { () throws(MultipartFormData.Failure) in
-            try MultipartFormData.parts(of: request.body, boundary: boundary)
+            try MultipartFormData.formParts(parsed.get())
         }
     }()
 
