@@ -22,6 +22,9 @@ final class WireMockRealFoldersTests: XCTestCase {
         var samples = 0
         /// Samples answered alike by the folder imported with `import wiremock`.
         var importedAlike = 0
+        /// Samples of mappings the import says it did not carry over whole (a `dropped` or
+        /// `approximated` note at the mapping, with file, line:column and JSON path).
+        var importedNoted = 0
         var failures: [String] = []
     }
 
@@ -80,7 +83,8 @@ final class WireMockRealFoldersTests: XCTestCase {
             """
             WireMock corpus \(corpus): \(tally.roots) roots, \(tally.mappingFiles) mapping files, \
             \(tally.stubs) stubs served, \(tally.skipped) mappings skipped\(why), \
-            \(tally.samples) sampled requests answered as mapped, \(tally.importedAlike) answered alike imported
+            \(tally.samples) sampled requests answered as mapped, \(tally.importedAlike) answered alike imported, \
+            \(tally.importedNoted) of mappings the import notes as not carried over whole
             """
         )
     }
@@ -124,10 +128,10 @@ final class WireMockRealFoldersTests: XCTestCase {
             }
         )
         let port = Int(base.split(separator: ":").last ?? "") ?? 0
-        var answers: [(target: String, file: String, response: WireResponse)] = []
+        var answers: [(target: String, mapping: MappingPlace, response: WireResponse)] = []
         for sample in sampler.samples(limit: 8, skippedFiles: skippedFiles) {
             let response = try send(sample.target, port: port)
-            answers.append((sample.target, sample.file, response))
+            answers.append((sample.target, MappingPlace(file: sample.file, path: sample.mapping), response))
             tally.samples += 1
             let what = "GET \(sample.target) (\(sample.file))"
             if response.status != sample.status {
@@ -155,47 +159,73 @@ final class WireMockRealFoldersTests: XCTestCase {
         let imported = try compareImported(root, answers)
         failures += imported.failures
         tally.importedAlike += imported.compared - imported.failures.count
+        tally.importedNoted += imported.noted
+        // Every sample is either compared or of a mapping the import names in a note.
+        if imported.compared + imported.noted != answers.count {
+            failures.append("\(answers.count) samples, \(imported.compared) compared, \(imported.noted) noted")
+        }
         return failures
     }
 
+    /// A mapping: its file (below the root) and its JSON path there.
+    struct MappingPlace: Hashable {
+        let file: String
+        let path: String
+    }
+
+    /// The mapping a note of `import wiremock` is about: `ROOT/FILE:L:C: dropped: $.mappings[3].x: ...`
+    /// names `$.mappings[3]` of FILE, `$.response.x` the file's one mapping `$`.
+    static func notedMapping(_ line: Substring, root: URL) -> MappingPlace? {
+        // A note names its place: file:line:column, then the JSON path.
+        guard line.firstMatch(of: #/\.json:\d+:\d+: (dropped|approximated): \$/#) != nil,
+            let kind = [": dropped: ", ": approximated: "].first(where: { line.contains($0) }),
+            let range = line.range(of: root.path + "/"), let after = line.range(of: kind)
+        else { return nil }
+        let file = String(line[range.upperBound...].prefix { $0 != ":" })
+        let pointer = line[after.upperBound...].prefix { $0 != ":" && $0 != " " }
+        if pointer.hasPrefix("$.mappings["), let close = pointer.firstIndex(of: "]") {
+            return MappingPlace(file: file, path: String(pointer[...close]))
+        }
+        return MappingPlace(file: file, path: "$")
+    }
+
     /// `import wiremock ROOT --out OUT` through the binary, then OUT served by it: each sample of
-    /// a mapping file the import wrote without a note answers as the folder served directly did
-    /// (status, headers, body): one translation of a mapping, whichever way it is served.
+    /// a mapping the import wrote without a note answers as the folder served directly did
+    /// (status, headers, body): one translation of a mapping, whichever way it is served. A
+    /// mapping with a note is counted as such: the note is the import saying what it did not
+    /// carry over (a template WireMock HTML-escapes, helpers the stub format has no variable for).
     private func compareImported(
         _ root: URL,
-        _ answers: [(target: String, file: String, response: WireResponse)]
+        _ answers: [(target: String, mapping: MappingPlace, response: WireResponse)]
     )
-        throws -> (failures: [String], compared: Int)
+        throws -> (failures: [String], compared: Int, noted: Int)
     {
-        guard !answers.isEmpty else { return ([], 0) }
+        guard !answers.isEmpty else { return ([], 0, 0) }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("wm-real-import-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         let imported = try runStubServer(["import", "wiremock", root.path, "--out", out.path])
         guard FileManager.default.fileExists(atPath: out.path) else {
             let status = String(describing: imported.status)
-            return (["import wiremock wrote nothing (exit \(status)): \(imported.stderr)"], 0)
+            return (["import wiremock wrote nothing (exit \(status)): \(imported.stderr)"], 0, 0)
         }
         let noted = Set(
-            (imported.stdout + imported.stderr).split(separator: "\n").compactMap { line -> String? in
-                guard line.contains(": dropped: ") || line.contains(": approximated: "),
-                    let range = line.range(of: root.path + "/")
-                else { return nil }
-                return String(line[range.upperBound...].prefix { $0 != ":" })
-            }
+            (imported.stdout + imported.stderr).split(separator: "\n").compactMap { Self.notedMapping($0, root: root) }
         )
         let server = try StubServerProcess(["--dir", out.path, "--port", "0", "--no-watch", "--log", "quiet"])
         defer {
             server.signal(SIGTERM)
             _ = server.exitStatus()
         }
-        guard let base = server.baseURL() else { return (["the imported folder did not serve: \(server.stderr)"], 0) }
+        guard let base = server.baseURL() else {
+            return (["the imported folder did not serve: \(server.stderr)"], 0, 0)
+        }
         let port = Int(base.split(separator: ":").last ?? "") ?? 0
         var failures: [String] = []
         var compared = 0
-        for (target, file, direct) in answers where !noted.contains(file) {
+        for (target, mapping, direct) in answers where !noted.contains(mapping) {
             let answer = try send(target, port: port)
             compared += 1
-            let what = "imported, GET \(target) (\(file))"
+            let what = "imported, GET \(target) (\(mapping.file) \(mapping.path))"
             if answer.status != direct.status {
                 failures.append("\(what): status \(answer.status), served directly \(direct.status)")
             }
@@ -206,7 +236,7 @@ final class WireMockRealFoldersTests: XCTestCase {
                 failures.append("\(what): the body (\(answer.body.count) bytes) is not (\(direct.body.count))")
             }
         }
-        return (failures, compared)
+        return (failures, compared, answers.filter { noted.contains($0.mapping) }.count)
     }
 
     /// The headers both answers must agree on: not the per-request ones, and not a

@@ -8,6 +8,8 @@ import Foundation
 struct WireMockRootSampler {
     struct Sample {
         let file: String
+        /// The mapping's JSON path in its file: `$`, or `$.mappings[N]` in a file of several.
+        let mapping: String
         let target: String
         let status: Int
         /// The body bytes when they are static (no template, no file missing); nil: status only.
@@ -19,6 +21,7 @@ struct WireMockRootSampler {
     /// One mapping as far as choosing samples needs it.
     private struct Mapping {
         let file: String
+        let path: String
         let node: [String: Any]
         var request: [String: Any] { node["request"] as? [String: Any] ?? [:] }
         var response: [String: Any] { node["response"] as? [String: Any] ?? [:] }
@@ -52,8 +55,13 @@ struct WireMockRootSampler {
                 unreadable.append(file)
                 continue
             }
-            let list = (json["mappings"] as? [[String: Any]]) ?? [json]
-            mappings += list.map { Mapping(file: "mappings/" + file, node: $0) }
+            if let list = json["mappings"] as? [[String: Any]] {
+                mappings += list.enumerated().map {
+                    Mapping(file: "mappings/" + file, path: "$.mappings[\($0.offset)]", node: $0.element)
+                }
+            } else {
+                mappings.append(Mapping(file: "mappings/" + file, path: "$", node: json))
+            }
         }
     }
 
@@ -89,9 +97,11 @@ struct WireMockRootSampler {
         let templated = (response["transformers"] as? [String])?.contains("response-template") == true
         let (body, json) = expectedBody(response, templated: templated)
         switch body {
-        case .missing: return Sample(file: m.file, target: target, status: 500, body: nil, json: false)
-        case .bytes(let bytes): return Sample(file: m.file, target: target, status: status, body: bytes, json: json)
-        case .dynamic: return Sample(file: m.file, target: target, status: status, body: nil, json: false)
+        case .missing: return Sample(file: m.file, mapping: m.path, target: target, status: 500, body: nil, json: false)
+        case .bytes(let bytes):
+            return Sample(file: m.file, mapping: m.path, target: target, status: status, body: bytes, json: json)
+        case .dynamic:
+            return Sample(file: m.file, mapping: m.path, target: target, status: status, body: nil, json: false)
         }
     }
 
