@@ -15,6 +15,43 @@ enum ByteClass {
             && buf[start + 3] == UInt8(ascii: "P") && buf[start + 4] == UInt8(ascii: "/")
     }
 
+    /// The index of the first CR or LF in `buf[start..<end]`, or `end`; it may stop earlier, at
+    /// a byte just after a CR or LF, which the caller then reads as the byte it is. Eight bytes
+    /// at a time (a head's lines are mostly neither): the byte-by-byte loop took four
+    /// instructions a byte, and the scan of a head before it about 20 (callgrind).
+    static func firstLineBreak(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+        guard start < end, let base = buf.baseAddress else { return start }
+        let raw = UnsafeRawPointer(base)
+        var i = start
+        while i + 8 <= end {
+            let mask = lineBreakMask(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            if mask != 0 { return i + mask.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        guard i < end else { return end }
+        guard end >= 8 else {
+            while i < end, buf[i] != cr, buf[i] != lf { i += 1 }
+            return i
+        }
+        // The last bytes in one load that ends at `end`, those before `i` shifted out.
+        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
+        let mask = lineBreakMask(word) >> ((i - (end - 8)) * 8)
+        return mask == 0 ? end : i + mask.trailingZeroBitCount >> 3
+    }
+
+    /// The top bit of each byte of `word` (little-endian) that is CR or LF: XOR makes such a
+    /// byte zero, and subtracting one from it sets the top bit it did not have. The lowest
+    /// marked byte is exact; a byte above one may be marked by the borrow (only a 0x0B or 0x0C
+    /// can be), which is why the scan may stop early but never late.
+    @inline(__always)
+    private static func lineBreakMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let crs = word ^ (ones &* UInt64(cr))
+        let lfs = word ^ (ones &* UInt64(lf))
+        return (((crs &- ones) & ~crs) | ((lfs &- ones) & ~lfs)) & high
+    }
+
     /// tchar: "!#$%&'*+-.^_`|~" DIGIT ALPHA
     static let token: [Bool] = {
         var t = [Bool](repeating: false, count: 256)

@@ -157,13 +157,24 @@ package struct RequestParser: Sendable {
             if skip > 0 { return (.needMore, skip) }
         }
         var i = scanned
+        // Asking the optional head whether it is nil is an outlined call (the request is large):
+        // asked once here, then kept as the lines are parsed.
+        var hasRequestLine = partialHead != nil
+        let requestLineLimit = limits.maxTargetBytes + 64
         while i < input.count {
+            // Most bytes of a head are neither CR nor LF: they are skipped eight at a time, up to
+            // where a per-byte check below could fire (a line over a limit; a bare CR, which the
+            // byte after a CR is checked for), so each check still sees every byte it would have.
+            // The head scan took about 20 instructions a byte before (callgrind).
+            if i == 0 || input[i - 1] != ByteClass.cr {
+                let limit = hasRequestLine ? limits.maxHeaderBytes : min(requestLineLimit + 1, limits.maxHeaderBytes)
+                i = ByteClass.firstLineBreak(input, from: i, to: min(input.count, max(i, limit)))
+                if i == input.count { break }
+            }
             // Checked per byte, so the verdict on a long request line depends only on its bytes,
             // not on how they were split across reads (found by fuzzing: a bare CR beyond the
             // limit gave 400 when the line arrived whole and 414 when it arrived in pieces).
-            // The position first: asking the optional head whether it is nil is an outlined call
-            // (the request is large), and this runs for every byte of the head.
-            if i > limits.maxTargetBytes + 64, partialHead == nil {
+            if i > requestLineLimit, !hasRequestLine {
                 return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
             }
             let b = input[i]
@@ -171,7 +182,7 @@ package struct RequestParser: Sendable {
                 guard i > 0, input[i - 1] == ByteClass.cr else { return fail(.bad("bare LF in request head")) }
                 let lineEnd = i - 1
                 if lineEnd == lineStart {
-                    guard partialHead != nil else {
+                    guard hasRequestLine else {
                         // An empty line before the request line whose CR and LF came in separate reads.
                         scanned = 0
                         lineStart = 0
@@ -181,8 +192,8 @@ package struct RequestParser: Sendable {
                     return completeHead(length: i + 1, available: input.count - i - 1)
                 }
                 do {
-                    if partialHead == nil {
-                        if lineEnd > limits.maxTargetBytes + 64 {
+                    if !hasRequestLine {
+                        if lineEnd > requestLineLimit {
                             return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
                         }
                         try RequestHeadParser.parseRequestLine(
@@ -194,6 +205,7 @@ package struct RequestParser: Sendable {
                         // One allocation for the fields of a typical request, not one per doubling
                         // (eight: the journal keeps each request's storage, so not more).
                         partialHead!.headers.reserveCapacity(8)
+                        hasRequestLine = true
                     } else {
                         try RequestHeadParser.addField(
                             input,
@@ -213,13 +225,13 @@ package struct RequestParser: Sendable {
             i += 1
             if i > limits.maxHeaderBytes {
                 return fail(
-                    partialHead == nil
+                    !hasRequestLine
                         ? HTTPParseError(.targetTooLong, "request line longer than the target limit")
                         : HTTPParseError(.headersTooLarge, "header section over \(limits.maxHeaderBytes) bytes")
                 )
             }
         }
-        if partialHead == nil, input.count > limits.maxTargetBytes + 64 {
+        if !hasRequestLine, input.count > requestLineLimit {
             return fail(HTTPParseError(.targetTooLong, "request line longer than the target limit"))
         }
         scanned = input.count

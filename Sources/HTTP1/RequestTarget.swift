@@ -107,6 +107,22 @@ package enum RequestTarget {
         return utf8.firstIndex(of: UInt8(ascii: "?"))
     }
 
+    /// True for an origin-form target that is a path alone needing no work: it starts with "/"
+    /// and has no `?`, no `%` and no "." right after a "/". Its decoded path is itself.
+    static func isPlainOriginPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.first == UInt8(ascii: "/") else { return false }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "%")
+                || (byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/"))
+            {
+                return false
+            }
+            previous = byte
+        }
+        return true
+    }
+
     /// True when the path needs no work: no `%` to decode and no "." right after a "/".
     static func isPlainPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var previous: UInt8 = 0
