@@ -7,7 +7,8 @@
 //  1. parsed as a stream of pipelined requests four ways: whole, split at input-chosen points,
 //     one byte at a time (inputs up to 512 bytes), and whole with the default (large) limits;
 //     every parse call and every request is checked against invariants, and each request is
-//     checked against the exact bytes the parser consumed for it (a small reference decoder);
+//     checked against the exact bytes the parser consumed for it (a small reference decoder),
+//     and the head it keeps is read again and must give the same request;
 //  2. run through the target helpers (dot-segment removal, percent-decoding, query parsing,
 //     request-target and authority syntax, CONNECT's authority-form as a forward proxy takes it),
 //     each compared with a reference or a law;
@@ -246,6 +247,20 @@ private func checkAgainstBytes(_ request: IncomingRequest, _ span: [UInt8]) {
         while let l = v.last, l == 32 || l == 9 { v.removeLast() }
         precondition(String(decoding: v, as: UTF8.self) == field.value, "field value differs from its line")
     }
+    // The head it keeps is those bytes, the empty lines before it left out, and reading them
+    // again (what the journal does) gives the same request.
+    let headStart = lines[0].lowerBound
+    precondition(request.head == Array(span[headStart..<headEnd]), "the kept head differs from the consumed bytes")
+    guard let again = try? IncomingRequest(readingHead: request.head) else {
+        preconditionFailure("the kept head does not parse again")
+    }
+    precondition(
+        again.method == request.method && again.target == request.target && again.path == request.path
+            && again.rawQuery == request.rawQuery && again.queryItems == request.queryItems
+            && again.version == request.version && again.headers == request.headers
+            && again.authority == request.authority,
+        "the kept head, read again, gives another request"
+    )
     let section = Array(span[headEnd...])
     if request.headers.contains("Transfer-Encoding") {
         precondition(dechunk(section) == request.body, "chunked body differs from the chunks' data")

@@ -41,6 +41,11 @@ package struct IncomingRequest: Sendable {
     /// For a request inside an intercepted `CONNECT` tunnel (a forward proxy terminating TLS):
     /// the tunnel's `host:port`, where the client meant the request to go. nil otherwise.
     package var tunnelAuthority: String? = nil
+    /// The request line and header fields exactly as they came (each line's CRLF and the empty
+    /// line included), for whoever keeps the request as it came (the journal) and reads it
+    /// again later with `IncomingRequest(readingHead:)`. Empty for a request that did not come
+    /// through the parser (the in-process transport).
+    package var head: [UInt8] = []
 
     package init(
         method: String,

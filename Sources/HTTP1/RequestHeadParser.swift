@@ -253,3 +253,59 @@ enum RequestHeadParser {
         String(decoding: Bytes(rebasing: buf[r]), as: UTF8.self)
     }
 }
+
+extension IncomingRequest {
+    /// A head the parser accepted (`IncomingRequest.head`), read again by the same parser: the
+    /// method, target, path, query, version, header fields (in order, names as sent, repeats
+    /// kept) and authority it gave when the request came, and `head` itself. The head was within
+    /// the server's limits when it came, so none apply now. Throws what the parser would have
+    /// answered for bytes it never accepted.
+    package init(readingHead head: [UInt8]) throws(HTTPParseError) {
+        self = try Self.read(head, fields: true)
+    }
+
+    /// The request line alone (method, target, path, query, version), for a reader that needs
+    /// no field: a list of requests.
+    package init(readingRequestLineOf head: [UInt8]) throws(HTTPParseError) {
+        self = try Self.read(head, fields: false)
+    }
+
+    private static let rereadLimits: HTTPParserLimits = {
+        var limits = HTTPParserLimits(
+            maxHeaderBytes: .max,
+            maxTargetBytes: .max,
+            maxBodyBytes: .max,
+            maxHeaderCount: .max
+        )
+        limits.acceptsConnect = true
+        return limits
+    }()
+
+    private static func read(_ head: [UInt8], fields: Bool) throws(HTTPParseError) -> IncomingRequest {
+        let limits = rereadLimits
+        var request: IncomingRequest?
+        try head.withUnsafeBufferPointer { (buf) throws(HTTPParseError) in
+            var lineStart = 0
+            var i = 0
+            while i + 1 < buf.count {
+                guard buf[i] == ByteClass.cr, buf[i + 1] == ByteClass.lf else {
+                    i += 1
+                    continue
+                }
+                if i == lineStart { return }  // the empty line
+                if request == nil {
+                    try RequestHeadParser.parseRequestLine(buf, lineStart..<i, limits: limits, into: &request)
+                    guard fields else { return }
+                } else {
+                    try RequestHeadParser.addField(buf, lineStart..<i, to: &request!.headers, limits: limits)
+                }
+                i += 2
+                lineStart = i
+            }
+        }
+        guard var request else { throw .bad("missing request line") }
+        if fields { try RequestHeadParser.checkHost(&request) }
+        request.head = head
+        return request
+    }
+}

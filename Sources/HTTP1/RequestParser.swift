@@ -189,7 +189,7 @@ package struct RequestParser: Sendable {
                         return (.needMore, i + 1)
                     }
                     // The empty line: the head is complete.
-                    return completeHead(length: i + 1, available: input.count - i - 1)
+                    return completeHead(input, length: i + 1)
                 }
                 do {
                     if !hasRequestLine {
@@ -203,7 +203,7 @@ package struct RequestParser: Sendable {
                             into: &partialHead
                         )
                         // One allocation for the fields of a typical request, not one per doubling
-                        // (eight: the journal keeps each request's storage, so not more).
+                        // (eight: the array lives as long as the request, so not more).
                         partialHead!.headers.reserveCapacity(8)
                         hasRequestLine = true
                     } else {
@@ -239,7 +239,11 @@ package struct RequestParser: Sendable {
     }
 
     /// The head in `partialHead` is complete: checked where it lies, then moved to `current`.
-    private mutating func completeHead(length: Int, available: Int) -> (event: Event, consumed: Int) {
+    private mutating func completeHead(
+        _ input: UnsafeBufferPointer<UInt8>,
+        length: Int
+    ) -> (event: Event, consumed: Int) {
+        let available = input.count - length
         let framing: BodyFraming
         let expectsContinue: Bool
         do {
@@ -247,6 +251,8 @@ package struct RequestParser: Sendable {
         } catch {
             return fail(error)
         }
+        // The head's bytes were not consumed until now, so they are all here, from the first.
+        partialHead!.head = Array(UnsafeBufferPointer(rebasing: input[0..<length]))
         scanned = 0
         lineStart = 0
         // A swap, not `current = partialHead.take()`: the request moves without a copy.

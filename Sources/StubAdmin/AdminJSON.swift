@@ -36,18 +36,20 @@ enum AdminJSON {
     }
 
     static func entry(_ e: JournalEntry) -> JSONNode {
+        // Its head read once (the journal keeps the bytes as they came).
+        let request = e.request
         var members: [(String, JSONNode)] = [
             ("id", .number(e.id)),
             (
                 "receivedAt",
                 .string(DateFormats.rfc3339(epochMilliseconds: e.receivedAtMilliseconds, withMilliseconds: true))
             ),
-            ("method", .string(e.method)),
-            ("path", .string(e.path)),
-            ("target", .string(e.target)),
-            ("host", e.host.map { .string($0) } ?? .null),
-            ("query", grouped(e.queryItems.map { ($0.name, $0.value) })),
-            ("headers", grouped(e.headers.map { ($0.name, $0.value) })),
+            ("method", .string(request.method)),
+            ("path", .string(request.path)),
+            ("target", .string(request.target)),
+            ("host", request.authority.map { .string($0) } ?? .null),
+            ("query", grouped(request.queryItems.map { ($0.name, $0.value) })),
+            ("headers", grouped(request.headers.map { ($0.name, $0.value) })),
         ]
         members += body(e.body, size: e.bodySize)
         members.append(

@@ -41,11 +41,13 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     init(_ entry: JournalEntry) {
         id = entry.id
         receivedAt = Date(timeIntervalSince1970: Double(entry.receivedAtMilliseconds) / 1000)
-        method = entry.method
-        path = entry.path
-        target = entry.target
-        query = entry.queryItems.map { ($0.name, $0.value) }
-        headers = entry.headers.fields.map { ($0.name, $0.value) }
+        // Its head read once (the journal keeps the bytes as they came).
+        let request = entry.request
+        method = request.method
+        path = request.path
+        target = request.target
+        query = request.queryItems.map { ($0.name, $0.value) }
+        headers = request.headers.fields.map { ($0.name, $0.value) }
         body = Data(entry.body)
         bodySize = entry.bodySize
         stubName = entry.stubName

@@ -568,7 +568,7 @@ extension FuzzRegressionTests {
 }
 
 extension Array {
-    fileprivate func chunked(_ size: Int) -> [[Element]] {
+    func chunked(_ size: Int) -> [[Element]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }

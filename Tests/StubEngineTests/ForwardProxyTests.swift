@@ -140,6 +140,7 @@ final class ForwardProxyTests: XCTestCase {
         let entries = engine.journal.entries
         XCTAssertEqual(entries.count, 2)
         XCTAssertEqual(entries.map { $0.headers["Proxy-Authorization"] }, ["(not kept)", "(not kept)"])
+        XCTAssertFalse(entries.contains { String(decoding: $0.head, as: UTF8.self).contains("Bearer") })
         XCTAssertEqual(entries.map { $0.host }, ["api.example.com", "api.example.com"])
     }
 }

@@ -73,6 +73,54 @@ final class JournalRingTests: XCTestCase {
         XCTAssertEqual(entry.target, "/upload?x=1")
     }
 
+    /// The request is kept as it came: its head's bytes, fields in order with their case,
+    /// repeats and spacing; what the entry says of it is read from those bytes.
+    func testTheEntryKeepsTheHeadAsItCame() throws {
+        let e = engine(journal: 4)
+        let head =
+            "POST /a?n=1&n=2 HTTP/1.1\r\nHost: api.example.com:8080\r\nx-TRACE:  t1 \r\nX-Trace: t2\r\n"
+            + "Content-Length: 2\r\n\r\n"
+        var parser = RequestParser()
+        var bytes = Array((head + "hi").utf8)[...]
+        while true {
+            let (event, consumed) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+            bytes = bytes.dropFirst(consumed)
+            if case .request = event { break }
+            guard case .needMore = event, consumed > 0 else { return XCTFail("\(event)") }
+        }
+        _ = e.handle(parser.takeRequest())
+        let entry = try XCTUnwrap(e.journal.entries.last)
+        XCTAssertEqual(entry.head, Array(head.utf8))
+        XCTAssertEqual(entry.method, "POST")
+        XCTAssertEqual(entry.target, "/a?n=1&n=2")
+        XCTAssertEqual(entry.queryItems.map(\.value), ["1", "2"])
+        XCTAssertEqual(entry.headers.map(\.name), ["Host", "x-TRACE", "X-Trace", "Content-Length"])
+        XCTAssertEqual(entry.headers.values("x-trace"), ["t1", "t2"])
+        XCTAssertEqual(entry.host, "api.example.com:8080")
+        XCTAssertEqual(entry.request.body, Array("hi".utf8))
+        XCTAssertEqual(entry.request.version, .http1_1)
+    }
+
+    /// A request that never was bytes (the in-process transport) is kept as its fields.
+    func testARequestWithoutBytesIsKeptAsItsFields() throws {
+        let e = engine(journal: 4)
+        let request = try IncomingRequest.make(
+            method: "GET",
+            target: "/a?q=1",
+            headers: HeaderFields([("Host", "in.process"), ("X-Trace", "t")]),
+            body: [],
+            peer: "",
+            authority: "in.process"
+        )
+        _ = e.handle(request)
+        let entry = try XCTUnwrap(e.journal.entries.last)
+        XCTAssertEqual(entry.head, [])
+        XCTAssertEqual(entry.target, "/a?q=1")
+        XCTAssertEqual(entry.queryItems.map(\.value), ["1"])
+        XCTAssertEqual(entry.headers["X-Trace"], "t")
+        XCTAssertEqual(entry.host, "in.process")
+    }
+
     /// The wall clock may be set back while an answer is underway: a duration is never negative.
     func testADurationIsNeverNegative() {
         let future = WallClock.nanosecondsSince1970() + 60_000_000_000

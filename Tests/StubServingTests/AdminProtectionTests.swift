@@ -276,6 +276,7 @@ final class AdminProtectionTests: XCTestCase {
         XCTAssertEqual(stolen.status, 403)
         let entry = try XCTUnwrap(engine.journal.entries.last)
         XCTAssertEqual(entry.headers["Authorization"], "(not kept)")
+        XCTAssertFalse(String(decoding: entry.head, as: UTF8.self).contains("s3cret"), "nor its bytes as they came")
         XCTAssertFalse(
             try send(server, "GET", "/__admin/requests", ["Authorization: Bearer s3cret"]).text.contains("s3cret")
         )

@@ -22,12 +22,14 @@ struct EventEncoder {
         out.appendDecimal(entry.id)
         out.append(contentsOf: ",\"receivedAt\":\"".utf8)
         appendDate(entry.receivedAtMilliseconds, to: &out)
+        // The request line read once from the bytes the journal keeps; a row needs no field.
+        let line = entry.requestLine
         out.append(contentsOf: "\",\"method\":".utf8)
-        JSONSerializer.writeString(entry.method, into: &out)
+        JSONSerializer.writeString(line.method, into: &out)
         out.append(contentsOf: ",\"path\":".utf8)
-        JSONSerializer.writeString(entry.path, into: &out)
+        JSONSerializer.writeString(line.path, into: &out)
         out.append(contentsOf: ",\"target\":".utf8)
-        JSONSerializer.writeString(entry.target, into: &out)
+        JSONSerializer.writeString(line.target, into: &out)
         out.append(contentsOf: ",\"status\":".utf8)
         if let status = entry.status { out.appendDecimal(status) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"stub\":".utf8)

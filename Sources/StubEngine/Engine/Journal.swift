@@ -150,23 +150,6 @@ package final class Journal: Sendable {
             default: nil
             }
         let tunnel: ConnectionTunnel? = if case .tunnel(let tunnel) = kind { tunnel } else { nil }
-        // A refused request may carry a real token (from another origin): the journal is read
-        // in the inspector and by scripts, so it keeps that the header was there, not its value.
-        var headers = request.headers
-        if refusal != nil, headers.contains("Authorization") {
-            headers = HeaderFields(
-                headers.map { ($0.name, $0.name.lowercased() == "authorization" ? "(not kept)" : $0.value) }
-            )
-        }
-        // The forward proxy's credentials are the admin token: never kept either. Only proxy
-        // requests (CONNECT, absolute-form, inside a tunnel) look, not every request.
-        if request.target.utf8.first != UInt8(ascii: "/") || request.tunnelAuthority != nil,
-            headers.contains("Proxy-Authorization")
-        {
-            headers = HeaderFields(
-                headers.map { ($0.name, $0.name.lowercased() == "proxy-authorization" ? "(not kept)" : $0.value) }
-            )
-        }
         // Built outside the lock, and the entry it replaces is released outside it too: every
         // event loop records every request, so the critical section is a swap and two counters.
         // Swapped into its slot, not copied: a copy would retain the entry and the local's
@@ -175,11 +158,8 @@ package final class Journal: Sendable {
             id: 0,
             // `receivedAt` is the recorder's one clock read (`JournalRecorder`).
             receivedAtMilliseconds: Int(receivedAt / 1_000_000),
-            method: request.method,
-            path: request.path,
-            target: request.target,
-            queryItems: request.queryItems,
-            headers: headers,
+            request: request,
+            headers: Self.withholdingCredentials(request, refused: refusal != nil),
             // A request being recorded keeps its whole body: it is what the recording matches on.
             body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
@@ -191,13 +171,11 @@ package final class Journal: Sendable {
             nearMiss: nearMiss,
             proxy: proxy,
             response: response,
-            peer: request.peer,
             refusal: refusal,
             regexAborts: regexAborts,
             contract: contract,
             delivery: delivery,
-            tunnel: tunnel,
-            tunnelAuthority: request.tunnelAuthority
+            tunnel: tunnel
         )
         let (id, listeners) = state.withLock { s -> (Int, [any JournalListener]) in
             let id = s.nextID
@@ -211,6 +189,27 @@ package final class Journal: Sendable {
         slot = nil
         for listener in listeners { listener.journalChanged() }
         return id
+    }
+
+    /// A refused request may carry a real token (from another origin), and the forward proxy's
+    /// credentials are the admin token: the journal is read in the inspector and by scripts, so
+    /// it keeps that such a field was there, not its value. The fields to keep instead of the
+    /// head's, or nil when there is nothing to withhold: only refused requests and proxy
+    /// requests (CONNECT, absolute-form, inside a tunnel) look, not every request.
+    private static func withholdingCredentials(_ request: borrowing IncomingRequest, refused: Bool) -> HeaderFields? {
+        let authorization = refused && request.headers.contains("Authorization")
+        let proxyAuthorization =
+            (request.target.utf8.first != UInt8(ascii: "/") || request.tunnelAuthority != nil)
+            && request.headers.contains("Proxy-Authorization")
+        guard authorization || proxyAuthorization else { return nil }
+        return HeaderFields(
+            request.headers.map { field in
+                let name = field.name.lowercased()
+                let withheld =
+                    (authorization && name == "authorization") || (proxyAuthorization && name == "proxy-authorization")
+                return (field.name, withheld ? "(not kept)" : field.value)
+            }
+        )
     }
 
     // MARK: Streams

@@ -6,18 +6,24 @@ import RegularExpressions
 /// Its parts live in one immutable object: the journal moves an entry into its ring, and out
 /// again when the ring lets it go, for every request. As a struct of some 300 bytes each move
 /// was a copy of all of it (the profile showed eight per request); now it is a pointer.
+///
+/// The request is kept as it came: the bytes of its head (request line and header fields, in
+/// order, names as sent, repeats and all) and its body. The method, target, path, query and
+/// fields are read from those bytes again, by the server's own parser, when the entry is read
+/// (the admin API, the inspector, verification): reading is rare, recording is every request.
 package struct JournalEntry: Sendable {
     package internal(set) var id: Int
     private let parts: Parts
 
+    /// Keeps `request`'s head as it came (`IncomingRequest.head`), its peer and its tunnel; or,
+    /// for a request with no head (the in-process transport) or with `headers` given (fields
+    /// whose credentials the journal does not keep), its fields. Its body is `body`: the journal
+    /// may keep only the start.
     package init(
         id: Int,
         receivedAtMilliseconds: Int,
-        method: String,
-        path: String,
-        target: String,
-        queryItems: [QueryItem],
-        headers: HeaderFields,
+        request: borrowing IncomingRequest,
+        headers: HeaderFields? = nil,
         body: [UInt8],
         bodySize: Int,
         stubID: String?,
@@ -27,22 +33,17 @@ package struct JournalEntry: Sendable {
         nearMiss: NearMissReport?,
         proxy: ProxyReport?,
         response: JournalResponse?,
-        peer: String = "",
         refusal: String? = nil,
         regexAborts: [RegexAbort] = [],
         contract: ContractReport? = nil,
         delivery: JournalDelivery? = nil,
-        tunnel: ConnectionTunnel? = nil,
-        tunnelAuthority: String? = nil
+        tunnel: ConnectionTunnel? = nil
     ) {
         self.id = id
         parts = Parts(
             receivedAtMilliseconds: receivedAtMilliseconds,
-            method: method,
-            path: path,
-            target: target,
-            queryItems: queryItems,
-            headers: headers,
+            head: request.head.isEmpty || headers != nil
+                ? .fields(FieldsBox(request, headers: headers)) : .wire(request.head),
             body: body,
             bodySize: bodySize,
             stubID: stubID,
@@ -52,23 +53,31 @@ package struct JournalEntry: Sendable {
             nearMiss: nearMiss,
             proxy: proxy,
             response: response,
-            peer: peer,
+            peer: request.peer,
             refusal: refusal,
             regexAborts: regexAborts,
             contract: contract,
             delivery: delivery,
             tunnel: tunnel,
-            tunnelAuthority: tunnelAuthority
+            tunnelAuthority: request.tunnelAuthority
         )
     }
 
     /// Milliseconds since 1970.
     package var receivedAtMilliseconds: Int { parts.receivedAtMilliseconds }
-    package var method: String { parts.method }
-    package var path: String { parts.path }
-    package var target: String { parts.target }
-    package var queryItems: [QueryItem] { parts.queryItems }
-    package var headers: HeaderFields { parts.headers }
+    package var method: String { requestLine.method }
+    /// The decoded path, without the query.
+    package var path: String { requestLine.path }
+    /// The request-target exactly as sent.
+    package var target: String { requestLine.target }
+    package var queryItems: [QueryItem] { requestLine.queryItems }
+    /// In order, names as sent, repeats kept (a refused request's credentials replaced).
+    package var headers: HeaderFields { requestHead.headers }
+    /// The head's bytes as they came; empty for a request that had none (see `init`).
+    package var head: [UInt8] {
+        if case .wire(let bytes) = parts.head { return bytes }
+        return []
+    }
     /// At most `Journal.maximumBodyBytes` (whole while the request is being recorded);
     /// `bodySize` is the real size.
     package var body: [UInt8] { parts.body }
@@ -87,22 +96,7 @@ package struct JournalEntry: Sendable {
     /// A request that came inside an intercepted tunnel: the tunnel's `host:port`.
     package var tunnelAuthority: String? { parts.tunnelAuthority }
     /// The host the client addressed: the `CONNECT` or absolute-form target's, else `Host`.
-    package var host: String? {
-        if let tunnel = parts.tunnel { return tunnel.authority }
-        if parts.target.utf8.first != UInt8(ascii: "/"),
-            let request = try? IncomingRequest.make(
-                method: "GET",
-                target: parts.target,
-                headers: HeaderFields(),
-                body: [],
-                peer: "",
-                authority: nil
-            ), let authority = request.authority
-        {
-            return authority
-        }
-        return parts.headers["Host"]
-    }
+    package var host: String? { parts.tunnel?.authority ?? Self.host(of: requestHead) }
     /// As a client measures it: to the answer's last byte, or to when it was abandoned (while a
     /// delayed answer is underway: to its planned end).
     package var durationMilliseconds: Double { parts.delivery?.measuredMilliseconds ?? parts.durationMilliseconds }
@@ -133,28 +127,85 @@ package struct JournalEntry: Sendable {
     /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
     package var fault: String? { parts.response?.fault }
 
-    /// The request again, for `find` and `count` (the stub matcher runs on it).
+    /// The request again, for `find` and `count` (the stub matcher runs on it), and for a reader
+    /// that wants several of its parts: its head is read once.
     package var request: IncomingRequest {
-        IncomingRequest(
-            method: method,
-            target: target,
-            path: path,
-            rawQuery: target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) },
-            queryItems: queryItems,
-            headers: headers,
-            body: body,
-            peer: peer,
-            authority: host
-        )
+        var request = requestHead
+        request.body = parts.body
+        request.peer = parts.peer
+        request.authority = parts.tunnel?.authority ?? Self.host(of: request)
+        return request
+    }
+
+    /// The request line alone read again (method, target, path, query): what a list shows.
+    package var requestLine: IncomingRequest {
+        switch parts.head {
+        case .wire(let bytes): Self.reread(bytes, fields: false)
+        case .fields(let box): box.request
+        }
+    }
+
+    /// The head read again: the request line and the header fields, with no body.
+    private var requestHead: IncomingRequest {
+        switch parts.head {
+        case .wire(let bytes): Self.reread(bytes, fields: true)
+        case .fields(let box): box.request
+        }
+    }
+
+    private static func reread(_ bytes: [UInt8], fields: Bool) -> IncomingRequest {
+        do {
+            return fields
+                ? try IncomingRequest(readingHead: bytes) : try IncomingRequest(readingRequestLineOf: bytes)
+        } catch {
+            // Never: the same parser accepted these bytes when they came, with tighter limits.
+            assertionFailure("a journaled head no longer parses: \(error)")
+            return IncomingRequest(method: "", target: "", path: "")
+        }
+    }
+
+    private static func host(of request: IncomingRequest) -> String? {
+        if request.target.utf8.first != UInt8(ascii: "/"),
+            let absolute = try? IncomingRequest.make(
+                method: "GET",
+                target: request.target,
+                headers: HeaderFields(),
+                body: [],
+                peer: "",
+                authority: nil
+            ), let authority = absolute.authority
+        {
+            return authority
+        }
+        return request.headers["Host"]
+    }
+
+    /// How the request line and fields are kept. Both cases are one reference, so the entry
+    /// stays cheap to build and to free: an `IncomingRequest` stored inline was copied through
+    /// its value witnesses, retaining each of its fields (callgrind).
+    private enum Head: Sendable {
+        /// The bytes as they came, read again when the entry is read.
+        case wire([UInt8])
+        /// A request that never was bytes, or whose credentials are not kept: its fields.
+        case fields(FieldsBox)
+    }
+
+    private final class FieldsBox: Sendable {
+        let request: IncomingRequest
+
+        init(_ request: borrowing IncomingRequest, headers: HeaderFields?) {
+            var kept = copy request
+            // The body is the entry's own (perhaps cut); the whole one is not kept twice.
+            kept.body = []
+            kept.head = []
+            if let headers { kept.headers = headers }
+            self.request = kept
+        }
     }
 
     private final class Parts: Sendable {
         let receivedAtMilliseconds: Int
-        let method: String
-        let path: String
-        let target: String
-        let queryItems: [QueryItem]
-        let headers: HeaderFields
+        let head: Head
         let body: [UInt8]
         let bodySize: Int
         let stubID: String?
@@ -174,11 +225,7 @@ package struct JournalEntry: Sendable {
 
         init(
             receivedAtMilliseconds: Int,
-            method: String,
-            path: String,
-            target: String,
-            queryItems: [QueryItem],
-            headers: HeaderFields,
+            head: Head,
             body: [UInt8],
             bodySize: Int,
             stubID: String?,
@@ -197,11 +244,7 @@ package struct JournalEntry: Sendable {
             tunnelAuthority: String?
         ) {
             self.receivedAtMilliseconds = receivedAtMilliseconds
-            self.method = method
-            self.path = path
-            self.target = target
-            self.queryItems = queryItems
-            self.headers = headers
+            self.head = head
             self.body = body
             self.bodySize = bodySize
             self.stubID = stubID

@@ -47,15 +47,17 @@ enum WireMockAdminJSON {
 
     /// A logged request.
     static func loggedRequest(_ e: JournalEntry) -> JSONNode {
-        let host = e.headers["Host"] ?? "localhost"
+        // Its head read once (the journal keeps the bytes as they came).
+        let request = e.request
+        let host = request.headers["Host"] ?? "localhost"
         let url =
-            e.target.hasPrefix("/")
-            ? e.target
-            : (URL(string: e.target).map { ($0.path.isEmpty ? "/" : $0.path) + ($0.query.map { "?" + $0 } ?? "") }
-                ?? e.target)
+            request.target.hasPrefix("/")
+            ? request.target
+            : (URL(string: request.target).map { ($0.path.isEmpty ? "/" : $0.path) + ($0.query.map { "?" + $0 } ?? "") }
+                ?? request.target)
         var headers: [(String, JSONNode)] = []
         var seen: [String: Int] = [:]
-        for field in e.headers {
+        for field in request.headers {
             if let i = seen[field.name.lowercased()] {
                 headers[i].1 = .string((headers[i].1.string ?? "") + ", " + field.value)
             } else {
@@ -64,8 +66,8 @@ enum WireMockAdminJSON {
             }
         }
         var query: [(String, JSONNode)] = []
-        for name in e.queryItems.map(\.name).reduce(into: [String](), { if !$0.contains($1) { $0.append($1) } }) {
-            let values = e.queryItems.filter { $0.name == name }.map { JSONNode.string($0.value) }
+        for name in request.queryItems.map(\.name).reduce(into: [String](), { if !$0.contains($1) { $0.append($1) } }) {
+            let values = request.queryItems.filter { $0.name == name }.map { JSONNode.string($0.value) }
             query.append((name, .object([("key", .string(name)), ("values", .array(values))])))
         }
         let text = String(bytes: e.body, encoding: .utf8)
@@ -75,7 +77,7 @@ enum WireMockAdminJSON {
         return .object([
             ("url", .string(url)),
             ("absoluteUrl", .string("http://\(host)\(url)")),
-            ("method", .string(e.method)),
+            ("method", .string(request.method)),
             ("clientIp", .string(ip.isEmpty ? "127.0.0.1" : ip)),
             ("headers", .object(headers)),
             ("cookies", .object([])),

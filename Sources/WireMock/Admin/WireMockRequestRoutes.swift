@@ -235,11 +235,7 @@ struct WireMockRequestRoutes {
         let entry = JournalEntry(
             id: 0,
             receivedAtMilliseconds: Int(Date().timeIntervalSince1970 * 1000),
-            method: logged.method,
-            path: logged.path,
-            target: logged.target,
-            queryItems: logged.queryItems,
-            headers: logged.headers,
+            request: logged,
             body: logged.body,
             bodySize: logged.body.count,
             stubID: nil,
