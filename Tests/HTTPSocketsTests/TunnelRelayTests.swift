@@ -207,6 +207,48 @@ import Testing
         }
     }
 
+    /// The upstream sends its end after the client's, then bytes the client does not read: its
+    /// socket is shut both ways (a hang-up, which epoll and poll report whatever they are asked
+    /// to watch) while its bytes wait in the relay. The loop must not wake for it again and
+    /// again (it did: every wait returned at once) but idle, then deliver every byte and the end.
+    @Test func anUpstreamThatHungUpWhileItsBytesWaitLeavesTheLoopIdle() async throws {
+        #if os(Linux)
+        let upstream = try LoopbackListener()
+        let opened = Opened()
+        let passes = Locked(0)
+        let counting: (inout ServerConfiguration) -> Void = { $0.afterPass = { passes.withLock { $0 += 1 } } }
+        try await withRelay(opened, counting) { server in
+            let (client, far) = try open(server, to: upstream, receiveBuffer: 16 * 1024)
+            client.send("x")
+            client.shutdownWrite()
+            let (asked, upstreamSawEnd) = far.readUntilClose()
+            #expect(asked == Array("x".utf8) && upstreamSawEnd)
+            let total = 8 << 20
+            let sending = BackgroundSend(patternBytes(total, seed: 4), on: far, thenShutDown: true)
+            // The client reads a little at a time until the relay has taken the upstream's end.
+            var received: [UInt8] = []
+            let deadline = WireConnection.now() + 30_000
+            while !far.endAcknowledged && WireConnection.now() < deadline {
+                received += client.readSome(max: 4096)
+            }
+            #expect(far.endAcknowledged)
+            #expect(received.count < total - (1 << 20), "bytes still wait in the relay")
+            // The observation window, not a wait for readiness: an idle loop passes a few times
+            // (its timers); one that spins, thousands of times.
+            let before = passes.withLock { $0 }
+            WireConnection.staysSilentFor(milliseconds: 500)
+            let spent = passes.withLock { $0 } - before
+            #expect(spent < 50, "the loops passed \(spent) times in 500 ms with nothing to do")
+            received += client.readBytes(count: total - received.count)
+            #expect(received == patternBytes(total, seed: 4), "every byte, in order")
+            #expect(client.readUntilClose().closed)
+            #expect(sending.wait())
+            let record = await opened.ended()
+            #expect(record?.error == nil, "both sides closed")
+        }
+        #endif
+    }
+
     @Test func aTunnelWhereNothingMovesEndsAtTheIdleTimeout() async throws {
         let upstream = try LoopbackListener()
         let opened = Opened()

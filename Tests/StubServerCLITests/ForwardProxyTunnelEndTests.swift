@@ -43,10 +43,10 @@ extension ForwardProxyEndToEndTests {
         // holds far more than the reader's small buffer.
         var received: [UInt8] = []
         let deadline = WireConnection.now() + 30_000
-        while !Self.finAcknowledged(sender.fd) && WireConnection.now() < deadline {
+        while !sender.endAcknowledged && WireConnection.now() < deadline {
             received += reader.readSome(max: 4096)
         }
-        XCTAssertTrue(Self.finAcknowledged(sender.fd), "the server took the sender's end")
+        XCTAssertTrue(sender.endAcknowledged, "the server took the sender's end")
         XCTAssertLessThan(received.count, total - (1 << 20), "bytes still wait in the relay")
         // The observation window, not a wait for readiness: an idle loop spends next to nothing.
         let pid = server.process.process.processIdentifier
@@ -67,15 +67,6 @@ extension ForwardProxyEndToEndTests {
     }
 
     #if os(Linux)
-    /// The socket's own end was acknowledged by the peer (TCP_INFO's state FIN_WAIT2, TIME_WAIT,
-    /// or CLOSE after LAST_ACK when the peer ended first): the peer's kernel took every byte.
-    static func finAcknowledged(_ fd: Int32) -> Bool {
-        var info = [UInt8](repeating: 0, count: 256)
-        var length = socklen_t(info.count)
-        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
-        return [5, 6, 7].contains(info[0])
-    }
-
     /// User and system CPU time of a process, all its threads (/proc/PID/stat, in clock ticks).
     static func cpuMilliseconds(_ pid: Int32) -> Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

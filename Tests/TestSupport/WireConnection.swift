@@ -249,6 +249,18 @@ public final class WireConnection {
         return Array(buffer[0..<n])
     }
 
+    #if os(Linux)
+    /// This side's end (`shutdownWrite`) was acknowledged by the peer: its kernel took every byte
+    /// before it (TCP_INFO's state FIN_WAIT2 or TIME_WAIT, or CLOSE after LAST_ACK when the peer
+    /// ended first).
+    public var endAcknowledged: Bool {
+        var info = [UInt8](repeating: 0, count: 256)
+        var length = socklen_t(info.count)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_INFO), &info, &length) == 0 else { return false }
+        return [5, 6, 7].contains(info[0])
+    }
+    #endif
+
     /// Half-close: no more bytes from this side (FIN); reading goes on.
     public func shutdownWrite() {
         _ = shutdown(fd, Int32(SHUT_WR))
