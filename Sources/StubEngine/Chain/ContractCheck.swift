@@ -28,24 +28,41 @@ final class ContractCheck: ResponderWrapper {
         guard !AdminAPI.claims(facts.request.path), !Self.isPreflight(facts.request) else { return next(facts) }
         let report = contract.check(facts)
         facts.contract = report
-        if enforces, !report.isClean {
+        guard report.isClean else { return respond(to: facts, breaking: report, next: next) }
+        let outcome = next(facts)
+        checkForwarded(outcome, facts, report)
+        return outcome
+    }
+
+    /// A request that breaks the contract: refused (`enforces`), or answered with the header.
+    private func respond(
+        to facts: RequestFacts,
+        breaking report: ContractReport,
+        next: (RequestFacts) -> Outcome
+    ) -> Outcome {
+        if enforces {
             return Outcome(response: report.rejection(for: facts.request), kind: .rejected(report))
         }
         var outcome = next(facts)
-        if !report.isClean {
-            let extra = HeaderFields([(ContractReport.headerName, report.headerValue)])
-            switch outcome.reply {
-            case .now(var response):
-                response.prepared = response.prepared.adding(extra)
-                outcome.reply = .now(response)
-            case .later(let pending):
-                pending.adjust { $0.prepared = $0.prepared.adding(extra) }
-            }
+        let extra = HeaderFields([(ContractReport.headerName, report.headerValue)])
+        switch outcome.reply {
+        case .now(var response):
+            response.prepared = response.prepared.adding(extra)
+            outcome.reply = .now(response)
+        case .later(let pending):
+            pending.adjust { $0.prepared = $0.prepared.adding(extra) }
         }
-        if case .proxied = outcome.kind, case .later(let pending) = outcome.reply {
-            checkAnswer(pending, report)
-        }
+        checkForwarded(outcome, facts, report)
         return outcome
+    }
+
+    /// A forwarded answer is checked on a report of its own: the contract may hand every clean
+    /// request of an operation one shared report, and the answer's findings are this exchange's.
+    private func checkForwarded(_ outcome: Outcome, _ facts: RequestFacts, _ report: ContractReport) {
+        guard case .later(let pending) = outcome.reply, case .proxied = outcome.kind else { return }
+        let own = report.forAnswer()
+        facts.contract = own
+        checkAnswer(pending, own)
     }
 
     /// The forwarded answer, once its head is there; its body as it passes (never held back).

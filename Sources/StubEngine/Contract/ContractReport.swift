@@ -49,6 +49,9 @@ package struct ContractViolation: Sendable, Equatable {
 ///
 /// A class because the answer's part is filled in when a forwarded body has passed, after the
 /// journal and the log have taken the report (as a near-miss report computed off the loop is).
+/// A contract may hand every clean request of an operation the same report (made once, so a
+/// clean request allocates none); a forwarded request's answer is then checked on a report of
+/// its own (`forAnswer`), since that part is one exchange's.
 package final class ContractReport: Sendable {
     /// `POST /pets (createPet)`; nil when no operation of the document fits the request.
     package let operation: String?
@@ -73,6 +76,12 @@ package final class ContractReport: Sendable {
 
     /// Whether the request keeps to the contract.
     package var isClean: Bool { violations.isEmpty }
+
+    /// The same findings on the request, with an answer's part of its own, for a forwarded
+    /// request whose answer is yet to be checked.
+    package func forAnswer() -> ContractReport {
+        ContractReport(operation: operation, operationIndex: operationIndex, violations: violations)
+    }
 
     /// 422 when only the body's content is wrong (the request was understood), 400 otherwise.
     package var rejectionStatus: Int {

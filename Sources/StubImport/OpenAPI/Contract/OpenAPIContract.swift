@@ -29,11 +29,17 @@ package final class OpenAPIContract: RequestContract {
         let routes: RouteTable
         let index: RequestRouteIndex
         let operations: [OperationContract]
-        /// Each operation's `title`, made once.
-        let titles: [String]
-        /// By route number, each documented method's operation.
-        let operationsByRoute: [[String: Int]]
+        /// Each operation's report for a request that keeps to it, made once: a clean request
+        /// allocates nothing (a forwarded one gets its own, `ContractReport.forAnswer`).
+        let cleanReports: [ContractReport]
+        /// By route number, each documented method's operation: a route documents a handful,
+        /// compared in turn (cheaper than hashing the method).
+        let operationsByRoute: [[(method: String, operation: Int)]]
         let values: ParameterValues
+        /// By operation number, what each `Content-Type` met so far picks among its body's
+        /// media types (`MediaChoice`), so the essence is worked out once per distinct value.
+        /// Written only under the contract's lock, hence without the run-time exclusivity check.
+        @exclusivity(unchecked) var mediaChoices: [[MediaChoice]]
 
         init(
             documents: DocumentSet,
@@ -41,8 +47,8 @@ package final class OpenAPIContract: RequestContract {
             routes: RouteTable,
             index: RequestRouteIndex,
             operations: [OperationContract],
-            titles: [String],
-            operationsByRoute: [[String: Int]],
+            cleanReports: [ContractReport],
+            operationsByRoute: [[(method: String, operation: Int)]],
             values: ParameterValues
         ) {
             self.documents = documents
@@ -50,9 +56,18 @@ package final class OpenAPIContract: RequestContract {
             self.routes = routes
             self.index = index
             self.operations = operations
-            self.titles = titles
+            self.cleanReports = cleanReports
             self.operationsByRoute = operationsByRoute
             self.values = values
+            mediaChoices = Array(repeating: [], count: operations.count)
+        }
+
+        /// The operation `method` names on a route; HEAD is answered by a documented GET.
+        func operation(_ method: String, route: Int) -> Int? {
+            let byMethod = operationsByRoute[route]
+            if let found = byMethod.first(where: { $0.method == method }) { return found.operation }
+            guard method == "HEAD" else { return nil }
+            return byMethod.first { $0.method == "GET" }?.operation
         }
     }
 
@@ -81,7 +96,9 @@ package final class OpenAPIContract: RequestContract {
                 routes: routes,
                 index: RequestRouteIndex(routes),
                 operations: operations,
-                titles: operations.map(\.title),
+                cleanReports: operations.enumerated().map { i, operation in
+                    ContractReport(operation: operation.title, operationIndex: i, violations: [])
+                },
                 operationsByRoute: Self.operationsByRoute(operations, routes),
                 values: ParameterValues(documents: documents)
             )
@@ -89,15 +106,19 @@ package final class OpenAPIContract: RequestContract {
     }
 
     /// For each route, its methods' operations (the first where a document repeats one).
-    private static func operationsByRoute(_ operations: [OperationContract], _ routes: RouteTable) -> [[String: Int]] {
+    private static func operationsByRoute(
+        _ operations: [OperationContract],
+        _ routes: RouteTable
+    ) -> [[(method: String, operation: Int)]] {
         var routeByPath: [String: Int] = [:]
         for (i, route) in routes.routes.enumerated() where routeByPath[route.path] == nil {
             routeByPath[route.path] = i
         }
-        var table = [[String: Int]](repeating: [:], count: routes.routes.count)
+        var table = [[(method: String, operation: Int)]](repeating: [], count: routes.routes.count)
         for (i, operation) in operations.enumerated() {
             guard let route = routeByPath[operation.operation.path] else { continue }
-            if table[route][operation.operation.method] == nil { table[route][operation.operation.method] = i }
+            let method = operation.operation.method
+            if !table[route].contains(where: { $0.method == method }) { table[route].append((method, i)) }
         }
         return table
     }
@@ -142,12 +163,13 @@ struct RequestRouteIndex {
     /// Templates without parameters by their (decoded) path: the first such route for a path,
     /// which no other template can beat (every segment a literal is the best score there is).
     private var literalPaths: [String: Int] = [:]
-    /// Each route's documented methods (`GET`, `POST`), by route number.
-    private var methods: [Set<String>] = []
+    /// Each route's documented methods (`GET`, `POST`), by route number: a handful, compared
+    /// in turn.
+    private var methods: [[String]] = []
 
     init(_ routes: RouteTable) {
         for (i, route) in routes.routes.enumerated() {
-            methods.append(Set(route.methods))
+            methods.append(route.methods)
             for template in route.templates {
                 let decoded = template.decodingLiterals()
                 bySegmentCount[template.segments.count, default: []].append(Entry(route: i, template: decoded))

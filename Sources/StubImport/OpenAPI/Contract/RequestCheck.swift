@@ -16,20 +16,20 @@ struct RequestCheck {
     }
 
     mutating func run(_ facts: RequestFacts) -> ContractReport {
-        let request = facts.request
-        guard let (routeIndex, pathValues) = checker.index.match(request.path, method: request.method) else {
-            var message = "no path of \(documentName) matches \(request.path)"
-            if let near = checker.routes.closest(to: request.path) { message += "; did you mean \(near)?" }
+        // Read through `facts` rather than copied out: a copy of the request retains each field.
+        let method = facts.request.method
+        guard let (routeIndex, pathValues) = checker.index.match(facts.request.path, method: method) else {
+            let path = facts.request.path
+            var message = "no path of \(documentName) matches \(path)"
+            if let near = checker.routes.closest(to: path) { message += "; did you mean \(near)?" }
             return ContractReport(
                 operation: nil,
                 operationIndex: nil,
                 violations: [ContractViolation(.operation, place: "path", message: message)]
             )
         }
-        let route = checker.routes.routes[routeIndex]
-        let method = request.method
-        let byMethod = checker.operationsByRoute[routeIndex]
-        guard let index = byMethod[method] ?? (method == "HEAD" ? byMethod["GET"] : nil) else {
+        guard let index = checker.operation(method, route: routeIndex) else {
+            let route = checker.routes.routes[routeIndex]
             let message =
                 "\(method) is not documented for \(route.path) "
                 + "(documented: \(route.methods.joined(separator: ", ")))"
@@ -41,10 +41,15 @@ struct RequestCheck {
         }
         let operation = checker.operations[index]
         checker.validator.direction = .request
-        checkParameters(operation, request, pathValues)
-        checkSecurity(operation, request)
-        if let body = operation.body { checkBody(body, facts) }
-        return ContractReport(operation: checker.titles[index], operationIndex: index, violations: violations)
+        if !operation.parameters.isEmpty { checkParameters(operation, facts.request, pathValues) }
+        checkSecurity(operation, facts)
+        if let body = operation.body { checkBody(body, index, facts) }
+        guard !violations.isEmpty else { return checker.cleanReports[index] }
+        return ContractReport(
+            operation: checker.cleanReports[index].operation,
+            operationIndex: index,
+            violations: violations
+        )
     }
 
     // MARK: Parameters
@@ -122,8 +127,9 @@ struct RequestCheck {
 
     /// Present, not valid: a mock cannot tell a good token from a bad one, but it can tell the
     /// app forgot to send one.
-    private mutating func checkSecurity(_ operation: OperationContract, _ request: IncomingRequest) {
+    private mutating func checkSecurity(_ operation: OperationContract, _ facts: RequestFacts) {
         guard let alternatives = operation.security, !alternatives.isEmpty else { return }
+        let request = facts.request
         var cookies: [(name: String, value: String)]?
         func present(_ scheme: OperationContract.SecurityScheme) -> Bool {
             switch scheme {
@@ -157,23 +163,20 @@ struct RequestCheck {
 
     // MARK: Body
 
-    private mutating func checkBody(_ body: OperationContract.Body, _ facts: RequestFacts) {
-        let request = facts.request
+    private mutating func checkBody(_ body: OperationContract.Body, _ operation: Int, _ facts: RequestFacts) {
         // Made only for a violation: a valid request builds no text.
         var rule: String { body.node.location.description }
-        guard !request.body.isEmpty else {
+        guard !facts.request.body.isEmpty else {
             if body.required {
                 add(.init(.body, place: "body", message: "missing the request body, which is required", rule: rule))
             }
             return
         }
-        let contentType = request.headers["Content-Type"] ?? ""
         guard !body.media.isEmpty else { return }
-        let essence = MediaTypes.essence(contentType)
-        let exact = body.media.first { $0.essence == essence }
-        let media = exact ?? body.media.first { MediaTypes.covers($0.type, contentType) }
-        guard let media else {
-            let sent = contentType.isEmpty ? "no Content-Type" : "Content-Type \(essence)"
+        let contentType = facts.request.headers["Content-Type"] ?? ""
+        let choice = mediaChoice(contentType, body, operation)
+        guard let media = choice.media else {
+            let sent = contentType.isEmpty ? "no Content-Type" : "Content-Type \(choice.essence)"
             add(
                 .init(
                     .mediaType,
@@ -185,14 +188,14 @@ struct RequestCheck {
             )
             return
         }
-        guard let schema = media.schema, let validation = media.validation else { return }
+        guard let validation = media.validation else { return }
         // The common case, a valid JSON body, is settled without parsing it.
-        if exact?.isJSON ?? MediaTypes.isJSON(essence),
-            checker.validator.acceptsText(request.body, against: validation, limits: .requestBody)
+        if choice.readsAsJSON,
+            checker.validator.acceptsText(facts.request.body, against: validation, limits: .requestBody)
         {
             return
         }
-        guard let value = instance(facts, essence, schema) else { return }
+        guard let schema = media.schema, let value = instance(facts, choice.essence, schema) else { return }
         for failure in checker.validator.validate(value, against: validation, at: "$") {
             add(
                 .init(
@@ -203,6 +206,31 @@ struct RequestCheck {
                 )
             )
         }
+    }
+
+    /// What `contentType` picks among the body's media types: the one of the same essence, else
+    /// the first whose wildcard covers it. Kept per operation for the values met (a client
+    /// sends one or two), at most `MediaChoice.keptPerOperation` of them.
+    private func mediaChoice(
+        _ contentType: String,
+        _ body: OperationContract.Body,
+        _ operation: Int
+    ) -> MediaChoice {
+        if let known = checker.mediaChoices[operation].first(where: { $0.contentType == contentType }) {
+            return known
+        }
+        let essence = MediaTypes.essence(contentType)
+        let exact = body.media.first { $0.essence == essence }
+        let choice = MediaChoice(
+            contentType: contentType,
+            essence: essence,
+            media: exact ?? body.media.first { MediaTypes.covers($0.type, contentType) },
+            readsAsJSON: exact?.isJSON ?? MediaTypes.isJSON(essence)
+        )
+        if checker.mediaChoices[operation].count < MediaChoice.keptPerOperation {
+            checker.mediaChoices[operation].append(choice)
+        }
+        return choice
     }
 
     /// The body as a value its schema can check: JSON parsed (once, shared with the matchers),
@@ -226,4 +254,16 @@ struct RequestCheck {
     private mutating func add(_ violation: ContractViolation) {
         violations.append(violation)
     }
+}
+
+/// What one `Content-Type` value picks among an operation's documented request media types.
+struct MediaChoice {
+    static let keptPerOperation = 8
+
+    let contentType: String
+    let essence: String
+    /// The documented media type that applies; nil when none does (a violation).
+    let media: OperationContract.Media?
+    /// Whether the body is JSON text: the documented media type says so, or else the essence.
+    let readsAsJSON: Bool
 }
