@@ -29,7 +29,7 @@ final class CompiledSchema {
     /// `type` as written, and as a mask of `SchemaTypes`; nil when the schema names none.
     @exclusivity(unchecked) var types: SchemaTypes?
     @exclusivity(unchecked) var enumValues: [JSONNode]?
-    /// The UTF-8 bytes of `enumValues`' strings, for `JSONTextCheck`.
+    /// The UTF-8 bytes of `enumValues`' strings, for `JSONTextPlan`.
     @exclusivity(unchecked) var enumTexts: [[UInt8]] = []
     @exclusivity(unchecked) var constValue: JSONNode?
     @exclusivity(unchecked) var number: NumberRules?
@@ -199,8 +199,8 @@ final class Combinators {
     @exclusivity(unchecked) var dependentSchemas: [(name: String, schema: Int)] = []
 }
 
-/// Property names as UTF-8 bytes, for a JSON text's keys to be looked up without making a
-/// string of each: a handful are compared in turn; more are found by a hash of their bytes.
+/// Property names as UTF-8 bytes, each once with its schema and the `required` entries that name
+/// it, for `JSONTextPlan`'s key tables (a JSON text's keys are looked up by their bytes).
 struct KeyTable {
     struct Entry {
         let bytes: [UInt8]
@@ -211,11 +211,9 @@ struct KeyTable {
     }
 
     private(set) var entries: [Entry] = []
-    private var byHash: [UInt64: [Int]] = [:]
     /// Every name is ASCII. Else a key's bytes do not decide: names compare as strings
     /// (canonically: "\u{212A}", the Kelvin sign, is "K"), so the text check gives up.
     private(set) var isASCII = true
-    static let scannedAtMost = 8
 
     mutating func add(_ name: String, schema: Int?, requiredBit: Int?) {
         let bytes = Array(name.utf8)
@@ -227,33 +225,5 @@ struct KeyTable {
             return
         }
         entries.append(Entry(bytes: bytes, schema: schema, requiredBits: bits))
-        byHash[Self.hash(bytes[...]), default: []].append(entries.count - 1)
-    }
-
-    func find(_ key: UnsafeBufferPointer<UInt8>) -> Entry? {
-        if entries.count <= Self.scannedAtMost {
-            for i in entries.indices where Self.equal(entries[i].bytes, key) { return entries[i] }
-            return nil
-        }
-        for i in byHash[Self.hash(key)] ?? [] where Self.equal(entries[i].bytes, key) { return entries[i] }
-        return nil
-    }
-
-    static func equal(_ name: [UInt8], _ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count == key.count else { return false }
-        return name.withUnsafeBufferPointer { name in
-            for i in 0..<key.count where name[i] != key[i] { return false }
-            return true
-        }
-    }
-
-    /// FNV-1a.
-    static func hash<C: Collection<UInt8>>(_ bytes: C) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
     }
 }

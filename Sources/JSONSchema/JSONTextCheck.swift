@@ -10,137 +10,129 @@ import JSON
 ///
 /// So true must mean exactly what the parser (with the same limits) and the validator would
 /// both say, and every keyword it does not check itself makes it give up.
+///
+/// It reads the schemas as the validator's `JSONTextPlan` (plain values, no references), and
+/// the compiled schema only for a `pattern` or a `format`, whose check needs the text.
 struct JSONTextCheck {
+    typealias Rule = UnsafePointer<JSONTextPlan.Rule>
+
     private let bytes: UnsafeBufferPointer<UInt8>
-    private let schemas: [CompiledSchema]
+    private let plan: JSONTextPlan.View
+    private unowned(unsafe) let validator: SchemaValidator
     private let limits: JSONParser.Limits
     private let checksFormats: Bool
-    private let direction: SchemaValidator.Direction
+    /// `SchemaValidator.Direction` as the index of `Rule.mandatory`.
+    private let direction: Int
     private var index = 0
     private var depth = 0
     private var values = 0
 
     init(
         bytes: UnsafeBufferPointer<UInt8>,
+        plan: JSONTextPlan.View,
         validator: SchemaValidator,
         limits: JSONParser.Limits
     ) {
         self.bytes = bytes
-        schemas = validator.compiled
+        self.plan = plan
+        self.validator = validator
         self.limits = limits
         checksFormats = validator.checksFormats
-        direction = validator.direction
+        direction =
+            switch validator.direction {
+            case .any: 0
+            case .request: 1
+            case .response: 2
+            }
     }
 
     mutating func document(_ schema: Int) -> Bool {
         guard bytes.count <= limits.maximumBytes else { return false }
         skipWhitespace()
-        guard value(schema) else { return false }
+        guard value(Int32(schema)) else { return false }
         skipWhitespace()
         return index == bytes.count
     }
 
     // MARK: Values
 
-    /// The schema that applies, `$ref`s followed; nil when anything goes (syntax only). Gives up
-    /// (`.giveUp`) on what it does not check itself.
-    private enum Applied {
-        case anything
-        case schema(CompiledSchema)
-        case giveUp
-    }
-
-    private func applied(_ index: Int?) -> Applied {
-        guard var index else { return .anything }
-        for _ in 0..<32 {
-            let schema = schemas[index]
-            if let flag = schema.constant { return flag ? .anything : .giveUp }
-            if schema.acceptsAnything { return .anything }
-            guard schema.combinators == nil, schema.constValue == nil, schema.unevaluatedItems == nil,
-                schema.unevaluatedProperties == nil
-            else { return .giveUp }
-            guard let reference = schema.reference else { return .schema(schema) }
-            // A reference with keywords beside it (2020-12) applies two schemas to one value.
-            guard schema.referenceReplacesSiblings || !schema.hasRulesBesideReference else { return .giveUp }
-            guard let target = reference else { return .anything }
-            index = target
-        }
-        return .giveUp
-    }
-
-    private mutating func value(_ schemaIndex: Int?) -> Bool {
+    /// A value that `schema` (a rule's number, or `JSONTextPlan.anything`) applies to.
+    private mutating func value(_ schema: Int32) -> Bool {
         values += 1
         guard index < bytes.count, values <= limits.maximumValues else { return false }
-        let schema: CompiledSchema?
-        switch applied(schemaIndex) {
-        case .anything: schema = nil
-        case .schema(let found): schema = found
-        case .giveUp: return false
+        var rule: Rule?
+        if schema >= 0 {
+            let applied = plan.rules[Int(schema)].applied
+            if applied == JSONTextPlan.giveUp { return false }
+            if applied >= 0 { rule = plan.rules.baseAddress! + Int(applied) }
         }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return object(schema)
-        case UInt8(ascii: "["): return array(schema)
-        case UInt8(ascii: "\""): return string(schema)
-        case UInt8(ascii: "t"): return literal("true", SchemaTypes.boolean, schema)
-        case UInt8(ascii: "f"): return literal("false", SchemaTypes.boolean, schema)
-        case UInt8(ascii: "n"): return literal("null", SchemaTypes.null, schema)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number(schema)
+        case UInt8(ascii: "{"): return object(rule)
+        case UInt8(ascii: "["): return array(rule)
+        case UInt8(ascii: "\""): return string(rule)
+        case UInt8(ascii: "t"): return literal("true", SchemaTypes.boolean, rule)
+        case UInt8(ascii: "f"): return literal("false", SchemaTypes.boolean, rule)
+        case UInt8(ascii: "n"): return literal("null", SchemaTypes.null, rule)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number(rule)
         default: return false
         }
     }
 
-    private mutating func literal(_ word: StaticString, _ type: UInt8, _ schema: CompiledSchema?) -> Bool {
+    private mutating func literal(_ word: StaticString, _ type: UInt8, _ rule: Rule?) -> Bool {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { return false }
         for i in 0..<count where bytes[index + i] != word.utf8Start[i] { return false }
         index += count
-        guard let schema else { return true }
-        if type == SchemaTypes.null && schema.nullable { return true }
-        guard schema.enumValues == nil else { return false }
-        return schema.types?.admits(type) ?? true
+        guard let rule else { return true }
+        if type == SchemaTypes.null && rule.pointee.nullable { return true }
+        guard !rule.pointee.hasEnum else { return false }
+        return rule.pointee.types & type != 0
     }
 
     // MARK: Strings
 
     /// A string with neither escapes nor bytes above ASCII, or false. Its value is made only
     /// when a keyword needs it.
-    private mutating func string(_ schema: CompiledSchema?) -> Bool {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { break }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return false }
-            index += 1
-        }
-        guard index < bytes.count else { return false }
-        let end = index
-        index += 1
-        guard let schema else { return true }
-        if let types = schema.types, !types.admits(SchemaTypes.string) { return false }
-        let rules = schema.string
-        let format = checksFormats ? schema.format : nil
-        guard rules != nil || format != nil || schema.enumValues != nil else { return true }
+    private mutating func string(_ rule: Rule?) -> Bool {
+        guard let text = stringBytes() else { return false }
+        guard let rule else { return true }
+        guard rule.pointee.types & SchemaTypes.string != 0 else { return false }
         // ASCII: one byte is one code point.
-        let length = end - start
-        if let bound = rules?.maxLength, length > bound { return false }
-        if let bound = rules?.minLength, length < bound { return false }
-        if schema.enumValues != nil {
-            // Equal bytes are equal strings; no equal bytes may still be an equal string (a
-            // canonical equivalent), which the validator decides.
-            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            guard schema.enumTexts.contains(where: { KeyTable.equal($0, text) }) else { return false }
+        guard text.count <= rule.pointee.maxLength, text.count >= rule.pointee.minLength else { return false }
+        // Equal bytes are equal strings; no equal bytes may still be an equal string (a
+        // canonical equivalent), which the validator decides.
+        if rule.pointee.hasEnum, !plan.isEnumText(rule, text) { return false }
+        let checksFormat = checksFormats && rule.pointee.hasFormat
+        guard rule.pointee.hasPattern || checksFormat else { return true }
+        let schema = validator.compiled[rule - plan.rules.baseAddress!]
+        let string = String(decoding: text, as: UTF8.self)
+        if let regex = schema.string?.pattern?.regex, regex.firstMatch(in: string) == nil { return false }
+        if checksFormat, let format = schema.format, SchemaFormats.check(string: string, format: format) != nil {
+            return false
         }
-        guard rules?.pattern != nil || format != nil else { return true }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        if let pattern = rules?.pattern, let regex = pattern.regex, regex.firstMatch(in: text) == nil { return false }
-        if let format, SchemaFormats.check(string: text, format: format) != nil { return false }
         return true
+    }
+
+    /// A string's bytes (quotes excluded), when it has neither escapes nor bytes above ASCII
+    /// (then its bytes are its value); nil otherwise. Keys are read the same way.
+    private mutating func stringBytes() -> UnsafeBufferPointer<UInt8>? {
+        // A local index and one range test per byte: this loop reads most of a body's bytes.
+        let start = index + 1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { break }
+            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        guard end < bytes.count else { return nil }
+        index = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     // MARK: Numbers
 
-    private mutating func number(_ schema: CompiledSchema?) -> Bool {
+    private mutating func number(_ rule: Rule?) -> Bool {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         let integerStart = index
@@ -160,13 +152,11 @@ struct JSONTextCheck {
             }
             guard digits() > 0 else { return false }
         }
-        guard let schema else { return true }
-        guard schema.enumValues == nil else { return false }
-        let format = checksFormats ? schema.format : nil
-        let types = schema.types
-        let needsInteger = types.map { !$0.admits(SchemaTypes.number) && $0.mask & SchemaTypes.integer != 0 } ?? false
-        if let types, !types.admits(SchemaTypes.number) && !needsInteger { return false }
-        guard schema.number != nil || format != nil || needsInteger else { return true }
+        guard let rule else { return true }
+        guard !rule.pointee.hasEnum, rule.pointee.numberTypes != .none else { return false }
+        let checksFormat = checksFormats && rule.pointee.hasFormat
+        let needsInteger = rule.pointee.numberTypes == .integer
+        guard rule.pointee.number != nil || checksFormat || needsInteger else { return true }
         // Whole numbers of up to 15 digits are exact in a Double; others are read as the parser does.
         let n: Double
         if whole && integerDigits <= 15 {
@@ -177,8 +167,11 @@ struct JSONTextCheck {
             n = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) ?? .nan
         }
         if needsInteger && !(n.isFinite && n.rounded() == n) { return false }
-        if let rules = schema.number, !Self.admits(n, rules) { return false }
-        if let format, SchemaFormats.check(number: n, format: format) != nil { return false }
+        if let rules = rule.pointee.number, !Self.admits(n, rules) { return false }
+        if checksFormat {
+            let schema = validator.compiled[rule - plan.rules.baseAddress!]
+            if let format = schema.format, SchemaFormats.check(number: n, format: format) != nil { return false }
+        }
         return true
     }
 
@@ -203,12 +196,11 @@ struct JSONTextCheck {
 
     // MARK: Arrays and objects
 
-    private mutating func array(_ schema: CompiledSchema?) -> Bool {
-        if let schema {
-            guard schema.enumValues == nil, schema.types?.admits(SchemaTypes.array) ?? true else { return false }
+    private mutating func array(_ rule: Rule?) -> Bool {
+        if let rule {
+            guard !rule.pointee.hasEnum, rule.pointee.types & SchemaTypes.array != 0, !rule.pointee.arrayGivesUp
+            else { return false }
         }
-        let rules = schema?.array
-        if let rules, rules.contains != nil || rules.uniqueItems { return false }
         guard enter() else { return false }
         index += 1
         var count = 0
@@ -218,11 +210,10 @@ struct JSONTextCheck {
         } else {
             while true {
                 skipWhitespace()
-                let sub: Int?
-                if let rules {
-                    sub = count < rules.prefix.count ? rules.prefix[count] : rules.rest
-                } else {
-                    sub = nil
+                var sub = JSONTextPlan.anything
+                if let rule {
+                    let prefix = rule.pointee.prefix
+                    sub = count < prefix.count ? plan.prefixes[Int(prefix.start) + count] : rule.pointee.rest
                 }
                 guard value(sub) else { return false }
                 count += 1
@@ -232,40 +223,44 @@ struct JSONTextCheck {
             }
         }
         depth -= 1
-        if let bound = rules?.maxItems, count > bound { return false }
-        if let bound = rules?.minItems, count < bound { return false }
-        return true
+        guard let rule else { return true }
+        return count <= rule.pointee.maxItems && count >= rule.pointee.minItems
     }
 
-    private mutating func object(_ schema: CompiledSchema?) -> Bool {
-        if let schema {
-            guard schema.enumValues == nil, schema.types?.admits(SchemaTypes.object) ?? true else { return false }
-        }
-        let rules = schema?.object
-        if let rules {
-            guard rules.patternProperties.isEmpty, rules.propertyNames == nil, rules.dependencies.isEmpty,
-                rules.required.count <= 64, rules.keys.isASCII
+    private mutating func object(_ rule: Rule?) -> Bool {
+        if let rule {
+            guard !rule.pointee.hasEnum, rule.pointee.types & SchemaTypes.object != 0, !rule.pointee.objectGivesUp
             else { return false }
         }
         guard enter() else { return false }
         index += 1
         var count = 0
         var present: UInt64 = 0
+        // Bodies mostly list the properties in the schema's order: the key after the one found
+        // last is tried first.
+        var expected = 0
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
         } else {
             while true {
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return false }
-                guard let key = key() else { return false }
-                let entry = rules?.keys.find(UnsafeBufferPointer(rebasing: bytes[key]))
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let name = stringBytes() else {
+                    return false
+                }
+                var sub = JSONTextPlan.anything
+                if let rule {
+                    sub = rule.pointee.additional
+                    if let key = plan.key(rule, name, expected: &expected) {
+                        present |= key.pointee.requiredBits
+                        if key.pointee.schema != JSONTextPlan.anything { sub = key.pointee.schema }
+                    }
+                }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
                 index += 1
                 skipWhitespace()
-                present |= entry?.requiredBits ?? 0
-                guard value(entry?.schema ?? rules?.additionalProperties) else { return false }
+                guard value(sub) else { return false }
                 count += 1
                 guard let another = separator(closing: UInt8(ascii: "}")) else { return false }
                 if another { continue }
@@ -273,33 +268,15 @@ struct JSONTextCheck {
             }
         }
         depth -= 1
-        guard let rules else { return true }
-        for (i, name) in rules.required.enumerated() where present & (1 << UInt64(i)) == 0 {
+        guard let rule else { return true }
+        let mandatory =
             switch direction {
-            case .any: return false
-            case .request: if !rules.readOnlyProperties.contains(name) { return false }
-            case .response: if !rules.writeOnlyProperties.contains(name) { return false }
+            case 0: rule.pointee.mandatory.0
+            case 1: rule.pointee.mandatory.1
+            default: rule.pointee.mandatory.2
             }
-        }
-        if let bound = rules.maxProperties, count > bound { return false }
-        if let bound = rules.minProperties, count < bound { return false }
-        return true
-    }
-
-    /// Where a key's bytes are (quotes excluded), when it has neither escapes nor bytes above
-    /// ASCII (then its bytes are its name); nil otherwise.
-    private mutating func key() -> Range<Int>? {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { break }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
-            index += 1
-        }
-        guard index < bytes.count else { return nil }
-        index += 1
-        return start..<(index - 1)
+        guard present & mandatory == mandatory else { return false }
+        return count <= rule.pointee.maxProperties && count >= rule.pointee.minProperties
     }
 
     private mutating func enter() -> Bool {
@@ -338,9 +315,23 @@ extension SchemaValidator {
     /// only a parsed value can show, always take that way.
     package func acceptsText(_ bytes: [UInt8], against schema: CompiledSchemaID, limits: JSONParser.Limits) -> Bool {
         guard !acceptsTemplateStrings else { return false }
-        return bytes.withUnsafeBufferPointer { buffer in
-            var check = JSONTextCheck(bytes: buffer, validator: self, limits: limits)
-            return check.document(schema.index)
+        return textCheckPlan().withView { plan in
+            bytes.withUnsafeBufferPointer { buffer in
+                var check = JSONTextCheck(bytes: buffer, plan: plan, validator: self, limits: limits)
+                return check.document(schema.index)
+            }
         }
+    }
+
+    /// Makes the text check's plan of every schema compiled so far: a contract calls it once
+    /// its schemas are compiled, so no request pays for it.
+    package func prepareTextChecks() {
+        _ = textCheckPlan()
+    }
+
+    /// The plan of every schema compiled so far, extended first if schemas were compiled since.
+    func textCheckPlan() -> JSONTextPlan {
+        if textPlan.rules.count < compiled.count { textPlan = textPlan.extended(with: compiled) }
+        return textPlan
     }
 }

@@ -40,11 +40,19 @@ package final class SchemaValidator {
         case response
     }
 
-    @exclusivity(unchecked) package var direction = Direction.any
+    package var direction: Direction {
+        get { currentDirection }
+        set { currentDirection = newValue }
+    }
+    /// Behind accessors: `@exclusivity(unchecked)` holds only for accesses from this module, and a
+    /// contract sets the direction on every check.
+    @exclusivity(unchecked) private var currentDirection = Direction.any
 
     private var patterns: [String: LinearRegex?] = [:]
     /// Every schema compiled so far, by number, and the numbers by place.
     @exclusivity(unchecked) var compiled: [CompiledSchema] = []
+    /// What `JSONTextCheck` reads of `compiled`, as plain values (`textCheckPlan()`).
+    @exclusivity(unchecked) var textPlan = JSONTextPlan()
     var compiledIndex: [NodeLocation: Int] = [:]
     /// The compiled schemas before this one are filled in; the rest wait for `compile`.
     var filledCount = 0

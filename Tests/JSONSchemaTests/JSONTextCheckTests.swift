@@ -119,4 +119,31 @@ final class JSONTextCheckTests: XCTestCase {
         XCTAssertFalse(accepts("{}", deep))
         XCTAssertTrue(accepts("{}", String(repeating: "[", count: 128) + String(repeating: "]", count: 128)))
     }
+
+    func testManyPropertiesAreFoundByTheirBytes() {
+        // More properties than `JSONTextPlan.scannedAtMost`: found through the hashed table.
+        let properties = (0..<40).map { #""field\#($0)": {"type": "integer", "maximum": 9}"# }
+        let schema =
+            #"{"type": "object", "required": ["field3", "field39", "extra"], "properties": {"#
+            + properties.joined(separator: ", ") + #"}, "additionalProperties": {"type": "string"}}"#
+        XCTAssertTrue(accepts(schema, #"{"field3": 1, "field39": 2, "extra": "x", "other": "y"}"#))
+        XCTAssertTrue(accepts(schema, #"{"field0": 0, "extra": "x", "field39": 9, "field3": 1}"#))
+        // `extra` is missing; `field39` too large; `extra`, only required, is checked by
+        // `additionalProperties`, as is a name no property has.
+        XCTAssertFalse(accepts(schema, #"{"field3": 1, "field39": 2}"#))
+        XCTAssertFalse(accepts(schema, #"{"field3": 1, "field39": 20, "extra": "x"}"#))
+        XCTAssertFalse(accepts(schema, #"{"field3": 1, "field39": 2, "extra": 5}"#))
+        XCTAssertFalse(accepts(schema, #"{"field3": 1, "field39": 2, "extra": "x", "field40": 1}"#))
+    }
+
+    func testPatternsAndFormatsAreCheckedOnTheText() {
+        let schema = #"""
+            {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "day": {"type": "string", "format": "date"}, "count": {"type": "integer", "format": "int32"}}}
+            """#
+        XCTAssertTrue(accepts(schema, #"{"code": "EUR", "day": "2026-11-28", "count": 7}"#))
+        XCTAssertFalse(accepts(schema, #"{"code": "eur"}"#))
+        XCTAssertFalse(accepts(schema, #"{"day": "28.11.2026"}"#))
+        XCTAssertFalse(accepts(schema, #"{"count": 4294967296}"#))
+    }
 }

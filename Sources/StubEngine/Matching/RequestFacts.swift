@@ -13,8 +13,9 @@ package final class RequestFacts {
     }
 
     /// What the OpenAPI contract said of this request (`--openapi`), set before anything
-    /// answers it; the journal and the log, outside, take it from here.
-    package var contract: ContractReport?
+    /// answers it; the journal and the log, outside, take it from here. Set on the request's
+    /// loop thread only, so without the run-time exclusivity check.
+    @exclusivity(unchecked) package var contract: ContractReport?
 
     /// Set by the stub responder when nothing matched: the catalog and scenario states it
     /// matched against, so the near-miss report explains that very decision.

@@ -216,7 +216,9 @@ struct RequestCheck {
         _ body: OperationContract.Body,
         _ operation: Int
     ) -> MediaChoice {
-        if let known = checker.mediaChoices[operation].first(where: { $0.contentType == contentType }) {
+        if let known = checker.mediaChoices[operation].first(where: {
+            MediaChoice.sameBytes($0.contentType, contentType)
+        }) {
             return known
         }
         let essence = MediaTypes.essence(contentType)
@@ -259,6 +261,17 @@ struct RequestCheck {
 /// What one `Content-Type` value picks among an operation's documented request media types.
 struct MediaChoice {
     static let keptPerOperation = 8
+
+    /// Whether two `Content-Type` values have the same bytes: `==` compares canonically, which
+    /// cost more than the choice it saves; values that differ only so are two entries.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let same = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in LiteralPathTable.equal(a, b) }
+        }
+        // Both are native strings (contiguous UTF-8) in practice; others compare as strings.
+        guard let both = same, let result = both else { return a == b }
+        return result
+    }
 
     let contentType: String
     let essence: String
