@@ -16,15 +16,27 @@ struct SocketAddress: CustomStringConvertible {
 
     /// Resolves a numeric address or a name (`localhost` gives both loopbacks) for listening.
     static func resolve(host: String, port: Int) throws(SocketError) -> [SocketAddress] {
+        var addresses: [SocketAddress] = []
+        for address in try lookup(host: host, port: port, flags: AI_PASSIVE | AI_NUMERICSERV).get()
+        where !addresses.contains(where: { $0.description == address.description }) {
+            addresses.append(address)
+        }
+        // IPv4 first: a client asking for "localhost" usually tries it first.
+        return addresses.sorted { !$0.isIPv6 && $1.isIPv6 }
+    }
+
+    /// The IPv4 and IPv6 addresses `getaddrinfo` gives for a host, in its order: the one reading
+    /// of its answer behind listening, connecting and numeric addresses.
+    static func lookup(host: String, port: Int, flags: Int32) -> Result<[SocketAddress], SocketError> {
         var hints = addrinfo()
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_flags = flags
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = LibC.sockStream
         var result: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &result)
         guard rc == 0, let first = result else {
             let reason = rc == 0 ? "no address" : String(cString: gai_strerror(rc))
-            throw .cannotResolve(host: host, reason: reason)
+            return .failure(.cannotResolve(host: host, reason: reason))
         }
         defer { freeaddrinfo(first) }
         var addresses: [SocketAddress] = []
@@ -36,14 +48,11 @@ struct SocketAddress: CustomStringConvertible {
                 withUnsafeMutableBytes(of: &address.storage) { dst in
                     dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(info.pointee.ai_addrlen)))
                 }
-                if !addresses.contains(where: { $0.description == address.description }) {
-                    addresses.append(address)
-                }
+                addresses.append(address)
             }
             node = info.pointee.ai_next
         }
-        // IPv4 first: a client asking for "localhost" usually tries it first.
-        return addresses.sorted { !$0.isIPv6 && $1.isIPv6 }
+        return .success(addresses)
     }
 
     var port: Int {
@@ -302,50 +311,16 @@ enum ClientSockets {
 
     /// Addresses of a host name, for connecting (blocking: call it off the event loops).
     static func resolve(host: String, port: Int) -> Result<[SocketAddress], SocketError> {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICSERV
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = LibC.sockStream
-        var result: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, String(port), &hints, &result)
-        guard rc == 0, let first = result else {
-            let reason = rc == 0 ? "no address" : String(cString: gai_strerror(rc))
-            return .failure(.cannotResolve(host: host, reason: reason))
+        SocketAddress.lookup(host: host, port: port, flags: AI_NUMERICSERV).flatMap { addresses in
+            addresses.isEmpty ? .failure(.cannotResolve(host: host, reason: "no address")) : .success(addresses)
         }
-        defer { freeaddrinfo(first) }
-        var addresses: [SocketAddress] = []
-        var node: UnsafeMutablePointer<addrinfo>? = first
-        while let info = node {
-            if let sa = info.pointee.ai_addr, info.pointee.ai_family == AF_INET || info.pointee.ai_family == AF_INET6 {
-                var address = SocketAddress()
-                address.length = info.pointee.ai_addrlen
-                withUnsafeMutableBytes(of: &address.storage) { dst in
-                    dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(info.pointee.ai_addrlen)))
-                }
-                addresses.append(address)
-            }
-            node = info.pointee.ai_next
-        }
-        return addresses.isEmpty ? .failure(.cannotResolve(host: host, reason: "no address")) : .success(addresses)
     }
 
     /// A numeric address (`127.0.0.1`, `::1`) without a lookup, so loopback upstreams never
     /// wait for a resolver.
     static func numeric(host: String, port: Int) -> SocketAddress? {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
-        hints.ai_socktype = LibC.sockStream
-        var result: UnsafeMutablePointer<addrinfo>?
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard getaddrinfo(bare, String(port), &hints, &result) == 0, let info = result, let sa = info.pointee.ai_addr
-        else { return nil }
-        defer { freeaddrinfo(info) }
-        var address = SocketAddress()
-        address.length = info.pointee.ai_addrlen
-        withUnsafeMutableBytes(of: &address.storage) { dst in
-            dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(info.pointee.ai_addrlen)))
-        }
-        return address
+        return try? SocketAddress.lookup(host: bare, port: port, flags: AI_NUMERICHOST | AI_NUMERICSERV).get().first
     }
 
     #if canImport(Glibc)
