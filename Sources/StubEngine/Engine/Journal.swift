@@ -164,8 +164,7 @@ package final class Journal: Sendable {
             body: request.body.count > Self.maximumBodyBytes && proxy?.recorded != true
                 ? Array(request.body.prefix(Self.maximumBodyBytes)) : request.body,
             bodySize: request.body.count,
-            stubID: stub?.id,
-            stubName: stub?.name,
+            stub: stub,
             status: status,
             durationMilliseconds: durationMilliseconds,
             nearMiss: nearMiss,

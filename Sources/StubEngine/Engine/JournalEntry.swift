@@ -26,8 +26,7 @@ package struct JournalEntry: Sendable {
         headers: HeaderFields? = nil,
         body: [UInt8],
         bodySize: Int,
-        stubID: String?,
-        stubName: String?,
+        stub: Stub?,
         status: Int?,
         durationMilliseconds: Double,
         nearMiss: NearMissReport?,
@@ -40,26 +39,31 @@ package struct JournalEntry: Sendable {
         tunnel: ConnectionTunnel? = nil
     ) {
         self.id = id
+        let hasUnusual =
+            nearMiss != nil || proxy != nil || refusal != nil || !regexAborts.isEmpty || contract != nil
+            || delivery != nil || tunnel != nil || request.tunnelAuthority != nil
         parts = Parts(
             receivedAtMilliseconds: receivedAtMilliseconds,
             head: request.head.isEmpty || headers != nil
                 ? .fields(FieldsBox(request, headers: headers)) : .wire(request.head),
             body: body,
             bodySize: bodySize,
-            stubID: stubID,
-            stubName: stubName,
+            stub: stub,
             status: status,
             durationMilliseconds: durationMilliseconds,
-            nearMiss: nearMiss,
-            proxy: proxy,
             response: response,
             peer: request.peer,
-            refusal: refusal,
-            regexAborts: regexAborts,
-            contract: contract,
-            delivery: delivery,
-            tunnel: tunnel,
-            tunnelAuthority: request.tunnelAuthority
+            unusual: hasUnusual
+                ? Unusual(
+                    nearMiss: nearMiss,
+                    proxy: proxy,
+                    refusal: refusal,
+                    regexAborts: regexAborts,
+                    contract: contract,
+                    delivery: delivery,
+                    tunnel: tunnel,
+                    tunnelAuthority: request.tunnelAuthority
+                ) : nil
         )
     }
 
@@ -82,47 +86,49 @@ package struct JournalEntry: Sendable {
     /// `bodySize` is the real size.
     package var body: [UInt8] { parts.body }
     package var bodySize: Int { parts.bodySize }
-    package var stubID: String? { parts.stubID }
-    package var stubName: String? { parts.stubName }
+    package var stubID: String? { parts.stub?.id }
+    package var stubName: String? { parts.stub?.name }
     /// The status line's code as sent; nil when none was: a fault (`response.fault`), a
     /// client that left before a promised answer came, or an abandoned answer (`isAbandoned`).
     package var status: Int? {
-        if let tunnel = parts.tunnel { return tunnel.progress.status }
+        if let tunnel = parts.unusual?.tunnel { return tunnel.progress.status }
         return isAbandoned ? nil : parts.status
     }
     /// `CONNECT` through the forward proxy: the tunnel, and how it went (a tunnel is all the
     /// journal knows of a blind one; an intercepted one's requests are entries of their own).
-    package var tunnel: ConnectionTunnel? { parts.tunnel }
+    package var tunnel: ConnectionTunnel? { parts.unusual?.tunnel }
     /// A request that came inside an intercepted tunnel: the tunnel's `host:port`.
-    package var tunnelAuthority: String? { parts.tunnelAuthority }
+    package var tunnelAuthority: String? { parts.unusual?.tunnelAuthority }
     /// The host the client addressed: the `CONNECT` or absolute-form target's, else `Host`.
-    package var host: String? { parts.tunnel?.authority ?? Self.host(of: requestHead) }
+    package var host: String? { tunnel?.authority ?? Self.host(of: requestHead) }
     /// As a client measures it: to the answer's last byte, or to when it was abandoned (while a
     /// delayed answer is underway: to its planned end).
-    package var durationMilliseconds: Double { parts.delivery?.measuredMilliseconds ?? parts.durationMilliseconds }
+    package var durationMilliseconds: Double {
+        parts.unusual?.delivery?.measuredMilliseconds ?? parts.durationMilliseconds
+    }
     /// An answer that takes its time (a delay, a dribble) and never reached the client whole:
     /// the client left, or the server stopped, first.
-    package var isAbandoned: Bool { parts.delivery?.state == .abandoned }
-    package var nearMiss: NearMissReport? { parts.nearMiss }
+    package var isAbandoned: Bool { parts.unusual?.delivery?.state == .abandoned }
+    package var nearMiss: NearMissReport? { parts.unusual?.nearMiss }
     /// For a forwarded request: the upstream, its status and time (or why it failed).
-    package var proxy: ProxyReport? { parts.proxy }
+    package var proxy: ProxyReport? { parts.unusual?.proxy }
     /// The answer as the stub (or the near-miss report) gave it; nil when the client left first.
     package var response: JournalResponse? { parts.response }
     /// The client's address, `IP:port` (empty when the transport has none).
     package var peer: String { parts.peer }
     /// Regex matches that gave up on this request (the backtracking engine's budget), with the
     /// stub and condition each belonged to: each counted as no match.
-    package var regexAborts: [RegexAbort] { parts.regexAborts }
+    package var regexAborts: [RegexAbort] { parts.unusual?.regexAborts ?? [] }
     /// What the OpenAPI contract said of the request (`--openapi`); nil without one.
-    package var contract: ContractReport? { parts.contract }
+    package var contract: ContractReport? { parts.unusual?.contract }
 
     /// Why the admin API refused this request (`AdminProtection.Refusal.summary`); nil for
     /// every request it did not refuse. Refused requests are journaled so the developer sees
     /// what a web page or another machine tried.
-    package var refusal: String? { parts.refusal }
+    package var refusal: String? { parts.unusual?.refusal }
 
     /// A request no stub answered: near misses and proxied requests, not refused admin ones.
-    package var isUnmatched: Bool { parts.stubID == nil && parts.refusal == nil }
+    package var isUnmatched: Bool { parts.stub == nil && refusal == nil }
 
     /// `reset`, `empty`, `garbage`, `hang`: what the client got instead of a response.
     package var fault: String? { parts.response?.fault }
@@ -133,7 +139,7 @@ package struct JournalEntry: Sendable {
         var request = requestHead
         request.body = parts.body
         request.peer = parts.peer
-        request.authority = parts.tunnel?.authority ?? Self.host(of: request)
+        request.authority = tunnel?.authority ?? Self.host(of: request)
         return request
     }
 
@@ -203,19 +209,52 @@ package struct JournalEntry: Sendable {
         }
     }
 
+    /// What every entry has. A plain answered request sets nothing else, and each field here is
+    /// one more to release when the ring lets the entry go (every request, once it is full).
     private final class Parts: Sendable {
         let receivedAtMilliseconds: Int
         let head: Head
         let body: [UInt8]
         let bodySize: Int
-        let stubID: String?
-        let stubName: String?
+        /// The stub that answered (its id and name are read from it: one reference, not two strings).
+        let stub: Stub?
         let status: Int?
         let durationMilliseconds: Double
-        let nearMiss: NearMissReport?
-        let proxy: ProxyReport?
         let response: JournalResponse?
         let peer: String
+        /// nil for most requests: made only when one of its parts is there.
+        let unusual: Unusual?
+
+        init(
+            receivedAtMilliseconds: Int,
+            head: Head,
+            body: [UInt8],
+            bodySize: Int,
+            stub: Stub?,
+            status: Int?,
+            durationMilliseconds: Double,
+            response: JournalResponse?,
+            peer: String,
+            unusual: Unusual?
+        ) {
+            self.receivedAtMilliseconds = receivedAtMilliseconds
+            self.head = head
+            self.body = body
+            self.bodySize = bodySize
+            self.stub = stub
+            self.status = status
+            self.durationMilliseconds = durationMilliseconds
+            self.response = response
+            self.peer = peer
+            self.unusual = unusual
+        }
+    }
+
+    /// What only some entries have: a near miss, a forwarded request, a refusal, regex matches
+    /// that gave up, a contract report, an answer that takes its time, a tunnel.
+    private final class Unusual: Sendable {
+        let nearMiss: NearMissReport?
+        let proxy: ProxyReport?
         let refusal: String?
         let regexAborts: [RegexAbort]
         let contract: ContractReport?
@@ -224,18 +263,8 @@ package struct JournalEntry: Sendable {
         let tunnelAuthority: String?
 
         init(
-            receivedAtMilliseconds: Int,
-            head: Head,
-            body: [UInt8],
-            bodySize: Int,
-            stubID: String?,
-            stubName: String?,
-            status: Int?,
-            durationMilliseconds: Double,
             nearMiss: NearMissReport?,
             proxy: ProxyReport?,
-            response: JournalResponse?,
-            peer: String,
             refusal: String?,
             regexAborts: [RegexAbort],
             contract: ContractReport?,
@@ -243,18 +272,8 @@ package struct JournalEntry: Sendable {
             tunnel: ConnectionTunnel?,
             tunnelAuthority: String?
         ) {
-            self.receivedAtMilliseconds = receivedAtMilliseconds
-            self.head = head
-            self.body = body
-            self.bodySize = bodySize
-            self.stubID = stubID
-            self.stubName = stubName
-            self.status = status
-            self.durationMilliseconds = durationMilliseconds
             self.nearMiss = nearMiss
             self.proxy = proxy
-            self.response = response
-            self.peer = peer
             self.refusal = refusal
             self.regexAborts = regexAborts
             self.contract = contract
@@ -268,11 +287,15 @@ package struct JournalEntry: Sendable {
 /// What a journal entry keeps of its response: enough for the inspector to show it and to make
 /// a stub from it. The server's own fields (`Date`, `Server`, framing) are not in `headers`.
 package struct JournalResponse: Sendable {
+    /// The answer as prepared (one reference: a stub's precomputed answer is shared, not copied).
+    private let prepared: PreparedResponse
+    /// The start of a body over `Journal.maximumBodyBytes`; nil when the whole body is kept.
+    private let cutBody: [UInt8]?
     /// The stub's status, as it would have been sent (a fault sends none: see `fault`).
-    package let status: Int
-    package let headers: HeaderFields
+    package var status: Int { prepared.status }
+    package var headers: HeaderFields { prepared.headers }
     /// At most `Journal.maximumBodyBytes`; `bodySize` is the real size (nil when streamed).
-    package let body: [UInt8]
+    package var body: [UInt8] { cutBody ?? prepared.body }
     package let bodySize: Int?
     package let delayMilliseconds: Int
     /// `reset`, `empty`, `garbage`, `hang`: the stub's fault, when the client got no response.
@@ -283,13 +306,12 @@ package struct JournalResponse: Sendable {
 
     init(_ response: borrowing OutgoingResponse, stream: StreamTranscript? = nil) {
         self.stream = stream
-        status = response.prepared.status
-        headers = response.prepared.headers
-        let whole = response.prepared.body
-        // An array shared with the stub costs nothing to keep; only a large body is copied, cut.
-        body = whole.count > Journal.maximumBodyBytes ? Array(whole.prefix(Journal.maximumBodyBytes)) : whole
+        prepared = response.prepared
+        let size = response.prepared.body.count
+        // Kept by reference, however large; only a body over the limit is copied, cut.
+        cutBody = size > Journal.maximumBodyBytes ? Array(response.prepared.body.prefix(Journal.maximumBodyBytes)) : nil
         delayMilliseconds = response.delayMilliseconds
         fault = response.delivery.faultName
-        if case .stream(let stream) = response.delivery { bodySize = stream.length } else { bodySize = whole.count }
+        if case .stream(let stream) = response.delivery { bodySize = stream.length } else { bodySize = size }
     }
 }
