@@ -3,24 +3,17 @@ import SystemSupport
 
 /// `--delay MS` (or WireMock's `fixedDelay` setting): extra time before every answer that
 /// imitates the API; the server's own answers (admin, preflight) are not slowed down.
-final class GlobalDelay: ResponderWrapper {
+final class GlobalDelay: OutcomeAdjuster {
     let setting: Locked<Int>
 
     init(milliseconds: Locked<Int>) {
         setting = milliseconds
     }
 
-    func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
-        let outcome = next(facts)
-        guard outcome.imitatesTheAPI else { return outcome }
+    func adjust(_ outcome: inout Outcome, for facts: RequestFacts) {
+        guard outcome.imitatesTheAPI else { return }
         let milliseconds = setting.value
-        guard milliseconds > 0 else { return outcome }
-        return Self.delayed(outcome, by: milliseconds)
-    }
-
-    /// Apart from `respond`, so the common case (no delay) hands the outcome on without a copy.
-    private static func delayed(_ outcome: consuming Outcome, by milliseconds: Int) -> Outcome {
-        var outcome = outcome
+        guard milliseconds > 0 else { return }
         switch outcome.reply {
         case .now(var response):
             response.delayMilliseconds += milliseconds
@@ -28,6 +21,5 @@ final class GlobalDelay: ResponderWrapper {
         case .later(let pending):
             pending.adjust { $0.delayMilliseconds += milliseconds }
         }
-        return outcome
     }
 }

@@ -104,18 +104,23 @@ final class StubMatchResponder: Responder {
     /// With no match, the fallback is told what the request was matched against.
     private func choose(_ facts: RequestFacts) -> Choice? {
         while true {
-            let (catalog, scenarios, version) = state.withLock { ($0.catalog, $0.scenarios, $0.version) }
+            // The scenario states only when a stub has a sequence or scenario: otherwise nothing
+            // reads them, and copying them out cost a retain and a release per request.
+            let (catalog, scenarios, version) = state.withLock { s in
+                (s.catalog, s.catalog.isStateful ? s.scenarios : nil, s.version)
+            }
             let found = catalog.bestMatch(
                 facts,
-                eligible: catalog.isStateful
-                    ? { stub in
+                eligible: scenarios.map { scenarios in
+                    { stub in
                         guard let rule = stub.scenario, let when = rule.when else { return true }
                         return (scenarios[rule.name] ?? ScenarioRule.initialState) == when
-                    } : nil
+                    }
+                }
             )
             guard let (stub, captures) = found else {
                 // The fallback reports against exactly what this request was matched against.
-                facts.unmatched = (catalog, scenarios)
+                facts.unmatched = (catalog, scenarios ?? [:])
                 return nil
             }
             guard stub.isStateful else { return Choice(stub: stub, captures: captures, response: 0) }

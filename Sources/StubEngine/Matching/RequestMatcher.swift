@@ -26,10 +26,16 @@ package enum RequestMatcher {
     /// `borrowing`, and the path reached through the optional rather than bound: copying the
     /// pattern, and then its path out of the optional, retained and released each of their
     /// fields for every stub tried (callgrind counted both on every request).
-    package static func match(_ pattern: borrowing RequestPattern, _ facts: RequestFacts) -> [String: String]? {
+    /// `pathMatched`: the caller knows the path meets the pattern's (the catalog's exact-path
+    /// index found the stub by it), so it is not compared again.
+    package static func match(
+        _ pattern: borrowing RequestPattern,
+        _ facts: RequestFacts,
+        pathMatched: Bool = false
+    ) -> [String: String]? {
         if let methods = pattern.methods, !methods.contains(facts.request.method) { return nil }
         var captures: [String: String] = [:]
-        if pattern.path != nil {
+        if !pathMatched, pattern.path != nil {
             guard let c = pattern.path?.match(facts.request.path, segments: facts.segments) else { return nil }
             captures = c
         }

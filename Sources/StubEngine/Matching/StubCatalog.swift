@@ -15,7 +15,7 @@ package struct StubCatalog: Sendable {
         // so no read can overlap a change: the runtime's exclusivity checks (two per request,
         // some 180 instructions) guard nothing here, and are off.
         @exclusivity(unchecked) var stubs: [Stub]
-        @exclusivity(unchecked) var exact: [String: [Int]]
+        @exclusivity(unchecked) var exact: ExactPathIndex
         @exclusivity(unchecked) var byLeadingSegment: [String: [Int]]
         @exclusivity(unchecked) var unindexed: [Int]
         /// The best rank of any stub outside the exact-path buckets: when an exact-path stub
@@ -27,7 +27,7 @@ package struct StubCatalog: Sendable {
 
         init(
             stubs: [Stub],
-            exact: [String: [Int]],
+            exact: ExactPathIndex,
             byLeadingSegment: [String: [Int]],
             unindexed: [Int],
             bestOutsideExact: StubRank?,
@@ -46,7 +46,7 @@ package struct StubCatalog: Sendable {
         func copy() -> Storage {
             Storage(
                 stubs: stubs,
-                exact: exact,
+                exact: exact.copy(),
                 byLeadingSegment: byLeadingSegment,
                 unindexed: unindexed,
                 bestOutsideExact: bestOutsideExact,
@@ -61,12 +61,12 @@ package struct StubCatalog: Sendable {
     package var stubs: [Stub] { storage.stubs }
 
     package init(_ stubs: [Stub]) {
-        var exact: [String: [Int]] = [:]
+        let exact = ExactPathIndex()
         var leading: [String: [Int]] = [:]
         var unindexed: [Int] = []
         for (i, stub) in stubs.enumerated() {
             if let literal = stub.request.path?.literalPath {
-                exact[literal, default: []].append(i)
+                exact.append(i, at: literal)
             } else if let first = stub.request.path?.leadingLiteral {
                 leading[first, default: []].append(i)
             } else {
@@ -75,9 +75,10 @@ package struct StubCatalog: Sendable {
         }
         let ranks = stubs.map(\.rank)
         let byRank: (Int, Int) -> Bool = { ranks[$0] < ranks[$1] }
+        exact.sortBuckets(by: byRank)
         storage = Storage(
             stubs: stubs,
-            exact: exact.mapValues { $0.sorted(by: byRank) },
+            exact: exact,
             byLeadingSegment: leading.mapValues { $0.sorted(by: byRank) },
             unindexed: unindexed.sorted(by: byRank),
             bestOutsideExact: (leading.values.joined() + unindexed).map { ranks[$0] }.min(),
@@ -109,7 +110,7 @@ package struct StubCatalog: Sendable {
             bucket.insert(index, at: low)
         }
         if let literal = stub.request.path?.literalPath {
-            place(&storage.exact[literal, default: []])
+            storage.exact.modifyBucket(literal, place)
         } else if let first = stub.request.path?.leadingLiteral {
             place(&storage.byLeadingSegment[first, default: []])
             storage.bestOutsideExact = min(storage.bestOutsideExact ?? stub.rank, stub.rank)
@@ -135,7 +136,7 @@ package struct StubCatalog: Sendable {
         func take(_ bucket: [Int]?) {
             for i in bucket ?? [] where order.count < limit && seen.insert(i).inserted { order.append(i) }
         }
-        take(storage.exact[path])
+        take(storage.exact.bucket(path))
         if let firstSegment { take(storage.byLeadingSegment[firstSegment]) }
         take(storage.unindexed)
         if order.count < limit {
@@ -166,7 +167,8 @@ package struct StubCatalog: Sendable {
     ) -> (stub: Stub, captures: [String: String])? {
         let storage = storage
         var best: Match?
-        Self.consider(storage.exact[facts.request.path], storage.stubs, facts, eligible, budget, &best)
+        // The bucket's stubs have this very path: matching them checks the rest.
+        Self.consider(storage.exact.bucket(facts.request.path), storage.stubs, facts, eligible, budget, &best, true)
         if let found = best, !(storage.bestOutsideExact.map { $0 < found.stub.rank } ?? false) { return found }
         if !storage.byLeadingSegment.isEmpty, let first = facts.firstSegment {
             Self.consider(storage.byLeadingSegment[first], storage.stubs, facts, eligible, budget, &best)
@@ -186,7 +188,8 @@ package struct StubCatalog: Sendable {
         _ facts: RequestFacts,
         _ eligible: ((Stub) -> Bool)?,
         _ budget: RegexBudgetLog?,
-        _ best: inout Match?
+        _ best: inout Match?,
+        _ pathMatched: Bool = false
     ) {
         guard let bucket else { return }
         for i in bucket {
@@ -195,7 +198,7 @@ package struct StubCatalog: Sendable {
             if let rank = best?.stub.rank, !(stub.rank < rank) { return }
             if eligible?(stub) == false { continue }
             if let budget, stub.mayBacktrack { budget.matching(ruleID: stub.id, name: stub.name) }
-            if let captures = stub.match(facts) {
+            if let captures = stub.match(facts, pathMatched: pathMatched) {
                 best = (stub, captures)
                 return
             }

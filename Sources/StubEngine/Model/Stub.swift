@@ -143,8 +143,9 @@ package final class Stub: Sendable {
     /// The captures when the request matches this stub's pattern. A method, so the pattern is
     /// read in place: the catalog passing `stub.request` to the matcher copied the whole
     /// pattern out of the stub, retaining and releasing each of its fields, on every request.
-    func match(_ facts: RequestFacts) -> [String: String]? {
-        RequestMatcher.match(request, facts)
+    /// `pathMatched`: the request's path is known to meet the stub's (an exact-path hit).
+    func match(_ facts: RequestFacts, pathMatched: Bool = false) -> [String: String]? {
+        RequestMatcher.match(request, facts, pathMatched: pathMatched)
     }
 }
 

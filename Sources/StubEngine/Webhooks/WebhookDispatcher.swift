@@ -9,7 +9,7 @@ import SystemSupport
 ///
 /// A wrapper outside the global delay, so the answer's time it waits for is the one the
 /// client sees.
-final class WebhookDispatcher: ResponderWrapper {
+final class WebhookDispatcher: OutcomeAdjuster {
     let log: WebhookLog
     let transport: Locked<(any UpstreamTransport)?>
     let fallbackBaseURL: Locked<String>
@@ -20,12 +20,10 @@ final class WebhookDispatcher: ResponderWrapper {
         self.fallbackBaseURL = fallbackBaseURL
     }
 
-    func respond(to facts: RequestFacts, next: (RequestFacts) -> Outcome) -> Outcome {
-        let outcome = next(facts)
+    func adjust(_ outcome: inout Outcome, for facts: RequestFacts) {
         // A stub's answer or its forwarded one (WireMock runs a proxying mapping's webhooks too).
-        guard let stub = outcome.stub, !stub.webhooks.isEmpty else { return outcome }
+        guard let stub = outcome.stub, !stub.webhooks.isEmpty else { return }
         fire(stub, facts, outcome.reply)
-        return outcome
     }
 
     private func fire(_ stub: Stub, _ facts: RequestFacts, _ reply: Reply) {
