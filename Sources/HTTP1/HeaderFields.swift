@@ -4,6 +4,14 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
     package typealias Element = (name: String, value: String)
 
     package private(set) var fields: [Element] = []
+    /// Which of the fields every request is asked about are present, as the request parser
+    /// records them while it adds fields (`add(_:_:_:)`): its framing, Host and Connection checks
+    /// and `wantsKeepAlive` each scanned the fields for a name, about 400 instructions a request
+    /// (callgrind). Classifying every name added any other way cost more than it saved (the
+    /// proxy's fields), so those only make this a lower bound (`notableIsPartial`).
+    private var notable: NotableFields = []
+    /// True once a field was added or removed other than by the parser: `has` scans then.
+    private var notableIsPartial = false
 
     package init() {}
 
@@ -15,6 +23,7 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
 
     package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
+        notableIsPartial = !fields.isEmpty
     }
 
     package mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
@@ -24,11 +33,20 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
 
     package mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
+        notableIsPartial = true
+    }
+
+    /// `add` for the request parser, which has classified the name (`NotableFields(name:)`).
+    mutating func add(_ name: String, _ value: String, _ kind: NotableFields) {
+        fields.append((name: name, value: value))
+        notable.formUnion(kind)
     }
 
     /// Removes every field with this name (any case).
     package mutating func remove(_ name: String) {
         fields.removeAll { asciiCaseInsensitiveEquals($0.name, name) }
+        notable = []
+        notableIsPartial = !fields.isEmpty
     }
 
     /// Replaces every field with this name by one field.
@@ -54,6 +72,11 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
         fields.contains { asciiCaseInsensitiveEquals($0.name, name) }
     }
 
+    /// `contains(name)` for a notable field: the parser's record answers without a scan.
+    func has(_ kind: NotableFields, named name: String) -> Bool {
+        notable.contains(kind) || (notableIsPartial && contains(name))
+    }
+
     /// True when a comma-separated field (such as `Connection`) lists `token`, in any case.
     package func hasToken(_ token: String, in name: String) -> Bool {
         // Most requests carry no such field (keep-alive is asked of every request): the name
@@ -63,11 +86,55 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
         return listElements(name).contains { !$0.isEmpty && asciiCaseInsensitiveEquals($0, token) }
     }
 
+    /// `hasToken` for a notable field, without classifying its name again.
+    func hasToken(_ token: String, in kind: NotableFields, named name: String) -> Bool {
+        guard has(kind, named: name) else { return false }
+        return listElements(name).contains { !$0.isEmpty && asciiCaseInsensitiveEquals($0, token) }
+    }
+
     package func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
     package static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// The fields whose presence decides how a request is read and answered (RFC 9112 §3.2, §6,
+/// §9.3; RFC 9110 §10.1.1), as `HeaderFields.notable` records them.
+struct NotableFields: OptionSet, Sendable {
+    let rawValue: UInt8
+    static let host = NotableFields(rawValue: 1)
+    static let contentLength = NotableFields(rawValue: 2)
+    static let transferEncoding = NotableFields(rawValue: 4)
+    static let connection = NotableFields(rawValue: 8)
+    static let expect = NotableFields(rawValue: 16)
+
+    init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    /// The kind of a field name's bytes. By length first: most names match none of the lengths,
+    /// and the others mostly differ in their first byte. Bytes, not a `String`: iterating a
+    /// small string's UTF-8 or comparing it as Unicode text cost about 200 instructions for
+    /// `Host` (callgrind).
+    init(name: UnsafeBufferPointer<UInt8>) {
+        switch name.count {
+        case 4: self = Self.folded(name, equals: "host") ? .host : []
+        case 6: self = Self.folded(name, equals: "expect") ? .expect : []
+        case 10: self = Self.folded(name, equals: "connection") ? .connection : []
+        case 14: self = Self.folded(name, equals: "content-length") ? .contentLength : []
+        case 17: self = Self.folded(name, equals: "transfer-encoding") ? .transferEncoding : []
+        default: self = []
+        }
+    }
+
+    /// Whether `name`, ASCII letters folded to lower case, is `lowercased`, which has as many
+    /// bytes (the caller checked).
+    private static func folded(_ name: UnsafeBufferPointer<UInt8>, equals lowercased: StaticString) -> Bool {
+        let expected = lowercased.utf8Start
+        for i in 0..<name.count where ByteClass.lowercased(name[i]) != expected[i] { return false }
+        return true
     }
 }
 

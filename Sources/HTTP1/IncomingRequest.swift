@@ -81,10 +81,10 @@ package struct IncomingRequest: Sendable {
     /// RFC 9112 §9.3: 1.1 persists unless `Connection: close`; 1.0 closes unless `keep-alive`.
     package var wantsKeepAlive: Bool {
         if version.major == 1 && version.minor >= 1 {
-            return !headers.hasToken("close", in: "Connection")
+            return !headers.hasToken("close", in: .connection, named: "Connection")
         }
-        return headers.hasToken("keep-alive", in: "Connection")
-            && !headers.hasToken("close", in: "Connection")
+        return headers.hasToken("keep-alive", in: .connection, named: "Connection")
+            && !headers.hasToken("close", in: .connection, named: "Connection")
     }
 
     /// The host without its port: from the authority, brackets of an IPv6 literal removed.

@@ -15,30 +15,44 @@ enum RequestHeadParser {
 
     /// Parses one field line and adds it, applying the checks that need no other field: the
     /// field count limit and the syntax of Host (RFC 9112 §3.2: an invalid Host MUST get 400).
+    /// The Host value becomes the request's authority here unless the target gave one (only one
+    /// Host gets in), so the head's end does not look for it again.
     static func addField(
         _ buf: Bytes,
         _ line: Range<Int>,
-        to headers: inout HeaderFields,
+        to request: inout IncomingRequest,
         limits: HTTPParserLimits
     ) throws(HTTPParseError) {
-        let (name, value) = try parseField(buf, line)
-        if headers.count >= limits.maxHeaderCount {
+        let (nameRange, valueRange) = try fieldRanges(buf, line)
+        let nameBytes = Bytes(rebasing: buf[nameRange])
+        let name = HeadText.fieldName(nameBytes)
+        let value = string(buf, valueRange)
+        if request.headers.count >= limits.maxHeaderCount {
             throw HTTPParseError(.headersTooLarge, "more than \(limits.maxHeaderCount) header fields")
         }
-        if asciiCaseInsensitiveEquals(name, "Host") {
-            guard !headers.contains("Host") else { throw .bad("more than one Host header") }
+        let kind = NotableFields(name: nameBytes)
+        switch kind {
+        case .host:
+            guard !request.headers.has(.host, named: "Host") else { throw .bad("more than one Host header") }
             guard Authority.isValid(value.utf8, allowEmptyHost: true) else { throw .bad("invalid Host header") }
-        } else if asciiCaseInsensitiveEquals(name, "Content-Length") {
+            if request.authority == nil && !value.isEmpty { request.authority = value }
+        case .contentLength:
             // Framing errors are refused on sight too; `framing` repeats the checks on the whole set.
-            guard !headers.contains("Content-Length") else { throw .bad("repeated Content-Length") }
-            guard !headers.contains("Transfer-Encoding") else {
+            guard !request.headers.has(.contentLength, named: "Content-Length") else {
+                throw .bad("repeated Content-Length")
+            }
+            guard !request.headers.has(.transferEncoding, named: "Transfer-Encoding") else {
                 throw .bad("both Transfer-Encoding and Content-Length")
             }
             _ = try contentLength(value)
-        } else if asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
-            guard !headers.contains("Content-Length") else { throw .bad("both Transfer-Encoding and Content-Length") }
+        case .transferEncoding:
+            guard !request.headers.has(.contentLength, named: "Content-Length") else {
+                throw .bad("both Transfer-Encoding and Content-Length")
+            }
+        default:
+            break
         }
-        headers.add(name, value)
+        request.headers.add(name, value, kind)
     }
 
     /// The checks that need the whole header section, once the empty line has arrived; returns
@@ -50,11 +64,11 @@ enum RequestHeadParser {
         limits: HTTPParserLimits
     ) throws(HTTPParseError) -> (framing: BodyFraming, expectsContinue: Bool) {
         let framing = try framing(of: request.headers, version: request.version, limits: limits)
-        try checkHost(&request)
+        try checkHost(request)
         try checkConnection(request.headers)
         let expects =
             request.version.minor >= 1 && framing != .none && framing != .length(0)
-            && request.headers.hasToken("100-continue", in: "Expect")
+            && request.headers.hasToken("100-continue", in: .expect, named: "Expect")
         return (framing, expects)
     }
 
@@ -77,7 +91,7 @@ enum RequestHeadParser {
         while i < end, token[Int(buf[i])] { i += 1 }
         guard i > line.lowerBound else { throw .bad("missing or invalid method") }
         guard i < end, buf[i] == ByteClass.space else { throw .bad("invalid character in method") }
-        let method = string(buf, line.lowerBound..<i)
+        let method = HeadText.method(Bytes(rebasing: buf[line.lowerBound..<i]))
         i += 1
         let targetStart = i
         while i < end, buf[i] != ByteClass.space {
@@ -138,6 +152,15 @@ enum RequestHeadParser {
     // MARK: fields (RFC 9112 §5, RFC 9110 §5.5)
 
     static func parseField(_ buf: Bytes, _ line: Range<Int>) throws(HTTPParseError) -> (String, String) {
+        let (name, value) = try fieldRanges(buf, line)
+        return (HeadText.fieldName(Bytes(rebasing: buf[name])), string(buf, value))
+    }
+
+    /// Where a field line's name and its value (optional whitespace trimmed) lie.
+    static func fieldRanges(
+        _ buf: Bytes,
+        _ line: Range<Int>
+    ) throws(HTTPParseError) -> (name: Range<Int>, value: Range<Int>) {
         var i = line.lowerBound
         let end = line.upperBound
         guard i < end else { throw .bad("empty header line") }
@@ -154,7 +177,7 @@ enum RequestHeadParser {
             throw .bad("invalid character in header name")
         }
         guard i > line.lowerBound else { throw .bad("empty header name") }
-        let name = string(buf, line.lowerBound..<i)
+        let name = line.lowerBound..<i
         i += 1
         while i < end, buf[i] == ByteClass.space || buf[i] == ByteClass.tab { i += 1 }
         let valueStart = i
@@ -167,7 +190,7 @@ enum RequestHeadParser {
             i += 1
             if b != ByteClass.space && b != ByteClass.tab { valueEnd = i }
         }
-        return (name, string(buf, valueStart..<valueEnd))
+        return (name, valueStart..<valueEnd)
     }
 
     // MARK: framing (RFC 9112 §6.1-6.3)
@@ -177,9 +200,9 @@ enum RequestHeadParser {
         version: HTTPVersion,
         limits: HTTPParserLimits
     ) throws(HTTPParseError) -> BodyFraming {
-        // Most requests (every GET) have neither field: two scans, no arrays.
-        let hasTransferEncoding = headers.contains("Transfer-Encoding")
-        guard hasTransferEncoding || headers.contains("Content-Length") else { return .none }
+        // Most requests (every GET) have neither field: two bits, no scan, no arrays.
+        let hasTransferEncoding = headers.has(.transferEncoding, named: "Transfer-Encoding")
+        guard hasTransferEncoding || headers.has(.contentLength, named: "Content-Length") else { return .none }
         let cl = headers.values("Content-Length")
         if hasTransferEncoding {
             guard cl.isEmpty else { throw .bad("both Transfer-Encoding and Content-Length") }
@@ -220,28 +243,21 @@ enum RequestHeadParser {
 
     // MARK: Host (RFC 9112 §3.2) and Connection (RFC 9110 §7.6.1)
 
-    /// Presence and uniqueness; the value's syntax was checked as the field arrived (`addField`,
-    /// the only way a field gets into a parsed head), so it is not checked again here.
-    static func checkHost(_ request: inout IncomingRequest) throws(HTTPParseError) {
-        var host: String?
-        for field in request.headers.fields where asciiCaseInsensitiveEquals(field.name, "Host") {
-            guard host == nil else { throw .bad("more than one Host header") }
-            host = field.value
+    /// Presence: the value's syntax and uniqueness were checked as the field arrived, and it
+    /// became the authority then (`addField`, the only way a field gets into a parsed head).
+    static func checkHost(_ request: IncomingRequest) throws(HTTPParseError) {
+        if request.version.minor >= 1 && !request.headers.has(.host, named: "Host") {
+            throw .bad("missing Host header")
         }
-        guard let host else {
-            if request.version.minor >= 1 { throw .bad("missing Host header") }
-            return
-        }
-        if request.authority == nil && !host.isEmpty { request.authority = host }
     }
 
     /// `Connection = #connection-option` (tokens). Stricter than the RFC requires: the field
     /// decides whether the connection persists, so a value we cannot read is refused rather than
     /// guessed at. Empty list elements are allowed (RFC 9110 §5.6.1.2).
     static func checkConnection(_ headers: HeaderFields) throws(HTTPParseError) {
-        // Most requests have none: the name scan answers them without starting the list
+        // Most requests have none: the notable bit answers them without starting the list
         // iterator, which cost about 200 instructions over no field at all (callgrind).
-        guard headers.contains("Connection") else { return }
+        guard headers.has(.connection, named: "Connection") else { return }
         for option in headers.listElements("Connection") {
             guard option.isEmpty || HTTPToken.isToken(option) else {
                 throw .bad("invalid Connection header")
@@ -250,7 +266,7 @@ enum RequestHeadParser {
     }
 
     static func string(_ buf: Bytes, _ r: Range<Int>) -> String {
-        String(decoding: Bytes(rebasing: buf[r]), as: UTF8.self)
+        HeadText.string(Bytes(rebasing: buf[r]))
     }
 }
 
@@ -297,14 +313,14 @@ extension IncomingRequest {
                     try RequestHeadParser.parseRequestLine(buf, lineStart..<i, limits: limits, into: &request)
                     guard fields else { return }
                 } else {
-                    try RequestHeadParser.addField(buf, lineStart..<i, to: &request!.headers, limits: limits)
+                    try RequestHeadParser.addField(buf, lineStart..<i, to: &request!, limits: limits)
                 }
                 i += 2
                 lineStart = i
             }
         }
         guard var request else { throw .bad("missing request line") }
-        if fields { try RequestHeadParser.checkHost(&request) }
+        if fields { try RequestHeadParser.checkHost(request) }
         request.head = head
         return request
     }

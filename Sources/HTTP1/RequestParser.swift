@@ -210,7 +210,7 @@ package struct RequestParser: Sendable {
                         try RequestHeadParser.addField(
                             input,
                             lineStart..<lineEnd,
-                            to: &partialHead!.headers,
+                            to: &partialHead!,
                             limits: limits
                         )
                     }

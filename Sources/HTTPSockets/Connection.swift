@@ -237,7 +237,11 @@ final class Connection {
     /// Parses and answers as many requests as may be answered now; returns bytes consumed.
     private func parseRequests(from input: UnsafeBufferPointer<UInt8>) -> Int {
         var offset = 0
-        while case .active = phase, !closeWhenFlushed, output.byteCount < Self.outputHighWater {
+        // Stops when every byte is consumed: the parser answers `needMore` to no bytes in every
+        // state it can be in here, and asking it cost a call after each request (callgrind).
+        while offset < input.count, case .active = phase, !closeWhenFlushed,
+            output.byteCount < Self.outputHighWater
+        {
             let (event, consumed) = parser.parse(UnsafeBufferPointer(rebasing: input[offset...]))
             offset += consumed
             switch event {

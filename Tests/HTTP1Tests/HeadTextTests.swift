@@ -1,0 +1,125 @@
+import Testing
+
+@testable import HTTP1
+
+/// The strings the parser makes for a head's text (`HeadText`) and the notable fields it records
+/// (`HeaderFields.has`): each shortcut gives exactly what the general route gives.
+@Suite struct HeadTextTests {
+    private static func decoded(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    @Test func literalsAndBuiltStringsMatchTheBytes() {
+        let texts = [
+            "GET", "PUT", "POST", "HEAD", "PATCH", "TRACE", "DELETE", "OPTIONS", "CONNECT", "get", "Get", "GOT",
+            "PURGE", "Host", "host", "HOST", "hOsT", "Date", "Accept", "accept", "ACCEPT", "Cookie", "Origin",
+            "Expect", "expect", "Server", "Referer", "User-Agent", "user-agent", "Connection", "connection",
+            "CONNECTION", "Content-Type", "content-type", "Authorization", "Cache-Control", "cache-control",
+            "If-None-Match", "Content-Length", "content-length", "CONTENT-LENGTH", "Accept-Encoding",
+            "accept-encoding", "Accept-Language", "accept-language", "Transfer-Encoding", "transfer-encoding",
+            "TRANSFER-ENCODING", "X-Request-Identifier", "", "a", "127.0.0.1:54321", "0123456789abcdef",
+        ]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(HeadText.method(buffer) == text)
+                #expect(HeadText.fieldName(buffer) == text)
+                #expect(HeadText.string(buffer) == text)
+                #expect(Array(HeadText.fieldName(buffer).utf8) == bytes, "case kept: \(text)")
+            }
+        }
+    }
+
+    /// obs-text in a field value is repaired as `String(decoding:as:)` repairs it, short or long.
+    @Test func invalidUTF8IsRepairedAsDecodingDoes() {
+        let samples: [[UInt8]] = [
+            [0xE9], latin1("caf\u{E9}"), [0x61, 0xC3], [0xC3, 0xA9, 0xFF], latin1("caf\u{E9} au lait, tr\u{E8}s chaud"),
+            Array(repeating: 0x80, count: 15), Array(repeating: 0x80, count: 16), Array("café".utf8),
+        ]
+        for bytes in samples {
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(HeadText.string(buffer) == Self.decoded(bytes))
+                #expect(Array(HeadText.string(buffer).utf8) == Array(Self.decoded(bytes).utf8))
+            }
+        }
+    }
+
+    @Test func notableNamesInAnyCase() {
+        let cases: [(String, NotableFields)] = [
+            ("Host", .host), ("HOST", .host), ("host", .host), ("Hosts", []), ("Date", []), ("Expect", .expect),
+            ("EXPECT", .expect), ("Server", []), ("Connection", .connection), ("connectioN", .connection),
+            ("Keep-Alive", []), ("Content-Length", .contentLength), ("content-LENGTH", .contentLength),
+            ("Content-Lengthy", []), ("Content-Langth", []), ("Transfer-Encoding", .transferEncoding),
+            ("transfer-encoding", .transferEncoding), ("Transfer-Encodinf", []), ("", []),
+        ]
+        for (name, kind) in cases {
+            Array(name.utf8).withUnsafeBufferPointer { #expect(NotableFields(name: $0) == kind, "\(name)") }
+        }
+    }
+
+    /// The parser's record answers for what it parsed; a change made afterwards through the
+    /// public API is seen too (the record then no longer answers alone).
+    @Test func notableFieldsFollowChangesAfterParsing() throws {
+        var request = try #require(
+            ParserDriver.parse("GET / HTTP/1.1\r\nhOsT: h\r\nX: 1\r\n\r\n").requests.first
+        )
+        #expect(request.headers.has(.host, named: "Host"))
+        #expect(!request.headers.has(.connection, named: "Connection"))
+        #expect(request.wantsKeepAlive)
+        request.headers.add("connection", "Close")
+        #expect(request.headers.has(.connection, named: "Connection"))
+        #expect(!request.wantsKeepAlive)
+        request.headers.remove("CONNECTION")
+        #expect(request.wantsKeepAlive)
+        request.headers.remove("Host")
+        #expect(!request.headers.has(.host, named: "Host"))
+        request.headers.set("Connection", "close")
+        #expect(!request.wantsKeepAlive)
+
+        let made = HeaderFields([("Host", "h"), ("Connection", "close")])
+        #expect(made.has(.host, named: "Host"))
+        #expect(made.has(.connection, named: "Connection"))
+        #expect(!made.has(.expect, named: "Expect"))
+        #expect(!HeaderFields().has(.host, named: "Host"))
+    }
+
+    /// The framing, Host, Connection and Expect rules hold for names in any case.
+    @Test func notableFieldsAreFoundInAnyCase() throws {
+        #expect(ParserDriver.parse("GET / HTTP/1.1\r\nhost: a\r\nHOST: b\r\n\r\n").failure?.status == 400)
+        #expect(ParserDriver.parse("GET / HTTP/1.1\r\nX-Host: a\r\n\r\n").failure?.status == 400)
+        let body = ParserDriver.parse("POST / HTTP/1.1\r\nHOST: h\r\ncontent-LENGTH: 3\r\n\r\nabc")
+        #expect(body.requests.first?.body == Array("abc".utf8))
+        let chunked = ParserDriver.parse(
+            "POST / HTTP/1.1\r\nHost: h\r\ntransfer-ENCODING: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        )
+        #expect(chunked.requests.first?.body == Array("abc".utf8))
+        #expect(
+            ParserDriver.parse("POST / HTTP/1.1\r\nHost: h\r\ncontent-length: 3\r\nTRANSFER-encoding: chunked\r\n\r\n")
+                .failure?.status == 400
+        )
+        #expect(ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nCONNECTION: a b\r\n\r\n").failure?.status == 400)
+        let close = try #require(
+            ParserDriver.parse("GET / HTTP/1.1\r\nHost: h\r\nconnection: CLOSE\r\n\r\n").requests.first
+        )
+        #expect(!close.wantsKeepAlive)
+        var expecting = ParserDriver()
+        expecting.feed("PUT /u HTTP/1.1\r\nHost: h\r\nEXPECT: 100-Continue\r\ncontent-length: 4\r\n\r\n")
+        #expect(expecting.continues == 1)
+    }
+
+    /// The Host value becomes the authority as its field arrives; an absolute-form target's
+    /// authority still wins, and an empty Host gives none.
+    @Test func authorityFromHost() throws {
+        let origin = try #require(ParserDriver.parse("GET /p HTTP/1.1\r\nX: 1\r\nhost: h:8\r\n\r\n").requests.first)
+        #expect(origin.authority == "h:8")
+        let absolute = try #require(
+            ParserDriver.parse("GET http://t.test/p HTTP/1.1\r\nHost: h:8\r\n\r\n").requests.first
+        )
+        #expect(absolute.authority == "t.test")
+        let empty = try #require(ParserDriver.parse("GET /p HTTP/1.1\r\nHost: \r\n\r\n").requests.first)
+        #expect(empty.authority == nil)
+        let reread = try IncomingRequest(readingHead: origin.head)
+        #expect(reread.authority == "h:8")
+        #expect(throws: HTTPParseError.self) {
+            try IncomingRequest(readingHead: Array("GET / HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n".utf8))
+        }
+    }
+}
