@@ -84,23 +84,16 @@ enum RequestHeadParser {
     ) throws(HTTPParseError) {
         var i = line.lowerBound
         let end = line.upperBound
-        // The tables are lazily made globals: read once here, not behind a `swift_once` check
-        // per byte (callgrind counted 33 such checks per request).
-        let token = ByteClass.token
-        let targetBytes = ByteClass.target
-        while i < end, token[Int(buf[i])] { i += 1 }
+        i = ByteClass.tokenEnd(buf, from: i, to: end)
         guard i > line.lowerBound else { throw .bad("missing or invalid method") }
         guard i < end, buf[i] == ByteClass.space else { throw .bad("invalid character in method") }
         let method = HeadText.method(Bytes(rebasing: buf[line.lowerBound..<i]))
         i += 1
         let targetStart = i
-        while i < end, buf[i] != ByteClass.space {
-            let b = buf[i]
-            if !targetBytes[Int(b)] {
-                if b == UInt8(ascii: "#") { throw .bad("fragment in request-target") }
-                throw .bad("invalid character in request-target")
-            }
-            i += 1
+        i = ByteClass.targetEnd(buf, from: i, to: end)
+        if i < end, buf[i] != ByteClass.space {
+            if buf[i] == UInt8(ascii: "#") { throw .bad("fragment in request-target") }
+            throw .bad("invalid character in request-target")
         }
         let targetLength = i - targetStart
         guard targetLength > 0 else { throw .bad("missing request-target") }
@@ -167,9 +160,7 @@ enum RequestHeadParser {
         if buf[i] == ByteClass.space || buf[i] == ByteClass.tab {
             throw .bad("obsolete line folding or whitespace before a header name")
         }
-        let token = ByteClass.token
-        let fieldValue = ByteClass.fieldValue  // read once (see parseRequestLine)
-        while i < end, token[Int(buf[i])] { i += 1 }
+        i = ByteClass.tokenEnd(buf, from: i, to: end)
         guard i < end, buf[i] == ByteClass.colon else {
             if i < end, buf[i] == ByteClass.space || buf[i] == ByteClass.tab {
                 throw .bad("whitespace between header name and colon")
@@ -181,14 +172,13 @@ enum RequestHeadParser {
         i += 1
         while i < end, buf[i] == ByteClass.space || buf[i] == ByteClass.tab { i += 1 }
         let valueStart = i
-        var valueEnd = i
-        while i < end {
-            let b = buf[i]
-            guard fieldValue[Int(b)] else {
-                throw .bad(b == ByteClass.cr ? "bare CR in header value" : "invalid character in header value")
-            }
-            i += 1
-            if b != ByteClass.space && b != ByteClass.tab { valueEnd = i }
+        let invalid = ByteClass.fieldValueEnd(buf, from: i, to: end)
+        if invalid < end {
+            throw .bad(buf[invalid] == ByteClass.cr ? "bare CR in header value" : "invalid character in header value")
+        }
+        var valueEnd = end
+        while valueEnd > valueStart, buf[valueEnd - 1] == ByteClass.space || buf[valueEnd - 1] == ByteClass.tab {
+            valueEnd -= 1
         }
         return (name, valueStart..<valueEnd)
     }

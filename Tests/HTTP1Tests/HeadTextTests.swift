@@ -42,6 +42,35 @@ import Testing
         }
     }
 
+    /// The word-wise scan of a field value stops exactly where the table says, and the token and
+    /// target scans do too, from any start, over bytes of every class.
+    @Test func byteClassScansAgreeWithTheirTables() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0, 9, 10, 13, 0x1F, 0x20, 0x21, 0x7E, 0x7F, 0x80, 0xFF, 0x23, 0x3A, 0x41]
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let bytes: [UInt8] = (0..<count).map { _ in
+                Int.random(in: 0..<4, using: &generator) == 0
+                    ? UInt8.random(in: 0...255, using: &generator)
+                    : Int.random(in: 0..<3, using: &generator) == 0
+                        ? alphabet.randomElement(using: &generator)! : UInt8(ascii: "a")
+            }
+            let start = Int.random(in: 0...count, using: &generator)
+            let end = Int.random(in: start...count, using: &generator)
+            func first(_ table: [Bool]) -> Int { bytes[start..<end].firstIndex { !table[Int($0)] } ?? end }
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(ByteClass.fieldValueEnd(buffer, from: start, to: end) == first(ByteClass.fieldValue))
+                #expect(ByteClass.tokenEnd(buffer, from: start, to: end) == first(ByteClass.token))
+                #expect(ByteClass.targetEnd(buffer, from: start, to: end) == first(ByteClass.target))
+            }
+        }
+        for value in 0...255 {
+            let word = UInt64(value) << 40 | 0x6161_6161_6161_6161 & ~(0xFF << 40)
+            let flagged = ByteClass.controlOrDeleteMask(word) != 0
+            #expect(flagged == (value < 0x20 || value == 0x7F), "\(value)")
+        }
+    }
+
     @Test func notableNamesInAnyCase() {
         let cases: [(String, NotableFields)] = [
             ("Host", .host), ("HOST", .host), ("host", .host), ("Hosts", []), ("Date", []), ("Expect", .expect),
