@@ -87,6 +87,12 @@ enum ByteClass {
                 }
                 i += 8
             }
+            if i < end, end >= 8 {
+                // The last bytes in one load that ends at `end`; marks of the bytes before `i`
+                // are shifted out (a borrow from them can only mark more, never fewer).
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
+                guard controlOrDeleteMask(word) >> ((i - (end - 8)) * 8) != 0 else { return end }
+            }
             while i < end, table[Int(buf[i])] { i += 1 }
             return i
         }

@@ -34,7 +34,10 @@ enum RequestHeadParser {
         switch kind {
         case .host:
             guard !request.headers.has(.host, named: "Host") else { throw .bad("more than one Host header") }
-            guard Authority.isValid(value.utf8, allowEmptyHost: true) else { throw .bad("invalid Host header") }
+            // The bytes in place: the string's UTF-8 was copied out for the check (a small string).
+            guard Authority.isValid(Bytes(rebasing: buf[valueRange]), allowEmptyHost: true) else {
+                throw .bad("invalid Host header")
+            }
             if request.authority == nil && !value.isEmpty { request.authority = value }
         case .contentLength:
             // Framing errors are refused on sight too; `framing` repeats the checks on the whole set.

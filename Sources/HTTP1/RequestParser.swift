@@ -42,6 +42,9 @@ package struct RequestParser: Sendable {
     private var lineStart = 0
     /// The request line and the fields parsed so far, while the head is still arriving.
     private var partialHead: IncomingRequest?
+    /// Whether `partialHead` holds a request line: asking the optional whether it is nil copied
+    /// the whole request to the stack (callgrind), where this is one byte.
+    private var hasRequestLine = false
     private var current: IncomingRequest?
     private var body: [UInt8] = []
     /// The client's address, stamped on every request of the connection. Set here rather than
@@ -122,6 +125,7 @@ package struct RequestParser: Sendable {
         state = .failed
         failure = error
         partialHead = nil
+        hasRequestLine = false
         current = nil
         body = []
         return (.failure(error), 0)
@@ -157,9 +161,6 @@ package struct RequestParser: Sendable {
             if skip > 0 { return (.needMore, skip) }
         }
         var i = scanned
-        // Asking the optional head whether it is nil is an outlined call (the request is large):
-        // asked once here, then kept as the lines are parsed.
-        var hasRequestLine = partialHead != nil
         let requestLineLimit = limits.maxTargetBytes + 64
         while i < input.count {
             // Most bytes of a head are neither CR nor LF: they are skipped eight at a time, up to
@@ -259,6 +260,7 @@ package struct RequestParser: Sendable {
         // `current` is nil here unless the caller did not take the last request.
         precondition(current == nil, "a request was parsed after .request without takeRequest()")
         swap(&current, &partialHead)
+        hasRequestLine = false
         body = []
         switch framing {
         case .none, .length(0):

@@ -145,6 +145,10 @@ import Testing
         #expect(absolute.authority == "t.test")
         let empty = try #require(ParserDriver.parse("GET /p HTTP/1.1\r\nHost: \r\n\r\n").requests.first)
         #expect(empty.authority == nil)
+        // Host is checked on its bytes as they came: obs-text is refused, not its repaired text.
+        var obsText = ParserDriver()
+        obsText.feed(latin1("GET /p HTTP/1.1\r\nHost: caf\u{E9}:80\r\n\r\n"))
+        #expect(obsText.failure?.status == 400)
         let reread = try IncomingRequest(readingHead: origin.head)
         #expect(reread.authority == "h:8")
         #expect(throws: HTTPParseError.self) {
