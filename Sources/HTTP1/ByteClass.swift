@@ -110,6 +110,18 @@ enum ByteClass {
         return controls | ((deletes &- ones) & ~deletes & high)
     }
 
+    /// Whether a byte of `word` is `byte`: XOR makes such a byte zero, and only a zero byte (or
+    /// one above a zero byte) gets its top bit set by subtracting one where it had none.
+    @inline(__always)
+    static func holds(_ word: UInt64, _ byte: UInt8) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let x = word ^ (ones &* UInt64(byte))
+        return (x &- ones) & ~x & (ones &* 0x80) != 0
+    }
+
+    /// `HTTP/1.1` as a little-endian word, the version nearly every request line ends with.
+    static let http11Word: UInt64 = 0x312E_312F_5054_5448
+
     /// tchar: "!#$%&'*+-.^_`|~" DIGIT ALPHA
     static let token: [Bool] = {
         var t = [Bool](repeating: false, count: 256)

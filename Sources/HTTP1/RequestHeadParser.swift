@@ -132,6 +132,11 @@ enum RequestHeadParser {
     /// `HTTP/` DIGIT `.` DIGIT, case-sensitive (RFC 9112 §2.3). Major versions other than 1 get
     /// 505; a higher 1.x minor is served as 1.1 (RFC 9110 §2.5 SHOULD).
     static func parseVersion(_ buf: Bytes, _ r: Range<Int>) throws(HTTPParseError) -> HTTPVersion {
+        // `HTTP/1.1` in one comparison; anything else byte by byte below.
+        if r.count == 8, let base = buf.baseAddress {
+            let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: r.lowerBound, as: UInt64.self)
+            if UInt64(littleEndian: word) == ByteClass.http11Word { return HTTPVersion(major: 1, minor: 1) }
+        }
         guard r.count == 8, ByteClass.isHTTPSlash(buf, at: r.lowerBound) else { throw .bad("malformed HTTP version") }
         let major = buf[r.lowerBound + 5]
         let dot = buf[r.lowerBound + 6]

@@ -110,9 +110,23 @@ package enum RequestTarget {
     /// True for an origin-form target that is a path alone needing no work: it starts with "/"
     /// and has no `?`, no `%` and no "." right after a "/". Its decoded path is itself.
     static func isPlainOriginPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.first == UInt8(ascii: "/") else { return false }
-        var previous: UInt8 = 0
-        for byte in bytes {
+        guard bytes.first == UInt8(ascii: "/"), let base = bytes.baseAddress else { return false }
+        // Most paths hold no `?`, `%` or `.` at all: such words of eight bytes are passed over
+        // whole (the byte loop took about 15 instructions a byte, callgrind); from the first
+        // word holding one, the byte loop tells a "." after a "/" from one inside a name.
+        let raw = UnsafeRawPointer(base)
+        var start = 0
+        while start + 8 <= bytes.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            if ByteClass.holds(word, UInt8(ascii: "?")) || ByteClass.holds(word, UInt8(ascii: "%"))
+                || ByteClass.holds(word, UInt8(ascii: "."))
+            {
+                break
+            }
+            start += 8
+        }
+        var previous: UInt8 = start > 0 ? bytes[start - 1] : 0
+        for byte in UnsafeBufferPointer(rebasing: bytes[start...]) {
             if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "%")
                 || (byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/"))
             {

@@ -71,6 +71,47 @@ import Testing
         }
     }
 
+    /// The word-wise pass of `isPlainOriginPath` answers as a byte-by-byte reading of its rule.
+    @Test func plainOriginPathAgreesWithItsRule() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("/.?%ab".utf8)
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...30, using: &generator)
+            var path = (0..<count).map { _ in
+                Int.random(in: 0..<3, using: &generator) == 0
+                    ? alphabet.randomElement(using: &generator)! : UInt8(ascii: "a")
+            }
+            if count > 0, Bool.random(using: &generator) { path[0] = UInt8(ascii: "/") }
+            var expected = path.first == UInt8(ascii: "/")
+            for (i, byte) in path.enumerated()
+            where byte == UInt8(ascii: "?") || byte == UInt8(ascii: "%")
+                || (byte == UInt8(ascii: ".") && i > 0 && path[i - 1] == UInt8(ascii: "/"))
+            {
+                expected = false
+            }
+            let found = path.withUnsafeBufferPointer { RequestTarget.isPlainOriginPath($0) }
+            #expect(found == expected, "\(String(decoding: path, as: UTF8.self))")
+        }
+    }
+
+    @Test func versionWordIsHTTP11() throws {
+        let word = Array("HTTP/1.1".utf8).withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        #expect(word == ByteClass.http11Word)
+        for (text, minor) in [("HTTP/1.1", 1), ("HTTP/1.0", 0), ("HTTP/1.9", 1)] {
+            let version = try Array(text.utf8).withUnsafeBufferPointer { (buffer) throws(HTTPParseError) in
+                try RequestHeadParser.parseVersion(buffer, 0..<8)
+            }
+            #expect(version == HTTPVersion(major: 1, minor: minor))
+        }
+        for text in ["HTTP/2.0", "http/1.1", "HTTP/1.1 ", "HTTP/11"] {
+            #expect(throws: HTTPParseError.self) {
+                try Array(text.utf8).withUnsafeBufferPointer { (buffer) throws(HTTPParseError) in
+                    try RequestHeadParser.parseVersion(buffer, 0..<buffer.count)
+                }
+            }
+        }
+    }
+
     @Test func notableNamesInAnyCase() {
         let cases: [(String, NotableFields)] = [
             ("Host", .host), ("HOST", .host), ("host", .host), ("Hosts", []), ("Date", []), ("Expect", .expect),
