@@ -40,12 +40,16 @@ package struct RequestParser: Sendable {
     private var failure: HTTPParseError?
     /// Where the head line being scanned began (0: the request line).
     private var lineStart = 0
-    /// The request line and the fields parsed so far, while the head is still arriving.
-    private var partialHead: IncomingRequest?
-    /// Whether `partialHead` holds a request line: asking the optional whether it is nil copied
-    /// the whole request to the stack (callgrind), where this is one byte.
+    /// The request line and the fields parsed so far, while the head is still arriving
+    /// (`hasRequestLine`); an empty request between heads, which the request line is written
+    /// into. Not optional, nor is `current`: asking an optional request whether it is nil, and
+    /// moving one out, copied the whole request each time (four copies a request, callgrind).
+    private var partialHead = IncomingRequest()
     private var hasRequestLine = false
-    private var current: IncomingRequest?
+    /// The request whose head is complete (`hasCurrent`), until `takeRequest` moves it out and
+    /// leaves an empty one, which becomes the next `partialHead`.
+    private var current = IncomingRequest()
+    private var hasCurrent = false
     private var body: [UInt8] = []
     /// The client's address, stamped on every request of the connection. Set here rather than
     /// by the server on each request it receives: changing a request it had been handed was a
@@ -117,16 +121,20 @@ package struct RequestParser: Sendable {
 
     /// The request the last `.request` event announced, moved out. Once per event.
     package mutating func takeRequest() -> IncomingRequest {
-        guard let request = current.take() else { preconditionFailure("takeRequest() without a .request event") }
+        precondition(hasCurrent, "takeRequest() without a .request event")
+        hasCurrent = false
+        var request = IncomingRequest()
+        swap(&request, &current)
         return request
     }
 
     private mutating func fail(_ error: HTTPParseError) -> (event: Event, consumed: Int) {
         state = .failed
         failure = error
-        partialHead = nil
+        partialHead = IncomingRequest()
         hasRequestLine = false
-        current = nil
+        current = IncomingRequest()
+        hasCurrent = false
         body = []
         return (.failure(error), 0)
     }
@@ -136,10 +144,10 @@ package struct RequestParser: Sendable {
         // local copy to change was an outlined copy of the whole request (callgrind).
         // A swap, not an assignment and `body = []`: the head's body is always still empty here,
         // so this leaves `body` empty without a retain and a release.
-        guard current != nil else { return .needMore }
-        swap(&current!.body, &body)
-        current!.peer = peer
-        if let tunnelAuthority { current!.tunnelAuthority = tunnelAuthority }
+        guard hasCurrent else { return .needMore }
+        swap(&current.body, &body)
+        current.peer = peer
+        if let tunnelAuthority { current.tunnelAuthority = tunnelAuthority }
         state = .head
         scanned = 0
         return .request
@@ -205,13 +213,13 @@ package struct RequestParser: Sendable {
                         )
                         // One allocation for the fields of a typical request, not one per doubling
                         // (eight: the array lives as long as the request, so not more).
-                        partialHead!.headers.reserveCapacity(8)
+                        partialHead.headers.reserveCapacity(8)
                         hasRequestLine = true
                     } else {
                         try RequestHeadParser.addField(
                             input,
                             lineStart..<lineEnd,
-                            to: &partialHead!,
+                            to: &partialHead,
                             limits: limits
                         )
                     }
@@ -248,18 +256,19 @@ package struct RequestParser: Sendable {
         let framing: BodyFraming
         let expectsContinue: Bool
         do {
-            (framing, expectsContinue) = try RequestHeadParser.finishHead(&partialHead!, limits: limits)
+            (framing, expectsContinue) = try RequestHeadParser.finishHead(&partialHead, limits: limits)
         } catch {
             return fail(error)
         }
         // The head's bytes were not consumed until now, so they are all here, from the first.
-        partialHead!.head = Array(UnsafeBufferPointer(rebasing: input[0..<length]))
+        partialHead.head = Array(UnsafeBufferPointer(rebasing: input[0..<length]))
         scanned = 0
         lineStart = 0
-        // A swap, not `current = partialHead.take()`: the request moves without a copy.
-        // `current` is nil here unless the caller did not take the last request.
-        precondition(current == nil, "a request was parsed after .request without takeRequest()")
+        // A swap: the request moves without a copy, and the empty request `takeRequest` left
+        // in `current` becomes the next head's.
+        precondition(!hasCurrent, "a request was parsed after .request without takeRequest()")
         swap(&current, &partialHead)
+        hasCurrent = true
         hasRequestLine = false
         body = []
         switch framing {

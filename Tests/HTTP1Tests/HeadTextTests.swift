@@ -175,6 +175,33 @@ import Testing
         #expect(expecting.continues == 1)
     }
 
+    /// The parser writes each request line into an empty request it keeps between heads: nothing
+    /// of one request is left in the next, pipelined or not.
+    @Test func nothingOfARequestIsLeftInTheNext() throws {
+        var d = ParserDriver()
+        d.feed(
+            "POST http://t.test:81/a?x=1&y=2 HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 2\r\n\r\nhi"
+                + "GET /b HTTP/1.0\r\n\r\n"
+        )
+        d.feed("OPTIONS * HTTP/1.1\r\nHost: o\r\n\r\n")
+        #expect(d.failure == nil)
+        try #require(d.requests.count == 3)
+        let second = d.requests[1]
+        #expect(second.method == "GET")
+        #expect(second.target == "/b")
+        #expect(second.path == "/b")
+        #expect(second.rawQuery == nil)
+        #expect(second.queryItems.isEmpty)
+        #expect(second.authority == nil)
+        #expect(second.headers.isEmpty)
+        #expect(!second.headers.has(.connection, named: "Connection"))
+        #expect(second.body.isEmpty)
+        #expect(second.version == .http1_0)
+        #expect(second.head == Array("GET /b HTTP/1.0\r\n\r\n".utf8))
+        #expect(d.requests[2].authority == "o")
+        #expect(d.requests[2].headers.count == 1)
+    }
+
     /// The Host value becomes the authority as its field arrives; an absolute-form target's
     /// authority still wins, and an empty Host gives none.
     @Test func authorityFromHost() throws {
