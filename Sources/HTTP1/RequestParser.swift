@@ -40,15 +40,14 @@ package struct RequestParser: Sendable {
     private var failure: HTTPParseError?
     /// Where the head line being scanned began (0: the request line).
     private var lineStart = 0
-    /// The request line and the fields parsed so far, while the head is still arriving
-    /// (`hasRequestLine`); an empty request between heads, which the request line is written
-    /// into. Not optional, nor is `current`: asking an optional request whether it is nil, and
-    /// moving one out, copied the whole request each time (four copies a request, callgrind).
-    private var partialHead = IncomingRequest()
+    /// The request: its request line and fields while the head arrives (`hasRequestLine`), then
+    /// complete (`hasCurrent`) until `takeRequest` moves it out and leaves an empty request,
+    /// which the next request line is written into. One request, kept in place: asking an
+    /// optional request whether it is nil, moving one out, and moving the complete head to a
+    /// second request each copied the whole request (callgrind). A new head cannot begin before
+    /// the complete one is taken, so one is enough.
+    private var request = IncomingRequest()
     private var hasRequestLine = false
-    /// The request whose head is complete (`hasCurrent`), until `takeRequest` moves it out and
-    /// leaves an empty one, which becomes the next `partialHead`.
-    private var current = IncomingRequest()
     private var hasCurrent = false
     private var body: [UInt8] = []
     /// The client's address, stamped on every request of the connection. Set here rather than
@@ -90,6 +89,8 @@ package struct RequestParser: Sendable {
         case .failed:
             return (.failure(failure ?? .bad("the request was refused")), 0)
         case .head:
+            // The next head would be written over the request not yet taken.
+            precondition(!hasCurrent, "parse() after .request without takeRequest()")
             return parseHead(input)
         case .body(let remaining):
             let take = min(remaining, input.count)
@@ -123,17 +124,16 @@ package struct RequestParser: Sendable {
     package mutating func takeRequest() -> IncomingRequest {
         precondition(hasCurrent, "takeRequest() without a .request event")
         hasCurrent = false
-        var request = IncomingRequest()
-        swap(&request, &current)
-        return request
+        var taken = IncomingRequest()
+        swap(&taken, &request)
+        return taken
     }
 
     private mutating func fail(_ error: HTTPParseError) -> (event: Event, consumed: Int) {
         state = .failed
         failure = error
-        partialHead = IncomingRequest()
+        request = IncomingRequest()
         hasRequestLine = false
-        current = IncomingRequest()
         hasCurrent = false
         body = []
         return (.failure(error), 0)
@@ -145,9 +145,9 @@ package struct RequestParser: Sendable {
         // A swap, not an assignment and `body = []`: the head's body is always still empty here,
         // so this leaves `body` empty without a retain and a release.
         guard hasCurrent else { return .needMore }
-        swap(&current.body, &body)
-        current.peer = peer
-        if let tunnelAuthority { current.tunnelAuthority = tunnelAuthority }
+        swap(&request.body, &body)
+        request.peer = peer
+        if let tunnelAuthority { request.tunnelAuthority = tunnelAuthority }
         state = .head
         scanned = 0
         return .request
@@ -209,17 +209,17 @@ package struct RequestParser: Sendable {
                             input,
                             lineStart..<lineEnd,
                             limits: limits,
-                            into: &partialHead
+                            into: &request
                         )
                         // One allocation for the fields of a typical request, not one per doubling
                         // (eight: the array lives as long as the request, so not more).
-                        partialHead.headers.reserveCapacity(8)
+                        request.headers.reserveCapacity(8)
                         hasRequestLine = true
                     } else {
                         try RequestHeadParser.addField(
                             input,
                             lineStart..<lineEnd,
-                            to: &partialHead,
+                            to: &request,
                             limits: limits
                         )
                     }
@@ -247,7 +247,7 @@ package struct RequestParser: Sendable {
         return (.needMore, 0)
     }
 
-    /// The head in `partialHead` is complete: checked where it lies, then moved to `current`.
+    /// The head in `request` is complete: checked where it lies.
     private mutating func completeHead(
         _ input: UnsafeBufferPointer<UInt8>,
         length: Int
@@ -256,18 +256,14 @@ package struct RequestParser: Sendable {
         let framing: BodyFraming
         let expectsContinue: Bool
         do {
-            (framing, expectsContinue) = try RequestHeadParser.finishHead(&partialHead, limits: limits)
+            (framing, expectsContinue) = try RequestHeadParser.finishHead(&request, limits: limits)
         } catch {
             return fail(error)
         }
         // The head's bytes were not consumed until now, so they are all here, from the first.
-        partialHead.head = Array(UnsafeBufferPointer(rebasing: input[0..<length]))
+        request.head = Array(UnsafeBufferPointer(rebasing: input[0..<length]))
         scanned = 0
         lineStart = 0
-        // A swap: the request moves without a copy, and the empty request `takeRequest` left
-        // in `current` becomes the next head's.
-        precondition(!hasCurrent, "a request was parsed after .request without takeRequest()")
-        swap(&current, &partialHead)
         hasCurrent = true
         hasRequestLine = false
         body = []
