@@ -217,6 +217,13 @@ final class Connection {
 
     /// Starts the header clock when a head has begun and stops it between requests.
     func updateHeaderClock() {
+        // While TLS is being set up the clock times the handshake, which the parser knows
+        // nothing of: an intercepted tunnel whose client never sends its ClientHello was left
+        // to the idle timeout when the CONNECT's own read stopped the clock here.
+        switch transport {
+        case .awaitingInterceptedTLS, .handshaking: return
+        default: break
+        }
         if parser.isMidRequest && !parser.isReadingBody {
             if requestStartedAt == nil { requestStartedAt = loop.now }
         } else {

@@ -83,10 +83,11 @@ extension ForwardProxyEndToEndTests {
 
 extension ForwardProxyEndToEndTests {
     /// An intercepted tunnel ends with its connection; its record says why as a blind tunnel's
-    /// does: a client that spoke no TLS, one that never began the handshake and one quiet after
-    /// a request (both idle). The journal's `error` and the log's end line both.
+    /// does: a client that spoke no TLS, one that never began the handshake (the header clock
+    /// times it, as a stalled request head) and one quiet after a request (idle). The journal's
+    /// `error` and the log's end line both.
     func testAnInterceptedTunnelsRecordSaysWhyItEnded() throws {
-        let server = try proxy(["--intercept", "api.example.com", "--idle-timeout", "1"])
+        let server = try proxy(["--intercept", "api.example.com", "--idle-timeout", "1", "--header-timeout", "1"])
         let connect = "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n"
         let plain = try WireConnection(port: server.port)
         plain.send(connect)
@@ -126,7 +127,8 @@ extension ForwardProxyEndToEndTests {
         XCTAssertEqual(
             errors,
             [
-                "the client did not start TLS", "idle for 1 s (the idle timeout)",
+                // The silent client is cut off by the header clock, which times the handshake.
+                "the client did not start TLS", "no TLS handshake within 1 s (the header timeout)",
                 "idle for 1 s (the idle timeout)",
             ]
         )
