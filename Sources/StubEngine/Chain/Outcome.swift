@@ -60,6 +60,15 @@ package struct Outcome: Sendable {
         default: nil
         }
     }
+    /// Whether the stub that answered has webhooks to call. Read in place: taking the stub out
+    /// (`stub`) retained and released it, on every request, to learn that it has none.
+    package var stubHasWebhooks: Bool {
+        switch kind {
+        case .stub(let stub): !stub.webhooks.isEmpty
+        case .proxied(_, let stub?): !stub.webhooks.isEmpty
+        default: false
+        }
+    }
     /// Why no stub answered, when none did.
     package var nearMiss: NearMissReport? { if case .noMatch(let report) = kind { report } else { nil } }
     package var isAdmin: Bool { if case .admin = kind { true } else { false } }

@@ -34,7 +34,8 @@ package enum RequestMatcher {
         pathMatched: Bool = false
     ) -> [String: String]? {
         if let methods = pattern.methods, !methods.contains(facts.request.method) { return nil }
-        var captures: [String: String] = [:]
+        // Not `[:]`: the literal was a call building a dictionary from an empty list.
+        var captures = [String: String]()
         if !pathMatched, pattern.path != nil {
             guard let c = pattern.path?.match(facts.request.path, segments: facts.segments) else { return nil }
             captures = c

@@ -15,7 +15,9 @@ package struct StubCatalog: Sendable {
         // so no read can overlap a change: the runtime's exclusivity checks (two per request,
         // some 180 instructions) guard nothing here, and are off.
         @exclusivity(unchecked) var stubs: [Stub]
-        @exclusivity(unchecked) var exact: ExactPathIndex
+        /// A `let`: the index changes in place (its own storage), and a `let` is read without
+        /// a retain where a variable holding an object was retained on every request.
+        let exact: ExactPathIndex
         @exclusivity(unchecked) var byLeadingSegment: [String: [Int]]
         @exclusivity(unchecked) var unindexed: [Int]
         /// The best rank of any stub outside the exact-path buckets: when an exact-path stub

@@ -22,7 +22,7 @@ final class WebhookDispatcher: OutcomeAdjuster {
 
     func adjust(_ outcome: inout Outcome, for facts: RequestFacts) {
         // A stub's answer or its forwarded one (WireMock runs a proxying mapping's webhooks too).
-        guard let stub = outcome.stub, !stub.webhooks.isEmpty else { return }
+        guard outcome.stubHasWebhooks, let stub = outcome.stub else { return }
         fire(stub, facts, outcome.reply)
     }
 
