@@ -85,11 +85,10 @@ package final class RequestFacts {
     var firstSegment: String? {
         let derived = self.derived
         if let firstSegment = derived.firstSegment { return firstSegment }
-        // By Characters, as `PathPattern.split` cuts a stub's path: a "/" followed by a
-        // combining mark is one Character there, so a byte split here would look in another
-        // bucket. (Since an exact-path hit usually ends the search, this runs rarely.)
-        let path = request.path
-        let first: String? = path.hasPrefix("/") ? String(path.dropFirst().prefix { $0 != "/" }) : nil
+        // As `PathPattern.split` cuts a stub's path (by Characters: a "/" followed by a
+        // combining mark is one Character there, so a plain byte split would look in another
+        // bucket).
+        let first = PathPattern.firstSegment(of: request.path)
         derived.firstSegment = .some(first)
         return first
     }

@@ -2,8 +2,8 @@ import RegularExpressions
 /// An immutable, indexed set of stubs: what one reload produces and requests read.
 ///
 /// Matching must not slow down as a folder grows to thousands of stubs, so stubs are indexed:
-/// a stub whose path is all literal is found by a dictionary lookup of the request path; one
-/// whose path starts with a literal segment by that segment; only the rest (no path, a regex, a
+/// a stub whose path is all literal is found by a lookup of the request path (`LiteralIndex`);
+/// one whose path starts with a literal segment by that segment; only the rest (no path, a regex, a
 /// leading `{name}`) are checked for every request. Each bucket is kept in selection order, so
 /// the first match in a bucket is that bucket's best.
 package struct StubCatalog: Sendable {
@@ -15,10 +15,10 @@ package struct StubCatalog: Sendable {
         // so no read can overlap a change: the runtime's exclusivity checks (two per request,
         // some 180 instructions) guard nothing here, and are off.
         @exclusivity(unchecked) var stubs: [Stub]
-        /// A `let`: the index changes in place (its own storage), and a `let` is read without
-        /// a retain where a variable holding an object was retained on every request.
-        let exact: ExactPathIndex
-        @exclusivity(unchecked) var byLeadingSegment: [String: [Int]]
+        // `let`s: the indexes change in place (their own storage), and a `let` is read without
+        // the retain a variable holding an object cost on every request.
+        let exact: LiteralIndex
+        let byLeadingSegment: LiteralIndex
         @exclusivity(unchecked) var unindexed: [Int]
         /// The best rank of any stub outside the exact-path buckets: when an exact-path stub
         /// matches and outranks it, nothing else can win, and the request's path is never looked
@@ -29,8 +29,8 @@ package struct StubCatalog: Sendable {
 
         init(
             stubs: [Stub],
-            exact: ExactPathIndex,
-            byLeadingSegment: [String: [Int]],
+            exact: LiteralIndex,
+            byLeadingSegment: LiteralIndex,
             unindexed: [Int],
             bestOutsideExact: StubRank?,
             statefulCount: Int,
@@ -49,7 +49,7 @@ package struct StubCatalog: Sendable {
             Storage(
                 stubs: stubs,
                 exact: exact.copy(),
-                byLeadingSegment: byLeadingSegment,
+                byLeadingSegment: byLeadingSegment.copy(),
                 unindexed: unindexed,
                 bestOutsideExact: bestOutsideExact,
                 statefulCount: statefulCount,
@@ -63,27 +63,31 @@ package struct StubCatalog: Sendable {
     package var stubs: [Stub] { storage.stubs }
 
     package init(_ stubs: [Stub]) {
-        let exact = ExactPathIndex()
-        var leading: [String: [Int]] = [:]
+        let exact = LiteralIndex()
+        let leading = LiteralIndex()
         var unindexed: [Int] = []
+        var outsideExact: [Int] = []
         for (i, stub) in stubs.enumerated() {
             if let literal = stub.request.path?.literalPath {
                 exact.append(i, at: literal)
             } else if let first = stub.request.path?.leadingLiteral {
-                leading[first, default: []].append(i)
+                leading.append(i, at: first)
+                outsideExact.append(i)
             } else {
                 unindexed.append(i)
+                outsideExact.append(i)
             }
         }
         let ranks = stubs.map(\.rank)
         let byRank: (Int, Int) -> Bool = { ranks[$0] < ranks[$1] }
         exact.sortBuckets(by: byRank)
+        leading.sortBuckets(by: byRank)
         storage = Storage(
             stubs: stubs,
             exact: exact,
-            byLeadingSegment: leading.mapValues { $0.sorted(by: byRank) },
+            byLeadingSegment: leading,
             unindexed: unindexed.sorted(by: byRank),
-            bestOutsideExact: (leading.values.joined() + unindexed).map { ranks[$0] }.min(),
+            bestOutsideExact: outsideExact.map { ranks[$0] }.min(),
             statefulCount: stubs.filter(\.isStateful).count,
             backtrackingCount: stubs.filter(\.mayBacktrack).count
         )
@@ -114,7 +118,7 @@ package struct StubCatalog: Sendable {
         if let literal = stub.request.path?.literalPath {
             storage.exact.modifyBucket(literal, place)
         } else if let first = stub.request.path?.leadingLiteral {
-            place(&storage.byLeadingSegment[first, default: []])
+            storage.byLeadingSegment.modifyBucket(first, place)
             storage.bestOutsideExact = min(storage.bestOutsideExact ?? stub.rank, stub.rank)
         } else {
             place(&storage.unindexed)
@@ -139,7 +143,7 @@ package struct StubCatalog: Sendable {
             for i in bucket ?? [] where order.count < limit && seen.insert(i).inserted { order.append(i) }
         }
         take(storage.exact.bucket(path))
-        if let firstSegment { take(storage.byLeadingSegment[firstSegment]) }
+        if let firstSegment { take(storage.byLeadingSegment.bucket(firstSegment)) }
         take(storage.unindexed)
         if order.count < limit {
             for i in storage.stubs.indices where order.count < limit && !seen.contains(i) { order.append(i) }
@@ -173,7 +177,7 @@ package struct StubCatalog: Sendable {
         Self.consider(storage.exact.bucket(facts.request.path), storage.stubs, facts, eligible, budget, &best, true)
         if let found = best, !(storage.bestOutsideExact.map { $0 < found.stub.rank } ?? false) { return found }
         if !storage.byLeadingSegment.isEmpty, let first = facts.firstSegment {
-            Self.consider(storage.byLeadingSegment[first], storage.stubs, facts, eligible, budget, &best)
+            Self.consider(storage.byLeadingSegment.bucket(first), storage.stubs, facts, eligible, budget, &best)
         }
         Self.consider(storage.unindexed, storage.stubs, facts, eligible, budget, &best)
         return best

@@ -1,35 +1,36 @@
 import SystemSupport
 
-/// The catalog's exact-path buckets: the stubs whose path is all literal, by that path, each
-/// bucket in rank order. Looked up with every request's path.
+/// Buckets of the catalog's stubs by a literal string of the request: its whole path (the
+/// stubs whose path is all literal) or its first segment (those whose path starts with a
+/// literal one). Each bucket in rank order; looked up with every request.
 ///
-/// By the path's bytes (FNV-1a, `ByteHash`; open addressing, at most half full) where that
+/// By the string's bytes (FNV-1a, `ByteHash`; open addressing, at most half full) where that
 /// gives `String`'s answer, which compares by canonical equivalence: two ASCII strings are
-/// equal exactly when their bytes are, but a path that is not ASCII may equal an ASCII one
-/// ("/\u{212A}", the Kelvin sign, is "/K"). So the bytes answer for an ASCII request path while
-/// every bucket's path is ASCII; otherwise the `String`-keyed dictionary does. Hashing the
-/// path as a `String` (SipHash) cost some 340 instructions per request.
+/// equal exactly when their bytes are, but a string that is not ASCII may equal an ASCII one
+/// ("/\u{212A}", the Kelvin sign, is "/K"). So the bytes answer for an ASCII key while every
+/// bucket's key is ASCII; otherwise the `String`-keyed dictionary does. Hashing a path as a
+/// `String` (SipHash) cost some 340 instructions per request.
 ///
 /// A class whose lookup reads memory it allocates itself: Swift arrays held in a class's
 /// variables were each retained and released around every use, on every request.
-final class ExactPathIndex: @unchecked Sendable {
+final class LiteralIndex: @unchecked Sendable {
     // @unchecked: changed only while one catalog owns it, before any request sees it (a shared
     // catalog copies it first, `copy()`), as the catalog's own storage; so no read can overlap a
     // change, and the run-time exclusivity checks (three per lookup, 190 instructions) are off.
 
     /// Stub indices by bucket number.
     @exclusivity(unchecked) private var buckets = Buffer<[Int]>()
-    /// Bucket numbers by path, as `String` compares them: the authority.
-    @exclusivity(unchecked) private var byPath: [String: Int] = [:]
-    /// The ASCII paths end to end, and where each is, with its bucket.
+    /// Bucket numbers by key, as `String` compares them: the authority.
+    @exclusivity(unchecked) private var byKey: [String: Int] = [:]
+    /// The ASCII keys end to end, and where each is, with its bucket.
     @exclusivity(unchecked) private var keyBytes = Buffer<UInt8>()
-    @exclusivity(unchecked) private var keys = Buffer<Key>()
-    /// Key numbers + 1 by the hash of their bytes; 0 is an empty slot.
+    @exclusivity(unchecked) private var entries = Buffer<Entry>()
+    /// Entry numbers + 1 by the hash of their bytes; 0 is an empty slot.
     @exclusivity(unchecked) private var slots = Buffer<Int32>()
-    /// Buckets whose path is not ASCII: while there are any, the bytes are not asked.
-    @exclusivity(unchecked) private var otherPaths = 0
+    /// Buckets whose key is not ASCII: while there are any, the bytes are not asked.
+    @exclusivity(unchecked) private var otherKeys = 0
 
-    private struct Key {
+    private struct Entry {
         let start: Int
         let count: Int
         let bucket: Int
@@ -40,50 +41,52 @@ final class ExactPathIndex: @unchecked Sendable {
     deinit {
         buckets.free()
         keyBytes.free()
-        keys.free()
+        entries.free()
         slots.free()
     }
 
-    func copy() -> ExactPathIndex {
-        let copy = ExactPathIndex()
+    func copy() -> LiteralIndex {
+        let copy = LiteralIndex()
         copy.buckets = buckets.copy()
-        copy.byPath = byPath
+        copy.byKey = byKey
         copy.keyBytes = keyBytes.copy()
-        copy.keys = keys.copy()
+        copy.entries = entries.copy()
         copy.slots = slots.copy()
-        copy.otherPaths = otherPaths
+        copy.otherKeys = otherKeys
         return copy
     }
 
-    /// The stubs whose literal path is `path`, if any.
-    func bucket(_ path: String) -> [Int]? {
+    var isEmpty: Bool { buckets.count == 0 }
+
+    /// The bucket of `key`, if it has one.
+    func bucket(_ key: String) -> [Int]? {
         guard buckets.count > 0 else { return nil }
-        if otherPaths == 0, let found = path.utf8.withContiguousStorageIfAvailable(lookUp) {
+        if otherKeys == 0, let found = key.utf8.withContiguousStorageIfAvailable(lookUp) {
             switch found {
             case .bucket(let number): return buckets[number]
             case .none: return nil
             case .notASCII: break
             }
         }
-        return byPath[path].map { buckets[$0] }
+        return byKey[key].map { buckets[$0] }
     }
 
     private enum Found {
         case bucket(Int)
         case none
-        /// The path is not ASCII: only `byPath` can say.
+        /// The key is not ASCII: only `byKey` can say.
         case notASCII
     }
 
-    private func lookUp(_ path: UnsafeBufferPointer<UInt8>) -> Found {
-        guard slots.count > 0 else { return Self.isASCII(path) ? .none : .notASCII }
+    private func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) -> Found {
+        guard slots.count > 0 else { return Self.isASCII(bytes) ? .none : .notASCII }
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: ByteHash.fnv1a(path)) & mask
+        var slot = Int(truncatingIfNeeded: ByteHash.fnv1a(bytes)) & mask
         while true {
             let number = Int(slots[slot])
-            guard number != 0 else { return Self.isASCII(path) ? .none : .notASCII }
-            let key = keys[number - 1]
-            if key.count == path.count, keyBytes.equals(path, at: key.start) { return .bucket(key.bucket) }
+            guard number != 0 else { return Self.isASCII(bytes) ? .none : .notASCII }
+            let entry = entries[number - 1]
+            if entry.count == bytes.count, keyBytes.equals(bytes, at: entry.start) { return .bucket(entry.bucket) }
             slot = (slot + 1) & mask
         }
     }
@@ -93,15 +96,15 @@ final class ExactPathIndex: @unchecked Sendable {
         return true
     }
 
-    /// Adds stub `index` at the end of `path`'s bucket.
-    func append(_ index: Int, at path: String) {
-        let number = bucketNumber(creating: path)
+    /// Adds stub `index` at the end of `key`'s bucket.
+    func append(_ index: Int, at key: String) {
+        let number = bucketNumber(creating: key)
         buckets[number].append(index)
     }
 
-    /// Changes `path`'s bucket (made if there is none) in place.
-    func modifyBucket(_ path: String, _ change: (inout [Int]) -> Void) {
-        let number = bucketNumber(creating: path)
+    /// Changes `key`'s bucket (made if there is none) in place.
+    func modifyBucket(_ key: String, _ change: (inout [Int]) -> Void) {
+        let number = bucketNumber(creating: key)
         change(&buckets[number])
     }
 
@@ -109,34 +112,34 @@ final class ExactPathIndex: @unchecked Sendable {
         for number in 0..<buckets.count { buckets[number].sort(by: areInIncreasingOrder) }
     }
 
-    private func bucketNumber(creating path: String) -> Int {
-        if let number = byPath[path] { return number }
+    private func bucketNumber(creating key: String) -> Int {
+        if let number = byKey[key] { return number }
         let number = buckets.count
         buckets.append([])
-        byPath[path] = number
-        guard path.utf8.allSatisfy({ $0 < 0x80 }) else {
-            otherPaths += 1
+        byKey[key] = number
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            otherKeys += 1
             return number
         }
         let start = keyBytes.count
-        for byte in path.utf8 { keyBytes.append(byte) }
-        keys.append(Key(start: start, count: keyBytes.count - start, bucket: number))
-        if 2 * keys.count > slots.count {
+        for byte in key.utf8 { keyBytes.append(byte) }
+        entries.append(Entry(start: start, count: keyBytes.count - start, bucket: number))
+        if 2 * entries.count > slots.count {
             var size = max(8, slots.count)
-            while 2 * keys.count > size { size <<= 1 }
+            while 2 * entries.count > size { size <<= 1 }
             slots.free()
             slots = Buffer(repeating: 0, count: size)
-            for key in 0..<keys.count { place(key) }
+            for entry in 0..<entries.count { place(entry) }
         } else {
-            place(keys.count - 1)
+            place(entries.count - 1)
         }
         return number
     }
 
     private func place(_ number: Int) {
-        let key = keys[number]
+        let entry = entries[number]
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: ByteHash.fnv1a(keyBytes.slice(key.start, key.count))) & mask
+        var slot = Int(truncatingIfNeeded: ByteHash.fnv1a(keyBytes.slice(entry.start, entry.count))) & mask
         while slots[slot] != 0 { slot = (slot + 1) & mask }
         slots[slot] = Int32(number + 1)
     }

@@ -4,9 +4,9 @@ import XCTest
 
 /// The exact-path index answers by bytes for ASCII paths and as `String` compares otherwise:
 /// its answers must be the `String`-keyed dictionary's it replaced.
-final class ExactPathIndexTests: XCTestCase {
+final class LiteralIndexTests: XCTestCase {
     func testPathsThatShareBytesAreStillApart() {
-        let index = ExactPathIndex()
+        let index = LiteralIndex()
         let paths = ["/", "/a", "/a/", "/ab", "/v1/bench", "/v1/bench2", "/v1/benci", "/v1/bench-template/7"]
         for (i, path) in paths.enumerated() { index.append(i, at: path) }
         for (i, path) in paths.enumerated() { XCTAssertEqual(index.bucket(path), [i], path) }
@@ -18,7 +18,7 @@ final class ExactPathIndexTests: XCTestCase {
     /// "\u{212A}" (KELVIN SIGN) is canonically equivalent to "K": as `String`s, "/\u{212A}" and
     /// "/K" are one path, so one bucket, whichever is the stub's and whichever the request's.
     func testCanonicallyEquivalentPathsAreOnePath() {
-        let asciiKey = ExactPathIndex()
+        let asciiKey = LiteralIndex()
         asciiKey.append(0, at: "/K")
         XCTAssertEqual(asciiKey.bucket("/\u{212A}"), [0], "a request that is not ASCII is looked up as a String")
         asciiKey.append(1, at: "/\u{212A}")
@@ -26,7 +26,7 @@ final class ExactPathIndexTests: XCTestCase {
         XCTAssertEqual(asciiKey.bucket("/\u{212A}"), [0, 1])
         XCTAssertNil(asciiKey.bucket("/k"))
 
-        let otherKey = ExactPathIndex()
+        let otherKey = LiteralIndex()
         otherKey.append(0, at: "/\u{212A}")
         otherKey.append(1, at: "/plain")
         XCTAssertEqual(
@@ -36,7 +36,7 @@ final class ExactPathIndexTests: XCTestCase {
         )
         XCTAssertEqual(otherKey.bucket("/plain"), [1])
 
-        let composed = ExactPathIndex()
+        let composed = LiteralIndex()
         composed.append(0, at: "/caf\u{E9}")
         XCTAssertEqual(composed.bucket("/cafe\u{301}"), [0])
         XCTAssertNil(composed.bucket("/cafe"))
@@ -45,7 +45,7 @@ final class ExactPathIndexTests: XCTestCase {
     /// Paths added one at a time (runtime stubs) grow the table; a copy (a request's snapshot of
     /// the catalog) keeps what it had.
     func testGrowingAndCopying() {
-        let index = ExactPathIndex()
+        let index = LiteralIndex()
         for i in 0..<2_000 { index.append(i, at: "/api/v1/resource-\(i)") }
         let copy = index.copy()
         index.append(2_000, at: "/api/v1/resource-7")
