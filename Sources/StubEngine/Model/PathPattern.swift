@@ -131,7 +131,7 @@ package struct PathPattern: Sendable {
     /// combines with a "/": splitting by `Character`s cost some 9,500 instructions for
     /// "/v1/bench-template/7", on every request that a segment pattern answers.
     package static func split(_ path: String) -> [Substring] {
-        if let segments = asciiSegments(path, all: true) { return segments }
+        if let segments = asciiSegments(path) { return segments }
         guard path.hasPrefix("/") else { return [Substring(path)] }
         return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
     }
@@ -139,35 +139,47 @@ package struct PathPattern: Sendable {
     /// The first segment, as `split` cuts it, without cutting the rest; nil for a path that
     /// does not start with "/".
     package static func firstSegment(of path: String) -> String? {
-        if let segments = asciiSegments(path, all: false) { return segments.first.map(String.init) }
+        let ascii = path.utf8.withContiguousStorageIfAvailable { bytes -> String?? in
+            guard let first = bytes.first else { return .some(nil) }
+            guard first == UInt8(ascii: "/") else { return first < 0x80 ? .some(nil) : nil }
+            var end = 1
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+                guard bytes[end] < 0x80 else { return nil }
+                end += 1
+            }
+            // The "/" it stops at must be a Character of its own: no mark after it.
+            guard end + 1 >= bytes.count || bytes[end + 1] < 0x80 else { return nil }
+            return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[1..<end]), as: UTF8.self))
+        }
+        if let ascii, let answer = ascii { return answer }
         return path.hasPrefix("/") ? String(path.dropFirst().prefix { $0 != "/" }) : nil
     }
 
-    /// `split` for an ASCII path, by bytes (only the first segment unless `all`); nil when the
-    /// path is not ASCII. A path that does not start with "/" is one segment (none for the
-    /// first segment, which `firstSegment` makes nil).
-    private static func asciiSegments(_ path: String, all: Bool) -> [Substring]? {
+    /// `split` for an ASCII path, by bytes; nil for any other path.
+    private static func asciiSegments(_ path: String) -> [Substring]? {
         let utf8 = path.utf8
-        guard let first = utf8.first, first < 0x80 else { return path.isEmpty ? (all ? [""] : []) : nil }
-        guard first == UInt8(ascii: "/") else {
-            guard utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return all ? [Substring(path)] : []
+        let separators = utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            var separators = 0
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                if byte == UInt8(ascii: "/") { separators += 1 }
+            }
+            return separators
         }
+        guard let separators, let count = separators else { return nil }
+        guard utf8.first == UInt8(ascii: "/") else { return [Substring(path)] }
         var segments: [Substring] = []
+        segments.reserveCapacity(count)
         var start = utf8.index(after: utf8.startIndex)
         var index = start
         while index != utf8.endIndex {
-            let byte = utf8[index]
-            guard byte < 0x80 else { return nil }
-            if byte == UInt8(ascii: "/") {
-                segments.append(path[start..<index])
+            if utf8[index] == UInt8(ascii: "/") {
+                segments.append(Substring(utf8[start..<index]))
                 start = utf8.index(after: index)
-                // Stopping here, the "/" must be a Character of its own: no mark after it.
-                if !all { return start == utf8.endIndex || utf8[start] < 0x80 ? segments : nil }
             }
             utf8.formIndex(after: &index)
         }
-        segments.append(path[start..<index])
+        segments.append(Substring(utf8[start..<index]))
         return segments
     }
 }
