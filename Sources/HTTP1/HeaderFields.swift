@@ -83,13 +83,18 @@ package struct HeaderFields: Sendable, Equatable, Sequence {
         // scan answers them without starting the list iterator, which cost about 200
         // instructions even over no field at all.
         guard contains(name) else { return false }
-        return listElements(name).contains { !$0.isEmpty && asciiCaseInsensitiveEquals($0, token) }
+        return lists(token, in: name)
     }
 
     /// `hasToken` for a notable field, without classifying its name again.
     func hasToken(_ token: String, in kind: NotableFields, named name: String) -> Bool {
         guard has(kind, named: name) else { return false }
-        return listElements(name).contains { !$0.isEmpty && asciiCaseInsensitiveEquals($0, token) }
+        return lists(token, in: name)
+    }
+
+    /// Whether the comma-separated values of the fields named `name` have `token`, in any case.
+    private func lists(_ token: String, in name: String) -> Bool {
+        listElements(name).contains { !$0.isEmpty && asciiCaseInsensitiveEquals($0, token) }
     }
 
     package func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }

@@ -1,8 +1,9 @@
 import SystemSupport
 
-/// Buckets of the catalog's stubs by a literal string of the request: its whole path (the
-/// stubs whose path is all literal) or its first segment (those whose path starts with a
-/// literal one). Each bucket in rank order; looked up with every request.
+/// Buckets of numbers by a literal string of the request, looked up with every request: the
+/// catalog's stubs by the whole path (stubs whose path is all literal) or by its first segment
+/// (those whose path starts with a literal one), each bucket in rank order; the OpenAPI
+/// contract's routes by their literal paths.
 ///
 /// By the string's bytes (FNV-1a, `ByteHash`; open addressing, at most half full) where that
 /// gives `String`'s answer, which compares by canonical equivalence: two ASCII strings are
@@ -13,7 +14,7 @@ import SystemSupport
 ///
 /// A class whose lookup reads memory it allocates itself: Swift arrays held in a class's
 /// variables were each retained and released around every use, on every request.
-final class LiteralIndex: @unchecked Sendable {
+package final class LiteralIndex: @unchecked Sendable {
     // @unchecked: changed only while one catalog owns it, before any request sees it (a shared
     // catalog copies it first, `copy()`), as the catalog's own storage; so no read can overlap a
     // change, and the run-time exclusivity checks (three per lookup, 190 instructions) are off.
@@ -36,7 +37,7 @@ final class LiteralIndex: @unchecked Sendable {
         let bucket: Int
     }
 
-    init() {}
+    package init() {}
 
     deinit {
         buckets.free()
@@ -59,7 +60,7 @@ final class LiteralIndex: @unchecked Sendable {
     var isEmpty: Bool { buckets.count == 0 }
 
     /// The bucket of `key`, if it has one.
-    func bucket(_ key: String) -> [Int]? {
+    package func bucket(_ key: String) -> [Int]? {
         guard buckets.count > 0 else { return nil }
         if otherKeys == 0, let found = key.utf8.withContiguousStorageIfAvailable(lookUp) {
             switch found {
@@ -97,7 +98,7 @@ final class LiteralIndex: @unchecked Sendable {
     }
 
     /// Adds stub `index` at the end of `key`'s bucket.
-    func append(_ index: Int, at key: String) {
+    package func append(_ index: Int, at key: String) {
         let number = bucketNumber(creating: key)
         buckets[number].append(index)
     }

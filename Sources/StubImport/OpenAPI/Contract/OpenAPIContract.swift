@@ -166,29 +166,29 @@ final class RequestRouteIndex {
     private let bySegmentCount: [Int: [Entry]]
     /// Templates without parameters by their (decoded) path: the first such route for a path,
     /// which no other template can beat (every segment a literal is the best score there is).
-    private let literalPaths: [String: Int]
-    /// The ASCII ones of `literalPaths` again, found by their bytes (`literalRoute`).
-    private let literals: LiteralPathTable
+    /// Found by the path's bytes when it is ASCII, as the stub catalog finds exact paths:
+    /// hashing a `String` (SipHash, over its canonical form) cost more than the rest of finding
+    /// the route.
+    private let literalPaths: LiteralIndex
     /// Each route's documented methods (`GET`, `POST`), by route number: a handful, compared
     /// in turn.
     private let methods: [[String]]
 
     init(_ routes: RouteTable) {
         var bySegmentCount: [Int: [Entry]] = [:]
-        var literalPaths: [String: Int] = [:]
+        let literalPaths = LiteralIndex()
         var methods: [[String]] = []
         for (i, route) in routes.routes.enumerated() {
             methods.append(route.methods)
             for template in route.templates {
                 let decoded = template.decodingLiterals()
                 bySegmentCount[template.segments.count, default: []].append(Entry(route: i, template: decoded))
-                if let path = decoded.literalPath, literalPaths[path] == nil { literalPaths[path] = i }
+                if let path = decoded.literalPath, literalPaths.bucket(path) == nil { literalPaths.append(i, at: path) }
             }
         }
         self.bySegmentCount = bySegmentCount
         self.literalPaths = literalPaths
         self.methods = methods
-        literals = LiteralPathTable(literalPaths)
     }
 
     /// The route whose template fits best (literal segments count most) among those that
@@ -199,9 +199,9 @@ final class RequestRouteIndex {
     /// be a route without the method while another that fits has it. When no fitting route
     /// documents the method, the best fit overall, so the check can say which methods it has.
     func match(_ path: String, method: String) -> (route: Int, values: [String: String])? {
-        if let route = literalRoute(path), documents(method, route) { return (route, [:]) }
+        if let route = literalPaths.bucket(path)?.first, documents(method, route) { return (route, [:]) }
         guard path.hasPrefix("/") else { return nil }
-        let segments = Self.segments(path)
+        let segments = PathPattern.split(path)
         var best: (route: Int, values: [String: String], score: Int)?
         var bestWithMethod: (route: Int, values: [String: String], score: Int)?
         for entry in bySegmentCount[segments.count] ?? [] {
@@ -214,102 +214,8 @@ final class RequestRouteIndex {
         return (bestWithMethod ?? best).map { ($0.route, $0.values) }
     }
 
-    /// `literalPaths[path]`, by the path's bytes when it is ASCII: hashing a `String` (SipHash,
-    /// over its canonical form) cost more than the rest of finding the route. An ASCII path
-    /// can equal a path that is not ASCII only canonically (a Kelvin sign is a `K`): the
-    /// dictionary decides those, and paths that are not ASCII.
-    private func literalRoute(_ path: String) -> Int? {
-        switch path.utf8.withContiguousStorageIfAvailable(literals.route) ?? .notASCII {
-        case .found(let route): route
-        case .missing where !literals.hasOtherPaths: nil
-        case .missing, .notASCII: literalPaths[path]
-        }
-    }
-
-    /// The segments after the leading `/`. An ASCII path (nearly every one) is cut at its `/`
-    /// bytes; another by Characters, as stub paths are (a `/` with a combining mark is no cut).
-    static func segments(_ path: String) -> [Substring] {
-        let utf8 = path.utf8
-        guard utf8.allSatisfy({ $0 < 0x80 }) else {
-            return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        }
-        var segments: [Substring] = []
-        var start = utf8.index(after: utf8.startIndex)
-        var i = start
-        while i < utf8.endIndex {
-            if utf8[i] == UInt8(ascii: "/") {
-                segments.append(path[start..<i])
-                start = utf8.index(after: i)
-            }
-            i = utf8.index(after: i)
-        }
-        segments.append(path[start..<utf8.endIndex])
-        return segments
-    }
-
     /// Whether the route documents the method; HEAD is answered by a documented GET.
     private func documents(_ method: String, _ route: Int) -> Bool {
         methods[route].contains(method) || (method == "HEAD" && methods[route].contains("GET"))
-    }
-}
-
-/// The ASCII literal paths of a document by a hash of their bytes (`ByteHash`), open
-/// addressing, at most half full.
-struct LiteralPathTable {
-    enum Lookup {
-        case found(route: Int)
-        case missing
-        case notASCII
-    }
-
-    private var bytes: [UInt8] = []
-    private var entries: [(start: Int, count: Int, route: Int)] = []
-    /// Entry numbers + 1; 0 is an empty slot.
-    private var slots: [Int32] = []
-    /// Some literal path is not ASCII (so not here).
-    private(set) var hasOtherPaths = false
-
-    init(_ paths: [String: Int]) {
-        let ascii = paths.filter { $0.key.utf8.allSatisfy { $0 < 0x80 } }
-        hasOtherPaths = ascii.count < paths.count
-        guard !ascii.isEmpty else { return }
-        var size = 1
-        while size < 2 * ascii.count { size <<= 1 }
-        slots = Array(repeating: 0, count: size)
-        for (path, route) in ascii {
-            let start = bytes.count
-            bytes.append(contentsOf: path.utf8)
-            entries.append((start, path.utf8.count, route))
-            var slot = bytes.withUnsafeBufferPointer { Self.slot(UnsafeBufferPointer(rebasing: $0[start...]), size) }
-            while slots[slot] != 0 { slot = (slot + 1) & (size - 1) }
-            slots[slot] = Int32(entries.count)
-        }
-    }
-
-    func route(_ path: UnsafeBufferPointer<UInt8>) -> Lookup {
-        guard !slots.isEmpty else { return path.allSatisfy { $0 < 0x80 } ? .missing : .notASCII }
-        var slot = Self.slot(path, slots.count)
-        while true {
-            let entry = Int(slots[slot])
-            guard entry != 0 else { return path.allSatisfy { $0 < 0x80 } ? .missing : .notASCII }
-            let (start, count, route) = entries[entry - 1]
-            let same = bytes.withUnsafeBufferPointer {
-                Self.equal(UnsafeBufferPointer(rebasing: $0[start..<(start + count)]), path)
-            }
-            if same { return .found(route: route) }
-            slot = (slot + 1) & (slots.count - 1)
-        }
-    }
-
-    /// Byte for byte, in a plain loop: the generic `elementsEqual` is not specialised across
-    /// modules and cost 70 instructions for ten bytes.
-    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        for i in 0..<a.count where a[i] != b[i] { return false }
-        return true
-    }
-
-    private static func slot(_ path: UnsafeBufferPointer<UInt8>, _ size: Int) -> Int {
-        Int(truncatingIfNeeded: ByteHash.fnv1a(path)) & (size - 1)
     }
 }
